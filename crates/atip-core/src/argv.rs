@@ -1,0 +1,409 @@
+//! Building the argument vector of a command, without a shell.
+//!
+//! The order is fixed (see DESIGN "argv"): program, global options, subcommand path, options
+//! (inherited first, outermost level first, each level in declaration order), then positional
+//! arguments. Long flags carry their value attached (`--flag=value`, so a value starting with
+//! `-` can never be read as another flag); short and single-dash flags take the value as the
+//! next element (`-C dir`); a `true` boolean is the bare flag; a list repeats the flag once per
+//! value. When any positional value starts with `-`, `--` goes before the positionals so the
+//! tool cannot read it as an option.
+//!
+//! Problems with values (NUL bytes, which no OS argv can carry; non-finite numbers; URLs
+//! without a scheme; empty required lists) are collected, all of them, and returned by
+//! [`ArgvBuilder::finish`].
+
+use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Accumulates an argv. Generated `write_argv` methods and the run-time path both drive it.
+#[derive(Debug, Clone)]
+pub struct ArgvBuilder {
+    argv: Vec<OsString>,
+    positionals: Vec<OsString>,
+    problems: Vec<ArgvProblem>,
+}
+
+/// A value that can be placed on a command line.
+pub trait ArgValue {
+    /// The value as one argv element.
+    ///
+    /// # Errors
+    ///
+    /// [`ValueProblem`] when the value cannot be written as an argument (e.g. `NaN`).
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem>;
+}
+
+/// Why a single value cannot be an argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueProblem {
+    /// A number that is `NaN` or infinite.
+    NotFinite,
+    /// A URL without a scheme, or with whitespace or control characters (the value given).
+    InvalidUrl(String),
+}
+
+/// One problem found while building an argv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgvProblem {
+    /// The value of `param` contains a NUL byte, which no process argument can hold.
+    Nul {
+        /// The flag or argument name.
+        param: String,
+    },
+    /// The value of `param` is `NaN` or infinite.
+    NotFinite {
+        /// The flag or argument name.
+        param: String,
+    },
+    /// The value of `param` is not an absolute URL.
+    InvalidUrl {
+        /// The flag or argument name.
+        param: String,
+        /// The value, lossily converted to UTF-8.
+        value: String,
+    },
+    /// The required list `param` is empty.
+    MissingValues {
+        /// The argument or flag name.
+        param: String,
+    },
+}
+
+impl fmt::Display for ArgvProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgvProblem::Nul { param } => write!(f, "the value of {param} contains a NUL byte"),
+            ArgvProblem::NotFinite { param } => {
+                write!(f, "the value of {param} is not a finite number")
+            }
+            ArgvProblem::InvalidUrl { param, value } => {
+                write!(f, "the value of {param} is not an absolute URL: {value:?}")
+            }
+            ArgvProblem::MissingValues { param } => {
+                write!(f, "{param} is required and needs at least one value")
+            }
+        }
+    }
+}
+
+/// Every problem that kept an argv from being built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgvError {
+    /// The problems, in argv order; never empty.
+    pub problems: Vec<ArgvProblem>,
+}
+
+impl fmt::Display for ArgvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("cannot build the command line: ")?;
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ArgvError {}
+
+impl ArgvBuilder {
+    /// Starts an argv with the program (argv\[0\]).
+    pub fn new(program: impl Into<OsString>) -> Self {
+        let mut b = ArgvBuilder {
+            argv: Vec::new(),
+            positionals: Vec::new(),
+            problems: Vec::new(),
+        };
+        b.push_fixed(program.into(), "the program name");
+        b
+    }
+
+    /// Pushes an element that comes from metadata, not from a value (program, path, flag).
+    fn push_fixed(&mut self, el: OsString, what: &str) {
+        if contains_nul(&el) {
+            self.problems.push(ArgvProblem::Nul {
+                param: what.to_owned(),
+            });
+        }
+        self.argv.push(el);
+    }
+
+    /// Appends the subcommand path, e.g. `["pr", "create"]`.
+    pub fn subcommand<S: AsRef<str>>(&mut self, path: &[S]) {
+        for seg in path {
+            self.push_fixed(seg.as_ref().into(), "the subcommand path");
+        }
+    }
+
+    /// Appends a bare flag (a `true` boolean).
+    pub fn flag(&mut self, flag: &str) {
+        self.push_fixed(flag.into(), "a flag");
+    }
+
+    /// Appends `flag=value` as one element (long flags).
+    pub fn long<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
+        if let Some(v) = self.value(flag, value) {
+            let mut el = OsString::with_capacity(flag.len() + 1 + v.len());
+            el.push(flag);
+            el.push("=");
+            el.push(v);
+            self.argv.push(el);
+        }
+    }
+
+    /// Appends `flag` and `value` as two elements (short or single-dash flags).
+    pub fn short<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
+        if let Some(v) = self.value(flag, value) {
+            self.argv.push(flag.into());
+            self.argv.push(v);
+        }
+    }
+
+    /// Appends an option value in the form its flag takes: attached for long flags.
+    pub fn option<V: ArgValue + ?Sized>(&mut self, flag: &str, attached: bool, value: &V) {
+        if attached {
+            self.long(flag, value)
+        } else {
+            self.short(flag, value)
+        }
+    }
+
+    /// Queues a positional argument; positionals go after every option.
+    pub fn positional<V: ArgValue + ?Sized>(&mut self, name: &str, value: &V) {
+        if let Some(v) = self.value(name, value) {
+            self.positionals.push(v);
+        }
+    }
+
+    /// Records that the required list `name` has `count` values; zero is a problem.
+    pub fn require_values(&mut self, name: &str, count: usize) {
+        if count == 0 {
+            self.problems.push(ArgvProblem::MissingValues {
+                param: name.to_owned(),
+            });
+        }
+    }
+
+    fn value<V: ArgValue + ?Sized>(&mut self, param: &str, value: &V) -> Option<OsString> {
+        match value.to_arg() {
+            Ok(v) => {
+                if contains_nul(&v) {
+                    self.problems.push(ArgvProblem::Nul {
+                        param: param.to_owned(),
+                    });
+                }
+                Some(v.into_owned())
+            }
+            Err(ValueProblem::NotFinite) => {
+                self.problems.push(ArgvProblem::NotFinite {
+                    param: param.to_owned(),
+                });
+                None
+            }
+            Err(ValueProblem::InvalidUrl(shown)) => {
+                self.problems.push(ArgvProblem::InvalidUrl {
+                    param: param.to_owned(),
+                    value: shown,
+                });
+                None
+            }
+        }
+    }
+
+    /// The finished argv.
+    ///
+    /// # Errors
+    ///
+    /// [`ArgvError`] listing every problem found, including NUL bytes in the program, the
+    /// subcommand path or a flag.
+    pub fn finish(self) -> Result<Vec<OsString>, ArgvError> {
+        if self.problems.is_empty() {
+            Ok(self.into_argv_unchecked())
+        } else {
+            Err(ArgvError {
+                problems: self.problems,
+            })
+        }
+    }
+
+    /// The argv as built so far, problems ignored (values that could not be written are
+    /// left out). Use [`ArgvBuilder::finish`] before running anything.
+    pub fn into_argv_unchecked(mut self) -> Vec<OsString> {
+        if self
+            .positionals
+            .iter()
+            .any(|p| p.as_encoded_bytes().first() == Some(&b'-'))
+        {
+            self.argv.push("--".into());
+        }
+        self.argv.append(&mut self.positionals);
+        self.argv
+    }
+}
+
+fn contains_nul(s: &OsStr) -> bool {
+    s.as_encoded_bytes().contains(&0)
+}
+
+/// A string that must be an absolute URL (ATIP type `url`). Checked when the argv is built:
+/// a scheme (`https:`, `file:`, …) and no whitespace or control characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Url<'a>(pub &'a str);
+
+impl ArgValue for Url<'_> {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        if crate::validate::is_uri(self.0) {
+            Ok(Cow::Borrowed(OsStr::new(self.0)))
+        } else {
+            Err(ValueProblem::InvalidUrl(self.0.to_owned()))
+        }
+    }
+}
+
+impl ArgValue for str {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(OsStr::new(self)))
+    }
+}
+
+impl ArgValue for String {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(OsStr::new(self.as_str())))
+    }
+}
+
+impl ArgValue for OsStr {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+impl ArgValue for OsString {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(self.as_os_str()))
+    }
+}
+
+impl ArgValue for Path {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(self.as_os_str()))
+    }
+}
+
+impl ArgValue for PathBuf {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(self.as_os_str()))
+    }
+}
+
+impl ArgValue for i64 {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Owned(self.to_string().into()))
+    }
+}
+
+/// Plain decimal, never exponent notation (`1e21` is written out in full); `NaN` and
+/// infinities are refused.
+impl ArgValue for f64 {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        if self.is_finite() {
+            Ok(Cow::Owned(self.to_string().into()))
+        } else {
+            Err(ValueProblem::NotFinite)
+        }
+    }
+}
+
+impl<T: ArgValue + ?Sized> ArgValue for &T {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        (**self).to_arg()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strs(v: Vec<OsString>) -> Vec<String> {
+        v.into_iter().map(|s| s.into_string().unwrap()).collect()
+    }
+
+    #[test]
+    fn order_and_flag_forms() {
+        let mut b = ArgvBuilder::new("git");
+        b.short("-C", "/tmp/repo");
+        b.subcommand(&["commit"]);
+        b.flag("--all");
+        b.long("--message", "-rf is a message");
+        b.positional("pathspec", "a.txt");
+        assert_eq!(
+            strs(b.finish().unwrap()),
+            ["git", "-C", "/tmp/repo", "commit", "--all", "--message=-rf is a message", "a.txt"]
+        );
+    }
+
+    #[test]
+    fn double_dash_before_positionals_that_look_like_flags() {
+        let mut b = ArgvBuilder::new("rm");
+        b.flag("--force");
+        b.positional("file", "ok");
+        b.positional("file", "-rf");
+        assert_eq!(strs(b.finish().unwrap()), ["rm", "--force", "--", "ok", "-rf"]);
+        let mut b = ArgvBuilder::new("rm");
+        b.positional("file", "x-y");
+        assert_eq!(strs(b.finish().unwrap()), ["rm", "x-y"]);
+    }
+
+    #[test]
+    fn numbers_are_plain_decimal() {
+        let mut b = ArgvBuilder::new("t");
+        b.long("--n", &42_i64);
+        b.long("--x", &1e21_f64);
+        b.long("--y", &0.5_f64);
+        b.short("-z", &-3_i64);
+        assert_eq!(
+            strs(b.finish().unwrap()),
+            ["t", "--n=42", "--x=1000000000000000000000", "--y=0.5", "-z", "-3"]
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let mut b = ArgvBuilder::new("t");
+        b.long("--message", "a\0b");
+        b.long("--ratio", &f64::NAN);
+        b.long("--url", &Url("not a url"));
+        b.require_values("pathspec", 0);
+        b.positional("file", "x\0");
+        let err = b.finish().unwrap_err();
+        assert_eq!(
+            err.problems,
+            vec![
+                ArgvProblem::Nul { param: "--message".into() },
+                ArgvProblem::NotFinite { param: "--ratio".into() },
+                ArgvProblem::InvalidUrl { param: "--url".into(), value: "not a url".into() },
+                ArgvProblem::MissingValues { param: "pathspec".into() },
+                ArgvProblem::Nul { param: "file".into() },
+            ]
+        );
+        assert!(err.to_string().contains("the value of --message contains a NUL byte"));
+    }
+
+    #[test]
+    fn nul_in_subcommand_is_caught() {
+        let mut b = ArgvBuilder::new("t");
+        b.subcommand(&["a\0b"]);
+        assert!(b.finish().is_err());
+    }
+
+    #[test]
+    fn urls_need_a_scheme() {
+        let mut b = ArgvBuilder::new("curl");
+        b.positional("url", &Url("https://example.com/a?b=c"));
+        assert_eq!(strs(b.finish().unwrap()), ["curl", "https://example.com/a?b=c"]);
+    }
+}

@@ -1,0 +1,93 @@
+//! The contract between generated command structs and the runtime.
+
+use std::borrow::Cow;
+use std::ffi::OsString;
+
+use crate::argv::{ArgvBuilder, ArgvError};
+use crate::effects::Effects;
+use crate::model::TrustSource;
+
+/// A typed command generated from ATIP metadata (one per flattened command).
+///
+/// Implemented by the structs `include_atip!` and `atip_build` generate; every constant is
+/// computed at build time. For `gh pr create` of tool `gh`: `NAME = "gh_pr_create"`,
+/// `PROGRAM = "gh"`, `PATH = &["pr", "create"]`.
+pub trait Command {
+    /// Flattened, provider-valid tool name (`gh_pr_create`).
+    const NAME: &'static str;
+    /// The executable run as argv\[0\]: the tool's `name`, unless overridden with
+    /// `program = "…"` when generating.
+    const PROGRAM: &'static str;
+    /// Subcommand path placed after the program and global options (`&["pr", "create"]`).
+    const PATH: &'static [&'static str];
+    /// Effects merged from the tool, every ancestor command and this command (spec §3.6).
+    const EFFECTS: Effects;
+    /// `trust.source` of the metadata, if declared (spec §3.2.2).
+    const TRUST: Option<TrustSource>;
+
+    /// Writes global options, the subcommand path, options and positionals into `argv`,
+    /// which already holds the program.
+    fn write_argv(&self, argv: &mut ArgvBuilder);
+
+    /// The full argv, program first.
+    ///
+    /// # Errors
+    ///
+    /// [`ArgvError`] listing every value that cannot go on a command line (NUL bytes,
+    /// non-finite numbers, malformed URLs, empty required lists).
+    fn try_argv(&self) -> Result<Vec<OsString>, ArgvError> {
+        let mut b = ArgvBuilder::new(Self::PROGRAM);
+        self.write_argv(&mut b);
+        b.finish()
+    }
+
+    /// The argv, program first, without the checks of [`Command::try_argv`]: values that
+    /// cannot be written are left out. For display; run commands through `try_argv` (the
+    /// runtime always does).
+    fn argv(&self) -> Vec<OsString> {
+        let mut b = ArgvBuilder::new(Self::PROGRAM);
+        self.write_argv(&mut b);
+        b.into_argv_unchecked()
+    }
+}
+
+/// A command ready to be checked against a policy and run: its name, argv, effects and
+/// trust. Built from a typed [`Command`], a generated `Call`, or metadata loaded at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    /// Flattened tool name (`gh_pr_create`).
+    pub name: Cow<'static, str>,
+    /// The argv, program first.
+    pub argv: Vec<OsString>,
+    /// Merged effects of the command.
+    pub effects: Cow<'static, Effects>,
+    /// `trust.source` of the metadata, if declared.
+    pub trust: Option<TrustSource>,
+}
+
+/// Anything that can become an [`Invocation`]: every [`Command`] and generated `Call` enums.
+pub trait ToInvocation {
+    /// Builds the invocation.
+    ///
+    /// # Errors
+    ///
+    /// [`ArgvError`] when the argv cannot be built (see [`Command::try_argv`]).
+    fn to_invocation(&self) -> Result<Invocation, ArgvError>;
+}
+
+impl<C: Command> ToInvocation for C {
+    fn to_invocation(&self) -> Result<Invocation, ArgvError> {
+        Ok(Invocation {
+            name: Cow::Borrowed(C::NAME),
+            argv: self.try_argv()?,
+            effects: Cow::Owned(C::EFFECTS),
+            trust: C::TRUST,
+        })
+    }
+}
+
+impl ToInvocation for Invocation {
+    fn to_invocation(&self) -> Result<Invocation, ArgvError> {
+        Ok(self.clone())
+    }
+}

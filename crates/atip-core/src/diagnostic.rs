@@ -1,0 +1,315 @@
+//! Diagnostics: what is wrong with a document, where (JSON path and line:column) and how bad.
+
+use std::fmt;
+
+/// One step of a JSON path: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PathSegment {
+    /// An object member.
+    Key(String),
+    /// An array element (0-based).
+    Index(usize),
+}
+
+/// A location inside a JSON document, rendered as `$.commands.pr.options[2].type`.
+///
+/// Keys that are not plain identifiers are written in bracket form: `$.commands['gpg-key']`,
+/// `$.commands['']`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct JsonPath(pub Vec<PathSegment>);
+
+impl JsonPath {
+    /// The document root, `$`.
+    pub fn root() -> Self {
+        JsonPath(Vec::new())
+    }
+
+    /// This path extended by an object key.
+    pub fn key(&self, key: &str) -> Self {
+        let mut p = self.clone();
+        p.0.push(PathSegment::Key(key.to_owned()));
+        p
+    }
+
+    /// This path extended by an array index.
+    pub fn index(&self, index: usize) -> Self {
+        let mut p = self.clone();
+        p.0.push(PathSegment::Index(index));
+        p
+    }
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("$")?;
+        for seg in &self.0 {
+            match seg {
+                PathSegment::Index(i) => write!(f, "[{i}]")?,
+                PathSegment::Key(k) if is_plain_key(k) => write!(f, ".{k}")?,
+                PathSegment::Key(k) => {
+                    f.write_str("['")?;
+                    for c in k.chars() {
+                        match c {
+                            '\'' => f.write_str("\\'")?,
+                            '\\' => f.write_str("\\\\")?,
+                            c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
+                            c => write!(f, "{c}")?,
+                        }
+                    }
+                    f.write_str("']")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_plain_key(k: &str) -> bool {
+    let mut chars = k.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Usable, but worth a look (unknown field, shadowed option, ignored value).
+    Warning,
+    /// The document cannot be used as is.
+    Error,
+}
+
+/// A 1-based line and column (column counted in characters) in the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// Line, starting at 1.
+    pub line: usize,
+    /// Column in characters, starting at 1.
+    pub column: usize,
+}
+
+/// One finding about a document.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Where in the document.
+    pub path: JsonPath,
+    /// What is wrong and what was expected.
+    pub message: String,
+    /// Line and column in the source text, when the source text is known.
+    pub location: Option<Location>,
+}
+
+impl Diagnostic {
+    /// An error at `path`.
+    pub fn error(path: JsonPath, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            path,
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    /// A warning at `path`.
+    pub fn warning(path: JsonPath, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            path,
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Renders `file:line:col: $.path: message` (errors) or
+    /// `file:line:col: warning: $.path: message` (warnings); `file` and `line:col` are left
+    /// out when unknown.
+    pub fn render(&self, file: Option<&str>) -> String {
+        let mut out = String::new();
+        if let Some(file) = file {
+            out.push_str(file);
+            out.push(':');
+        }
+        if let Some(loc) = self.location {
+            out.push_str(&format!("{}:{}:", loc.line, loc.column));
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if self.severity == Severity::Warning {
+            out.push_str("warning: ");
+        }
+        out.push_str(&format!("{}: {}", self.path, self.message));
+        out
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(None))
+    }
+}
+
+/// A document that could not be used: every error found, plus the warnings.
+///
+/// `Display` prints one line per diagnostic, errors first, in the form
+/// `file:line:col: $.path: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file name the document came from, when known.
+    pub file: Option<String>,
+    /// All diagnostics, errors and warnings, in document order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl LoadError {
+    /// The errors only.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    /// The warnings only.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for d in self.errors().chain(self.warnings()) {
+            if !first {
+                f.write_str("\n")?;
+            }
+            first = false;
+            f.write_str(&d.render(self.file.as_deref()))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Fills in [`Diagnostic::location`] for every diagnostic whose JSON path can be found in
+/// `text`. The path's value is located; for a missing member, the object that lacks it.
+pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
+    if diagnostics.iter().all(|d| d.location.is_some()) {
+        return;
+    }
+    let parsed = jsonc_parser::parse_to_ast(
+        text,
+        &jsonc_parser::CollectOptions::default(),
+        &jsonc_parser::ParseOptions::default(),
+    );
+    let Ok(parsed) = parsed else { return };
+    let Some(root) = parsed.value.as_ref() else {
+        return;
+    };
+    let index = LineIndex::new(text);
+    for d in diagnostics.iter_mut().filter(|d| d.location.is_none()) {
+        let offset = find_offset(root, &d.path.0);
+        d.location = Some(index.location(text, offset));
+    }
+}
+
+/// Byte offset of the deepest node along `path` that exists.
+fn find_offset(root: &jsonc_parser::ast::Value<'_>, path: &[PathSegment]) -> usize {
+    use jsonc_parser::ast::Value;
+    use jsonc_parser::common::Ranged;
+    let mut node = root;
+    for seg in path {
+        let next = match (seg, node) {
+            (PathSegment::Key(k), Value::Object(obj)) => obj
+                .properties
+                .iter()
+                .rev() // serde_json keeps the last of duplicate keys
+                .find(|p| p.name.as_str() == k)
+                .map(|p| &p.value),
+            (PathSegment::Index(i), Value::Array(arr)) => arr.elements.get(*i),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
+    }
+    node.range().start
+}
+
+/// Maps byte offsets to line:column.
+pub(crate) struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { line_starts }
+    }
+
+    pub(crate) fn location(&self, text: &str, offset: usize) -> Location {
+        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.line_starts[line - 1];
+        let end = offset.min(text.len());
+        let column = text
+            .get(start..end)
+            .map(|s| s.chars().count())
+            .unwrap_or(end - start)
+            + 1;
+        Location { line, column }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_paths_with_brackets_for_odd_keys() {
+        let p = JsonPath::root()
+            .key("commands")
+            .key("pr")
+            .key("commands")
+            .key("create")
+            .key("options")
+            .index(2)
+            .key("type");
+        assert_eq!(p.to_string(), "$.commands.pr.commands.create.options[2].type");
+        let p = JsonPath::root().key("commands").key("gpg-key").key("commands").key("");
+        assert_eq!(p.to_string(), "$.commands['gpg-key'].commands['']");
+        assert_eq!(JsonPath::root().key("it's").to_string(), r"$['it\'s']");
+    }
+
+    #[test]
+    fn locates_values_and_missing_members() {
+        let text = "{\n  \"a\": {\n    \"b\": [1, {\"c\": true}]\n  }\n}";
+        let mut ds = vec![
+            Diagnostic::error(JsonPath::root().key("a").key("b").index(1).key("c"), "x"),
+            Diagnostic::error(JsonPath::root().key("a").key("missing"), "y"),
+        ];
+        locate(text, &mut ds);
+        assert_eq!(ds[0].location, Some(Location { line: 3, column: 20 }));
+        // The missing member is reported at the object that lacks it.
+        assert_eq!(ds[1].location, Some(Location { line: 2, column: 8 }));
+    }
+
+    #[test]
+    fn render_formats() {
+        let mut d = Diagnostic::error(JsonPath::root().key("name"), "expected a string");
+        assert_eq!(d.render(None), "$.name: expected a string");
+        d.location = Some(Location { line: 3, column: 7 });
+        assert_eq!(d.render(Some("gh.json")), "gh.json:3:7: $.name: expected a string");
+        d.severity = Severity::Warning;
+        assert_eq!(
+            d.render(Some("gh.json")),
+            "gh.json:3:7: warning: $.name: expected a string"
+        );
+    }
+}

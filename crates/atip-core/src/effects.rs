@@ -1,0 +1,431 @@
+//! Side-effect declarations (ATIP spec §3.6) and their conservative merge along a command path.
+//!
+//! [`Effects`] is both the serde model of an `effects` object and the value the generator
+//! emits as a `const` for every command, so its list fields are `Cow<'static, …>`: borrowed
+//! in generated constants, owned when loaded at run time.
+//!
+//! Every field is optional and `None` means *unknown*: nothing in the metadata says either
+//! way. Merging never turns unknown into `false`.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// Text that is `&'static str` in generated constants and `String` when loaded at run time.
+pub type Text = Cow<'static, str>;
+
+/// A list of [`Text`], borrowed in generated constants and owned when loaded at run time.
+pub type TextList = Cow<'static, [Text]>;
+
+/// The `effects` object of a tool or command (spec §3.6).
+///
+/// Serialises to the spec's JSON shape with unknown (`None`) fields omitted.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Effects {
+    /// `filesystem`: what the command does to files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<FilesystemEffects>,
+    /// `network`: the command makes network requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<bool>,
+    /// `subprocess`: the command starts other programs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subprocess: Option<bool>,
+    /// `idempotent`: running it twice has the same effect as once (safe to retry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// `reversible`: its effect can be undone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reversible: Option<bool>,
+    /// `destructive`: it permanently destroys data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// `creates`: kinds of resources it creates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creates: Option<TextList>,
+    /// `modifies`: kinds of resources it modifies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifies: Option<TextList>,
+    /// `deletes`: kinds of resources it deletes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletes: Option<TextList>,
+    /// `interactive`: what it needs from a terminal or standard input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interactive: Option<Interactive>,
+    /// `cost`: whether and how much running it costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+    /// `duration`: how long it typically runs and its suggested timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<DurationHint>,
+}
+
+/// `effects.filesystem` (spec §3.6).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct FilesystemEffects {
+    /// `read`: reads files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<bool>,
+    /// `write`: writes files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<bool>,
+    /// `delete`: deletes files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete: Option<bool>,
+    /// `paths`: the paths it touches, as declared (not expanded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<TextList>,
+}
+
+/// `effects.interactive` (spec §3.6).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Interactive {
+    /// `stdin`: what the command expects on standard input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<StdinMode>,
+    /// `prompts`: it may stop and ask for confirmation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<bool>,
+    /// `tty`: it needs a terminal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tty: Option<bool>,
+}
+
+/// `effects.interactive.stdin` values, ordered from least to most demanding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StdinMode {
+    /// `"none"`: no input expected.
+    None,
+    /// `"optional"`: reads input if given, works without.
+    Optional,
+    /// `"required"`: blocks waiting for input.
+    Required,
+    /// `"password"`: prompts for sensitive input.
+    Password,
+}
+
+impl StdinMode {
+    /// The spec's spelling of the value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StdinMode::None => "none",
+            StdinMode::Optional => "optional",
+            StdinMode::Required => "required",
+            StdinMode::Password => "password",
+        }
+    }
+}
+
+/// `effects.cost` (spec §3.6).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Cost {
+    /// `estimate`: rough cost class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<CostEstimate>,
+    /// `billable`: running it may incur a charge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billable: Option<bool>,
+}
+
+/// `effects.cost.estimate` values, ordered from cheapest to most expensive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CostEstimate {
+    /// `"free"`
+    Free,
+    /// `"low"`
+    Low,
+    /// `"medium"`
+    Medium,
+    /// `"high"`
+    High,
+}
+
+impl CostEstimate {
+    /// The spec's spelling of the value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CostEstimate::Free => "free",
+            CostEstimate::Low => "low",
+            CostEstimate::Medium => "medium",
+            CostEstimate::High => "high",
+        }
+    }
+}
+
+/// `effects.duration` (spec §3.6): free-form hints such as `"1-5s"` and `"60s"`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DurationHint {
+    /// `typical`: usual run time range, `^[0-9]+-[0-9]+[smh]$` (e.g. `"1-5s"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typical: Option<Text>,
+    /// `timeout`: suggested timeout, `^[0-9]+[smh]$` (e.g. `"60s"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Text>,
+}
+
+impl Effects {
+    /// Effects about which nothing is known: every field `None`.
+    pub const UNKNOWN: Effects = Effects {
+        filesystem: None,
+        network: None,
+        subprocess: None,
+        idempotent: None,
+        reversible: None,
+        destructive: None,
+        creates: None,
+        modifies: None,
+        deletes: None,
+        interactive: None,
+        cost: None,
+        duration: None,
+    };
+
+    /// Merges the effects of a more specific level (`inner`, e.g. a command) into those of an
+    /// enclosing level (`self`, e.g. the tool or a parent command), conservatively:
+    ///
+    /// * risk flags — `destructive`, `network`, `subprocess`, `filesystem.read/write/delete`,
+    ///   `cost.billable`, `interactive.prompts/tty` — are OR-ed: `true` at any level wins;
+    /// * `reversible` and `idempotent` are AND-ed: `false` at any level wins;
+    /// * `cost.estimate` takes the maximum, `interactive.stdin` the most demanding mode;
+    /// * `creates`/`modifies`/`deletes`/`filesystem.paths` are unions in declaration order;
+    /// * `duration` describes the command itself, so the most specific declaration wins;
+    /// * a field no level declares stays `None` (unknown), never `false`.
+    pub fn merged_with(&self, inner: &Effects) -> Effects {
+        Effects {
+            filesystem: merge_opt(&self.filesystem, &inner.filesystem, |a, b| FilesystemEffects {
+                read: any(a.read, b.read),
+                write: any(a.write, b.write),
+                delete: any(a.delete, b.delete),
+                paths: union(&a.paths, &b.paths),
+            }),
+            network: any(self.network, inner.network),
+            subprocess: any(self.subprocess, inner.subprocess),
+            idempotent: all(self.idempotent, inner.idempotent),
+            reversible: all(self.reversible, inner.reversible),
+            destructive: any(self.destructive, inner.destructive),
+            creates: union(&self.creates, &inner.creates),
+            modifies: union(&self.modifies, &inner.modifies),
+            deletes: union(&self.deletes, &inner.deletes),
+            interactive: merge_opt(&self.interactive, &inner.interactive, |a, b| Interactive {
+                stdin: a.stdin.max(b.stdin),
+                prompts: any(a.prompts, b.prompts),
+                tty: any(a.tty, b.tty),
+            }),
+            cost: merge_opt(&self.cost, &inner.cost, |a, b| Cost {
+                estimate: a.estimate.max(b.estimate),
+                billable: any(a.billable, b.billable),
+            }),
+            duration: merge_opt(&self.duration, &inner.duration, |a, b| DurationHint {
+                typical: b.typical.clone().or_else(|| a.typical.clone()),
+                timeout: b.timeout.clone().or_else(|| a.timeout.clone()),
+            }),
+        }
+    }
+
+    /// Folds [`Effects::merged_with`] over the levels of a command path, outermost first
+    /// (tool, then each ancestor command, then the command itself). Missing levels are skipped.
+    pub fn merge_path<'a>(levels: impl IntoIterator<Item = Option<&'a Effects>>) -> Effects {
+        levels
+            .into_iter()
+            .flatten()
+            .fold(Effects::UNKNOWN, |acc, level| acc.merged_with(level))
+    }
+
+    /// `filesystem.write`, or `None` when unknown.
+    pub fn filesystem_write(&self) -> Option<bool> {
+        self.filesystem.as_ref().and_then(|f| f.write)
+    }
+
+    /// `filesystem.delete`, or `None` when unknown.
+    pub fn filesystem_delete(&self) -> Option<bool> {
+        self.filesystem.as_ref().and_then(|f| f.delete)
+    }
+
+    /// `cost.billable`, or `None` when unknown.
+    pub fn billable(&self) -> Option<bool> {
+        self.cost.as_ref().and_then(|c| c.billable)
+    }
+
+    /// `cost.estimate`, or `None` when unknown.
+    pub fn cost_estimate(&self) -> Option<CostEstimate> {
+        self.cost.as_ref().and_then(|c| c.estimate)
+    }
+
+    /// `duration.timeout` as declared (e.g. `"60s"`), or `None`.
+    pub fn timeout_hint(&self) -> Option<&str> {
+        self.duration.as_ref().and_then(|d| d.timeout.as_deref())
+    }
+
+    /// The interactive requirements that stop a command from running unattended: `stdin`
+    /// `required` or `password`, `prompts: true`, `tty: true`. Empty when the command is
+    /// declared non-interactive or says nothing.
+    pub fn interactive_requirements(&self) -> Vec<&'static str> {
+        let mut needs = Vec::new();
+        if let Some(i) = &self.interactive {
+            match i.stdin {
+                Some(StdinMode::Required) => needs.push("stdin required"),
+                Some(StdinMode::Password) => needs.push("password on stdin"),
+                _ => {}
+            }
+            if i.prompts == Some(true) {
+                needs.push("prompts");
+            }
+            if i.tty == Some(true) {
+                needs.push("tty");
+            }
+        }
+        needs
+    }
+}
+
+fn any(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+fn all(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn merge_opt<T: Clone + Default>(
+    a: &Option<T>,
+    b: &Option<T>,
+    f: impl FnOnce(&T, &T) -> T,
+) -> Option<T> {
+    match (a, b) {
+        (None, None) => None,
+        (Some(a), None) => Some(a.clone()),
+        (None, Some(b)) => Some(b.clone()),
+        (Some(a), Some(b)) => Some(f(a, b)),
+    }
+}
+
+fn union(a: &Option<TextList>, b: &Option<TextList>) -> Option<TextList> {
+    match (a, b) {
+        (None, None) => None,
+        (Some(a), None) => Some(a.clone()),
+        (None, Some(b)) => Some(b.clone()),
+        (Some(a), Some(b)) => {
+            let mut out: Vec<Text> = a.iter().cloned().collect();
+            for item in b.iter() {
+                if !out.contains(item) {
+                    out.push(item.clone());
+                }
+            }
+            Some(Cow::Owned(out))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fx(json: &str) -> Effects {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn risk_flags_or_and_unknown_stays_unknown() {
+        let tool = fx(r#"{"network": false}"#);
+        let cmd = fx(r#"{"destructive": true}"#);
+        let m = tool.merged_with(&cmd);
+        assert_eq!(m.destructive, Some(true));
+        assert_eq!(m.network, Some(false));
+        assert_eq!(m.reversible, None, "never declared, must stay unknown");
+        assert_eq!(m.idempotent, None);
+        assert_eq!(m.filesystem, None);
+    }
+
+    #[test]
+    fn false_wins_for_reversible_and_idempotent() {
+        let outer = fx(r#"{"reversible": true, "idempotent": false}"#);
+        let inner = fx(r#"{"reversible": false, "idempotent": true}"#);
+        let m = outer.merged_with(&inner);
+        assert_eq!(m.reversible, Some(false));
+        assert_eq!(m.idempotent, Some(false));
+        let m = inner.merged_with(&outer);
+        assert_eq!(m.reversible, Some(false));
+        assert_eq!(m.idempotent, Some(false));
+    }
+
+    #[test]
+    fn true_wins_for_destructive_from_either_side() {
+        let yes = fx(r#"{"destructive": true}"#);
+        let no = fx(r#"{"destructive": false}"#);
+        assert_eq!(yes.merged_with(&no).destructive, Some(true));
+        assert_eq!(no.merged_with(&yes).destructive, Some(true));
+    }
+
+    #[test]
+    fn cost_takes_maximum_and_billable_ors() {
+        let a = fx(r#"{"cost": {"estimate": "high"}}"#);
+        let b = fx(r#"{"cost": {"estimate": "low", "billable": true}}"#);
+        let m = a.merged_with(&b);
+        assert_eq!(m.cost_estimate(), Some(CostEstimate::High));
+        assert_eq!(m.billable(), Some(true));
+    }
+
+    #[test]
+    fn nested_filesystem_and_lists_union() {
+        let a = fx(r#"{"filesystem": {"read": true, "paths": ["./"]}, "creates": ["a"]}"#);
+        let b = fx(r#"{"filesystem": {"delete": true, "paths": ["./", "/tmp"]}, "creates": ["b", "a"]}"#);
+        let m = a.merged_with(&b);
+        let fs = m.filesystem.clone().unwrap();
+        assert_eq!(fs.read, Some(true));
+        assert_eq!(fs.write, None);
+        assert_eq!(fs.delete, Some(true));
+        assert_eq!(fs.paths.unwrap().as_ref(), &[Text::from("./"), Text::from("/tmp")]);
+        assert_eq!(m.creates.unwrap().as_ref(), &[Text::from("a"), Text::from("b")]);
+    }
+
+    #[test]
+    fn stdin_takes_most_demanding_and_duration_most_specific() {
+        let a = fx(r#"{"interactive": {"stdin": "password"}, "duration": {"timeout": "10m", "typical": "1-2m"}}"#);
+        let b = fx(r#"{"interactive": {"stdin": "optional", "tty": false}, "duration": {"timeout": "30s"}}"#);
+        let m = a.merged_with(&b);
+        let i = m.interactive.clone().unwrap();
+        assert_eq!(i.stdin, Some(StdinMode::Password));
+        assert_eq!(i.tty, Some(false));
+        assert_eq!(m.timeout_hint(), Some("30s"));
+        assert_eq!(m.duration.unwrap().typical.as_deref(), Some("1-2m"));
+    }
+
+    #[test]
+    fn merge_path_skips_missing_levels() {
+        let tool = fx(r#"{"network": true}"#);
+        let cmd = fx(r#"{"idempotent": true}"#);
+        let m = Effects::merge_path([Some(&tool), None, Some(&cmd)]);
+        assert_eq!(m.network, Some(true));
+        assert_eq!(m.idempotent, Some(true));
+        assert_eq!(Effects::merge_path([None, None]), Effects::UNKNOWN);
+    }
+
+    #[test]
+    fn serialises_spec_shape_without_unknowns() {
+        let e = fx(r#"{"destructive": true, "cost": {"billable": false}}"#);
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"destructive":true,"cost":{"billable":false}}"#
+        );
+        assert_eq!(serde_json::to_string(&Effects::UNKNOWN).unwrap(), "{}");
+    }
+
+    #[test]
+    fn interactive_requirements_list_every_need() {
+        let e = fx(r#"{"interactive": {"stdin": "required", "prompts": true, "tty": true}}"#);
+        assert_eq!(e.interactive_requirements(), vec!["stdin required", "prompts", "tty"]);
+        let quiet = fx(r#"{"interactive": {"stdin": "none", "prompts": false, "tty": false}}"#);
+        assert!(quiet.interactive_requirements().is_empty());
+    }
+}

@@ -1,0 +1,1109 @@
+//! Validation of a parsed document against the rules of the ATIP JSON Schema for the version it
+//! declares (`0.1`–`0.4` use the 0.4 schema, `0.5` and `0.6` the 0.6 schema).
+//!
+//! The checks are written out by hand from the schemas; no schema is embedded. Every violation
+//! is collected, none stops the walk. Beyond the schema:
+//!
+//! * unknown members are warnings, except those starting with `x-` (vendor extensions, spec
+//!   §12.2), `_` (internal use) or `$` (e.g. `$schema`), which are ignored;
+//! * a member defined by another schema version than the declared one (e.g. an option's
+//!   `variadic`, added in 0.6, in a 0.4 document) is a warning and is used when well-formed;
+//! * in [`Mode::Lenient`], violations in optional descriptive members (`homepage`, `examples`,
+//!   `patterns`, the texts of `authentication`, the length of `description`) become warnings
+//!   and the offending value is dropped. `effects` and `trust` are never relaxed.
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::{Diagnostic, JsonPath, PathSegment, Severity};
+
+/// How strictly a document is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Every schema violation is an error. Used at build time and by `atip check`.
+    #[default]
+    Strict,
+    /// For metadata loaded at run time: violations in optional descriptive members become
+    /// warnings and those values are dropped; everything else stays an error.
+    Lenient,
+}
+
+/// The schema a document is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schema {
+    V04,
+    V06,
+}
+
+impl Schema {
+    fn name(self) -> &'static str {
+        match self {
+            Schema::V04 => "0.4",
+            Schema::V06 => "0.6",
+        }
+    }
+}
+
+const FEATURES_04: &[&str] = &[
+    "partial-discovery",
+    "interactive-effects",
+    "trust-v1",
+    "patterns-v1",
+];
+const FEATURES_06: &[&str] = &[
+    "partial-discovery",
+    "interactive-effects",
+    "trust-v1",
+    "trust-integrity",
+    "trust-provenance",
+    "patterns-v1",
+    "content-addressable",
+];
+const PARAM_TYPES: &[&str] = &[
+    "string",
+    "integer",
+    "number",
+    "boolean",
+    "file",
+    "directory",
+    "url",
+    "enum",
+    "array",
+];
+
+/// Validates `root` in place. In lenient mode, dropped values are removed from `root` and
+/// integral floats in integer members are normalised to integers in both modes.
+pub(crate) fn validate(root: &mut Value, mode: Mode) -> Vec<Diagnostic> {
+    let mut v = Validator {
+        mode,
+        schema: Schema::V06,
+        path: Vec::new(),
+        diags: Vec::new(),
+        demote: 0,
+        violations: 0,
+        demoted: Vec::new(),
+    };
+    v.root(root);
+    v.diags
+}
+
+struct Validator {
+    mode: Mode,
+    schema: Schema,
+    path: Vec<PathSegment>,
+    diags: Vec<Diagnostic>,
+    /// Non-zero while checking a value whose violations are warnings (see `soft`).
+    demote: u32,
+    /// Schema violations found so far, demoted or not.
+    violations: usize,
+    /// Indices into `diags` of violations reported as warnings because of `soft`.
+    demoted: Vec<usize>,
+}
+
+/// A string rule from the schema.
+#[derive(Clone, Copy)]
+enum Str {
+    Any,
+    Pattern(fn(&str) -> bool, &'static str),
+    OneOf(&'static [&'static str]),
+    Uri,
+    DateTime,
+}
+
+impl Validator {
+    // ----- reporting -------------------------------------------------------------------
+
+    fn here(&self) -> JsonPath {
+        JsonPath(self.path.clone())
+    }
+
+    fn report(&mut self, severity: Severity, message: String) {
+        let severity = if self.demote > 0 && severity == Severity::Error {
+            self.demoted.push(self.diags.len());
+            Severity::Warning
+        } else {
+            severity
+        };
+        self.diags.push(Diagnostic {
+            severity,
+            path: self.here(),
+            message,
+            location: None,
+        });
+    }
+
+    fn error(&mut self, message: impl Into<String>) {
+        self.violations += 1;
+        self.report(Severity::Error, message.into());
+    }
+
+    fn warn(&mut self, message: impl Into<String>) {
+        self.report(Severity::Warning, message.into());
+    }
+
+    fn in_key<R>(&mut self, key: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(PathSegment::Key(key.to_owned()));
+        let r = f(self);
+        self.path.pop();
+        r
+    }
+
+    fn in_index<R>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(PathSegment::Index(i));
+        let r = f(self);
+        self.path.pop();
+        r
+    }
+
+    /// Runs `check` with its violations reported as warnings ending in `note`; returns whether
+    /// it found any. The caller drops the value when it did.
+    fn soft(&mut self, note: &str, check: impl FnOnce(&mut Self)) -> bool {
+        let violations = self.violations;
+        let demoted = self.demoted.len();
+        self.demote += 1;
+        check(self);
+        self.demote -= 1;
+        for &i in &self.demoted[demoted..] {
+            let message = &mut self.diags[i].message;
+            if !message.ends_with(note) {
+                message.push_str(note);
+            }
+        }
+        self.violations > violations
+    }
+
+    // ----- generic member checks -----------------------------------------------------
+
+    /// Reports missing required members at the object's own path.
+    fn require(&mut self, m: &Map<String, Value>, keys: &[(&str, &str)]) {
+        for (key, what) in keys {
+            if !m.contains_key(*key) {
+                self.error(format!("missing required field `{key}` (expected {what})"));
+            }
+        }
+    }
+
+    /// Warns about members not in `known`, ignoring `x-`, `_` and `$` prefixes.
+    fn unknown_members(&mut self, m: &Map<String, Value>, known: &[&str]) {
+        for key in m.keys() {
+            if known.contains(&key.as_str()) || is_extension(key) {
+                continue;
+            }
+            self.in_key(key, |v| v.warn(format!("unknown field `{key}` is ignored")));
+        }
+    }
+
+    /// A member that belongs to another schema version: warned about, used if well-formed.
+    fn foreign(
+        &mut self,
+        m: &mut Map<String, Value>,
+        key: &str,
+        added: &str,
+        check: impl FnOnce(&mut Self, &mut Value),
+    ) {
+        let Some(value) = m.get_mut(key) else { return };
+        let declared = self.schema.name();
+        let bad = self.in_key(key, |v| {
+            v.warn(format!(
+                "`{key}` is not part of the ATIP {declared} schema this document declares \
+                 ({added}); it is used anyway"
+            ));
+            v.soft(" (value ignored)", |v| check(v, value))
+        });
+        if bad {
+            m.remove(key);
+        }
+    }
+
+    /// A descriptive member: checked normally in strict mode; in lenient mode, violations are
+    /// warnings and the member is dropped.
+    fn descriptive(
+        &mut self,
+        m: &mut Map<String, Value>,
+        key: &str,
+        check: impl FnOnce(&mut Self, &mut Value),
+    ) {
+        let Some(value) = m.get_mut(key) else { return };
+        if self.mode == Mode::Strict {
+            self.in_key(key, |v| check(v, value));
+            return;
+        }
+        let bad = self.in_key(key, |v| v.soft(" (value ignored)", |v| check(v, value)));
+        if bad {
+            m.remove(key);
+        }
+    }
+
+    fn member(
+        &mut self,
+        m: &mut Map<String, Value>,
+        key: &str,
+        check: impl FnOnce(&mut Self, &mut Value),
+    ) {
+        if let Some(value) = m.get_mut(key) {
+            self.in_key(key, |v| check(v, value));
+        }
+    }
+
+    // ----- value checks ----------------------------------------------------------------
+
+    fn object<'v>(&mut self, value: &'v mut Value) -> Option<&'v mut Map<String, Value>> {
+        match value {
+            Value::Object(m) => Some(m),
+            other => {
+                self.error(format!("expected an object, found {}", describe(other)));
+                None
+            }
+        }
+    }
+
+    fn array<'v>(&mut self, value: &'v mut Value) -> Option<&'v mut Vec<Value>> {
+        match value {
+            Value::Array(a) => Some(a),
+            other => {
+                self.error(format!("expected an array, found {}", describe(other)));
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, value: &mut Value) {
+        if !value.is_boolean() {
+            self.error(format!("expected a boolean, found {}", describe(value)));
+        }
+    }
+
+    fn string(&mut self, value: &mut Value, rule: Str) {
+        let Value::String(s) = value else {
+            self.error(format!("expected a string, found {}", describe(value)));
+            return;
+        };
+        match rule {
+            Str::Any => {}
+            Str::Pattern(matches, pattern) => {
+                if !matches(s) {
+                    self.error(format!(
+                        "expected a string matching `{pattern}`, found {}",
+                        quote(s)
+                    ));
+                }
+            }
+            Str::OneOf(allowed) => {
+                if !allowed.contains(&s.as_str()) {
+                    self.error(format!(
+                        "expected one of {}, found {}",
+                        list(allowed),
+                        quote(s)
+                    ));
+                }
+            }
+            Str::Uri => {
+                if !is_uri(s) {
+                    self.error(format!(
+                        "expected an absolute URI (`scheme:…`), found {}",
+                        quote(s)
+                    ));
+                }
+            }
+            Str::DateTime => {
+                if !is_date_time(s) {
+                    self.error(format!(
+                        "expected an RFC 3339 date-time such as \"2026-01-15T00:00:00Z\", found {}",
+                        quote(s)
+                    ));
+                }
+            }
+        }
+    }
+
+    /// JSON Schema `integer` with optional bounds. Integral floats (`3.0`) are integers for
+    /// JSON Schema; they are rewritten as integers so the typed model accepts them.
+    fn integer(&mut self, value: &mut Value, min: Option<i64>, max: Option<i64>) {
+        let n = match value {
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Some(i as i128)
+                } else if let Some(u) = n.as_u64() {
+                    Some(u as i128)
+                } else {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                        .map(|f| f as i128)
+                }
+            }
+            _ => None,
+        };
+        let Some(n) = n else {
+            self.error(format!("expected an integer, found {}", describe(value)));
+            return;
+        };
+        if value.as_f64().is_some() && !value.is_i64() && !value.is_u64() {
+            *value = Value::from(n as i64);
+        }
+        if let Some(min) = min {
+            if n < min as i128 {
+                self.error(format!("expected an integer >= {min}, found {n}"));
+            }
+        }
+        if let Some(max) = max {
+            if n > max as i128 {
+                self.error(format!("expected an integer <= {max}, found {n}"));
+            }
+        }
+    }
+
+    fn string_array(&mut self, value: &mut Value, rule: Str) {
+        if let Some(items) = self.array(value) {
+            for (i, item) in items.iter_mut().enumerate() {
+                self.in_index(i, |v| v.string(item, rule));
+            }
+        }
+    }
+
+    /// An array of descriptive items: in lenient mode invalid items are dropped one by one.
+    fn descriptive_items(&mut self, value: &mut Value, check: impl Fn(&mut Self, &mut Value)) {
+        let Some(items) = self.array(value) else {
+            return;
+        };
+        let mut keep = Vec::with_capacity(items.len());
+        for (i, item) in items.iter_mut().enumerate() {
+            let bad = if self.mode == Mode::Lenient {
+                self.in_index(i, |v| v.soft(" (item ignored)", |v| check(v, item)))
+            } else {
+                self.in_index(i, |v| check(v, item));
+                false
+            };
+            keep.push(!bad);
+        }
+        let mut flags = keep.into_iter();
+        items.retain(|_| flags.next().unwrap_or(true));
+    }
+
+    // ----- the document ----------------------------------------------------------------
+
+    fn root(&mut self, root: &mut Value) {
+        let Some(m) = self.object(root) else { return };
+        // The declared version picks the schema for everything else.
+        if let Some(atip) = m.get_mut("atip") {
+            self.in_key("atip", |v| v.protocol(atip));
+        }
+        self.require(
+            m,
+            &[
+                ("atip", "a version string like \"0.6\" or {\"version\": \"0.6\"}"),
+                ("name", "a string"),
+                ("version", "a string"),
+                ("description", "a string"),
+            ],
+        );
+        self.member(m, "name", |v, x| {
+            v.string(x, Str::Pattern(is_tool_name, "^[a-zA-Z0-9_-]+$"))
+        });
+        self.member(m, "version", |v, x| v.string(x, Str::Any));
+        if let Some(desc) = m.get_mut("description") {
+            self.in_key("description", |v| {
+                v.string(desc, Str::Any);
+                if let Value::String(s) = desc {
+                    let len = s.chars().count();
+                    if len > 200 {
+                        let msg = format!("expected at most 200 characters, found {len}");
+                        if v.mode == Mode::Lenient {
+                            v.warn(msg);
+                        } else {
+                            v.error(msg);
+                        }
+                    }
+                }
+            });
+        }
+        self.descriptive(m, "homepage", |v, x| v.string(x, Str::Uri));
+        match self.schema {
+            Schema::V06 => self.member(m, "binary", Self::binary),
+            Schema::V04 => self.foreign(m, "binary", "added in 0.6", Self::binary),
+        }
+        self.member(m, "partial", Self::boolean);
+        self.member(m, "filter", |v, x| {
+            let Some(f) = v.object(x) else { return };
+            v.member(f, "commands", |v, x| v.string_array(x, Str::Any));
+            v.member(f, "depth", |v, x| {
+                if !x.is_null() {
+                    v.integer(x, Some(1), None)
+                }
+            });
+            v.unknown_members(f, &["commands", "depth"]);
+        });
+        self.member(m, "totalCommands", |v, x| v.integer(x, Some(0), None));
+        self.member(m, "includedCommands", |v, x| v.integer(x, Some(0), None));
+        self.member(m, "omitted", |v, x| {
+            let Some(o) = v.object(x) else { return };
+            v.member(o, "reason", |v, x| {
+                v.string(
+                    x,
+                    Str::OneOf(&["filtered", "depth-limited", "size-limited", "deprecated"]),
+                )
+            });
+            v.member(o, "safetyAssumption", |v, x| {
+                v.string(
+                    x,
+                    Str::OneOf(&["unknown", "known-safe", "known-unsafe", "same-as-included"]),
+                )
+            });
+            v.unknown_members(o, &["reason", "safetyAssumption"]);
+        });
+        self.member(m, "trust", Self::trust);
+        self.member(m, "commands", Self::commands);
+        self.member(m, "globalOptions", |v, x| {
+            if let Some(items) = v.array(x) {
+                for (i, item) in items.iter_mut().enumerate() {
+                    v.in_index(i, |v| v.option(item));
+                }
+            }
+        });
+        self.member(m, "authentication", Self::authentication);
+        self.member(m, "effects", Self::effects);
+        self.descriptive(m, "patterns", |v, x| v.descriptive_items(x, Self::pattern));
+        let known = [
+            "atip",
+            "binary",
+            "name",
+            "version",
+            "description",
+            "homepage",
+            "partial",
+            "filter",
+            "totalCommands",
+            "includedCommands",
+            "omitted",
+            "trust",
+            "commands",
+            "globalOptions",
+            "authentication",
+            "effects",
+            "patterns",
+        ];
+        self.unknown_members(m, &known);
+    }
+
+    /// Checks `atip` and selects the schema from the declared version.
+    fn protocol(&mut self, value: &mut Value) {
+        let version_rule = |v: &mut Self, x: &mut Value| match x {
+            Value::String(s) if is_known_version(s) => {
+                v.schema = if s.as_str() <= "0.4" {
+                    Schema::V04
+                } else {
+                    Schema::V06
+                };
+            }
+            Value::String(s) => v.error(format!(
+                "unsupported ATIP version {}: this library knows versions 0.1 to 0.6",
+                quote(s)
+            )),
+            other => v.error(format!(
+                "expected a version string like \"0.6\", found {}",
+                describe(other)
+            )),
+        };
+        match value {
+            Value::String(_) => {
+                // Legacy form "0.3".
+                let mut copy = value.clone();
+                version_rule(self, &mut copy);
+            }
+            Value::Object(m) => {
+                self.require(m, &[("version", "a version string like \"0.6\"")]);
+                self.member(m, "version", version_rule);
+                let features = match self.schema {
+                    Schema::V04 => FEATURES_04,
+                    Schema::V06 => FEATURES_06,
+                };
+                self.member(m, "features", |v, x| v.string_array(x, Str::OneOf(features)));
+                let pattern: (fn(&str) -> bool, &str) = match self.schema {
+                    Schema::V04 => (is_version_04, "^0\\.[1-4]$"),
+                    Schema::V06 => (is_known_version, "^0\\.[1-6]$"),
+                };
+                self.member(m, "minAgentVersion", |v, x| {
+                    v.string(x, Str::Pattern(pattern.0, pattern.1))
+                });
+                self.unknown_members(m, &["version", "features", "minAgentVersion"]);
+            }
+            other => self.error(format!(
+                "expected a version string like \"0.6\" or an object {{\"version\": \"0.6\"}}, found {}",
+                describe(other)
+            )),
+        }
+        // With a version string that fails the pattern the checks below still run, against
+        // the newest schema.
+    }
+
+    fn binary(&mut self, value: &mut Value) {
+        let Some(b) = self.object(value) else { return };
+        self.require(b, &[("hash", "\"sha256:\" and 64 hex digits")]);
+        self.member(b, "hash", |v, x| {
+            v.string(x, Str::Pattern(is_sha256, "^sha256:[a-fA-F0-9]{64}$"))
+        });
+        self.member(b, "name", |v, x| v.string(x, Str::Any));
+        self.member(b, "version", |v, x| v.string(x, Str::Any));
+        self.member(b, "platform", |v, x| {
+            v.string(
+                x,
+                Str::Pattern(is_platform, "^(linux|darwin|windows)-(amd64|arm64|arm|386)$"),
+            )
+        });
+        self.unknown_members(b, &["hash", "name", "version", "platform"]);
+    }
+
+    fn trust(&mut self, value: &mut Value) {
+        let Some(t) = self.object(value) else { return };
+        self.member(t, "source", |v, x| {
+            v.string(
+                x,
+                Str::OneOf(&["native", "vendor", "org", "community", "user", "inferred"]),
+            )
+        });
+        self.member(t, "verified", Self::boolean);
+        let checksum = |v: &mut Self, x: &mut Value| {
+            v.string(x, Str::Pattern(is_checksum, "^[a-z0-9]+:[a-fA-F0-9]+$"))
+        };
+        let integrity = |v: &mut Self, x: &mut Value| {
+            let Some(i) = v.object(x) else { return };
+            v.member(i, "checksum", checksum);
+            v.member(i, "signature", Self::signature);
+            v.unknown_members(i, &["checksum", "signature"]);
+        };
+        let provenance = |v: &mut Self, x: &mut Value| {
+            let Some(p) = v.object(x) else { return };
+            v.member(p, "url", |v, x| v.string(x, Str::Uri));
+            v.member(p, "format", |v, x| {
+                v.string(x, Str::OneOf(&["slsa-provenance-v1", "in-toto"]))
+            });
+            v.member(p, "slsaLevel", |v, x| v.integer(x, Some(0), Some(4)));
+            v.member(p, "builder", |v, x| v.string(x, Str::Any));
+            v.unknown_members(p, &["url", "format", "slsaLevel", "builder"]);
+        };
+        let shim = |v: &mut Self, x: &mut Value| {
+            let Some(s) = v.object(x) else { return };
+            v.member(s, "signature", Self::signature);
+            v.member(s, "lastVerified", |v, x| v.string(x, Str::DateTime));
+            v.unknown_members(s, &["signature", "lastVerified"]);
+        };
+        let signed_by = |v: &mut Self, x: &mut Value| v.string(x, Str::Any);
+        let attestation = |v: &mut Self, x: &mut Value| v.string(x, Str::Uri);
+        match self.schema {
+            Schema::V06 => {
+                self.member(t, "integrity", integrity);
+                self.member(t, "provenance", provenance);
+                self.member(t, "shimIntegrity", shim);
+                self.foreign(t, "checksum", "an ATIP 0.4 field", checksum);
+                self.foreign(t, "signedBy", "an ATIP 0.4 field", signed_by);
+                self.foreign(t, "attestation", "an ATIP 0.4 field", attestation);
+            }
+            Schema::V04 => {
+                self.member(t, "checksum", checksum);
+                self.member(t, "signedBy", signed_by);
+                self.member(t, "attestation", attestation);
+                self.foreign(t, "integrity", "added in 0.5", integrity);
+                self.foreign(t, "provenance", "added in 0.5", provenance);
+                self.foreign(t, "shimIntegrity", "added in 0.5", shim);
+            }
+        }
+        self.unknown_members(
+            t,
+            &[
+                "source",
+                "verified",
+                "integrity",
+                "provenance",
+                "shimIntegrity",
+                "checksum",
+                "signedBy",
+                "attestation",
+            ],
+        );
+    }
+
+    fn signature(&mut self, value: &mut Value) {
+        let Some(s) = self.object(value) else { return };
+        self.member(s, "type", |v, x| {
+            v.string(x, Str::OneOf(&["cosign", "gpg", "minisign"]))
+        });
+        self.member(s, "identity", |v, x| v.string(x, Str::Any));
+        self.member(s, "issuer", |v, x| v.string(x, Str::Uri));
+        self.member(s, "bundle", |v, x| v.string(x, Str::Uri));
+        self.unknown_members(s, &["type", "identity", "issuer", "bundle"]);
+    }
+
+    fn commands(&mut self, value: &mut Value) {
+        let Some(cmds) = self.object(value) else {
+            return;
+        };
+        for (name, cmd) in cmds.iter_mut() {
+            self.in_key(name, |v| v.command(cmd));
+        }
+    }
+
+    fn command(&mut self, value: &mut Value) {
+        let Some(c) = self.object(value) else { return };
+        self.require(c, &[("description", "a string")]);
+        self.member(c, "description", |v, x| v.string(x, Str::Any));
+        self.member(c, "arguments", |v, x| {
+            if let Some(items) = v.array(x) {
+                for (i, item) in items.iter_mut().enumerate() {
+                    v.in_index(i, |v| v.argument(item));
+                }
+            }
+        });
+        self.member(c, "options", |v, x| {
+            if let Some(items) = v.array(x) {
+                for (i, item) in items.iter_mut().enumerate() {
+                    v.in_index(i, |v| v.option(item));
+                }
+            }
+        });
+        self.member(c, "commands", Self::commands);
+        self.member(c, "effects", Self::effects);
+        self.descriptive(c, "examples", |v, x| {
+            v.descriptive_items(x, |v, item| v.string(item, Str::Any))
+        });
+        self.unknown_members(
+            c,
+            &[
+                "description",
+                "arguments",
+                "options",
+                "commands",
+                "effects",
+                "examples",
+            ],
+        );
+    }
+
+    fn param_common(&mut self, p: &mut Map<String, Value>) {
+        self.member(p, "name", |v, x| v.string(x, Str::Any));
+        self.member(p, "type", |v, x| v.string(x, Str::OneOf(PARAM_TYPES)));
+        self.member(p, "description", |v, x| v.string(x, Str::Any));
+        self.member(p, "required", Self::boolean);
+        self.member(p, "enum", |v, x| {
+            if let Some(items) = v.array(x) {
+                for (i, item) in items.iter_mut().enumerate() {
+                    if !(item.is_string() || item.is_number()) {
+                        v.in_index(i, |v| {
+                            v.error(format!(
+                                "expected a string or a number, found {}",
+                                describe(item)
+                            ))
+                        });
+                    }
+                }
+            }
+        });
+    }
+
+    fn argument(&mut self, value: &mut Value) {
+        let Some(a) = self.object(value) else { return };
+        self.require(
+            a,
+            &[
+                ("name", "a string"),
+                ("type", "one of the parameter types"),
+                ("description", "a string"),
+            ],
+        );
+        self.param_common(a);
+        self.member(a, "variadic", Self::boolean);
+        self.unknown_members(
+            a,
+            &[
+                "name",
+                "type",
+                "description",
+                "required",
+                "default",
+                "variadic",
+                "enum",
+            ],
+        );
+    }
+
+    fn option(&mut self, value: &mut Value) {
+        let Some(o) = self.object(value) else { return };
+        self.require(
+            o,
+            &[
+                ("name", "a string"),
+                ("flags", "an array of flags such as [\"-o\", \"--output\"]"),
+                ("type", "one of the parameter types"),
+                ("description", "a string"),
+            ],
+        );
+        self.param_common(o);
+        self.member(o, "flags", |v, x| {
+            let Some(items) = v.array(x) else { return };
+            if items.is_empty() {
+                v.error("expected at least one flag, found an empty array");
+            }
+            for (i, item) in items.iter_mut().enumerate() {
+                v.in_index(i, |v| {
+                    v.string(item, Str::Pattern(|s| s.starts_with('-'), "^-"))
+                });
+            }
+        });
+        self.member(o, "envVar", |v, x| {
+            v.string(x, Str::Pattern(is_env_var, "^[A-Z_][A-Z0-9_]*$"))
+        });
+        match self.schema {
+            Schema::V06 => self.member(o, "variadic", Self::boolean),
+            Schema::V04 => self.foreign(o, "variadic", "added in 0.6", Self::boolean),
+        }
+        self.unknown_members(
+            o,
+            &[
+                "name",
+                "flags",
+                "type",
+                "description",
+                "required",
+                "default",
+                "enum",
+                "envVar",
+                "variadic",
+            ],
+        );
+    }
+
+    fn effects(&mut self, value: &mut Value) {
+        let Some(e) = self.object(value) else { return };
+        self.member(e, "filesystem", |v, x| {
+            let Some(fs) = v.object(x) else { return };
+            for key in ["read", "write", "delete"] {
+                v.member(fs, key, Self::boolean);
+            }
+            v.member(fs, "paths", |v, x| v.string_array(x, Str::Any));
+            v.unknown_members(fs, &["read", "write", "delete", "paths"]);
+        });
+        for key in [
+            "network",
+            "subprocess",
+            "idempotent",
+            "reversible",
+            "destructive",
+        ] {
+            self.member(e, key, Self::boolean);
+        }
+        for key in ["creates", "modifies", "deletes"] {
+            self.member(e, key, |v, x| v.string_array(x, Str::Any));
+        }
+        self.member(e, "interactive", |v, x| {
+            let Some(i) = v.object(x) else { return };
+            v.member(i, "stdin", |v, x| {
+                v.string(x, Str::OneOf(&["none", "optional", "required", "password"]))
+            });
+            v.member(i, "prompts", Self::boolean);
+            v.member(i, "tty", Self::boolean);
+            v.unknown_members(i, &["stdin", "prompts", "tty"]);
+        });
+        self.member(e, "cost", |v, x| {
+            let Some(c) = v.object(x) else { return };
+            v.member(c, "estimate", |v, x| {
+                v.string(x, Str::OneOf(&["free", "low", "medium", "high"]))
+            });
+            v.member(c, "billable", Self::boolean);
+            v.unknown_members(c, &["estimate", "billable"]);
+        });
+        self.member(e, "duration", |v, x| {
+            let Some(d) = v.object(x) else { return };
+            v.member(d, "typical", |v, x| {
+                v.string(x, Str::Pattern(is_duration_range, "^[0-9]+-[0-9]+[smh]$"))
+            });
+            v.member(d, "timeout", |v, x| {
+                v.string(x, Str::Pattern(is_duration, "^[0-9]+[smh]$"))
+            });
+            v.unknown_members(d, &["typical", "timeout"]);
+        });
+        self.unknown_members(
+            e,
+            &[
+                "filesystem",
+                "network",
+                "subprocess",
+                "idempotent",
+                "reversible",
+                "destructive",
+                "creates",
+                "modifies",
+                "deletes",
+                "interactive",
+                "cost",
+                "duration",
+            ],
+        );
+    }
+
+    fn authentication(&mut self, value: &mut Value) {
+        let Some(a) = self.object(value) else { return };
+        self.member(a, "required", Self::boolean);
+        self.member(a, "methods", |v, x| {
+            let Some(items) = v.array(x) else { return };
+            for (i, item) in items.iter_mut().enumerate() {
+                v.in_index(i, |v| {
+                    let Some(m) = v.object(item) else { return };
+                    v.require(m, &[("type", "an authentication method type")]);
+                    v.member(m, "type", |v, x| {
+                        v.string(
+                            x,
+                            Str::OneOf(&["token", "oauth", "api-key", "password", "certificate"]),
+                        )
+                    });
+                    for key in ["envVar", "description", "setupCommand"] {
+                        v.descriptive(m, key, |v, x| v.string(x, Str::Any));
+                    }
+                    v.unknown_members(m, &["type", "envVar", "description", "setupCommand"]);
+                });
+            }
+        });
+        self.descriptive(a, "checkCommand", |v, x| v.string(x, Str::Any));
+        self.unknown_members(a, &["required", "methods", "checkCommand"]);
+    }
+
+    fn pattern(&mut self, value: &mut Value) {
+        let Some(p) = self.object(value) else { return };
+        self.require(
+            p,
+            &[
+                ("name", "a string"),
+                ("description", "a string"),
+                ("steps", "an array of steps"),
+            ],
+        );
+        self.member(p, "name", |v, x| v.string(x, Str::Any));
+        self.member(p, "description", |v, x| v.string(x, Str::Any));
+        self.member(p, "steps", |v, x| {
+            let Some(items) = v.array(x) else { return };
+            for (i, item) in items.iter_mut().enumerate() {
+                v.in_index(i, |v| {
+                    let Some(s) = v.object(item) else { return };
+                    v.require(s, &[("command", "a string")]);
+                    v.member(s, "command", |v, x| v.string(x, Str::Any));
+                    v.member(s, "description", |v, x| v.string(x, Str::Any));
+                    v.unknown_members(s, &["command", "description"]);
+                });
+            }
+        });
+        self.member(p, "variables", |v, x| {
+            let Some(vars) = v.object(x) else { return };
+            for (name, var) in vars.iter_mut() {
+                v.in_key(name, |v| {
+                    let Some(m) = v.object(var) else { return };
+                    v.require(m, &[("type", "a string"), ("description", "a string")]);
+                    v.member(m, "type", |v, x| v.string(x, Str::Any));
+                    v.member(m, "description", |v, x| v.string(x, Str::Any));
+                });
+            }
+        });
+        let tags = |v: &mut Self, x: &mut Value| v.string_array(x, Str::Any);
+        match self.schema {
+            Schema::V06 => {
+                self.member(p, "tags", tags);
+                self.member(p, "executable", Self::boolean);
+            }
+            Schema::V04 => {
+                self.foreign(p, "tags", "added in 0.6", tags);
+                self.foreign(p, "executable", "added in 0.6", Self::boolean);
+            }
+        }
+        self.unknown_members(
+            p,
+            &[
+                "name",
+                "description",
+                "steps",
+                "variables",
+                "tags",
+                "executable",
+            ],
+        );
+    }
+}
+
+// ----- helpers ---------------------------------------------------------------------------
+
+fn is_extension(key: &str) -> bool {
+    key.starts_with("x-") || key.starts_with('_') || key.starts_with('$')
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(s) => format!("string {}", quote(s)),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+/// Quotes a value for a message, cut to 60 characters.
+fn quote(s: &str) -> String {
+    let mut cut: String = s.chars().take(60).collect();
+    if cut.len() < s.len() {
+        cut.push('…');
+    }
+    format!("{cut:?}")
+}
+
+fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn is_known_version(s: &str) -> bool {
+    matches!(s.as_bytes(), [b'0', b'.', b'1'..=b'6'])
+}
+
+fn is_version_04(s: &str) -> bool {
+    matches!(s.as_bytes(), [b'0', b'.', b'1'..=b'4'])
+}
+
+fn is_tool_name(s: &str) -> bool {
+    !s.is_empty()
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn is_hex(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.strip_prefix("sha256:")
+        .is_some_and(|h| h.len() == 64 && is_hex(h))
+}
+
+fn is_checksum(s: &str) -> bool {
+    s.split_once(':').is_some_and(|(algo, hex)| {
+        !algo.is_empty()
+            && algo
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            && is_hex(hex)
+    })
+}
+
+fn is_platform(s: &str) -> bool {
+    s.split_once('-').is_some_and(|(os, arch)| {
+        matches!(os, "linux" | "darwin" | "windows")
+            && matches!(arch, "amd64" | "arm64" | "arm" | "386")
+    })
+}
+
+fn is_env_var(s: &str) -> bool {
+    let mut b = s.bytes();
+    matches!(b.next(), Some(c) if c.is_ascii_uppercase() || c == b'_')
+        && b.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+}
+
+fn is_duration(s: &str) -> bool {
+    let Some(num) = s
+        .strip_suffix('s')
+        .or_else(|| s.strip_suffix('m'))
+        .or_else(|| s.strip_suffix('h'))
+    else {
+        return false;
+    };
+    !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_duration_range(s: &str) -> bool {
+    s.split_once('-').is_some_and(|(lo, hi)| {
+        !lo.is_empty() && lo.bytes().all(|b| b.is_ascii_digit()) && is_duration(hi)
+    })
+}
+
+/// An absolute URI: RFC 3986 scheme, `:`, then at least one character, without whitespace
+/// or control characters.
+pub(crate) fn is_uri(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once(':') else {
+        return false;
+    };
+    let mut sb = scheme.bytes();
+    matches!(sb.next(), Some(c) if c.is_ascii_alphabetic())
+        && sb.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+        && !rest.is_empty()
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`.
+fn is_date_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r.clone())
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(99);
+    if !(1..=12).contains(&num(5..7))
+        || !(1..=31).contains(&num(8..10))
+        || num(11..13) > 23
+        || num(14..16) > 59
+        || num(17..19) > 60
+    {
+        return false;
+    }
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &frac[n..];
+    }
+    match rest {
+        "Z" | "z" => true,
+        offset => {
+            let o = offset.as_bytes();
+            o.len() == 6
+                && matches!(o[0], b'+' | b'-')
+                && o[1..3].iter().all(u8::is_ascii_digit)
+                && o[3] == b':'
+                && o[4..6].iter().all(u8::is_ascii_digit)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_matchers() {
+        assert!(is_known_version("0.6") && is_known_version("0.1"));
+        assert!(!is_known_version("0.7") && !is_known_version("99.99") && !is_known_version("0.6 "));
+        assert!(is_duration("60s") && is_duration("10m") && !is_duration("5") && !is_duration("s"));
+        assert!(is_duration_range("1-5s") && !is_duration_range("5s") && !is_duration_range("fast"));
+        assert!(is_env_var("GH_TOKEN") && !is_env_var("gh_token") && !is_env_var("1X"));
+        assert!(is_checksum("sha256:abcDEF09") && !is_checksum("SHA:ab") && !is_checksum("sha256:xyz"));
+        assert!(is_sha256(&format!("sha256:{}", "a".repeat(64))));
+        assert!(!is_sha256("sha256:a1b2c3d4e5f6g7h8"));
+        assert!(is_platform("linux-amd64") && !is_platform("plan9-amd64"));
+        assert!(is_uri("https://cli.github.com") && is_uri("urn:isbn:1") && !is_uri("cli.github.com"));
+        assert!(!is_uri("https://a b"));
+        assert!(is_date_time("2026-01-15T00:00:00Z") && is_date_time("2026-01-15T10:30:00.5+01:00"));
+        assert!(!is_date_time("2026-01-15") && !is_date_time("2026-13-15T00:00:00Z"));
+    }
+}
