@@ -342,7 +342,15 @@ mod tests {
         b.positional("pathspec", "a.txt");
         assert_eq!(
             strs(b.finish().unwrap()),
-            ["git", "-C", "/tmp/repo", "commit", "--all", "--message=-rf is a message", "a.txt"]
+            [
+                "git",
+                "-C",
+                "/tmp/repo",
+                "commit",
+                "--all",
+                "--message=-rf is a message",
+                "a.txt"
+            ]
         );
     }
 
@@ -352,7 +360,10 @@ mod tests {
         b.flag("--force");
         b.positional("file", "ok");
         b.positional("file", "-rf");
-        assert_eq!(strs(b.finish().unwrap()), ["rm", "--force", "--", "ok", "-rf"]);
+        assert_eq!(
+            strs(b.finish().unwrap()),
+            ["rm", "--force", "--", "ok", "-rf"]
+        );
         let mut b = ArgvBuilder::new("rm");
         b.positional("file", "x-y");
         assert_eq!(strs(b.finish().unwrap()), ["rm", "x-y"]);
@@ -367,7 +378,14 @@ mod tests {
         b.short("-z", &-3_i64);
         assert_eq!(
             strs(b.finish().unwrap()),
-            ["t", "--n=42", "--x=1000000000000000000000", "--y=0.5", "-z", "-3"]
+            [
+                "t",
+                "--n=42",
+                "--x=1000000000000000000000",
+                "--y=0.5",
+                "-z",
+                "-3"
+            ]
         );
     }
 
@@ -383,14 +401,27 @@ mod tests {
         assert_eq!(
             err.problems,
             vec![
-                ArgvProblem::Nul { param: "--message".into() },
-                ArgvProblem::NotFinite { param: "--ratio".into() },
-                ArgvProblem::InvalidUrl { param: "--url".into(), value: "not a url".into() },
-                ArgvProblem::MissingValues { param: "pathspec".into() },
-                ArgvProblem::Nul { param: "file".into() },
+                ArgvProblem::Nul {
+                    param: "--message".into()
+                },
+                ArgvProblem::NotFinite {
+                    param: "--ratio".into()
+                },
+                ArgvProblem::InvalidUrl {
+                    param: "--url".into(),
+                    value: "not a url".into()
+                },
+                ArgvProblem::MissingValues {
+                    param: "pathspec".into()
+                },
+                ArgvProblem::Nul {
+                    param: "file".into()
+                },
             ]
         );
-        assert!(err.to_string().contains("the value of --message contains a NUL byte"));
+        assert!(err
+            .to_string()
+            .contains("the value of --message contains a NUL byte"));
     }
 
     #[test]
@@ -404,6 +435,9 @@ mod tests {
     fn urls_need_a_scheme() {
         let mut b = ArgvBuilder::new("curl");
         b.positional("url", &Url("https://example.com/a?b=c"));
-        assert_eq!(strs(b.finish().unwrap()), ["curl", "https://example.com/a?b=c"]);
+        assert_eq!(
+            strs(b.finish().unwrap()),
+            ["curl", "https://example.com/a?b=c"]
+        );
     }
 }

@@ -281,8 +281,15 @@ mod tests {
             .key("options")
             .index(2)
             .key("type");
-        assert_eq!(p.to_string(), "$.commands.pr.commands.create.options[2].type");
-        let p = JsonPath::root().key("commands").key("gpg-key").key("commands").key("");
+        assert_eq!(
+            p.to_string(),
+            "$.commands.pr.commands.create.options[2].type"
+        );
+        let p = JsonPath::root()
+            .key("commands")
+            .key("gpg-key")
+            .key("commands")
+            .key("");
         assert_eq!(p.to_string(), "$.commands['gpg-key'].commands['']");
         assert_eq!(JsonPath::root().key("it's").to_string(), r"$['it\'s']");
     }
@@ -295,7 +302,13 @@ mod tests {
             Diagnostic::error(JsonPath::root().key("a").key("missing"), "y"),
         ];
         locate(text, &mut ds);
-        assert_eq!(ds[0].location, Some(Location { line: 3, column: 20 }));
+        assert_eq!(
+            ds[0].location,
+            Some(Location {
+                line: 3,
+                column: 20
+            })
+        );
         // The missing member is reported at the object that lacks it.
         assert_eq!(ds[1].location, Some(Location { line: 2, column: 8 }));
     }
@@ -305,7 +318,10 @@ mod tests {
         let mut d = Diagnostic::error(JsonPath::root().key("name"), "expected a string");
         assert_eq!(d.render(None), "$.name: expected a string");
         d.location = Some(Location { line: 3, column: 7 });
-        assert_eq!(d.render(Some("gh.json")), "gh.json:3:7: $.name: expected a string");
+        assert_eq!(
+            d.render(Some("gh.json")),
+            "gh.json:3:7: $.name: expected a string"
+        );
         d.severity = Severity::Warning;
         assert_eq!(
             d.render(Some("gh.json")),

@@ -183,6 +183,79 @@ impl Effects {
         duration: None,
     };
 
+    /// `self` with `filesystem` set. `const`, for generated code:
+    /// `Effects::UNKNOWN.with_network(true).with_destructive(false)`.
+    pub const fn with_filesystem(mut self, filesystem: FilesystemEffects) -> Self {
+        std::mem::forget(std::mem::replace(&mut self.filesystem, Some(filesystem)));
+        self
+    }
+
+    /// `self` with `network` set.
+    pub const fn with_network(mut self, network: bool) -> Self {
+        self.network = Some(network);
+        self
+    }
+
+    /// `self` with `subprocess` set.
+    pub const fn with_subprocess(mut self, subprocess: bool) -> Self {
+        self.subprocess = Some(subprocess);
+        self
+    }
+
+    /// `self` with `idempotent` set.
+    pub const fn with_idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = Some(idempotent);
+        self
+    }
+
+    /// `self` with `reversible` set.
+    pub const fn with_reversible(mut self, reversible: bool) -> Self {
+        self.reversible = Some(reversible);
+        self
+    }
+
+    /// `self` with `destructive` set.
+    pub const fn with_destructive(mut self, destructive: bool) -> Self {
+        self.destructive = Some(destructive);
+        self
+    }
+
+    /// `self` with `creates` set.
+    pub const fn with_creates(mut self, creates: TextList) -> Self {
+        std::mem::forget(std::mem::replace(&mut self.creates, Some(creates)));
+        self
+    }
+
+    /// `self` with `modifies` set.
+    pub const fn with_modifies(mut self, modifies: TextList) -> Self {
+        std::mem::forget(std::mem::replace(&mut self.modifies, Some(modifies)));
+        self
+    }
+
+    /// `self` with `deletes` set.
+    pub const fn with_deletes(mut self, deletes: TextList) -> Self {
+        std::mem::forget(std::mem::replace(&mut self.deletes, Some(deletes)));
+        self
+    }
+
+    /// `self` with `interactive` set.
+    pub const fn with_interactive(mut self, interactive: Interactive) -> Self {
+        std::mem::forget(std::mem::replace(&mut self.interactive, Some(interactive)));
+        self
+    }
+
+    /// `self` with `cost` set.
+    pub const fn with_cost(mut self, cost: Cost) -> Self {
+        self.cost = Some(cost);
+        self
+    }
+
+    /// `self` with `duration` set.
+    pub const fn with_duration(mut self, duration: DurationHint) -> Self {
+        std::mem::forget(std::mem::replace(&mut self.duration, Some(duration)));
+        self
+    }
+
     /// Merges the effects of a more specific level (`inner`, e.g. a command) into those of an
     /// enclosing level (`self`, e.g. the tool or a parent command), conservatively:
     ///
@@ -195,11 +268,13 @@ impl Effects {
     /// * a field no level declares stays `None` (unknown), never `false`.
     pub fn merged_with(&self, inner: &Effects) -> Effects {
         Effects {
-            filesystem: merge_opt(&self.filesystem, &inner.filesystem, |a, b| FilesystemEffects {
-                read: any(a.read, b.read),
-                write: any(a.write, b.write),
-                delete: any(a.delete, b.delete),
-                paths: union(&a.paths, &b.paths),
+            filesystem: merge_opt(&self.filesystem, &inner.filesystem, |a, b| {
+                FilesystemEffects {
+                    read: any(a.read, b.read),
+                    write: any(a.write, b.write),
+                    delete: any(a.delete, b.delete),
+                    paths: union(&a.paths, &b.paths),
+                }
             }),
             network: any(self.network, inner.network),
             subprocess: any(self.subprocess, inner.subprocess),
@@ -379,20 +454,32 @@ mod tests {
     #[test]
     fn nested_filesystem_and_lists_union() {
         let a = fx(r#"{"filesystem": {"read": true, "paths": ["./"]}, "creates": ["a"]}"#);
-        let b = fx(r#"{"filesystem": {"delete": true, "paths": ["./", "/tmp"]}, "creates": ["b", "a"]}"#);
+        let b = fx(
+            r#"{"filesystem": {"delete": true, "paths": ["./", "/tmp"]}, "creates": ["b", "a"]}"#,
+        );
         let m = a.merged_with(&b);
         let fs = m.filesystem.clone().unwrap();
         assert_eq!(fs.read, Some(true));
         assert_eq!(fs.write, None);
         assert_eq!(fs.delete, Some(true));
-        assert_eq!(fs.paths.unwrap().as_ref(), &[Text::from("./"), Text::from("/tmp")]);
-        assert_eq!(m.creates.unwrap().as_ref(), &[Text::from("a"), Text::from("b")]);
+        assert_eq!(
+            fs.paths.unwrap().as_ref(),
+            &[Text::from("./"), Text::from("/tmp")]
+        );
+        assert_eq!(
+            m.creates.unwrap().as_ref(),
+            &[Text::from("a"), Text::from("b")]
+        );
     }
 
     #[test]
     fn stdin_takes_most_demanding_and_duration_most_specific() {
-        let a = fx(r#"{"interactive": {"stdin": "password"}, "duration": {"timeout": "10m", "typical": "1-2m"}}"#);
-        let b = fx(r#"{"interactive": {"stdin": "optional", "tty": false}, "duration": {"timeout": "30s"}}"#);
+        let a = fx(
+            r#"{"interactive": {"stdin": "password"}, "duration": {"timeout": "10m", "typical": "1-2m"}}"#,
+        );
+        let b = fx(
+            r#"{"interactive": {"stdin": "optional", "tty": false}, "duration": {"timeout": "30s"}}"#,
+        );
         let m = a.merged_with(&b);
         let i = m.interactive.clone().unwrap();
         assert_eq!(i.stdin, Some(StdinMode::Password));
@@ -422,9 +509,28 @@ mod tests {
     }
 
     #[test]
+    fn const_builders_match_deserialised_effects() {
+        const BUILT: Effects = Effects::UNKNOWN
+            .with_destructive(true)
+            .with_network(false)
+            .with_creates(Cow::Borrowed(&[Cow::Borrowed("repo")]))
+            .with_cost(Cost {
+                estimate: Some(CostEstimate::Low),
+                billable: None,
+            });
+        let parsed = fx(
+            r#"{"destructive": true, "network": false, "creates": ["repo"], "cost": {"estimate": "low"}}"#,
+        );
+        assert_eq!(BUILT, parsed);
+    }
+
+    #[test]
     fn interactive_requirements_list_every_need() {
         let e = fx(r#"{"interactive": {"stdin": "required", "prompts": true, "tty": true}}"#);
-        assert_eq!(e.interactive_requirements(), vec!["stdin required", "prompts", "tty"]);
+        assert_eq!(
+            e.interactive_requirements(),
+            vec!["stdin required", "prompts", "tty"]
+        );
         let quiet = fx(r#"{"interactive": {"stdin": "none", "prompts": false, "tty": false}}"#);
         assert!(quiet.interactive_requirements().is_empty());
     }

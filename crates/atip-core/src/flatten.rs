@@ -188,13 +188,25 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
     }
 
     let root = JsonPath::root();
-    let globals = w.params_of_level(&[], &tool.global_options, &root.key("globalOptions"), OptionScope::Global);
+    let globals = w.params_of_level(
+        &[],
+        &tool.global_options,
+        &root.key("globalOptions"),
+        OptionScope::Global,
+    );
     let mut levels = vec![globals];
     let tool_effects = tool.effects.clone().unwrap_or_default();
     let mut visible = Vec::new();
     let commands_path = root.key("commands");
     for (name, cmd) in &tool.commands {
-        w.walk(name, cmd, &mut visible, commands_path.key(name), &mut levels, &tool_effects);
+        w.walk(
+            name,
+            cmd,
+            &mut visible,
+            commands_path.key(name),
+            &mut levels,
+            &tool_effects,
+        );
     }
 
     if let Some(filter) = &w.filter {
@@ -202,7 +214,10 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
             if !hit && !segs.is_empty() {
                 w.diags.push(Diagnostic::error(
                     JsonPath::root().key("commands"),
-                    format!("command filter entry {entry:?} matches no command of `{}`", tool.name),
+                    format!(
+                        "command filter entry {entry:?} matches no command of `{}`",
+                        tool.name
+                    ),
                 ));
             }
         }
@@ -247,8 +262,12 @@ impl Walker<'_> {
                 Some(own) => effects.merged_with(own),
                 None => effects.clone(),
             };
-            let own_options =
-                self.params_of_level(&cmd.arguments, &cmd.options, &json.key("options"), OptionScope::Own);
+            let own_options = self.params_of_level(
+                &cmd.arguments,
+                &cmd.options,
+                &json.key("options"),
+                OptionScope::Own,
+            );
             if cmd.commands.is_empty() {
                 self.leaf(cmd, visible, json, levels, own_options, merged);
             } else {
@@ -271,7 +290,14 @@ impl Walker<'_> {
                 levels.push(inherited);
                 let children = json.key("commands");
                 for (child_name, child) in &cmd.commands {
-                    self.walk(child_name, child, visible, children.key(child_name), levels, &merged);
+                    self.walk(
+                        child_name,
+                        child,
+                        visible,
+                        children.key(child_name),
+                        levels,
+                        &merged,
+                    );
                 }
                 levels.pop();
             }
@@ -351,7 +377,9 @@ impl Walker<'_> {
             for p in level {
                 if let Some(winner) = taken.get(&p.name) {
                     if *winner != p.json_path
-                        && self.shadow_seen.insert((p.json_path.clone(), winner.clone()))
+                        && self
+                            .shadow_seen
+                            .insert((p.json_path.clone(), winner.clone()))
                     {
                         self.diags.push(Diagnostic::warning(
                             p.json_path.clone(),
@@ -397,7 +425,8 @@ impl Walker<'_> {
             let pname = names::param_name(&a.name);
             let path = args_path.index(i);
             if let Some((first, first_name)) = seen.get(&pname) {
-                self.diags.push(collision(&path, &a.name, &pname, first, first_name));
+                self.diags
+                    .push(collision(&path, &a.name, &pname, first, first_name));
             } else {
                 seen.insert(pname, (path, a.name.clone()));
             }
@@ -407,7 +436,8 @@ impl Walker<'_> {
             let path = options_path.index(i);
             let pname = names::param_name(&o.name);
             if let Some((first, first_name)) = seen.get(&pname) {
-                self.diags.push(collision(&path, &o.name, &pname, first, first_name));
+                self.diags
+                    .push(collision(&path, &o.name, &pname, first, first_name));
                 continue;
             }
             seen.insert(pname, (path.clone(), o.name.clone()));
@@ -462,7 +492,9 @@ impl Walker<'_> {
             let usable = f.len() >= 2
                 && f.starts_with('-')
                 && f != "--"
-                && !f.chars().any(|c| c == '=' || c.is_whitespace() || c.is_control());
+                && !f
+                    .chars()
+                    .any(|c| c == '=' || c.is_whitespace() || c.is_control());
             if !usable {
                 self.diags.push(Diagnostic::error(
                     path.key("flags").index(i),
@@ -534,7 +566,13 @@ impl Walker<'_> {
     }
 }
 
-fn collision(path: &JsonPath, name: &str, pname: &str, first: &JsonPath, first_name: &str) -> Diagnostic {
+fn collision(
+    path: &JsonPath,
+    name: &str,
+    pname: &str,
+    first: &JsonPath,
+    first_name: &str,
+) -> Diagnostic {
     Diagnostic::error(
         path.clone(),
         format!(

@@ -51,4 +51,20 @@ pub use validate::Mode;
 #[doc(hidden)]
 pub mod __private {
     pub use serde;
+
+    /// Deserialises `null` (OpenAI strict mode sends it for every unset parameter) as the
+    /// type's default.
+    pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+        T: serde::Deserialize<'de> + Default,
+    {
+        use serde::Deserialize;
+        Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+    }
+
+    /// `skip_serializing_if` for booleans that default to `false`.
+    pub fn is_false(value: &bool) -> bool {
+        !*value
+    }
 }

@@ -83,7 +83,9 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
             // this library, reported as an error rather than a panic.
             diags.push(Diagnostic::error(
                 JsonPath::root(),
-                format!("document passed validation but could not be read ({e}); please report this"),
+                format!(
+                    "document passed validation but could not be read ({e}); please report this"
+                ),
             ));
             Err(LoadError {
                 file: options.file.clone(),
@@ -187,7 +189,8 @@ pub fn read_text(path: &Path, options: &LoadOptions) -> Result<String, LoadError
         file: options.file.clone(),
         diagnostics: vec![Diagnostic::error(JsonPath::root(), message)],
     };
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?;
     String::from_utf8(bytes).map_err(|e| {
         fail(format!(
             "{} is not UTF-8 text (invalid byte at offset {})",

@@ -120,7 +120,16 @@ mod tests {
 
     #[test]
     fn every_output_is_valid() {
-        for raw in ["", "-", "--x", "a-b", "é", "x".repeat(70).as_str(), "9", "_"] {
+        for raw in [
+            "",
+            "-",
+            "--x",
+            "a-b",
+            "é",
+            "x".repeat(70).as_str(),
+            "9",
+            "_",
+        ] {
             assert!(is_valid_tool_name(&tool_name(raw, &["y"])), "{raw:?}");
             assert!(is_valid_param_name(&param_name(raw)), "{raw:?}");
         }

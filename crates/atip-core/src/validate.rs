@@ -389,7 +389,10 @@ impl Validator {
         self.require(
             m,
             &[
-                ("atip", "a version string like \"0.6\" or {\"version\": \"0.6\"}"),
+                (
+                    "atip",
+                    "a version string like \"0.6\" or {\"version\": \"0.6\"}",
+                ),
                 ("name", "a string"),
                 ("version", "a string"),
                 ("description", "a string"),
@@ -545,7 +548,10 @@ impl Validator {
         self.member(b, "platform", |v, x| {
             v.string(
                 x,
-                Str::Pattern(is_platform, "^(linux|darwin|windows)-(amd64|arm64|arm|386)$"),
+                Str::Pattern(
+                    is_platform,
+                    "^(linux|darwin|windows)-(amd64|arm64|arm|386)$",
+                ),
             )
         });
         self.unknown_members(b, &["hash", "name", "version", "platform"]);
@@ -967,8 +973,7 @@ fn is_version_04(s: &str) -> bool {
 
 fn is_tool_name(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
@@ -1093,17 +1098,27 @@ mod tests {
     #[test]
     fn small_matchers() {
         assert!(is_known_version("0.6") && is_known_version("0.1"));
-        assert!(!is_known_version("0.7") && !is_known_version("99.99") && !is_known_version("0.6 "));
+        assert!(
+            !is_known_version("0.7") && !is_known_version("99.99") && !is_known_version("0.6 ")
+        );
         assert!(is_duration("60s") && is_duration("10m") && !is_duration("5") && !is_duration("s"));
-        assert!(is_duration_range("1-5s") && !is_duration_range("5s") && !is_duration_range("fast"));
+        assert!(
+            is_duration_range("1-5s") && !is_duration_range("5s") && !is_duration_range("fast")
+        );
         assert!(is_env_var("GH_TOKEN") && !is_env_var("gh_token") && !is_env_var("1X"));
-        assert!(is_checksum("sha256:abcDEF09") && !is_checksum("SHA:ab") && !is_checksum("sha256:xyz"));
+        assert!(
+            is_checksum("sha256:abcDEF09") && !is_checksum("SHA:ab") && !is_checksum("sha256:xyz")
+        );
         assert!(is_sha256(&format!("sha256:{}", "a".repeat(64))));
         assert!(!is_sha256("sha256:a1b2c3d4e5f6g7h8"));
         assert!(is_platform("linux-amd64") && !is_platform("plan9-amd64"));
-        assert!(is_uri("https://cli.github.com") && is_uri("urn:isbn:1") && !is_uri("cli.github.com"));
+        assert!(
+            is_uri("https://cli.github.com") && is_uri("urn:isbn:1") && !is_uri("cli.github.com")
+        );
         assert!(!is_uri("https://a b"));
-        assert!(is_date_time("2026-01-15T00:00:00Z") && is_date_time("2026-01-15T10:30:00.5+01:00"));
+        assert!(
+            is_date_time("2026-01-15T00:00:00Z") && is_date_time("2026-01-15T10:30:00.5+01:00")
+        );
         assert!(!is_date_time("2026-01-15") && !is_date_time("2026-13-15T00:00:00Z"));
     }
 }

@@ -1,0 +1,270 @@
+//! The `build.rs` front-end.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use atip_core::{Diagnostic, JsonPath, LoadError, LoadOptions};
+
+use crate::{expand, Options};
+
+/// One metadata file to generate code for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    path: PathBuf,
+    commands: Option<Vec<String>>,
+    program: Option<String>,
+}
+
+impl Input {
+    /// A metadata file, relative to the package root (build scripts run there) or absolute.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Input {
+            path: path.into(),
+            commands: None,
+            program: None,
+        }
+    }
+
+    /// Keep only these command subtrees, e.g. `["pr", "repo delete"]`.
+    pub fn commands<I, S>(mut self, commands: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.commands = Some(commands.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Run this executable instead of the tool's `name`.
+    pub fn program(mut self, program: impl Into<String>) -> Self {
+        self.program = Some(program.into());
+        self
+    }
+}
+
+impl<P: Into<PathBuf>> From<P> for Input {
+    fn from(path: P) -> Self {
+        Input::new(path)
+    }
+}
+
+/// Generates typed modules from `build.rs`.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     atip_build::Builder::new()
+///         .input("atip/git.json")
+///         .input(atip_build::Input::new("atip/gh.json").commands(["pr", "repo delete"]))
+///         .generate_or_exit();
+/// }
+/// ```
+///
+/// and in the crate:
+///
+/// ```ignore
+/// mod git {
+///     include!(concat!(env!("OUT_DIR"), "/atip/git.rs"));
+/// }
+/// ```
+///
+/// Each input becomes `$OUT_DIR/atip/<tool>.rs`, formatted with prettyplease behind an
+/// `@generated` header, byte-identical to `atip gen`. Files are only rewritten when their
+/// content changes, and cargo is told to rerun the script when an input changes.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    inputs: Vec<Input>,
+    out_dir: Option<PathBuf>,
+    cargo_directives: Option<bool>,
+}
+
+/// One written module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// The tool's `name`.
+    pub tool: String,
+    /// The file written, `<out_dir>/atip/<tool>.rs`.
+    pub path: PathBuf,
+    /// Whether the file content changed (and was written).
+    pub changed: bool,
+    /// Warnings about the input, rendered `file:line:col: warning: $.path: message`.
+    pub warnings: Vec<String>,
+}
+
+/// Why generation failed: every error of every input.
+#[derive(Debug)]
+pub struct BuildError {
+    /// One entry per failing input.
+    pub errors: Vec<LoadError>,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl Builder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Builder::default()
+    }
+
+    /// Adds a metadata file (a path, or an [`Input`] with a command filter or program).
+    pub fn input(mut self, input: impl Into<Input>) -> Self {
+        self.inputs.push(input.into());
+        self
+    }
+
+    /// Writes under `dir` instead of `$OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed` and `cargo:warning` lines. Default: when
+    /// running in a build script (`OUT_DIR` is set).
+    pub fn cargo_directives(mut self, emit: bool) -> Self {
+        self.cargo_directives = Some(emit);
+        self
+    }
+
+    /// Generates every input and writes the changed modules.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] with the diagnostics of every input that failed (nothing is written
+    /// then), including two inputs for the same tool and an unset `OUT_DIR`.
+    pub fn generate(self) -> Result<Vec<Generated>, BuildError> {
+        let cargo = self
+            .cargo_directives
+            .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
+        let out_dir = match self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+        {
+            Some(d) => d.join("atip"),
+            None => return Err(single_error(
+                None,
+                "OUT_DIR is not set: call Builder::generate from build.rs or set Builder::out_dir"
+                    .to_owned(),
+            )),
+        };
+
+        let mut rendered: Vec<(String, String, Vec<String>)> = Vec::new();
+        let mut errors = Vec::new();
+        for input in &self.inputs {
+            let display = input.path.display().to_string();
+            if cargo {
+                println!("cargo:rerun-if-changed={display}");
+            }
+            let options = LoadOptions::strict().with_file(display.clone());
+            let text = match atip_core::load::read_text(&input.path, &options) {
+                Ok(t) => t,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            let gen_options = Options {
+                file: Some(display.clone()),
+                commands: input.commands.clone(),
+                program: input.program.clone(),
+            };
+            match expand(&text, &gen_options) {
+                Ok(exp) => {
+                    if rendered.iter().any(|(tool, _, _)| *tool == exp.tool) {
+                        errors.push(file_error(
+                            Some(display.clone()),
+                            format!(
+                                "another input also describes the tool `{}`; each tool is generated \
+                                 once, as atip/{}.rs",
+                                exp.tool, exp.tool
+                            ),
+                        ));
+                        continue;
+                    }
+                    let warnings = exp
+                        .warnings
+                        .iter()
+                        .map(|w| w.render(Some(&display)))
+                        .collect();
+                    let source = exp.to_source(&display);
+                    rendered.push((exp.tool, source, warnings));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(BuildError { errors });
+        }
+
+        let mut out = Vec::new();
+        for (tool, source, warnings) in rendered {
+            let path = out_dir.join(format!("{tool}.rs"));
+            let changed = write_if_changed(&path, &source).map_err(|e| {
+                single_error(
+                    Some(path.display().to_string()),
+                    format!("cannot write: {e}"),
+                )
+            })?;
+            if cargo {
+                for w in &warnings {
+                    println!("cargo:warning={w}");
+                }
+            }
+            out.push(Generated {
+                tool,
+                path,
+                changed,
+                warnings,
+            });
+        }
+        Ok(out)
+    }
+
+    /// [`Builder::generate`] for build scripts: on failure prints every diagnostic to stderr
+    /// and exits with status 1, which fails the build with the diagnostics shown.
+    pub fn generate_or_exit(self) -> Vec<Generated> {
+        match self.generate() {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+fn file_error(file: Option<String>, message: String) -> LoadError {
+    LoadError {
+        file,
+        diagnostics: vec![Diagnostic::error(JsonPath::root(), message)],
+    }
+}
+
+fn single_error(file: Option<String>, message: String) -> BuildError {
+    BuildError {
+        errors: vec![file_error(file, message)],
+    }
+}
+
+fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
+    if std::fs::read(path).ok().as_deref() == Some(content.as_bytes()) {
+        return Ok(false);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, content)?;
+    Ok(true)
+}

@@ -1,0 +1,931 @@
+//! The generator: a flattened [`Document`] → Rust items, as a `TokenStream`.
+//!
+//! Pure: no I/O, no environment, no hash-map iteration in the output. The macro, `build.rs`
+//! and `atip gen` all call [`generate`], so they emit the same code for the same input.
+//!
+//! For each flattened command (e.g. `gh pr create`) it emits:
+//!
+//! * `pub struct PrCreate` with one pub field per parameter (inherited and global options
+//!   included), serde derives using the provider parameter names, `new(…)` taking the
+//!   required parameters (arguments in declaration order, then required options) and a
+//!   chainable setter per optional parameter;
+//! * one `pub enum {Struct}{Param}` per enumeration parameter, its values kept verbatim;
+//! * `impl ::atip_runtime::Command` with `NAME`, `PROGRAM`, `PATH`, `EFFECTS`, `TRUST` and
+//!   `write_argv`.
+//!
+//! Then `pub enum Call` (one variant per command) and `pub const EFFECTS` (flattened name →
+//! merged effects).
+
+use atip_core::effects::{Cost, DurationHint, FilesystemEffects, Interactive, TextList};
+use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
+use atip_core::{Document, Effects, ParamType};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::docs::{doc_attrs, effects_summary};
+use crate::idents::{ident, snake, upper_camel, Scope};
+
+/// Settings for [`generate`] that are not part of the metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// The executable to run instead of the tool's `name` (e.g. `/usr/local/bin/gh`).
+    pub program: Option<String>,
+}
+
+/// Type names the generated module never uses for commands or enums: its own `Call`, the
+/// trait it implements and the standard prelude, so nothing shadows what users expect.
+const RESERVED_TYPES: &[&str] = &[
+    "Call",
+    "Self",
+    "Command",
+    "Effects",
+    "Option",
+    "Result",
+    "String",
+    "Vec",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Default",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Hash",
+    "AsRef",
+    "AsMut",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "FromIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "ToString",
+    "ToOwned",
+];
+
+/// Method names a setter must not take: the constructor and the methods of traits the
+/// structs implement (a same-named inherent method would shadow them).
+const RESERVED_METHODS: &[&str] = &[
+    "new",
+    "default",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "fmt",
+    "hash",
+    "serialize",
+    "deserialize",
+    "argv",
+    "try_argv",
+    "write_argv",
+    "to_invocation",
+    "into",
+    "from",
+    "to_owned",
+    "to_string",
+    "type_id",
+];
+
+struct CommandPlan<'a> {
+    cmd: &'a FlatCommand,
+    ty: Ident,
+    fields: Vec<FieldPlan<'a>>,
+}
+
+struct FieldPlan<'a> {
+    param: &'a FlatParam,
+    field: Ident,
+    setter: Ident,
+    /// The generated enum, when the parameter is an enumeration.
+    enum_ty: Option<EnumPlan>,
+}
+
+struct EnumPlan {
+    ty: Ident,
+    variants: Vec<(Ident, String)>,
+}
+
+/// How a parameter is held in its struct.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `bool`, `false` by default.
+    Flag,
+    /// `Vec<T>`.
+    List { required: bool },
+    /// `T`.
+    Required,
+    /// `Option<T>`.
+    Optional,
+}
+
+impl FieldPlan<'_> {
+    fn shape(&self) -> Shape {
+        let p = self.param;
+        if p.ty == ParamType::Boolean && self.enum_ty.is_none() {
+            Shape::Flag
+        } else if p.multiple {
+            Shape::List {
+                required: p.required,
+            }
+        } else if p.required {
+            Shape::Required
+        } else {
+            Shape::Optional
+        }
+    }
+
+    /// The type of one value.
+    fn value_ty(&self) -> TokenStream {
+        if let Some(e) = &self.enum_ty {
+            let ty = &e.ty;
+            return quote!(#ty);
+        }
+        match self.param.ty {
+            ParamType::Integer => quote!(i64),
+            ParamType::Number => quote!(f64),
+            ParamType::Boolean => quote!(bool),
+            ParamType::File | ParamType::Directory => quote!(::std::path::PathBuf),
+            ParamType::String | ParamType::Url | ParamType::Enum | ParamType::Array => {
+                quote!(::std::string::String)
+            }
+        }
+    }
+
+    /// Whether values convert with `Into` (strings and paths).
+    fn converts(&self) -> bool {
+        self.enum_ty.is_none()
+            && matches!(
+                self.param.ty,
+                ParamType::String
+                    | ParamType::Url
+                    | ParamType::Enum
+                    | ParamType::Array
+                    | ParamType::File
+                    | ParamType::Directory
+            )
+    }
+
+    fn field_ty(&self) -> TokenStream {
+        let v = self.value_ty();
+        match self.shape() {
+            Shape::Flag => quote!(bool),
+            Shape::List { .. } => quote!(::std::vec::Vec<#v>),
+            Shape::Required => v,
+            Shape::Optional => quote!(::core::option::Option<#v>),
+        }
+    }
+
+    /// The type a constructor or setter takes.
+    fn input_ty(&self) -> TokenStream {
+        let v = self.value_ty();
+        match (self.shape(), self.converts()) {
+            (Shape::Flag, _) => quote!(bool),
+            (Shape::List { .. }, true) => quote! {
+                impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<#v>>
+            },
+            (Shape::List { .. }, false) => quote!(impl ::core::iter::IntoIterator<Item = #v>),
+            (_, true) => quote!(impl ::core::convert::Into<#v>),
+            (_, false) => v,
+        }
+    }
+
+    /// Converts the input `var` to the field's value (without `Some`).
+    fn convert(&self, var: &Ident) -> TokenStream {
+        match (self.shape(), self.converts()) {
+            (Shape::List { .. }, true) => {
+                quote!(#var.into_iter().map(::core::convert::Into::into).collect())
+            }
+            (Shape::List { .. }, false) => quote!(#var.into_iter().collect()),
+            (Shape::Flag, _) | (_, false) => quote!(#var),
+            (_, true) => quote!(#var.into()),
+        }
+    }
+
+    /// `argv` argument for a value reference `v`.
+    fn arg_expr(&self, v: TokenStream) -> TokenStream {
+        if self.enum_ty.is_none() && self.param.ty == ParamType::Url {
+            quote!(&::atip_runtime::argv::Url(#v.as_str()))
+        } else {
+            v
+        }
+    }
+}
+
+/// Generates the items for `doc`. See the module documentation for what is emitted.
+pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
+    let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
+    let trust = match doc.tool.trust.as_ref().and_then(|t| t.source) {
+        Some(source) => {
+            let variant = format_ident!("{}", upper_camel(&[source.as_str()]).unwrap_or_default());
+            quote!(::core::option::Option::Some(::atip_runtime::TrustSource::#variant))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+
+    let plans = plan(doc);
+    let mut items = TokenStream::new();
+    for p in &plans {
+        items.extend(command_items(doc, p, program, &trust));
+    }
+    items.extend(call_enum(doc, &plans));
+    items
+}
+
+/// Assigns every Rust name, in declaration order, so the result is deterministic.
+fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
+    let mut types = Scope::with_reserved(RESERVED_TYPES);
+    let struct_names: Vec<Ident> = doc
+        .commands
+        .iter()
+        .map(|cmd| {
+            let base = if cmd.path.is_empty() {
+                upper_camel(&[doc.tool.name.as_str()])
+            } else {
+                upper_camel(&cmd.path)
+            }
+            .unwrap_or_else(|| "Unnamed".to_owned());
+            let base = if RESERVED_TYPES.contains(&base.as_str()) {
+                format!("{base}Command")
+            } else {
+                base
+            };
+            ident(&types.claim(&base, ""))
+        })
+        .collect();
+
+    doc.commands
+        .iter()
+        .zip(struct_names)
+        .map(|(cmd, ty)| {
+            let mut fields = Scope::default();
+            let mut methods = Scope::with_reserved(RESERVED_METHODS);
+            let plans = cmd
+                .params()
+                .map(|param| {
+                    let name = fields.claim(&snake(&param.declared_name), "_");
+                    let setter_base = if RESERVED_METHODS.contains(&name.as_str()) {
+                        format!("with_{name}")
+                    } else {
+                        name.clone()
+                    };
+                    let setter = ident(&methods.claim(&setter_base, "_"));
+                    let enum_ty = param.enum_values.as_ref().map(|values| {
+                        let base = format!(
+                            "{ty}{}",
+                            upper_camel(&[param.declared_name.as_str()])
+                                .map(|s| s.trim_start_matches('_').to_owned())
+                                .unwrap_or_else(|| "Value".to_owned())
+                        );
+                        let enum_name = ident(&types.claim(&base, ""));
+                        let mut variants = Scope::with_reserved(&["Self"]);
+                        let variants = values
+                            .iter()
+                            .map(|v| {
+                                let base = if v.is_empty() {
+                                    "Empty".to_owned()
+                                } else {
+                                    match upper_camel(&[v.as_str()]) {
+                                        Some(s) if s == "Self" => "SelfValue".to_owned(),
+                                        Some(s) => s,
+                                        None => "Value".to_owned(),
+                                    }
+                                };
+                                (ident(&variants.claim(&base, "")), v.clone())
+                            })
+                            .collect();
+                        EnumPlan {
+                            ty: enum_name,
+                            variants,
+                        }
+                    });
+                    FieldPlan {
+                        param,
+                        field: ident(&name),
+                        setter,
+                        enum_ty,
+                    }
+                })
+                .collect();
+            CommandPlan {
+                cmd,
+                ty,
+                fields: plans,
+            }
+        })
+        .collect()
+}
+
+fn command_items(
+    doc: &Document,
+    plan: &CommandPlan<'_>,
+    program: &str,
+    trust: &TokenStream,
+) -> TokenStream {
+    let cmd = plan.cmd;
+    let ty = &plan.ty;
+    let mut out = TokenStream::new();
+
+    // Enums first, so the struct reads top-down in the formatted file.
+    for f in &plan.fields {
+        if let Some(e) = &f.enum_ty {
+            out.extend(enum_items(doc, plan, f, e));
+        }
+    }
+
+    let invocation = std::iter::once(program.to_owned())
+        .chain(cmd.path.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut doc_text = cmd.description.clone();
+    doc_text.push_str(&format!(
+        "\n\nRuns `{invocation}`; tool name `{}`.\n\nEffects: {}.",
+        cmd.name,
+        effects_summary(&cmd.effects)
+    ));
+    let struct_doc = doc_attrs(&doc_text);
+
+    let fields = plan.fields.iter().map(|f| {
+        let field = &f.field;
+        let fty = f.field_ty();
+        let rename = Literal::string(&f.param.name);
+        let serde = match f.shape() {
+            Shape::Flag => quote! {
+                #[serde(rename = #rename, default,
+                    deserialize_with = "::atip_runtime::__private::null_as_default",
+                    skip_serializing_if = "::atip_runtime::__private::is_false")]
+            },
+            Shape::List { required: false } => quote! {
+                #[serde(rename = #rename, default,
+                    deserialize_with = "::atip_runtime::__private::null_as_default",
+                    skip_serializing_if = "::std::vec::Vec::is_empty")]
+            },
+            Shape::Optional => quote! {
+                #[serde(rename = #rename, default,
+                    skip_serializing_if = "::core::option::Option::is_none")]
+            },
+            Shape::Required | Shape::List { required: true } => quote!(#[serde(rename = #rename)]),
+        };
+        let docs = doc_attrs(&param_doc(f.param));
+        quote! {
+            #docs
+            #serde
+            pub #field: #fty,
+        }
+    });
+
+    // Constructor: arguments in declaration order, then required options (params() order).
+    let required: Vec<&FieldPlan<'_>> = plan
+        .fields
+        .iter()
+        .filter(|f| matches!(f.shape(), Shape::Required | Shape::List { required: true }))
+        .collect();
+    let ctor_params = required.iter().map(|f| {
+        let name = &f.field;
+        let ity = f.input_ty();
+        quote!(#name: #ity)
+    });
+    let inits = plan.fields.iter().map(|f| {
+        let field = &f.field;
+        match f.shape() {
+            Shape::Required | Shape::List { required: true } => {
+                let conv = f.convert(field);
+                quote!(#field: #conv)
+            }
+            Shape::Flag => quote!(#field: false),
+            Shape::List { required: false } => quote!(#field: ::std::vec::Vec::new()),
+            Shape::Optional => quote!(#field: ::core::option::Option::None),
+        }
+    });
+    let ctor_doc = if required.is_empty() {
+        "Creates the command with every optional parameter unset.".to_owned()
+    } else {
+        format!(
+            "Creates the command from its required parameters ({}); optional ones start unset.",
+            required
+                .iter()
+                .map(|f| format!("`{}`", f.param.declared_name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let ctor_doc = doc_attrs(&ctor_doc);
+
+    let setters = plan
+        .fields
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.shape(),
+                Shape::Flag | Shape::Optional | Shape::List { required: false }
+            )
+        })
+        .map(|f| {
+            let field = &f.field;
+            let setter = &f.setter;
+            let value = format_ident!("value");
+            let ity = f.input_ty();
+            let conv = f.convert(&value);
+            let assign = match f.shape() {
+                Shape::Optional => quote!(self.#field = ::core::option::Option::Some(#conv);),
+                _ => quote!(self.#field = #conv;),
+            };
+            let docs = doc_attrs(&format!(
+                "Sets `{}`{}: {}",
+                f.param.declared_name,
+                match f.param.flag() {
+                    Some(flag) => format!(" (`{}`)", flag.text),
+                    None => String::new(),
+                },
+                f.param.description
+            ));
+            quote! {
+                #docs
+                #[must_use]
+                pub fn #setter(mut self, #value: #ity) -> Self {
+                    #assign
+                    self
+                }
+            }
+        });
+
+    let default_impl = if required.is_empty() {
+        quote! {
+            impl ::core::default::Default for #ty {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+
+    let name = Literal::string(&cmd.name);
+    let program = Literal::string(program);
+    let path = cmd.path.iter().map(|s| Literal::string(s));
+    let effects = effects_tokens(&cmd.effects);
+    let argv = write_argv(plan);
+
+    out.extend(quote! {
+        #struct_doc
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::atip_runtime::__private::serde::Serialize,
+            ::atip_runtime::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+        pub struct #ty {
+            #(#fields)*
+        }
+
+        #[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+        impl #ty {
+            #ctor_doc
+            pub fn new(#(#ctor_params),*) -> Self {
+                Self { #(#inits),* }
+            }
+
+            #(#setters)*
+        }
+
+        #default_impl
+
+        impl ::atip_runtime::Command for #ty {
+            const NAME: &'static str = #name;
+            const PROGRAM: &'static str = #program;
+            const PATH: &'static [&'static str] = &[#(#path),*];
+            const EFFECTS: ::atip_runtime::Effects = #effects;
+            const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = #trust;
+
+            fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+                #argv
+            }
+        }
+    });
+    out
+}
+
+/// The body of `write_argv`: global options, path, other options, positionals.
+fn write_argv(plan: &CommandPlan<'_>) -> TokenStream {
+    let mut globals = TokenStream::new();
+    let mut options = TokenStream::new();
+    let mut positionals = TokenStream::new();
+    for f in &plan.fields {
+        let field = &f.field;
+        let stmt = match &f.param.kind {
+            ParamKind::Option { flag, scope } => {
+                let text = Literal::string(&flag.text);
+                let method = if flag.attached {
+                    format_ident!("long")
+                } else {
+                    format_ident!("short")
+                };
+                let stmt = match f.shape() {
+                    Shape::Flag => quote! {
+                        if self.#field {
+                            argv.flag(#text);
+                        }
+                    },
+                    Shape::Required => {
+                        let v = f.arg_expr(quote!(&self.#field));
+                        quote!(argv.#method(#text, #v);)
+                    }
+                    Shape::Optional => {
+                        let v = f.arg_expr(quote!(value));
+                        quote! {
+                            if let ::core::option::Option::Some(value) = &self.#field {
+                                argv.#method(#text, #v);
+                            }
+                        }
+                    }
+                    Shape::List { required } => {
+                        let v = f.arg_expr(quote!(value));
+                        let check = required
+                            .then(|| quote!(argv.require_values(#text, self.#field.len());));
+                        quote! {
+                            #check
+                            for value in &self.#field {
+                                argv.#method(#text, #v);
+                            }
+                        }
+                    }
+                };
+                if *scope == OptionScope::Global {
+                    globals.extend(stmt);
+                    continue;
+                }
+                stmt
+            }
+            ParamKind::Argument => {
+                let name = Literal::string(&f.param.declared_name);
+                match f.shape() {
+                    Shape::Flag => quote! {
+                        argv.positional(#name, if self.#field { "true" } else { "false" });
+                    },
+                    Shape::Required => {
+                        let v = f.arg_expr(quote!(&self.#field));
+                        quote!(argv.positional(#name, #v);)
+                    }
+                    Shape::Optional => {
+                        let v = f.arg_expr(quote!(value));
+                        quote! {
+                            if let ::core::option::Option::Some(value) = &self.#field {
+                                argv.positional(#name, #v);
+                            }
+                        }
+                    }
+                    Shape::List { required } => {
+                        let v = f.arg_expr(quote!(value));
+                        let check = required
+                            .then(|| quote!(argv.require_values(#name, self.#field.len());));
+                        quote! {
+                            #check
+                            for value in &self.#field {
+                                argv.positional(#name, #v);
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        if matches!(f.param.kind, ParamKind::Argument) {
+            positionals.extend(stmt);
+        } else {
+            options.extend(stmt);
+        }
+    }
+    quote! {
+        #globals
+        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        #options
+        #positionals
+    }
+}
+
+fn enum_items(
+    doc: &Document,
+    plan: &CommandPlan<'_>,
+    f: &FieldPlan<'_>,
+    e: &EnumPlan,
+) -> TokenStream {
+    let ty = &e.ty;
+    let what = match f.param.flag() {
+        Some(flag) => format!("`{}`", flag.text),
+        None => format!("argument `{}`", f.param.declared_name),
+    };
+    let invocation = std::iter::once(doc.tool.name.as_str())
+        .chain(plan.cmd.path.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let enum_doc = doc_attrs(&format!("Values of {what} of `{invocation}`."));
+    let variants = e.variants.iter().map(|(v, text)| {
+        let lit = Literal::string(text);
+        let docs = doc_attrs(&format!("`{text}`"));
+        quote! {
+            #docs
+            #[serde(rename = #lit)]
+            #v,
+        }
+    });
+    let arms = e.variants.iter().map(|(v, text)| {
+        let lit = Literal::string(text);
+        quote!(Self::#v => #lit,)
+    });
+    quote! {
+        #enum_doc
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash,
+            ::atip_runtime::__private::serde::Serialize,
+            ::atip_runtime::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::atip_runtime::__private::serde")]
+        #[allow(clippy::upper_case_acronyms)]
+        pub enum #ty {
+            #(#variants)*
+        }
+
+        impl #ty {
+            /// The value exactly as the tool expects it.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    #(#arms)*
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::atip_runtime::ArgValue for #ty {
+            fn to_arg(
+                &self,
+            ) -> ::core::result::Result<
+                ::std::borrow::Cow<'_, ::std::ffi::OsStr>,
+                ::atip_runtime::argv::ValueProblem,
+            > {
+                ::core::result::Result::Ok(::std::borrow::Cow::Borrowed(::std::ffi::OsStr::new(
+                    self.as_str(),
+                )))
+            }
+        }
+    }
+}
+
+fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
+    let tool = &doc.tool.name;
+    let call_doc = doc_attrs(&format!(
+        "A call of any command of `{tool}`: one variant per command, for typed dispatch."
+    ));
+    let variants = plans.iter().map(|p| {
+        let ty = &p.ty;
+        let docs = doc_attrs(&format!("`{}`", p.cmd.name));
+        quote! {
+            #docs
+            #ty(#ty),
+        }
+    });
+    let names = plans.iter().map(|p| Literal::string(&p.cmd.name));
+    let tys: Vec<&Ident> = plans.iter().map(|p| &p.ty).collect();
+    let table = tys.iter().map(|ty| {
+        quote! {
+            (<#ty as ::atip_runtime::Command>::NAME, <#ty as ::atip_runtime::Command>::EFFECTS),
+        }
+    });
+    let froms = tys.iter().map(|ty| {
+        quote! {
+            impl ::core::convert::From<#ty> for Call {
+                fn from(command: #ty) -> Self {
+                    Call::#ty(command)
+                }
+            }
+        }
+    });
+    let table_doc = doc_attrs(&format!(
+        "Merged effects of every command of `{tool}`, by flattened name, in declaration order."
+    ));
+    quote! {
+        #call_doc
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
+        #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+        pub enum Call {
+            #(#variants)*
+        }
+
+        impl Call {
+            /// Flattened names of every command, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[#(#names),*];
+
+            /// The flattened name of the called command.
+            pub fn name(&self) -> &'static str {
+                match *self {
+                    #(Call::#tys(_) => <#tys as ::atip_runtime::Command>::NAME,)*
+                }
+            }
+
+            /// The merged effects of the called command.
+            pub fn effects(&self) -> ::atip_runtime::Effects {
+                match *self {
+                    #(Call::#tys(_) => <#tys as ::atip_runtime::Command>::EFFECTS,)*
+                }
+            }
+
+            /// The argv, program first, unchecked (see `Command::argv`).
+            pub fn argv(&self) -> ::std::vec::Vec<::std::ffi::OsString> {
+                match self {
+                    #(Call::#tys(command) => ::atip_runtime::Command::argv(command),)*
+                }
+            }
+
+            /// The argv, program first, with every value checked (see `Command::try_argv`).
+            pub fn try_argv(
+                &self,
+            ) -> ::core::result::Result<::std::vec::Vec<::std::ffi::OsString>, ::atip_runtime::ArgvError> {
+                match self {
+                    #(Call::#tys(command) => ::atip_runtime::Command::try_argv(command),)*
+                }
+            }
+        }
+
+        impl ::atip_runtime::ToInvocation for Call {
+            fn to_invocation(
+                &self,
+            ) -> ::core::result::Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
+                match self {
+                    #(Call::#tys(command) => ::atip_runtime::ToInvocation::to_invocation(command),)*
+                }
+            }
+        }
+
+        #(#froms)*
+
+        #table_doc
+        pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[#(#table)*];
+    }
+}
+
+fn param_doc(p: &FlatParam) -> String {
+    let mut text = p.description.clone();
+    let mut notes: Vec<String> = Vec::new();
+    match &p.kind {
+        ParamKind::Argument => notes.push("Positional argument.".to_owned()),
+        ParamKind::Option { flag, scope } => {
+            let from = match scope {
+                OptionScope::Global => " (global option)",
+                OptionScope::Inherited => " (inherited)",
+                OptionScope::Own => "",
+            };
+            notes.push(format!("Flag `{}`{from}.", flag.text));
+        }
+    }
+    if let Some(default) = &p.default {
+        notes.push(format!("Tool default: `{}`.", compact(default)));
+    }
+    if let Some(var) = &p.env_var {
+        notes.push(format!("Environment variable: `{var}`."));
+    }
+    if !p.listed_values.is_empty() {
+        notes.push(format!("Allowed values: {}.", p.listed_values.join(", ")));
+    }
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&notes.join(" "));
+    text
+}
+
+fn compact(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+// ----- effects as a const expression ------------------------------------------------------
+
+fn effects_tokens(e: &Effects) -> TokenStream {
+    let mut t = quote!(::atip_runtime::Effects::UNKNOWN);
+    if let Some(fs) = &e.filesystem {
+        let fs = filesystem_tokens(fs);
+        t.extend(quote!(.with_filesystem(#fs)));
+    }
+    for (method, value) in [
+        ("with_network", e.network),
+        ("with_subprocess", e.subprocess),
+        ("with_idempotent", e.idempotent),
+        ("with_reversible", e.reversible),
+        ("with_destructive", e.destructive),
+    ] {
+        if let Some(v) = value {
+            let m = format_ident!("{method}");
+            t.extend(quote!(.#m(#v)));
+        }
+    }
+    for (method, value) in [
+        ("with_creates", &e.creates),
+        ("with_modifies", &e.modifies),
+        ("with_deletes", &e.deletes),
+    ] {
+        if let Some(list) = value {
+            let m = format_ident!("{method}");
+            let l = list_tokens(list);
+            t.extend(quote!(.#m(#l)));
+        }
+    }
+    if let Some(i) = &e.interactive {
+        let i = interactive_tokens(i);
+        t.extend(quote!(.with_interactive(#i)));
+    }
+    if let Some(c) = &e.cost {
+        let c = cost_tokens(c);
+        t.extend(quote!(.with_cost(#c)));
+    }
+    if let Some(d) = &e.duration {
+        let d = duration_tokens(d);
+        t.extend(quote!(.with_duration(#d)));
+    }
+    t
+}
+
+fn opt<T>(v: Option<T>, f: impl FnOnce(T) -> TokenStream) -> TokenStream {
+    match v {
+        Some(v) => {
+            let inner = f(v);
+            quote!(::core::option::Option::Some(#inner))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn list_tokens(list: &TextList) -> TokenStream {
+    let items = list.iter().map(|s| Literal::string(s));
+    quote!(::std::borrow::Cow::Borrowed(&[#(::std::borrow::Cow::Borrowed(#items)),*]))
+}
+
+fn text_tokens(s: &str) -> TokenStream {
+    let lit = Literal::string(s);
+    quote!(::std::borrow::Cow::Borrowed(#lit))
+}
+
+fn filesystem_tokens(fs: &FilesystemEffects) -> TokenStream {
+    let read = opt(fs.read, |b| quote!(#b));
+    let write = opt(fs.write, |b| quote!(#b));
+    let delete = opt(fs.delete, |b| quote!(#b));
+    let paths = opt(fs.paths.as_ref(), list_tokens);
+    quote! {
+        ::atip_runtime::FilesystemEffects { read: #read, write: #write, delete: #delete, paths: #paths }
+    }
+}
+
+fn interactive_tokens(i: &Interactive) -> TokenStream {
+    let stdin = opt(i.stdin, |m| {
+        let v = format_ident!("{}", upper_camel(&[m.as_str()]).unwrap_or_default());
+        quote!(::atip_runtime::StdinMode::#v)
+    });
+    let prompts = opt(i.prompts, |b| quote!(#b));
+    let tty = opt(i.tty, |b| quote!(#b));
+    quote!(::atip_runtime::Interactive { stdin: #stdin, prompts: #prompts, tty: #tty })
+}
+
+fn cost_tokens(c: &Cost) -> TokenStream {
+    let estimate = opt(c.estimate, |e| {
+        let v = format_ident!("{}", upper_camel(&[e.as_str()]).unwrap_or_default());
+        quote!(::atip_runtime::CostEstimate::#v)
+    });
+    let billable = opt(c.billable, |b| quote!(#b));
+    quote!(::atip_runtime::Cost { estimate: #estimate, billable: #billable })
+}
+
+fn duration_tokens(d: &DurationHint) -> TokenStream {
+    let typical = opt(d.typical.as_deref(), text_tokens);
+    let timeout = opt(d.timeout.as_deref(), text_tokens);
+    quote!(::atip_runtime::DurationHint { typical: #typical, timeout: #timeout })
+}

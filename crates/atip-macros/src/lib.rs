@@ -1,0 +1,168 @@
+//! `include_atip!`: typed Rust commands from ATIP metadata, generated at compile time.
+//!
+//! Use it through `atip-runtime`, which re-exports it and provides every item the generated
+//! code refers to:
+//!
+//! ```ignore
+//! mod gh {
+//!     atip_runtime::include_atip!("atip/gh.json", commands = ["pr", "repo delete"]);
+//! }
+//! ```
+//!
+//! The path is relative to the package root (`CARGO_MANIFEST_DIR`). Options, after the path:
+//!
+//! * `commands = ["pr", "repo delete"]` keeps only those command subtrees (segments
+//!   separated by spaces, as typed on the command line);
+//! * `program = "/usr/local/bin/gh"` runs that executable instead of the tool's `name`.
+//!
+//! The expansion is the same code `atip gen` prints and `atip_build::Builder` writes. Cargo
+//! rebuilds the crate when the metadata file changes. Every error in the metadata becomes a
+//! compile error on the path literal, as `file:line:col: $.json.path: message`. Warnings are
+//! not shown by the macro (stable Rust has no API for it): run `atip check FILE` to see them.
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use proc_macro::TokenStream;
+use proc_macro2::Span;
+use quote::quote;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{bracketed, Ident, LitStr, Token};
+
+struct Args {
+    path: LitStr,
+    commands: Option<Vec<String>>,
+    program: Option<String>,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if input.is_empty() {
+            return Err(input
+                .error("expected the path of an ATIP JSON file: include_atip!(\"atip/gh.json\")"));
+        }
+        let path: LitStr = input.parse()?;
+        let mut commands = None;
+        let mut program = None;
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            match key.to_string().as_str() {
+                "commands" if commands.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+                    commands = Some(list.iter().map(LitStr::value).collect());
+                }
+                "program" if program.is_none() => {
+                    program = Some(input.parse::<LitStr>()?.value());
+                }
+                "commands" | "program" => {
+                    return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")))
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "unknown option `{other}`: expected `commands = [\"pr\", \"repo delete\"]` \
+                             or `program = \"/path/to/tool\"`"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(Args {
+            path,
+            commands,
+            program,
+        })
+    }
+}
+
+/// Expands to typed commands generated from an ATIP metadata file: for each command a struct
+/// with a constructor and setters implementing `atip_runtime::Command`, an enum per
+/// enumeration parameter, `Call` and `EFFECTS`. See the crate documentation for options.
+#[proc_macro]
+pub fn include_atip(input: TokenStream) -> TokenStream {
+    let args = syn::parse_macro_input!(input as Args);
+    expand(args).into()
+}
+
+fn expand(args: Args) -> proc_macro2::TokenStream {
+    let span = args.path.span();
+    let written = args.path.value();
+    let full = match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => PathBuf::from(dir).join(&written),
+        None => PathBuf::from(&written),
+    };
+    let text = match std::fs::read(&full) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                return error(
+                    span,
+                    &format!(
+                        "{written}: not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                    Some(&full),
+                )
+            }
+        },
+        Err(e) => {
+            return error(
+                span,
+                &format!(
+                    "cannot read {written} (looked for {}): {e}; the path is relative to the \
+                     package root (CARGO_MANIFEST_DIR)",
+                    full.display()
+                ),
+                None,
+            )
+        }
+    };
+    let options = atip_build::Options {
+        file: Some(written.clone()),
+        commands: args.commands,
+        program: args.program,
+    };
+    match atip_build::expand(&text, &options) {
+        Ok(expansion) => {
+            let track = track(&full);
+            let items = expansion.tokens;
+            quote! {
+                #track
+                #items
+            }
+        }
+        Err(e) => {
+            let mut out = track(&full);
+            for d in e.errors() {
+                let msg = d.render(Some(&written));
+                out.extend(quote::quote_spanned!(span=> ::core::compile_error!(#msg);));
+            }
+            out
+        }
+    }
+}
+
+/// Makes cargo rebuild when the metadata file changes.
+fn track(full: &Path) -> proc_macro2::TokenStream {
+    match full.to_str() {
+        Some(p) => quote!(
+            const _: &[u8] = ::core::include_bytes!(#p);
+        ),
+        None => proc_macro2::TokenStream::new(),
+    }
+}
+
+fn error(span: Span, message: &str, track_path: Option<&Path>) -> proc_macro2::TokenStream {
+    let mut out = track_path.map(track).unwrap_or_default();
+    out.extend(syn::Error::new(span, message).to_compile_error());
+    out
+}

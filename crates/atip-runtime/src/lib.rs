@@ -1,0 +1,42 @@
+//! Use command-line tools as LLM tools, typed.
+//!
+//! Tools describe themselves with ATIP metadata (`tool --agent` prints JSON: subcommands,
+//! arguments, options, side effects, trust). [`include_atip!`] turns that metadata into typed
+//! Rust at build time — a struct per command whose constructor makes a wrong call a compile
+//! error, `const` effects, a `Call` enum — and this crate runs those commands: it builds the
+//! argv without a shell, gates the call on a [`Policy`] derived from the effects, and executes
+//! it with tokio under a timeout and an output cap.
+//!
+//! ```ignore
+//! mod git {
+//!     atip_runtime::include_atip!("atip/git.json");
+//! }
+//!
+//! # async fn demo() -> Result<(), atip_runtime::RunError> {
+//! use atip_runtime::{Command, Runner};
+//! let log = git::Log::new().oneline(true).max_count(5);
+//! assert_eq!(log.argv(), ["git", "log", "--oneline", "--max-count=5"]);
+//! let out = Runner::new().run(&log).await?;
+//! println!("{}", out.stdout_lossy());
+//! # Ok(()) }
+//! ```
+//!
+//! Everything the generator does at build time is also available at run time for metadata
+//! discovered while running ([`Document::parse`], [`flatten`]), through the same functions.
+//!
+//! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
+//! [`Runner`] on tokio.
+#![deny(missing_docs)]
+
+pub use atip_core::*;
+
+#[cfg(feature = "macros")]
+pub use atip_macros::include_atip;
+
+pub mod policy;
+pub use policy::{Decision, Policy, Reason, ReasonCode};
+
+#[cfg(feature = "exec")]
+pub mod exec;
+#[cfg(feature = "exec")]
+pub use exec::{Confirm, ConfirmationRequest, ExitStatus, Output, RunError, Runner};

@@ -1,0 +1,135 @@
+//! The main example: drive a real git repository with typed, compile-time-checked commands.
+//!
+//! Run from the repository root with `cargo run -p atip-examples`.
+//!
+//! It creates a temporary repository, then: `git init`, writes a file, `git add`,
+//! `git commit` (with an identity passed through `-c`, since a fresh machine has none),
+//! `git log`, `wc -l` on the file; finally it shows the policy refusing `git clean`
+//! (declared destructive) until a person confirms, and then running it.
+
+use std::error::Error;
+use std::ffi::OsString;
+use std::time::Duration;
+
+use atip_runtime::{Command, Output, RunError, Runner};
+
+mod git {
+    //! Typed commands generated from `examples/atip/git.json`.
+    atip_runtime::include_atip!("atip/git.json");
+}
+
+mod wc {
+    //! Typed commands generated from `examples/atip/wc.json`.
+    atip_runtime::include_atip!("atip/wc.json");
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn Error>> {
+    let dir = tempfile::Builder::new().prefix("atip-example-").tempdir()?;
+    let repo = dir.path();
+    println!("# temporary repository: {}\n", repo.display());
+
+    // No shell anywhere: each typed call becomes an argv that runs as is.
+    let runner = Runner::new().timeout(Duration::from_secs(20));
+    // Git needs an identity to commit; a fresh machine has none, so pass one for this
+    // invocation only (`git -c user.name=… -c user.email=… commit …`).
+    let identity = [
+        "user.name=atip example",
+        "user.email=atip-example@example.invalid",
+    ];
+
+    show(
+        &git::Init::new().chdir(repo).initial_branch("main"),
+        &runner,
+    )
+    .await?;
+    std::fs::write(repo.join("hello.txt"), "hello from atip\nsecond line\n")?;
+    show(&git::Add::new(["hello.txt"]).chdir(repo), &runner).await?;
+    show(
+        &git::Commit::new("Add hello.txt")
+            .chdir(repo)
+            .config(identity),
+        &runner,
+    )
+    .await?;
+    show(
+        &git::Log::new().chdir(repo).oneline(true).max_count(5),
+        &runner,
+    )
+    .await?;
+    show(&wc::Wc::new([repo.join("hello.txt")]).lines(true), &runner).await?;
+
+    // An untracked file, and a destructive command to delete it.
+    let scratch = repo.join("scratch.tmp");
+    std::fs::write(&scratch, "temporary\n")?;
+    show(&git::Status::new().chdir(repo).short(true), &runner).await?;
+    let clean = git::Clean::new().chdir(repo).force(true);
+    println!("$ {}", shown(&clean.argv()));
+    match runner.run(&clean).await {
+        Err(RunError::NeedsConfirmation(request)) => {
+            println!("refused by policy: {request}");
+            for reason in &request.reasons {
+                println!("  reason [{}]: {}", reason.code.as_str(), reason.message);
+            }
+            println!(
+                "  effects: {}",
+                serde_json_effects(&request.invocation.effects)
+            );
+        }
+        other => return Err(format!("git clean should need confirmation, got {other:?}").into()),
+    }
+    if !scratch.exists() {
+        return Err("the refused git clean must not have deleted anything".into());
+    }
+    println!("  {} is still there\n", scratch.display());
+
+    // A person said yes: the caller passes that on explicitly.
+    println!("# after a person confirms:");
+    let out = runner.run_confirmed(&clean).await?;
+    print_output(&out);
+    if scratch.exists() || !out.success() {
+        return Err("confirmed git clean should have deleted scratch.tmp".into());
+    }
+    println!("  {} is gone", scratch.display());
+    Ok(())
+}
+
+/// Prints the argv, runs the command through the policy gate and prints the result; a
+/// non-zero exit is an error.
+async fn show<C: Command>(command: &C, runner: &Runner) -> Result<Output, Box<dyn Error>> {
+    println!("$ {}", shown(&command.argv()));
+    let out = runner.run(command).await?;
+    print_output(&out);
+    if !out.success() {
+        return Err(format!("{} failed: {}", C::NAME, out.status).into());
+    }
+    Ok(out)
+}
+
+fn print_output(out: &Output) {
+    for line in out.stdout_lossy().lines() {
+        println!("  {line}");
+    }
+    for line in out.stderr_lossy().lines() {
+        println!("  (stderr) {line}");
+    }
+    println!("  [{} in {} ms]\n", out.status, out.duration.as_millis());
+}
+
+fn shown(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|a| {
+            let a = a.to_string_lossy();
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.into_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn serde_json_effects(effects: &atip_runtime::Effects) -> String {
+    serde_json::to_string(effects).unwrap_or_default()
+}
