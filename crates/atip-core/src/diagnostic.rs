@@ -197,7 +197,8 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Fills in [`Diagnostic::location`] for every diagnostic whose JSON path can be found in
-/// `text`. The path's value is located; for a missing member, the object that lacks it.
+/// `text` (the path's value; for a missing member, the object that lacks it), then orders
+/// them by location.
 pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
     if diagnostics.iter().all(|d| d.location.is_some()) {
         return;
@@ -216,6 +217,15 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
         let offset = find_offset(root, &d.path.0);
         d.location = Some(index.location(text, offset));
     }
+    sort_by_location(diagnostics);
+}
+
+/// Orders diagnostics by line and column (stable; unlocated ones last).
+pub fn sort_by_location(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by_key(|d| {
+        d.location
+            .map_or((usize::MAX, usize::MAX), |l| (l.line, l.column))
+    });
 }
 
 /// Byte offset of the deepest node along `path` that exists.
@@ -302,15 +312,10 @@ mod tests {
             Diagnostic::error(JsonPath::root().key("a").key("missing"), "y"),
         ];
         locate(text, &mut ds);
-        assert_eq!(
-            ds[0].location,
-            Some(Location {
-                line: 3,
-                column: 20
-            })
-        );
-        // The missing member is reported at the object that lacks it.
-        assert_eq!(ds[1].location, Some(Location { line: 2, column: 8 }));
+        // Sorted by location: the missing member is reported at the object that lacks it.
+        assert_eq!(ds[0].message, "y");
+        assert_eq!(ds[0].location, Some(Location { line: 2, column: 8 }));
+        assert_eq!(ds[1].location, Some(Location { line: 3, column: 20 }));
     }
 
     #[test]

@@ -240,7 +240,8 @@ struct Walker<'a> {
     out: Vec<FlatCommand>,
     names: HashMap<String, JsonPath>,
     diags: Vec<Diagnostic>,
-    shadow_seen: HashSet<(JsonPath, JsonPath)>,
+    /// Shadowed options already reported (each is reported once, with its first shadower).
+    shadow_seen: HashSet<JsonPath>,
 }
 
 impl Walker<'_> {
@@ -376,11 +377,7 @@ impl Walker<'_> {
             let mut kept = Vec::new();
             for p in level {
                 if let Some(winner) = taken.get(&p.name) {
-                    if *winner != p.json_path
-                        && self
-                            .shadow_seen
-                            .insert((p.json_path.clone(), winner.clone()))
-                    {
+                    if *winner != p.json_path && self.shadow_seen.insert(p.json_path.clone()) {
                         self.diags.push(Diagnostic::warning(
                             p.json_path.clone(),
                             format!(

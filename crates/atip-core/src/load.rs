@@ -142,6 +142,7 @@ impl Document {
                 let mut extra = flat.warnings;
                 locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut extra);
                 warnings.extend(extra);
+                crate::diagnostic::sort_by_location(&mut warnings);
                 Ok(Document {
                     tool: loaded.tool,
                     commands: flat.commands,
@@ -151,6 +152,7 @@ impl Document {
             Err(mut diags) => {
                 locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut diags);
                 warnings.extend(diags);
+                crate::diagnostic::sort_by_location(&mut warnings);
                 Err(LoadError {
                     file: options.file.clone(),
                     diagnostics: warnings,

@@ -359,23 +359,42 @@ impl Validator {
         }
     }
 
-    /// An array of descriptive items: in lenient mode invalid items are dropped one by one.
-    fn descriptive_items(&mut self, value: &mut Value, check: impl Fn(&mut Self, &mut Value)) {
-        let Some(items) = self.array(value) else {
-            return;
-        };
-        let mut keep = Vec::with_capacity(items.len());
-        for (i, item) in items.iter_mut().enumerate() {
-            let bad = if self.mode == Mode::Lenient {
-                self.in_index(i, |v| v.soft(" (item ignored)", |v| check(v, item)))
-            } else {
-                self.in_index(i, |v| check(v, item));
-                false
+    /// A descriptive array member: in lenient mode, invalid items are dropped one by one, and
+    /// the member itself when it is not an array.
+    fn descriptive_list(
+        &mut self,
+        m: &mut Map<String, Value>,
+        key: &str,
+        check: impl Fn(&mut Self, &mut Value),
+    ) {
+        let Some(value) = m.get_mut(key) else { return };
+        let lenient = self.mode == Mode::Lenient;
+        let drop_all = self.in_key(key, |v| {
+            if lenient && !value.is_array() {
+                return v.soft(" (value ignored)", |v| {
+                    v.array(value);
+                });
+            }
+            let Some(items) = v.array(value) else {
+                return false;
             };
-            keep.push(!bad);
+            let mut keep = Vec::with_capacity(items.len());
+            for (i, item) in items.iter_mut().enumerate() {
+                let bad = if lenient {
+                    v.in_index(i, |v| v.soft(" (item ignored)", |v| check(v, item)))
+                } else {
+                    v.in_index(i, |v| check(v, item));
+                    false
+                };
+                keep.push(!bad);
+            }
+            let mut flags = keep.into_iter();
+            items.retain(|_| flags.next().unwrap_or(true));
+            false
+        });
+        if drop_all {
+            m.remove(key);
         }
-        let mut flags = keep.into_iter();
-        items.retain(|_| flags.next().unwrap_or(true));
     }
 
     // ----- the document ----------------------------------------------------------------
@@ -463,7 +482,7 @@ impl Validator {
         });
         self.member(m, "authentication", Self::authentication);
         self.member(m, "effects", Self::effects);
-        self.descriptive(m, "patterns", |v, x| v.descriptive_items(x, Self::pattern));
+        self.descriptive_list(m, "patterns", Self::pattern);
         let known = [
             "atip",
             "binary",
@@ -666,9 +685,7 @@ impl Validator {
         });
         self.member(c, "commands", Self::commands);
         self.member(c, "effects", Self::effects);
-        self.descriptive(c, "examples", |v, x| {
-            v.descriptive_items(x, |v, item| v.string(item, Str::Any))
-        });
+        self.descriptive_list(c, "examples", |v, item| v.string(item, Str::Any));
         self.unknown_members(
             c,
             &[
