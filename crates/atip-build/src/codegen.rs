@@ -760,8 +760,8 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
 
             /// The argv, program first, unchecked (see `Command::argv`).
             pub fn argv(&self) -> ::std::vec::Vec<::std::ffi::OsString> {
-                match self {
-                    #(Call::#tys(command) => ::atip_runtime::Command::argv(command),)*
+                match *self {
+                    #(Call::#tys(ref command) => ::atip_runtime::Command::argv(command),)*
                 }
             }
 
@@ -769,8 +769,8 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             pub fn try_argv(
                 &self,
             ) -> ::core::result::Result<::std::vec::Vec<::std::ffi::OsString>, ::atip_runtime::ArgvError> {
-                match self {
-                    #(Call::#tys(command) => ::atip_runtime::Command::try_argv(command),)*
+                match *self {
+                    #(Call::#tys(ref command) => ::atip_runtime::Command::try_argv(command),)*
                 }
             }
         }
@@ -779,8 +779,8 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             fn to_invocation(
                 &self,
             ) -> ::core::result::Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
-                match self {
-                    #(Call::#tys(command) => ::atip_runtime::ToInvocation::to_invocation(command),)*
+                match *self {
+                    #(Call::#tys(ref command) => ::atip_runtime::ToInvocation::to_invocation(command),)*
                 }
             }
         }

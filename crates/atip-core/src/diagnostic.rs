@@ -315,7 +315,13 @@ mod tests {
         // Sorted by location: the missing member is reported at the object that lacks it.
         assert_eq!(ds[0].message, "y");
         assert_eq!(ds[0].location, Some(Location { line: 2, column: 8 }));
-        assert_eq!(ds[1].location, Some(Location { line: 3, column: 20 }));
+        assert_eq!(
+            ds[1].location,
+            Some(Location {
+                line: 3,
+                column: 20
+            })
+        );
     }
 
     #[test]

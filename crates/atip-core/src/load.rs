@@ -102,7 +102,13 @@ fn json_syntax(e: &serde_json::Error) -> Diagnostic {
         Some(i) => &full[..i],
         None => &full,
     };
-    let mut d = Diagnostic::error(JsonPath::root(), format!("invalid JSON: {message}"));
+    let hint = if message.contains("recursion limit") {
+        ": the document nests deeper than 128 JSON levels (about 60 levels of subcommands), \
+         which the parser refuses in order to keep its stack bounded"
+    } else {
+        ""
+    };
+    let mut d = Diagnostic::error(JsonPath::root(), format!("invalid JSON: {message}{hint}"));
     if e.line() > 0 {
         d.location = Some(Location {
             line: e.line(),

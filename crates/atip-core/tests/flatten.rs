@@ -33,11 +33,15 @@ fn find<'a>(d: &'a Document, name: &str) -> &'a FlatCommand {
 }
 
 fn opt(name: &str, flags: &str) -> String {
-    format!(r#"{{"name": "{name}", "flags": [{flags}], "type": "string", "description": "{name}"}}"#)
+    format!(
+        r#"{{"name": "{name}", "flags": [{flags}], "type": "string", "description": "{name}"}}"#
+    )
 }
 
 fn tool(rest: &str) -> String {
-    format!(r#"{{"atip": {{"version": "0.6"}}, "name": "git", "version": "1", "description": "d", {rest}}}"#)
+    format!(
+        r#"{{"atip": {{"version": "0.6"}}, "name": "git", "version": "1", "description": "d", {rest}}}"#
+    )
 }
 
 #[test]
@@ -51,8 +55,15 @@ fn empty_name_stands_for_the_parent() {
     ));
     assert_eq!(names(&d), ["git", "git_stash", "git_stash_pop"]);
     assert_eq!(find(&d, "git").path, Vec::<String>::new());
-    assert_eq!(find(&d, "git_stash").path, ["stash"], "no empty argv element");
-    assert_eq!(find(&d, "git_stash").json_path.to_string(), "$.commands.stash.commands['']");
+    assert_eq!(
+        find(&d, "git_stash").path,
+        ["stash"],
+        "no empty argv element"
+    );
+    assert_eq!(
+        find(&d, "git_stash").json_path.to_string(),
+        "$.commands.stash.commands['']"
+    );
 }
 
 #[test]
@@ -61,7 +72,10 @@ fn names_with_underscores_and_dashes_map_back_exactly() {
         r#""commands": {"list_all": {"description": "a"}, "setup-git": {"description": "b"},
                         "remote": {"description": "r", "commands": {"set-url": {"description": "c"}}}}"#,
     ));
-    assert_eq!(names(&d), ["git_list_all", "git_setup-git", "git_remote_set-url"]);
+    assert_eq!(
+        names(&d),
+        ["git_list_all", "git_setup-git", "git_remote_set-url"]
+    );
     assert_eq!(find(&d, "git_list_all").path, ["list_all"]);
     assert_eq!(find(&d, "git_setup-git").path, ["setup-git"]);
     assert_eq!(find(&d, "git_remote_set-url").path, ["remote", "set-url"]);
@@ -85,7 +99,9 @@ fn options_are_global_then_inherited_outermost_first_then_own() {
         .options
         .iter()
         .map(|p| match &p.kind {
-            ParamKind::Option { flag, scope } => (p.name.as_str(), *scope, flag.text.as_str(), flag.attached),
+            ParamKind::Option { flag, scope } => {
+                (p.name.as_str(), *scope, flag.text.as_str(), flag.attached)
+            }
             ParamKind::Argument => unreachable!(),
         })
         .collect();
@@ -117,7 +133,10 @@ fn own_option_shadows_inherited_and_global_with_a_warning() {
     assert_eq!(list.options[0].flag().unwrap().text, "--repository");
     let view = find(&d, "git_pr_view");
     assert_eq!(view.options.len(), 1);
-    assert_eq!(view.options[0].json_path.to_string(), "$.commands.pr.options[0]");
+    assert_eq!(
+        view.options[0].json_path.to_string(),
+        "$.commands.pr.options[0]"
+    );
     let warned: Vec<String> = d.warnings.iter().map(|w| w.path.to_string()).collect();
     assert_eq!(
         warned,
@@ -135,7 +154,10 @@ fn argument_and_option_with_the_same_name_collide() {
             "options": [{o}]}}}}"#,
         o = opt("dry_run", r#""--dry-run""#),
     )));
-    let e: Vec<String> = err.errors().map(|d| format!("{}: {}", d.path, d.message)).collect();
+    let e: Vec<String> = err
+        .errors()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].starts_with("$.commands.a.options[0]: parameter `dry_run` and `dry-run` at $.commands.a.arguments[0] both become the parameter name `dry_run`"), "{}", e[0]);
     assert!(err.errors().next().unwrap().location.is_some());
@@ -146,7 +168,10 @@ fn commands_with_the_same_flattened_name_collide() {
     let err = doc_err(&tool(
         r#""commands": {"a_b": {"description": "x"}, "a": {"description": "y", "commands": {"b": {"description": "z"}}}}"#,
     ));
-    let e: Vec<String> = err.errors().map(|d| format!("{}: {}", d.path, d.message)).collect();
+    let e: Vec<String> = err
+        .errors()
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
     assert_eq!(
         e,
         ["$.commands.a.commands.b: flattened tool name `git_a_b` is also the name of the command at $.commands.a_b; rename one of the two commands"]
@@ -177,7 +202,10 @@ fn effects_merge_along_the_path_and_unknown_stays_unknown() {
     assert_eq!(del.effects.reversible, Some(false));
     assert_eq!(del.effects.network, Some(false));
     let view = find(&d, "git_repo_view");
-    assert_eq!(view.effects.destructive, None, "nothing declares it: unknown, not false");
+    assert_eq!(
+        view.effects.destructive, None,
+        "nothing declares it: unknown, not false"
+    );
     assert_eq!(view.effects.reversible, Some(true));
     assert_eq!(view.effects.idempotent, None);
 }
@@ -190,7 +218,11 @@ fn parameter_names_are_provider_valid() {
         o2 = opt("no.color", r#""--no-color""#),
     )));
     let a = find(&d, "git_a");
-    let got: Vec<(&str, &str)> = a.options.iter().map(|p| (p.name.as_str(), p.declared_name.as_str())).collect();
+    let got: Vec<(&str, &str)> = a
+        .options
+        .iter()
+        .map(|p| (p.name.as_str(), p.declared_name.as_str()))
+        .collect();
     assert_eq!(got, [("dry_run", "dry-run"), ("no_color", "no.color")]);
 }
 
@@ -200,7 +232,11 @@ fn unusable_flags_are_errors() {
         r#""commands": {{"a": {{"description": "a", "options": [{o}]}}}}"#,
         o = opt("x", r#""--x=1""#),
     )));
-    assert!(err.to_string().contains("$.commands.a.options[0].flags[0]: flag \"--x=1\""), "{err}");
+    assert!(
+        err.to_string()
+            .contains("$.commands.a.options[0].flags[0]: flag \"--x=1\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -211,7 +247,10 @@ fn command_filter_keeps_subtrees_and_reports_misses() {
                         "issue": {"description": "i", "commands": {"list": {"description": "l"}}}}"#,
     );
     let d = filtered(&text, &["pr", "repo delete"]).unwrap();
-    assert_eq!(names(&d), ["git_pr_create", "git_pr_list", "git_repo_delete"]);
+    assert_eq!(
+        names(&d),
+        ["git_pr_create", "git_pr_list", "git_repo_delete"]
+    );
     let err = filtered(&text, &["pr", "nope", "repo  gone"]).unwrap_err();
     let e: Vec<String> = err.errors().map(|d| d.message.clone()).collect();
     assert_eq!(
@@ -234,7 +273,10 @@ fn enum_handling_and_multiple_values() {
             {"name": "v", "flags": ["-v"], "type": "boolean", "variadic": true, "description": "v"}]}}"#,
     ));
     let a = find(&d, "git_a");
-    assert_eq!(a.options[0].enum_values.as_deref(), Some(&["open".to_string(), "closed".to_string()][..]));
+    assert_eq!(
+        a.options[0].enum_values.as_deref(),
+        Some(&["open".to_string(), "closed".to_string()][..])
+    );
     assert_eq!(a.options[1].enum_values, None);
     assert_eq!(a.options[2].enum_values, None);
     assert_eq!(a.options[2].listed_values, ["1", "2"]);
@@ -243,6 +285,10 @@ fn enum_handling_and_multiple_values() {
     let warned: Vec<String> = d.warnings.iter().map(|w| w.path.to_string()).collect();
     assert_eq!(
         warned,
-        ["$.commands.a.options[0].enum", "$.commands.a.options[1]", "$.commands.a.options[4].variadic"]
+        [
+            "$.commands.a.options[0].enum",
+            "$.commands.a.options[1]",
+            "$.commands.a.options[4].variadic"
+        ]
     );
 }

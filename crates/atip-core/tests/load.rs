@@ -19,7 +19,13 @@ const HEAD: &str = r#""atip": {"version": "0.6"}, "name": "t", "version": "1", "
 
 #[test]
 fn accepts_minimal_legacy_and_object_versions() {
-    for v in [r#""0.1""#, r#""0.3""#, r#""0.4""#, r#"{"version": "0.5"}"#, r#"{"version": "0.6", "features": ["trust-v1"]}"#] {
+    for v in [
+        r#""0.1""#,
+        r#""0.3""#,
+        r#""0.4""#,
+        r#"{"version": "0.5"}"#,
+        r#"{"version": "0.6", "features": ["trust-v1"]}"#,
+    ] {
         let text = format!(r#"{{"atip": {v}, "name": "t", "version": "1", "description": "d"}}"#);
         let loaded = strict(&text).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(loaded.tool.name, "t");
@@ -29,7 +35,13 @@ fn accepts_minimal_legacy_and_object_versions() {
 
 #[test]
 fn rejects_unknown_versions() {
-    for v in [r#""0.7""#, r#""1.0""#, r#"{"version": "99.99"}"#, r#"{"version": 6}"#, "6"] {
+    for v in [
+        r#""0.7""#,
+        r#""1.0""#,
+        r#"{"version": "99.99"}"#,
+        r#"{"version": 6}"#,
+        "6",
+    ] {
         let text = format!(r#"{{"atip": {v}, "name": "t", "version": "1", "description": "d"}}"#);
         let errs = errors(&text);
         assert_eq!(errs.len(), 1, "{v}: {errs:?}");
@@ -68,7 +80,10 @@ fn every_error_is_reported_in_document_order() {
         .errors()
         .map(|d| (format!("{}: {}", d.path, d.message), d.location))
         .collect();
-    let paths: Vec<&str> = got.iter().map(|(m, _)| m.split(':').next().unwrap()).collect();
+    let paths: Vec<&str> = got
+        .iter()
+        .map(|(m, _)| m.split(':').next().unwrap())
+        .collect();
     assert_eq!(
         paths,
         [
@@ -89,12 +104,21 @@ fn every_error_is_reported_in_document_order() {
 
 #[test]
 fn syntax_errors_have_line_and_column() {
-    let err = strict("{\n  \"atip\": \"0.6\",\n  \"name\": \"t\"\n  \"version\": \"1\"\n}").unwrap_err();
+    let err =
+        strict("{\n  \"atip\": \"0.6\",\n  \"name\": \"t\"\n  \"version\": \"1\"\n}").unwrap_err();
     let d: Vec<&Diagnostic> = err.errors().collect();
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].location, Some(Location { line: 4, column: 3 }));
-    assert!(d[0].message.starts_with("invalid JSON: expected `,` or `}`"), "{}", d[0].message);
-    assert_eq!(err.to_string(), "t.json:4:3: $: invalid JSON: expected `,` or `}`");
+    assert!(
+        d[0].message
+            .starts_with("invalid JSON: expected `,` or `}`"),
+        "{}",
+        d[0].message
+    );
+    assert_eq!(
+        err.to_string(),
+        "t.json:4:3: $: invalid JSON: expected `,` or `}`"
+    );
 }
 
 #[test]
@@ -106,7 +130,10 @@ fn unknown_fields_warn_and_extensions_are_ignored() {
     let loaded = strict(&text).unwrap();
     let w: Vec<String> = loaded.warnings.iter().map(|d| d.path.to_string()).collect();
     assert_eq!(w, ["$.licence", "$.commands.a.interactive"]);
-    assert!(loaded.warnings.iter().all(|d| d.severity == Severity::Warning));
+    assert!(loaded
+        .warnings
+        .iter()
+        .all(|d| d.severity == Severity::Warning));
 }
 
 #[test]
@@ -121,7 +148,10 @@ fn fields_of_other_versions_are_warned_about_and_used() {
 
     let bad = text.replace("\"variadic\": true", "\"variadic\": \"yes\"");
     let loaded = strict(&bad).unwrap();
-    assert_eq!(loaded.tool.commands["a"].options[0].variadic, None, "ill-formed foreign field dropped");
+    assert_eq!(
+        loaded.tool.commands["a"].options[0].variadic, None,
+        "ill-formed foreign field dropped"
+    );
 }
 
 #[test]
@@ -144,9 +174,20 @@ fn lenient_mode_relaxes_descriptive_fields_only() {
 
     let loaded = load(&text, &LoadOptions::lenient()).unwrap();
     assert_eq!(loaded.tool.homepage, None);
-    assert_eq!(loaded.tool.patterns.len(), 1, "the invalid pattern is dropped, the valid kept");
+    assert_eq!(
+        loaded.tool.patterns.len(),
+        1,
+        "the invalid pattern is dropped, the valid kept"
+    );
     assert_eq!(loaded.tool.commands["a"].examples, ["ok"]);
-    assert!(loaded.warnings.iter().all(|w| w.message.ends_with("ignored)")), "{:?}", loaded.warnings);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .all(|w| w.message.ends_with("ignored)")),
+        "{:?}",
+        loaded.warnings
+    );
 
     // Effects and trust are never relaxed.
     for bad in [
@@ -165,7 +206,14 @@ fn long_description_is_an_error_when_strict_and_a_warning_when_lenient() {
         "x".repeat(201)
     );
     assert_eq!(errors(&text).len(), 1);
-    let loaded = load(&text, &LoadOptions { mode: Mode::Lenient, file: None }).unwrap();
+    let loaded = load(
+        &text,
+        &LoadOptions {
+            mode: Mode::Lenient,
+            file: None,
+        },
+    )
+    .unwrap();
     assert_eq!(loaded.warnings.len(), 1);
 }
 

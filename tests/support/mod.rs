@@ -1,0 +1,89 @@
+//! Compiling generated code in a crate of its own, for tests that need proof that it builds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A scratch crate under `target/<name>/` that depends on this workspace's atip-runtime and
+/// uses the workspace's Cargo.lock, so it builds offline with the same versions.
+pub struct ScratchCrate {
+    pub dir: PathBuf,
+    lib: String,
+    main: String,
+    files: Vec<(String, String)>,
+}
+
+impl ScratchCrate {
+    pub fn new(name: &str) -> Self {
+        let dir = workspace().join("target").join(name);
+        ScratchCrate {
+            dir,
+            lib: "//! Generated code under test.\n#![deny(warnings, missing_docs)]\n".to_owned(),
+            main: String::new(),
+            files: Vec::new(),
+        }
+    }
+
+    /// Adds `pub mod <module> { include!("<module>.rs"); }` with `source` as the file.
+    pub fn module(&mut self, module: &str, doc: &str, source: String) {
+        self.lib.push_str(&format!(
+            "#[doc = {doc:?}]\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+        ));
+        self.files.push((format!("{module}.rs"), source));
+    }
+
+    /// Sets `src/main.rs` (run by [`ScratchCrate::run`]).
+    pub fn main(&mut self, source: &str) {
+        self.main = source.to_owned();
+    }
+
+    /// Writes the crate and runs `cargo build` (and the binary, if a main was set). Returns
+    /// the binary's stdout. Panics with cargo's output on failure.
+    pub fn build_and_run(&self) -> String {
+        let src = self.dir.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        let runtime = workspace().join("crates/atip-runtime");
+        std::fs::write(
+            self.dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+                 [dependencies]\natip-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+                runtime.display().to_string()
+            ),
+        )
+        .unwrap();
+        std::fs::copy(workspace().join("Cargo.lock"), self.dir.join("Cargo.lock")).unwrap();
+        std::fs::write(src.join("lib.rs"), &self.lib).unwrap();
+        for (name, text) in &self.files {
+            std::fs::write(src.join(name), text).unwrap();
+        }
+        let main = if self.main.is_empty() {
+            "fn main() {}\n".to_owned()
+        } else {
+            self.main.clone()
+        };
+        std::fs::write(src.join("main.rs"), main).unwrap();
+        let out = Command::new(env!("CARGO"))
+            .args(["run", "--quiet", "--offline", "--manifest-path"])
+            .arg(self.dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env_remove("RUSTFLAGS")
+            .output()
+            .expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "scratch crate {} failed:\n{}\n{}",
+            self.dir.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}

@@ -1,0 +1,7 @@
+mod filtered {
+    atip_runtime::include_atip!("../../../../examples/atip/git.json", comands = ["log"]);
+}
+mod unmatched {
+    atip_runtime::include_atip!("../../../../examples/atip/git.json", commands = ["lgo"]);
+}
+fn main() {}

@@ -1,0 +1,4 @@
+// `--max-count` is an integer.
+fn main() {
+    let _ = atip_tests::git::Log::new().max_count("ten");
+}
