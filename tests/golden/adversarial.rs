@@ -13,6 +13,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Type {
     /// argument 'in'
     ///
@@ -80,7 +81,7 @@ pub struct Type {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Type {
     /// Creates the command from its required parameters (`in`, `self`); optional ones start unset.
     pub fn new(
@@ -196,6 +197,7 @@ impl ::atip_runtime::Command for Type {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct SelfCommand {
     /// option 'type'
     ///
@@ -254,7 +256,7 @@ pub struct SelfCommand {
     )]
     pub value: ::core::option::Option<::std::string::String>,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl SelfCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -365,6 +367,7 @@ impl ::atip_runtime::Command for SelfCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct CallCommand {
     /// option 'type'
     ///
@@ -386,7 +389,7 @@ pub struct CallCommand {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl CallCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -448,6 +451,7 @@ impl ::atip_runtime::Command for CallCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct OptionCommand {
     /// option 'type'
     ///
@@ -469,7 +473,7 @@ pub struct OptionCommand {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl OptionCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -531,6 +535,7 @@ impl ::atip_runtime::Command for OptionCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct ResultCommand {
     /// option 'type'
     ///
@@ -552,7 +557,7 @@ pub struct ResultCommand {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl ResultCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -614,6 +619,7 @@ impl ::atip_runtime::Command for ResultCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct StringCommand {
     /// option 'type'
     ///
@@ -635,7 +641,7 @@ pub struct StringCommand {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl StringCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -697,6 +703,7 @@ impl ::atip_runtime::Command for StringCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct VecCommand {
     /// option 'type'
     ///
@@ -718,7 +725,7 @@ pub struct VecCommand {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl VecCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -780,6 +787,7 @@ impl ::atip_runtime::Command for VecCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct EffectsCommand {
     /// option 'type'
     ///
@@ -801,7 +809,7 @@ pub struct EffectsCommand {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl EffectsCommand {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -863,6 +871,7 @@ impl ::atip_runtime::Command for EffectsCommand {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct _2fa {
     /// option 'type'
     ///
@@ -903,7 +912,7 @@ pub struct _2fa {
     )]
     pub _9: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl _2fa {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -985,6 +994,7 @@ impl ::atip_runtime::Command for _2fa {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct UfcNUefCode {
     /// argument 'ñame'
     ///
@@ -1011,7 +1021,7 @@ pub struct UfcNUefCode {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl UfcNUefCode {
     /// Creates the command from its required parameters (`ñame`); optional ones start unset.
     pub fn new(uf1_ame: impl ::core::convert::Into<::std::string::String>) -> Self {
@@ -1070,6 +1080,7 @@ impl ::atip_runtime::Command for UfcNUefCode {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct AB {
     /// option 'type'
     ///
@@ -1091,7 +1102,7 @@ pub struct AB {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl AB {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1153,6 +1164,7 @@ impl ::atip_runtime::Command for AB {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct ListAll {
     /// option 'type'
     ///
@@ -1174,7 +1186,7 @@ pub struct ListAll {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl ListAll {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1236,6 +1248,7 @@ impl ::atip_runtime::Command for ListAll {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct ListAll2 {
     /// option 'type'
     ///
@@ -1257,7 +1270,7 @@ pub struct ListAll2 {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl ListAll2 {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1318,7 +1331,7 @@ impl ::atip_runtime::Command for ListAll2 {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde")]
-#[allow(clippy::upper_case_acronyms)]
+#[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum EnumsMode {
     /// ``
     #[serde(rename = "")]
@@ -1351,6 +1364,7 @@ pub enum EnumsMode {
     #[serde(rename = "self")]
     SelfValue2,
 }
+#[allow(dead_code)]
 impl EnumsMode {
     /// The value exactly as the tool expects it.
     pub const fn as_str(self) -> &'static str {
@@ -1397,7 +1411,7 @@ impl ::atip_runtime::ArgValue for EnumsMode {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde")]
-#[allow(clippy::upper_case_acronyms)]
+#[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum EnumsLevel {
     /// `1`
     #[serde(rename = "1")]
@@ -1409,6 +1423,7 @@ pub enum EnumsLevel {
     #[serde(rename = "3")]
     _3,
 }
+#[allow(dead_code)]
 impl EnumsLevel {
     /// The value exactly as the tool expects it.
     pub const fn as_str(self) -> &'static str {
@@ -1448,7 +1463,7 @@ impl ::atip_runtime::ArgValue for EnumsLevel {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde")]
-#[allow(clippy::upper_case_acronyms)]
+#[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum EnumsTags {
     /// `x`
     #[serde(rename = "x")]
@@ -1457,6 +1472,7 @@ pub enum EnumsTags {
     #[serde(rename = "y")]
     Y,
 }
+#[allow(dead_code)]
 impl EnumsTags {
     /// The value exactly as the tool expects it.
     pub const fn as_str(self) -> &'static str {
@@ -1497,6 +1513,7 @@ impl ::atip_runtime::ArgValue for EnumsTags {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Enums {
     /// argument 'files'
     ///
@@ -1603,7 +1620,7 @@ pub struct Enums {
     #[serde(rename = "out")]
     pub out: ::std::path::PathBuf,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Enums {
     /// Creates the command from its required parameters (`files`, `out`); optional ones start unset.
     pub fn new(
@@ -1774,6 +1791,7 @@ impl ::atip_runtime::Command for Enums {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Group {
     /// option 'verbose'
     ///
@@ -1804,7 +1822,7 @@ pub struct Group {
     )]
     pub depth: ::core::option::Option<i64>,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Group {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1876,6 +1894,7 @@ impl ::atip_runtime::Command for Group {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct GroupInner {
     /// argument 'rest'
     ///
@@ -1911,7 +1930,7 @@ pub struct GroupInner {
     )]
     pub depth: ::core::option::Option<i64>,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl GroupInner {
     /// Creates the command from its required parameters (`rest`); optional ones start unset.
     pub fn new(
@@ -1976,7 +1995,7 @@ impl ::atip_runtime::Command for GroupInner {
 }
 /// A call of any command of `weird`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `weird_type`
     Type(Type),
@@ -2011,6 +2030,7 @@ pub enum Call {
     /// `weird_group_inner`
     GroupInner(GroupInner),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &[
@@ -2266,6 +2286,7 @@ impl ::core::convert::From<GroupInner> for Call {
     }
 }
 /// Merged effects of every command of `weird`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (
         <Type as ::atip_runtime::Command>::NAME,

@@ -13,6 +13,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Cat {
     /// Files to print
     ///
@@ -60,7 +61,7 @@ pub struct Cat {
     )]
     pub squeeze_blank: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Cat {
     /// Creates the command from its required parameters (`files`); optional ones start unset.
     pub fn new(
@@ -146,11 +147,12 @@ impl ::atip_runtime::Command for Cat {
 }
 /// A call of any command of `cat`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `cat`
     Cat(Cat),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &["cat"];
@@ -201,6 +203,7 @@ impl ::core::convert::From<Cat> for Call {
     }
 }
 /// Merged effects of every command of `cat`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Cat as ::atip_runtime::Command>::NAME, <Cat as ::atip_runtime::Command>::EFFECTS),
 ];

@@ -13,6 +13,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Init {
     /// Directory to create the repository in (default: the current directory)
     ///
@@ -82,7 +83,7 @@ pub struct Init {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Init {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -225,7 +226,7 @@ impl ::atip_runtime::Command for Init {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde")]
-#[allow(clippy::upper_case_acronyms)]
+#[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum StatusUntrackedFiles {
     /// `no`
     #[serde(rename = "no")]
@@ -237,6 +238,7 @@ pub enum StatusUntrackedFiles {
     #[serde(rename = "all")]
     All,
 }
+#[allow(dead_code)]
 impl StatusUntrackedFiles {
     /// The value exactly as the tool expects it.
     pub const fn as_str(self) -> &'static str {
@@ -277,6 +279,7 @@ impl ::atip_runtime::ArgValue for StatusUntrackedFiles {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Status {
     /// Limit the output to these paths
     ///
@@ -357,7 +360,7 @@ pub struct Status {
     )]
     pub untracked_files: ::core::option::Option<StatusUntrackedFiles>,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Status {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -507,6 +510,7 @@ impl ::atip_runtime::Command for Status {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Add {
     /// Files to add; directories add everything below them
     ///
@@ -603,7 +607,7 @@ pub struct Add {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Add {
     /// Creates the command from its required parameters (`pathspec`); optional ones start unset.
     pub fn new(
@@ -765,6 +769,7 @@ impl ::atip_runtime::Command for Add {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Commit {
     /// Run as if git was started in this directory instead of the current one
     ///
@@ -870,7 +875,7 @@ pub struct Commit {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Commit {
     /// Creates the command from its required parameters (`message`); optional ones start unset.
     pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
@@ -1039,6 +1044,7 @@ impl ::atip_runtime::Command for Commit {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Log {
     /// Commits to show, e.g. main..feature (default: HEAD)
     ///
@@ -1154,7 +1160,7 @@ pub struct Log {
     )]
     pub all: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Log {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1354,6 +1360,7 @@ impl ::atip_runtime::Command for Log {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Branch {
     /// Branch to create (or, with --delete, to delete); list branches when absent
     ///
@@ -1443,7 +1450,7 @@ pub struct Branch {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Branch {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1610,6 +1617,7 @@ impl ::atip_runtime::Command for Branch {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Switch {
     /// Branch to switch to; with --create, the commit the new branch starts at
     ///
@@ -1679,7 +1687,7 @@ pub struct Switch {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Switch {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -1820,6 +1828,7 @@ impl ::atip_runtime::Command for Switch {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Diff {
     /// Limit the diff to these paths
     ///
@@ -1900,7 +1909,7 @@ pub struct Diff {
     )]
     pub unified: ::core::option::Option<i64>,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Diff {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -2050,6 +2059,7 @@ impl ::atip_runtime::Command for Diff {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Clean {
     /// Only clean these paths
     ///
@@ -2151,7 +2161,7 @@ pub struct Clean {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Clean {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -2331,6 +2341,7 @@ impl ::atip_runtime::Command for Clean {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Reset {
     /// Commit to reset to (default: HEAD)
     ///
@@ -2421,7 +2432,7 @@ pub struct Reset {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Reset {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -2588,6 +2599,7 @@ impl ::atip_runtime::Command for Reset {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Stash {
     /// Run as if git was started in this directory instead of the current one
     ///
@@ -2658,7 +2670,7 @@ pub struct Stash {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Stash {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -2799,6 +2811,7 @@ impl ::atip_runtime::Command for Stash {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct StashList {
     /// Run as if git was started in this directory instead of the current one
     ///
@@ -2830,7 +2843,7 @@ pub struct StashList {
     )]
     pub no_pager: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl StashList {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -2925,6 +2938,7 @@ impl ::atip_runtime::Command for StashList {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct StashPop {
     /// The entry, e.g. stash@{1} (default: the latest)
     ///
@@ -2985,7 +2999,7 @@ pub struct StashPop {
     )]
     pub quiet: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl StashPop {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -3105,7 +3119,7 @@ impl ::atip_runtime::Command for StashPop {
 }
 /// A call of any command of `git`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `git_init`
     Init(Init),
@@ -3134,6 +3148,7 @@ pub enum Call {
     /// `git_stash_pop`
     StashPop(StashPop),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &[
@@ -3342,6 +3357,7 @@ impl ::core::convert::From<StashPop> for Call {
     }
 }
 /// Merged effects of every command of `git`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (
         <Init as ::atip_runtime::Command>::NAME,

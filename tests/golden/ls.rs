@@ -12,7 +12,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde")]
-#[allow(clippy::upper_case_acronyms)]
+#[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum LsSort {
     /// `none`
     #[serde(rename = "none")]
@@ -33,6 +33,7 @@ pub enum LsSort {
     #[serde(rename = "width")]
     Width,
 }
+#[allow(dead_code)]
 impl LsSort {
     /// The value exactly as the tool expects it.
     pub const fn as_str(self) -> &'static str {
@@ -76,6 +77,7 @@ impl ::atip_runtime::ArgValue for LsSort {
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Ls {
     /// Files or directories to list (default: the current directory)
     ///
@@ -177,7 +179,7 @@ pub struct Ls {
     )]
     pub sort: ::core::option::Option<LsSort>,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Ls {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
@@ -324,11 +326,12 @@ impl ::atip_runtime::Command for Ls {
 }
 /// A call of any command of `ls`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `ls`
     Ls(Ls),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &["ls"];
@@ -377,6 +380,7 @@ impl ::core::convert::From<Ls> for Call {
     }
 }
 /// Merged effects of every command of `ls`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Ls as ::atip_runtime::Command>::NAME, <Ls as ::atip_runtime::Command>::EFFECTS),
 ];

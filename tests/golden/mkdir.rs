@@ -13,6 +13,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Mkdir {
     /// Directories to create
     ///
@@ -49,7 +50,7 @@ pub struct Mkdir {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Mkdir {
     /// Creates the command from its required parameters (`directories`); optional ones start unset.
     pub fn new(
@@ -134,11 +135,12 @@ impl ::atip_runtime::Command for Mkdir {
 }
 /// A call of any command of `mkdir`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `mkdir`
     Mkdir(Mkdir),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &["mkdir"];
@@ -189,6 +191,7 @@ impl ::core::convert::From<Mkdir> for Call {
     }
 }
 /// Merged effects of every command of `mkdir`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (
         <Mkdir as ::atip_runtime::Command>::NAME,

@@ -13,6 +13,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Rm {
     /// Files or directories to delete
     ///
@@ -60,7 +61,7 @@ pub struct Rm {
     )]
     pub verbose: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Rm {
     /// Creates the command from its required parameters (`files`); optional ones start unset.
     pub fn new(
@@ -154,11 +155,12 @@ impl ::atip_runtime::Command for Rm {
 }
 /// A call of any command of `rm`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `rm`
     Rm(Rm),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &["rm"];
@@ -207,6 +209,7 @@ impl ::core::convert::From<Rm> for Call {
     }
 }
 /// Merged effects of every command of `rm`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Rm as ::atip_runtime::Command>::NAME, <Rm as ::atip_runtime::Command>::EFFECTS),
 ];

@@ -13,6 +13,7 @@
     ::atip_runtime::__private::serde::Deserialize
 )]
 #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[allow(dead_code)]
 pub struct Wc {
     /// Files to count
     ///
@@ -70,7 +71,7 @@ pub struct Wc {
     )]
     pub max_line_length: bool,
 }
-#[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Wc {
     /// Creates the command from its required parameters (`files`); optional ones start unset.
     pub fn new(
@@ -166,11 +167,12 @@ impl ::atip_runtime::Command for Wc {
 }
 /// A call of any command of `wc`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+#[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum Call {
     /// `wc`
     Wc(Wc),
 }
+#[allow(dead_code)]
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &["wc"];
@@ -219,6 +221,7 @@ impl ::core::convert::From<Wc> for Call {
     }
 }
 /// Merged effects of every command of `wc`, by flattened name, in declaration order.
+#[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Wc as ::atip_runtime::Command>::NAME, <Wc as ::atip_runtime::Command>::EFFECTS),
 ];

@@ -51,13 +51,11 @@ impl<P: Into<PathBuf>> From<P> for Input {
 /// Generates typed modules from `build.rs`.
 ///
 /// ```no_run
-/// // build.rs
-/// fn main() {
-///     atip_build::Builder::new()
-///         .input("atip/git.json")
-///         .input(atip_build::Input::new("atip/gh.json").commands(["pr", "repo delete"]))
-///         .generate_or_exit();
-/// }
+/// // in build.rs, inside `fn main()`:
+/// atip_build::Builder::new()
+///     .input("atip/git.json")
+///     .input(atip_build::Input::new("atip/gh.json").commands(["pr", "repo delete"]))
+///     .generate_or_exit();
 /// ```
 ///
 /// and in the crate:

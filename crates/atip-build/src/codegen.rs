@@ -495,11 +495,12 @@ fn command_items(
             ::atip_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+        #[allow(dead_code)]
         pub struct #ty {
             #(#fields)*
         }
 
-        #[allow(clippy::too_many_arguments, clippy::should_implement_trait)]
+        #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
         impl #ty {
             #ctor_doc
             pub fn new(#(#ctor_params),*) -> Self {
@@ -665,11 +666,12 @@ fn enum_items(
             ::atip_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = "::atip_runtime::__private::serde")]
-        #[allow(clippy::upper_case_acronyms)]
+        #[allow(dead_code, clippy::upper_case_acronyms)]
         pub enum #ty {
             #(#variants)*
         }
 
+        #[allow(dead_code)]
         impl #ty {
             /// The value exactly as the tool expects it.
             pub const fn as_str(self) -> &'static str {
@@ -735,11 +737,12 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
     quote! {
         #call_doc
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
-        #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+        #[allow(dead_code, clippy::large_enum_variant, clippy::enum_variant_names)]
         pub enum Call {
             #(#variants)*
         }
 
+        #[allow(dead_code)]
         impl Call {
             /// Flattened names of every command, in declaration order.
             pub const NAMES: &'static [&'static str] = &[#(#names),*];
@@ -788,6 +791,7 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
         #(#froms)*
 
         #table_doc
+        #[allow(dead_code)]
         pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[#(#table)*];
     }
 }

@@ -186,7 +186,8 @@ impl Effects {
     /// `self` with `filesystem` set. `const`, for generated code:
     /// `Effects::UNKNOWN.with_network(true).with_destructive(false)`.
     pub const fn with_filesystem(mut self, filesystem: FilesystemEffects) -> Self {
-        std::mem::forget(std::mem::replace(&mut self.filesystem, Some(filesystem)));
+        // Assigning would drop the old value, which `const fn` cannot do.
+        std::mem::forget(self.filesystem.replace(filesystem));
         self
     }
 
@@ -222,25 +223,28 @@ impl Effects {
 
     /// `self` with `creates` set.
     pub const fn with_creates(mut self, creates: TextList) -> Self {
-        std::mem::forget(std::mem::replace(&mut self.creates, Some(creates)));
+        // Assigning would drop the old value, which `const fn` cannot do.
+        std::mem::forget(self.creates.replace(creates));
         self
     }
 
     /// `self` with `modifies` set.
     pub const fn with_modifies(mut self, modifies: TextList) -> Self {
-        std::mem::forget(std::mem::replace(&mut self.modifies, Some(modifies)));
+        // Assigning would drop the old value, which `const fn` cannot do.
+        std::mem::forget(self.modifies.replace(modifies));
         self
     }
 
     /// `self` with `deletes` set.
     pub const fn with_deletes(mut self, deletes: TextList) -> Self {
-        std::mem::forget(std::mem::replace(&mut self.deletes, Some(deletes)));
+        // Assigning would drop the old value, which `const fn` cannot do.
+        std::mem::forget(self.deletes.replace(deletes));
         self
     }
 
     /// `self` with `interactive` set.
     pub const fn with_interactive(mut self, interactive: Interactive) -> Self {
-        std::mem::forget(std::mem::replace(&mut self.interactive, Some(interactive)));
+        self.interactive = Some(interactive);
         self
     }
 
@@ -252,7 +256,8 @@ impl Effects {
 
     /// `self` with `duration` set.
     pub const fn with_duration(mut self, duration: DurationHint) -> Self {
-        std::mem::forget(std::mem::replace(&mut self.duration, Some(duration)));
+        // Assigning would drop the old value, which `const fn` cannot do.
+        std::mem::forget(self.duration.replace(duration));
         self
     }
 

@@ -10,7 +10,7 @@ use std::fmt;
 use crate::{Effects, Invocation};
 
 /// What the gate checks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     /// Run destructive commands (`effects.destructive: true`) without confirmation.
     /// Default `false`: they need confirmation.
@@ -20,15 +20,6 @@ pub struct Policy {
     /// by an agent has no terminal and would hang or fail. A command declared
     /// non-interactive is never refused for it.
     pub allow_interactive: bool,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            allow_destructive: false,
-            allow_interactive: false,
-        }
-    }
 }
 
 /// Machine-readable reason codes.
