@@ -39,7 +39,19 @@ impl ScratchCrate {
         self.files.push((format!("{module}.rs"), source));
     }
 
-    /// Sets `src/main.rs` (run by [`ScratchCrate::run`]).
+    /// Appends raw items to `src/lib.rs`.
+    pub fn raw_lib(&mut self, source: &str) {
+        self.lib.push_str(source);
+    }
+
+    /// Writes `content` to `path`, relative to the crate root.
+    pub fn write_file(&self, path: &str, content: &str) {
+        let full = self.dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+
+    /// Sets `src/main.rs` (run by [`ScratchCrate::build_and_run`]).
     pub fn main(&mut self, source: &str) {
         self.main = source.to_owned();
     }
@@ -50,26 +62,26 @@ impl ScratchCrate {
         let src = self.dir.join("src");
         std::fs::create_dir_all(&src).unwrap();
         let runtime = workspace().join("crates/atip-runtime");
-        std::fs::write(
-            self.dir.join("Cargo.toml"),
-            format!(
+        write_if_changed(
+            &self.dir.join("Cargo.toml"),
+            &format!(
                 "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
                  [dependencies]\natip-runtime = {{ path = {:?} }}\n\n[workspace]\n",
                 runtime.display().to_string()
             ),
-        )
-        .unwrap();
-        std::fs::copy(workspace().join("Cargo.lock"), self.dir.join("Cargo.lock")).unwrap();
-        std::fs::write(src.join("lib.rs"), &self.lib).unwrap();
+        );
+        let lock = std::fs::read_to_string(workspace().join("Cargo.lock")).unwrap();
+        write_if_changed(&self.dir.join("Cargo.lock"), &lock);
+        write_if_changed(&src.join("lib.rs"), &self.lib);
         for (name, text) in &self.files {
-            std::fs::write(src.join(name), text).unwrap();
+            write_if_changed(&src.join(name), text);
         }
         let main = if self.main.is_empty() {
             "fn main() {}\n".to_owned()
         } else {
             self.main.clone()
         };
-        std::fs::write(src.join("main.rs"), main).unwrap();
+        write_if_changed(&src.join("main.rs"), &main);
         let out = Command::new(env!("CARGO"))
             .args(["run", "--quiet", "--offline", "--manifest-path"])
             .arg(self.dir.join("Cargo.toml"))
@@ -85,5 +97,12 @@ impl ScratchCrate {
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// Leaves unchanged files alone, so cargo only rebuilds for what a test really changed.
+fn write_if_changed(path: &Path, content: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(content) {
+        std::fs::write(path, content).unwrap();
     }
 }
