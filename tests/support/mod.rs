@@ -1,4 +1,6 @@
 //! Compiling generated code in a crate of its own, for tests that need proof that it builds.
+// Each test binary uses a different subset of these helpers.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
