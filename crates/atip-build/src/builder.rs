@@ -60,7 +60,7 @@ impl<P: Into<PathBuf>> From<P> for Input {
 ///
 /// and in the crate:
 ///
-/// ```ignore
+/// ```text
 /// mod git {
 ///     include!(concat!(env!("OUT_DIR"), "/atip/git.rs"));
 /// }

@@ -3,7 +3,7 @@
 //! Use it through `atip-runtime`, which re-exports it and provides every item the generated
 //! code refers to:
 //!
-//! ```ignore
+//! ```text
 //! mod gh {
 //!     atip_runtime::include_atip!("atip/gh.json", commands = ["pr", "repo delete"]);
 //! }

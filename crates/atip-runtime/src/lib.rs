@@ -7,15 +7,19 @@
 //! argv without a shell, gates the call on a [`Policy`] derived from the effects, and executes
 //! it with tokio under a timeout and an output cap.
 //!
-//! ```ignore
+//! ```
 //! mod git {
-//!     atip_runtime::include_atip!("atip/git.json");
+//! #   atip_runtime::include_atip!("../../examples/atip/git.json");
+//! #   /*
+//!     atip_runtime::include_atip!("atip/git.json"); // relative to your Cargo.toml
+//! #   */
 //! }
 //!
-//! # async fn demo() -> Result<(), atip_runtime::RunError> {
 //! use atip_runtime::{Command, Runner};
+//!
 //! let log = git::Log::new().oneline(true).max_count(5);
 //! assert_eq!(log.argv(), ["git", "log", "--oneline", "--max-count=5"]);
+//! # async fn run(log: git::Log) -> Result<(), atip_runtime::RunError> {
 //! let out = Runner::new().run(&log).await?;
 //! println!("{}", out.stdout_lossy());
 //! # Ok(()) }
