@@ -534,87 +534,69 @@ fn write_argv(plan: &CommandPlan<'_>) -> TokenStream {
     let mut positionals = TokenStream::new();
     for f in &plan.fields {
         let field = &f.field;
-        let stmt = match &f.param.kind {
-            ParamKind::Option { flag, scope } => {
-                let text = Literal::string(&flag.text);
-                let method = if flag.attached {
-                    format_ident!("long")
-                } else {
-                    format_ident!("short")
-                };
-                let stmt = match f.shape() {
-                    Shape::Flag => quote! {
-                        if self.#field {
-                            argv.flag(#text);
-                        }
-                    },
-                    Shape::Required => {
-                        let v = f.arg_expr(quote!(&self.#field));
-                        quote!(argv.#method(#text, #v);)
-                    }
-                    Shape::Optional => {
-                        let v = f.arg_expr(quote!(value));
-                        quote! {
-                            if let ::core::option::Option::Some(value) = &self.#field {
-                                argv.#method(#text, #v);
-                            }
-                        }
-                    }
-                    Shape::List { required } => {
-                        let v = f.arg_expr(quote!(value));
-                        let check = required
-                            .then(|| quote!(argv.require_values(#text, self.#field.len());));
-                        quote! {
-                            #check
-                            for value in &self.#field {
-                                argv.#method(#text, #v);
-                            }
-                        }
-                    }
-                };
-                if *scope == OptionScope::Global {
-                    globals.extend(stmt);
-                    continue;
+        // `label` names the parameter in argv errors; `push(v)` writes one value.
+        let (label, push, target): (Literal, Box<dyn Fn(TokenStream) -> TokenStream>, _) =
+            match &f.param.kind {
+                ParamKind::Option { flag, scope } => {
+                    let text = Literal::string(&flag.text);
+                    let method = if flag.attached {
+                        format_ident!("long")
+                    } else {
+                        format_ident!("short")
+                    };
+                    let t = text.clone();
+                    let target = if *scope == OptionScope::Global {
+                        &mut globals
+                    } else {
+                        &mut options
+                    };
+                    (
+                        text,
+                        Box::new(move |v| quote!(argv.#method(#t, #v);)),
+                        target,
+                    )
                 }
-                stmt
+                ParamKind::Argument => {
+                    let name = Literal::string(&f.param.declared_name);
+                    let n = name.clone();
+                    (
+                        name,
+                        Box::new(move |v| quote!(argv.positional(#n, #v);)),
+                        &mut positionals,
+                    )
+                }
+            };
+        let stmt = match (f.shape(), &f.param.kind) {
+            (Shape::Flag, ParamKind::Option { .. }) => quote! {
+                if self.#field {
+                    argv.flag(#label);
+                }
+            },
+            (Shape::Flag, ParamKind::Argument) => {
+                push(quote!(if self.#field { "true" } else { "false" }))
             }
-            ParamKind::Argument => {
-                let name = Literal::string(&f.param.declared_name);
-                match f.shape() {
-                    Shape::Flag => quote! {
-                        argv.positional(#name, if self.#field { "true" } else { "false" });
-                    },
-                    Shape::Required => {
-                        let v = f.arg_expr(quote!(&self.#field));
-                        quote!(argv.positional(#name, #v);)
+            (Shape::Required, _) => push(f.arg_expr(quote!(&self.#field))),
+            (Shape::Optional, _) => {
+                let write = push(f.arg_expr(quote!(value)));
+                quote! {
+                    if let ::core::option::Option::Some(value) = &self.#field {
+                        #write
                     }
-                    Shape::Optional => {
-                        let v = f.arg_expr(quote!(value));
-                        quote! {
-                            if let ::core::option::Option::Some(value) = &self.#field {
-                                argv.positional(#name, #v);
-                            }
-                        }
-                    }
-                    Shape::List { required } => {
-                        let v = f.arg_expr(quote!(value));
-                        let check = required
-                            .then(|| quote!(argv.require_values(#name, self.#field.len());));
-                        quote! {
-                            #check
-                            for value in &self.#field {
-                                argv.positional(#name, #v);
-                            }
-                        }
+                }
+            }
+            (Shape::List { required }, _) => {
+                let write = push(f.arg_expr(quote!(value)));
+                let check =
+                    required.then(|| quote!(argv.require_values(#label, self.#field.len());));
+                quote! {
+                    #check
+                    for value in &self.#field {
+                        #write
                     }
                 }
             }
         };
-        if matches!(f.param.kind, ParamKind::Argument) {
-            positionals.extend(stmt);
-        } else {
-            options.extend(stmt);
-        }
+        target.extend(stmt);
     }
     quote! {
         #globals

@@ -1,6 +1,6 @@
 //! The serde model of an ATIP document, versions 0.1 to 0.6 (spec §3).
 //!
-//! These types describe a document that has already passed [`crate::load`]'s validation;
+//! These types describe a document that has already passed [`crate::load()`]'s validation;
 //! deserialising them directly with serde skips that validation (unknown fields are ignored,
 //! wrong types fail at the first error). Command maps keep declaration order.
 

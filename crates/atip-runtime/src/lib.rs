@@ -26,7 +26,7 @@
 //! ```
 //!
 //! Everything the generator does at build time is also available at run time for metadata
-//! discovered while running ([`Document::parse`], [`flatten`]), through the same functions.
+//! discovered while running ([`Document::parse`], [`flatten()`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
 //! [`Runner`] on tokio.
