@@ -150,6 +150,48 @@ impl Type {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        644usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        756usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        646usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        743usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        615usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        584usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        673usize,
+    );
 }
 impl ::atip_runtime::Command for Type {
     const NAME: &'static str = "weird_type";
@@ -160,6 +202,89 @@ impl ::atip_runtime::Command for Type {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_type"),
+        title: ::std::borrow::Cow::Borrowed("weird type"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("type")]),
+        description: ::std::borrow::Cow::Borrowed("A Rust keyword as a command"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("in"),
+                    description: ::std::borrow::Cow::Borrowed("argument 'in'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: true,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("self"),
+                    description: ::std::borrow::Cow::Borrowed("argument 'self'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: true,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("Self"),
+                    description: ::std::borrow::Cow::Borrowed("argument 'Self'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("crate"),
+                    description: ::std::borrow::Cow::Borrowed("option 'crate'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("super"),
+                    description: ::std::borrow::Cow::Borrowed("option 'super'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("_"),
+                    description: ::std::borrow::Cow::Borrowed("option '_'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -317,6 +442,48 @@ impl SelfCommand {
         self.value = ::core::option::Option::Some(value.into());
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        645usize,
+        1144usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        757usize,
+        1383usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        647usize,
+        1148usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        744usize,
+        1357usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        616usize,
+        1086usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        585usize,
+        1024usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        674usize,
+        1202usize,
+    );
 }
 impl ::core::default::Default for SelfCommand {
     fn default() -> Self {
@@ -332,6 +499,71 @@ impl ::atip_runtime::Command for SelfCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_self"),
+        title: ::std::borrow::Cow::Borrowed("weird self"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("self")]),
+        description: ::std::borrow::Cow::Borrowed("Another keyword"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("new"),
+                    description: ::std::borrow::Cow::Borrowed("option 'new'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("argv"),
+                    description: ::std::borrow::Cow::Borrowed("option 'argv'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("clone"),
+                    description: ::std::borrow::Cow::Borrowed("option 'clone'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("value"),
+                    description: ::std::borrow::Cow::Borrowed("option 'value'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -413,6 +645,48 @@ impl CallCommand {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1145usize,
+        1440usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1384usize,
+        1741usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1149usize,
+        1446usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1358usize,
+        1702usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1087usize,
+        1353usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1025usize,
+        1260usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1203usize,
+        1527usize,
+    );
 }
 impl ::core::default::Default for CallCommand {
     fn default() -> Self {
@@ -428,6 +702,35 @@ impl ::atip_runtime::Command for CallCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_call"),
+        title: ::std::borrow::Cow::Borrowed("weird call"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("call")]),
+        description: ::std::borrow::Cow::Borrowed("Named like the generated Call enum"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -497,6 +800,48 @@ impl OptionCommand {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1441usize,
+        1729usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1742usize,
+        2092usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1447usize,
+        1737usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1703usize,
+        2040usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1354usize,
+        1613usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1261usize,
+        1489usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1528usize,
+        1847usize,
+    );
 }
 impl ::core::default::Default for OptionCommand {
     fn default() -> Self {
@@ -512,6 +857,35 @@ impl ::atip_runtime::Command for OptionCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_option"),
+        title: ::std::borrow::Cow::Borrowed("weird option"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("option")]),
+        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -581,6 +955,48 @@ impl ResultCommand {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1730usize,
+        2018usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        2093usize,
+        2443usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1738usize,
+        2028usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        2041usize,
+        2378usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1614usize,
+        1873usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1490usize,
+        1718usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1848usize,
+        2167usize,
+    );
 }
 impl ::core::default::Default for ResultCommand {
     fn default() -> Self {
@@ -596,6 +1012,35 @@ impl ::atip_runtime::Command for ResultCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_result"),
+        title: ::std::borrow::Cow::Borrowed("weird result"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("result")]),
+        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -665,6 +1110,48 @@ impl StringCommand {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        2019usize,
+        2307usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        2444usize,
+        2794usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        2029usize,
+        2319usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        2379usize,
+        2716usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1874usize,
+        2133usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1719usize,
+        1947usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        2168usize,
+        2487usize,
+    );
 }
 impl ::core::default::Default for StringCommand {
     fn default() -> Self {
@@ -680,6 +1167,35 @@ impl ::atip_runtime::Command for StringCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_string"),
+        title: ::std::borrow::Cow::Borrowed("weird string"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("string")]),
+        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -749,6 +1265,48 @@ impl VecCommand {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        2308usize,
+        2593usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        2795usize,
+        3142usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        2320usize,
+        2607usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        2717usize,
+        3051usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        2134usize,
+        2390usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1948usize,
+        2173usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        2488usize,
+        2801usize,
+    );
 }
 impl ::core::default::Default for VecCommand {
     fn default() -> Self {
@@ -764,6 +1322,35 @@ impl ::atip_runtime::Command for VecCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_vec"),
+        title: ::std::borrow::Cow::Borrowed("weird vec"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("vec")]),
+        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -833,6 +1420,48 @@ impl EffectsCommand {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        2594usize,
+        2886usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        3143usize,
+        3497usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        2608usize,
+        2902usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        3052usize,
+        3393usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        2391usize,
+        2654usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        2174usize,
+        2406usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        2802usize,
+        3126usize,
+    );
 }
 impl ::core::default::Default for EffectsCommand {
     fn default() -> Self {
@@ -848,6 +1477,35 @@ impl ::atip_runtime::Command for EffectsCommand {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_effects"),
+        title: ::std::borrow::Cow::Borrowed("weird effects"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("effects")]),
+        description: ::std::borrow::Cow::Borrowed("Named like the effects table"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -950,6 +1608,48 @@ impl _2fa {
         self._9 = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        2887usize,
+        3272usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        3498usize,
+        3975usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        2903usize,
+        3290usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        3394usize,
+        3858usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        2655usize,
+        3011usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        2407usize,
+        2732usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        3127usize,
+        3540usize,
+    );
 }
 impl ::core::default::Default for _2fa {
     fn default() -> Self {
@@ -965,6 +1665,53 @@ impl ::atip_runtime::Command for _2fa {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_2fa"),
+        title: ::std::borrow::Cow::Borrowed("weird 2fa"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("2fa")]),
+        description: ::std::borrow::Cow::Borrowed("Starts with a digit"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("_1st"),
+                    description: ::std::borrow::Cow::Borrowed("option '1st'"),
+                    kind: ::atip_runtime::ValueKind::Integer,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("_9"),
+                    description: ::std::borrow::Cow::Borrowed("option '9'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -1046,6 +1793,48 @@ impl UfcNUefCode {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        3273usize,
+        3629usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        3976usize,
+        4381usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        3291usize,
+        3649usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        3859usize,
+        4251usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        3012usize,
+        3339usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        2733usize,
+        3029usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        3541usize,
+        3931usize,
+    );
 }
 impl ::atip_runtime::Command for UfcNUefCode {
     const NAME: &'static str = "weird__n_code";
@@ -1056,6 +1845,44 @@ impl ::atip_runtime::Command for UfcNUefCode {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird__n_code"),
+        title: ::std::borrow::Cow::Borrowed("weird ünïcode"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("ünïcode")]),
+        description: ::std::borrow::Cow::Borrowed("Non-ASCII name"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("_ame"),
+                    description: ::std::borrow::Cow::Borrowed("argument 'ñame'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: true,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -1126,6 +1953,48 @@ impl AB {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        3630usize,
+        3905usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        4382usize,
+        4719usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        3650usize,
+        3927usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        4252usize,
+        4576usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        3340usize,
+        3586usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        3030usize,
+        3245usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        3932usize,
+        4235usize,
+    );
 }
 impl ::core::default::Default for AB {
     fn default() -> Self {
@@ -1141,6 +2010,35 @@ impl ::atip_runtime::Command for AB {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_a_b"),
+        title: ::std::borrow::Cow::Borrowed("weird a.b"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("a.b")]),
+        description: ::std::borrow::Cow::Borrowed("Dot in the name"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -1210,6 +2108,48 @@ impl ListAll {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        3906usize,
+        4193usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        4720usize,
+        5069usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        3928usize,
+        4217usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        4577usize,
+        4913usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        3587usize,
+        3845usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        3246usize,
+        3473usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        4236usize,
+        4556usize,
+    );
 }
 impl ::core::default::Default for ListAll {
     fn default() -> Self {
@@ -1225,6 +2165,35 @@ impl ::atip_runtime::Command for ListAll {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_list_all"),
+        title: ::std::borrow::Cow::Borrowed("weird list_all"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("list_all")]),
+        description: ::std::borrow::Cow::Borrowed("Underscore in the name"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -1294,6 +2263,48 @@ impl ListAll2 {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        4194usize,
+        4502usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        5070usize,
+        5440usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        4218usize,
+        4528usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        4914usize,
+        5271usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        3846usize,
+        4125usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        3474usize,
+        3722usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        4557usize,
+        4898usize,
+    );
 }
 impl ::core::default::Default for ListAll2 {
     fn default() -> Self {
@@ -1309,6 +2320,37 @@ impl ::atip_runtime::Command for ListAll2 {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_list-all"),
+        title: ::std::borrow::Cow::Borrowed("weird list-all"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("list-all")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Dash in the name; camel-cases like list_all",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -1713,6 +2755,48 @@ impl Enums {
         self.home = ::core::option::Option::Some(value.into());
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        4503usize,
+        5833usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        5441usize,
+        6971usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        4529usize,
+        5861usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        5272usize,
+        6789usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        4126usize,
+        5427usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        3723usize,
+        5061usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        4899usize,
+        6303usize,
+    );
 }
 impl ::atip_runtime::Command for Enums {
     const NAME: &'static str = "weird_enums";
@@ -1739,6 +2823,166 @@ impl ::atip_runtime::Command for Enums {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_enums"),
+        title: ::std::borrow::Cow::Borrowed("weird enums"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("enums")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Ends a comment */ opens an attribute #[x] has `backticks` \"quotes\" \\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\r\nSecond line /* unclosed",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("files"),
+                    description: ::std::borrow::Cow::Borrowed("argument 'files'"),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("mode"),
+                    description: ::std::borrow::Cow::Borrowed("option 'mode'"),
+                    kind: ::atip_runtime::ValueKind::Enum,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(""),
+                                ::std::borrow::Cow::Borrowed("a"),
+                                ::std::borrow::Cow::Borrowed("A"),
+                                ::std::borrow::Cow::Borrowed("blue-green"),
+                                ::std::borrow::Cow::Borrowed("1"),
+                                ::std::borrow::Cow::Borrowed("1.5"),
+                                ::std::borrow::Cow::Borrowed(">="),
+                                ::std::borrow::Cow::Borrowed("<="),
+                                ::std::borrow::Cow::Borrowed("Self"),
+                                ::std::borrow::Cow::Borrowed("self"),
+                            ],
+                        ),
+                    ),
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("level"),
+                    description: ::std::borrow::Cow::Borrowed("option 'level'"),
+                    kind: ::atip_runtime::ValueKind::Enum,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("1"),
+                                ::std::borrow::Cow::Borrowed("2"),
+                                ::std::borrow::Cow::Borrowed("3"),
+                            ],
+                        ),
+                    ),
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("count"),
+                    description: ::std::borrow::Cow::Borrowed("option 'count'"),
+                    kind: ::atip_runtime::ValueKind::Integer,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("10"),
+                                ::std::borrow::Cow::Borrowed("20"),
+                            ],
+                        ),
+                    ),
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("tags"),
+                    description: ::std::borrow::Cow::Borrowed("option 'tags'"),
+                    kind: ::atip_runtime::ValueKind::Enum,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("x"),
+                                ::std::borrow::Cow::Borrowed("y"),
+                            ],
+                        ),
+                    ),
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("dry_run"),
+                    description: ::std::borrow::Cow::Borrowed("option 'dry-run'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("dryRun"),
+                    description: ::std::borrow::Cow::Borrowed("option 'dryRun'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("ratio"),
+                    description: ::std::borrow::Cow::Borrowed("option 'ratio'"),
+                    kind: ::atip_runtime::ValueKind::Number,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed("0.5"),
+                    ),
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("home"),
+                    description: ::std::borrow::Cow::Borrowed("option 'home'"),
+                    kind: ::atip_runtime::ValueKind::Url,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("out"),
+                    description: ::std::borrow::Cow::Borrowed("option 'out'"),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: true,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.r#type {
             argv.long("--type", value);
@@ -1853,6 +3097,48 @@ impl Group {
         self.depth = ::core::option::Option::Some(value);
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        5834usize,
+        6170usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        6972usize,
+        7387usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        5862usize,
+        6200usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        6790usize,
+        7192usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        5428usize,
+        5735usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        5062usize,
+        5338usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        6304usize,
+        6670usize,
+    );
 }
 impl ::core::default::Default for Group {
     fn default() -> Self {
@@ -1868,6 +3154,44 @@ impl ::atip_runtime::Command for Group {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_group"),
+        title: ::std::borrow::Cow::Borrowed("weird group"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("group")]),
+        description: ::std::borrow::Cow::Borrowed("The group itself"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("depth"),
+                    description: ::std::borrow::Cow::Borrowed("option 'depth'"),
+                    kind: ::atip_runtime::ValueKind::Integer,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if self.verbose {
             argv.flag("-v");
@@ -1966,6 +3290,48 @@ impl GroupInner {
         self.depth = ::core::option::Option::Some(value);
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        6171usize,
+        6635usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        7388usize,
+        7918usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        6201usize,
+        6667usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        7193usize,
+        7710usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        5736usize,
+        6171usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        5339usize,
+        5743usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        6671usize,
+        7171usize,
+    );
 }
 impl ::atip_runtime::Command for GroupInner {
     const NAME: &'static str = "weird_group_inner";
@@ -1976,6 +3342,60 @@ impl ::atip_runtime::Command for GroupInner {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("weird_group_inner"),
+        title: ::std::borrow::Cow::Borrowed("weird group inner"),
+        path: ::std::borrow::Cow::Borrowed(
+            &[
+                ::std::borrow::Cow::Borrowed("group"),
+                ::std::borrow::Cow::Borrowed("inner"),
+            ],
+        ),
+        description: ::std::borrow::Cow::Borrowed(
+            "Inherits --type-in-group and --depth",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("rest"),
+                    description: ::std::borrow::Cow::Borrowed("argument 'rest'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("type"),
+                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("depth"),
+                    description: ::std::borrow::Cow::Borrowed("option 'depth'"),
+                    kind: ::atip_runtime::ValueKind::Integer,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if self.verbose {
             argv.flag("-v");
@@ -2070,6 +3490,69 @@ impl Call {
             Call::Enums(_) => <Enums as ::atip_runtime::Command>::NAME,
             Call::Group(_) => <Group as ::atip_runtime::Command>::NAME,
             Call::GroupInner(_) => <GroupInner as ::atip_runtime::Command>::NAME,
+        }
+    }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "weird_type" => ::atip_runtime::dispatch::typed::<Type>(call).map(Call::Type),
+            "weird_self" => {
+                ::atip_runtime::dispatch::typed::<SelfCommand>(call)
+                    .map(Call::SelfCommand)
+            }
+            "weird_call" => {
+                ::atip_runtime::dispatch::typed::<CallCommand>(call)
+                    .map(Call::CallCommand)
+            }
+            "weird_option" => {
+                ::atip_runtime::dispatch::typed::<OptionCommand>(call)
+                    .map(Call::OptionCommand)
+            }
+            "weird_result" => {
+                ::atip_runtime::dispatch::typed::<ResultCommand>(call)
+                    .map(Call::ResultCommand)
+            }
+            "weird_string" => {
+                ::atip_runtime::dispatch::typed::<StringCommand>(call)
+                    .map(Call::StringCommand)
+            }
+            "weird_vec" => {
+                ::atip_runtime::dispatch::typed::<VecCommand>(call).map(Call::VecCommand)
+            }
+            "weird_effects" => {
+                ::atip_runtime::dispatch::typed::<EffectsCommand>(call)
+                    .map(Call::EffectsCommand)
+            }
+            "weird_2fa" => ::atip_runtime::dispatch::typed::<_2fa>(call).map(Call::_2fa),
+            "weird__n_code" => {
+                ::atip_runtime::dispatch::typed::<UfcNUefCode>(call)
+                    .map(Call::UfcNUefCode)
+            }
+            "weird_a_b" => ::atip_runtime::dispatch::typed::<AB>(call).map(Call::AB),
+            "weird_list_all" => {
+                ::atip_runtime::dispatch::typed::<ListAll>(call).map(Call::ListAll)
+            }
+            "weird_list-all" => {
+                ::atip_runtime::dispatch::typed::<ListAll2>(call).map(Call::ListAll2)
+            }
+            "weird_enums" => {
+                ::atip_runtime::dispatch::typed::<Enums>(call).map(Call::Enums)
+            }
+            "weird_group" => {
+                ::atip_runtime::dispatch::typed::<Group>(call).map(Call::Group)
+            }
+            "weird_group_inner" => {
+                ::atip_runtime::dispatch::typed::<GroupInner>(call).map(Call::GroupInner)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
         }
     }
     /// The merged effects of the called command.
@@ -2285,6 +3768,26 @@ impl ::core::convert::From<GroupInner> for Call {
         Call::GroupInner(command)
     }
 }
+/// What a model sees of every command of `weird`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[
+    <Type as ::atip_runtime::Command>::TOOL,
+    <SelfCommand as ::atip_runtime::Command>::TOOL,
+    <CallCommand as ::atip_runtime::Command>::TOOL,
+    <OptionCommand as ::atip_runtime::Command>::TOOL,
+    <ResultCommand as ::atip_runtime::Command>::TOOL,
+    <StringCommand as ::atip_runtime::Command>::TOOL,
+    <VecCommand as ::atip_runtime::Command>::TOOL,
+    <EffectsCommand as ::atip_runtime::Command>::TOOL,
+    <_2fa as ::atip_runtime::Command>::TOOL,
+    <UfcNUefCode as ::atip_runtime::Command>::TOOL,
+    <AB as ::atip_runtime::Command>::TOOL,
+    <ListAll as ::atip_runtime::Command>::TOOL,
+    <ListAll2 as ::atip_runtime::Command>::TOOL,
+    <Enums as ::atip_runtime::Command>::TOOL,
+    <Group as ::atip_runtime::Command>::TOOL,
+    <GroupInner as ::atip_runtime::Command>::TOOL,
+];
 /// Merged effects of every command of `weird`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
@@ -2350,3 +3853,21 @@ pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
         <GroupInner as ::atip_runtime::Command>::EFFECTS,
     ),
 ];
+/// Provider tool definitions of every command of `weird`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `weird` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"weird_type\",\"description\":\"A Rust keyword as a command\",\"parameters\":{\"type\":\"object\",\"properties\":{\"in\":{\"type\":\"string\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"string\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":\"string\",\"description\":\"argument 'Self'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"crate\":{\"type\":\"string\",\"description\":\"option 'crate'\"},\"super\":{\"type\":\"string\",\"description\":\"option 'super'\"},\"_\":{\"type\":\"string\",\"description\":\"option '_'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_self\",\"description\":\"Another keyword\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"new\":{\"type\":\"string\",\"description\":\"option 'new'\"},\"argv\":{\"type\":\"string\",\"description\":\"option 'argv'\"},\"clone\":{\"type\":\"boolean\",\"description\":\"option 'clone'\"},\"value\":{\"type\":\"string\",\"description\":\"option 'value'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_call\",\"description\":\"Named like the generated Call enum\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_option\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_result\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_string\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_vec\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_effects\",\"description\":\"Named like the effects table\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_2fa\",\"description\":\"Starts with a digit\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":\"integer\",\"description\":\"option '1st'\"},\"_9\":{\"type\":\"boolean\",\"description\":\"option '9'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird__n_code\",\"description\":\"Non-ASCII name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"_ame\":{\"type\":\"string\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_a_b\",\"description\":\"Dot in the name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_list_all\",\"description\":\"Underscore in the name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"mode\":{\"type\":\"string\",\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\"],\"description\":\"option 'mode'\"},\"level\":{\"type\":\"string\",\"enum\":[\"1\",\"2\",\"3\"],\"description\":\"option 'level'\"},\"count\":{\"type\":\"integer\",\"enum\":[10,20],\"description\":\"option 'count'\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":\"boolean\",\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":\"number\",\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":\"string\",\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"string\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"out\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_group\",\"description\":\"The group itself\",\"parameters\":{\"type\":\"object\",\"properties\":{\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_group_inner\",\"description\":\"Inherits --type-in-group and --depth\",\"parameters\":{\"type\":\"object\",\"properties\":{\"rest\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"required\":[\"rest\"],\"additionalProperties\":false}}}]";
+    /// Every command of `weird` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"weird_type\",\"description\":\"A Rust keyword as a command\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"in\":{\"type\":\"string\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"string\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":[\"string\",\"null\"],\"description\":\"argument 'Self'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"crate\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'crate'\"},\"super\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'super'\"},\"_\":{\"type\":[\"string\",\"null\"],\"description\":\"option '_'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\",\"Self\",\"type\",\"crate\",\"super\",\"_\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_self\",\"description\":\"Another keyword\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"new\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'new'\"},\"argv\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'argv'\"},\"clone\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'clone'\"},\"value\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'value'\"}},\"required\":[\"type\",\"verbose\",\"new\",\"argv\",\"clone\",\"value\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_call\",\"description\":\"Named like the generated Call enum\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_option\",\"description\":\"Named like a prelude type\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_result\",\"description\":\"Named like a prelude type\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_string\",\"description\":\"Named like a prelude type\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_vec\",\"description\":\"Named like a prelude type\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_effects\",\"description\":\"Named like the effects table\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_2fa\",\"description\":\"Starts with a digit\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":[\"integer\",\"null\"],\"description\":\"option '1st'\"},\"_9\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option '9'\"}},\"required\":[\"type\",\"verbose\",\"_1st\",\"_9\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird__n_code\",\"description\":\"Non-ASCII name\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"_ame\":{\"type\":\"string\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\",\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_a_b\",\"description\":\"Dot in the name\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_list_all\",\"description\":\"Underscore in the name\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"mode\":{\"type\":[\"string\",\"null\"],\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\",null],\"description\":\"option 'mode'\"},\"level\":{\"type\":[\"string\",\"null\"],\"enum\":[\"1\",\"2\",\"3\",null],\"description\":\"option 'level'\"},\"count\":{\"type\":[\"integer\",\"null\"],\"enum\":[10,20,null],\"description\":\"option 'count'\"},\"tags\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":[\"number\",\"null\"],\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"string\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"type\",\"verbose\",\"mode\",\"level\",\"count\",\"tags\",\"dry_run\",\"dryRun\",\"ratio\",\"home\",\"out\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_group\",\"description\":\"The group itself\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"depth\":{\"type\":[\"integer\",\"null\"],\"description\":\"option 'depth'\"}},\"required\":[\"verbose\",\"type\",\"depth\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"weird_group_inner\",\"description\":\"Inherits --type-in-group and --depth\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"rest\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"depth\":{\"type\":[\"integer\",\"null\"],\"description\":\"option 'depth'\"}},\"required\":[\"rest\",\"verbose\",\"type\",\"depth\"],\"additionalProperties\":false}}}]";
+    /// Every command of `weird` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"weird_type\",\"description\":\"A Rust keyword as a command\",\"parameters\":{\"type\":\"object\",\"properties\":{\"in\":{\"type\":\"string\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"string\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":\"string\",\"description\":\"argument 'Self'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"crate\":{\"type\":\"string\",\"description\":\"option 'crate'\"},\"super\":{\"type\":\"string\",\"description\":\"option 'super'\"},\"_\":{\"type\":\"string\",\"description\":\"option '_'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_self\",\"description\":\"Another keyword\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"new\":{\"type\":\"string\",\"description\":\"option 'new'\"},\"argv\":{\"type\":\"string\",\"description\":\"option 'argv'\"},\"clone\":{\"type\":\"boolean\",\"description\":\"option 'clone'\"},\"value\":{\"type\":\"string\",\"description\":\"option 'value'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_call\",\"description\":\"Named like the generated Call enum\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_option\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_result\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_string\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_vec\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_effects\",\"description\":\"Named like the effects table\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_2fa\",\"description\":\"Starts with a digit\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":\"integer\",\"description\":\"option '1st'\"},\"_9\":{\"type\":\"boolean\",\"description\":\"option '9'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird__n_code\",\"description\":\"Non-ASCII name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"_ame\":{\"type\":\"string\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_a_b\",\"description\":\"Dot in the name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_list_all\",\"description\":\"Underscore in the name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"mode\":{\"type\":\"string\",\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\"],\"description\":\"option 'mode'\"},\"level\":{\"type\":\"string\",\"enum\":[\"1\",\"2\",\"3\"],\"description\":\"option 'level'\"},\"count\":{\"type\":\"integer\",\"enum\":[10,20],\"description\":\"option 'count'\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":\"boolean\",\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":\"number\",\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":\"string\",\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"string\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"out\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_group\",\"description\":\"The group itself\",\"parameters\":{\"type\":\"object\",\"properties\":{\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"weird_group_inner\",\"description\":\"Inherits --type-in-group and --depth\",\"parameters\":{\"type\":\"object\",\"properties\":{\"rest\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"required\":[\"rest\"],\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `weird` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"weird_type\",\"description\":\"A Rust keyword as a command\",\"parameters\":{\"type\":\"object\",\"properties\":{\"in\":{\"type\":\"string\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"string\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":[\"string\",\"null\"],\"description\":\"argument 'Self'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"crate\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'crate'\"},\"super\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'super'\"},\"_\":{\"type\":[\"string\",\"null\"],\"description\":\"option '_'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\",\"Self\",\"type\",\"crate\",\"super\",\"_\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_self\",\"description\":\"Another keyword\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"new\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'new'\"},\"argv\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'argv'\"},\"clone\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'clone'\"},\"value\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'value'\"}},\"required\":[\"type\",\"verbose\",\"new\",\"argv\",\"clone\",\"value\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_call\",\"description\":\"Named like the generated Call enum\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_option\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_result\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_string\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_vec\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_effects\",\"description\":\"Named like the effects table\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_2fa\",\"description\":\"Starts with a digit\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":[\"integer\",\"null\"],\"description\":\"option '1st'\"},\"_9\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option '9'\"}},\"required\":[\"type\",\"verbose\",\"_1st\",\"_9\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird__n_code\",\"description\":\"Non-ASCII name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"_ame\":{\"type\":\"string\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\",\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_a_b\",\"description\":\"Dot in the name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_list_all\",\"description\":\"Underscore in the name\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"parameters\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"}},\"required\":[\"type\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"mode\":{\"type\":[\"string\",\"null\"],\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\",null],\"description\":\"option 'mode'\"},\"level\":{\"type\":[\"string\",\"null\"],\"enum\":[\"1\",\"2\",\"3\",null],\"description\":\"option 'level'\"},\"count\":{\"type\":[\"integer\",\"null\"],\"enum\":[10,20,null],\"description\":\"option 'count'\"},\"tags\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":[\"number\",\"null\"],\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"string\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"type\",\"verbose\",\"mode\",\"level\",\"count\",\"tags\",\"dry_run\",\"dryRun\",\"ratio\",\"home\",\"out\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_group\",\"description\":\"The group itself\",\"parameters\":{\"type\":\"object\",\"properties\":{\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"depth\":{\"type\":[\"integer\",\"null\"],\"description\":\"option 'depth'\"}},\"required\":[\"verbose\",\"type\",\"depth\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"weird_group_inner\",\"description\":\"Inherits --type-in-group and --depth\",\"parameters\":{\"type\":\"object\",\"properties\":{\"rest\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"option 'verbose'\"},\"type\":{\"type\":[\"string\",\"null\"],\"description\":\"option 'type'\"},\"depth\":{\"type\":[\"integer\",\"null\"],\"description\":\"option 'depth'\"}},\"required\":[\"rest\",\"verbose\",\"type\",\"depth\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `weird` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"weird_type\",\"description\":\"A Rust keyword as a command\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"in\":{\"type\":\"string\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"string\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":\"string\",\"description\":\"argument 'Self'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"crate\":{\"type\":\"string\",\"description\":\"option 'crate'\"},\"super\":{\"type\":\"string\",\"description\":\"option 'super'\"},\"_\":{\"type\":\"string\",\"description\":\"option '_'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\"],\"additionalProperties\":false}},{\"name\":\"weird_self\",\"description\":\"Another keyword\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"new\":{\"type\":\"string\",\"description\":\"option 'new'\"},\"argv\":{\"type\":\"string\",\"description\":\"option 'argv'\"},\"clone\":{\"type\":\"boolean\",\"description\":\"option 'clone'\"},\"value\":{\"type\":\"string\",\"description\":\"option 'value'\"}},\"additionalProperties\":false}},{\"name\":\"weird_call\",\"description\":\"Named like the generated Call enum\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_option\",\"description\":\"Named like a prelude type\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_result\",\"description\":\"Named like a prelude type\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_string\",\"description\":\"Named like a prelude type\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_vec\",\"description\":\"Named like a prelude type\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_effects\",\"description\":\"Named like the effects table\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_2fa\",\"description\":\"Starts with a digit\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":\"integer\",\"description\":\"option '1st'\"},\"_9\":{\"type\":\"boolean\",\"description\":\"option '9'\"}},\"additionalProperties\":false}},{\"name\":\"weird__n_code\",\"description\":\"Non-ASCII name\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"_ame\":{\"type\":\"string\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\"],\"additionalProperties\":false}},{\"name\":\"weird_a_b\",\"description\":\"Dot in the name\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_list_all\",\"description\":\"Underscore in the name\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false}},{\"name\":\"weird_enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"mode\":{\"type\":\"string\",\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\"],\"description\":\"option 'mode'\"},\"level\":{\"type\":\"string\",\"enum\":[\"1\",\"2\",\"3\"],\"description\":\"option 'level'\"},\"count\":{\"type\":\"integer\",\"enum\":[10,20],\"description\":\"option 'count'\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":\"boolean\",\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":\"number\",\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":\"string\",\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"string\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"out\"],\"additionalProperties\":false}},{\"name\":\"weird_group\",\"description\":\"The group itself\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"additionalProperties\":false}},{\"name\":\"weird_group_inner\",\"description\":\"Inherits --type-in-group and --depth\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"rest\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"required\":[\"rest\"],\"additionalProperties\":false}}]";
+    /// Every command of `weird` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"weird_type\",\"description\":\"A Rust keyword as a command\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"in\":{\"type\":\"STRING\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"STRING\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":\"STRING\",\"description\":\"argument 'Self'\"},\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"crate\":{\"type\":\"STRING\",\"description\":\"option 'crate'\"},\"super\":{\"type\":\"STRING\",\"description\":\"option 'super'\"},\"_\":{\"type\":\"STRING\",\"description\":\"option '_'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\"]}},{\"name\":\"weird_self\",\"description\":\"Another keyword\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"},\"new\":{\"type\":\"STRING\",\"description\":\"option 'new'\"},\"argv\":{\"type\":\"STRING\",\"description\":\"option 'argv'\"},\"clone\":{\"type\":\"BOOLEAN\",\"description\":\"option 'clone'\"},\"value\":{\"type\":\"STRING\",\"description\":\"option 'value'\"}}}},{\"name\":\"weird_call\",\"description\":\"Named like the generated Call enum\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_option\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_result\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_string\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_vec\",\"description\":\"Named like a prelude type\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_effects\",\"description\":\"Named like the effects table\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_2fa\",\"description\":\"Starts with a digit\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":\"INTEGER\",\"description\":\"option '1st'\"},\"_9\":{\"type\":\"BOOLEAN\",\"description\":\"option '9'\"}}}},{\"name\":\"weird__n_code\",\"description\":\"Non-ASCII name\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"_ame\":{\"type\":\"STRING\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\"]}},{\"name\":\"weird_a_b\",\"description\":\"Dot in the name\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_list_all\",\"description\":\"Underscore in the name\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"}}}},{\"name\":\"weird_enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"files\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"},\"mode\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\"],\"description\":\"option 'mode'\"},\"level\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"1\",\"2\",\"3\"],\"description\":\"option 'level'\"},\"count\":{\"type\":\"INTEGER\",\"format\":\"enum\",\"enum\":[\"10\",\"20\"],\"description\":\"option 'count'\"},\"tags\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":\"BOOLEAN\",\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":\"NUMBER\",\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":\"STRING\",\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"STRING\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"out\"]}},{\"name\":\"weird_group\",\"description\":\"The group itself\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"INTEGER\",\"description\":\"option 'depth'\"}}}},{\"name\":\"weird_group_inner\",\"description\":\"Inherits --type-in-group and --depth\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"rest\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"STRING\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"INTEGER\",\"description\":\"option 'depth'\"}},\"required\":[\"rest\"]}}]";
+    /// Every command of `weird` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"weird_type\",\"title\":\"weird type\",\"description\":\"A Rust keyword as a command\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"in\":{\"type\":\"string\",\"description\":\"argument 'in'\"},\"self\":{\"type\":\"string\",\"description\":\"argument 'self'\"},\"Self\":{\"type\":\"string\",\"description\":\"argument 'Self'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"crate\":{\"type\":\"string\",\"description\":\"option 'crate'\"},\"super\":{\"type\":\"string\",\"description\":\"option 'super'\"},\"_\":{\"type\":\"string\",\"description\":\"option '_'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"in\",\"self\"],\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_self\",\"title\":\"weird self\",\"description\":\"Another keyword\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"new\":{\"type\":\"string\",\"description\":\"option 'new'\"},\"argv\":{\"type\":\"string\",\"description\":\"option 'argv'\"},\"clone\":{\"type\":\"boolean\",\"description\":\"option 'clone'\"},\"value\":{\"type\":\"string\",\"description\":\"option 'value'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_call\",\"title\":\"weird call\",\"description\":\"Named like the generated Call enum\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_option\",\"title\":\"weird option\",\"description\":\"Named like a prelude type\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_result\",\"title\":\"weird result\",\"description\":\"Named like a prelude type\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_string\",\"title\":\"weird string\",\"description\":\"Named like a prelude type\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_vec\",\"title\":\"weird vec\",\"description\":\"Named like a prelude type\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_effects\",\"title\":\"weird effects\",\"description\":\"Named like the effects table\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_2fa\",\"title\":\"weird 2fa\",\"description\":\"Starts with a digit\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"_1st\":{\"type\":\"integer\",\"description\":\"option '1st'\"},\"_9\":{\"type\":\"boolean\",\"description\":\"option '9'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird__n_code\",\"title\":\"weird ünïcode\",\"description\":\"Non-ASCII name\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"_ame\":{\"type\":\"string\",\"description\":\"argument 'ñame'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"required\":[\"_ame\"],\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_a_b\",\"title\":\"weird a.b\",\"description\":\"Dot in the name\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_list_all\",\"title\":\"weird list_all\",\"description\":\"Underscore in the name\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_list-all\",\"title\":\"weird list-all\",\"description\":\"Dash in the name; camel-cases like list_all\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_enums\",\"title\":\"weird enums\",\"description\":\"Ends a comment */ opens an attribute #[x] has `backticks` \\\"quotes\\\" \\\\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\\r\\nSecond line /* unclosed [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE | 💰 BILLABLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'files' (file path)\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"mode\":{\"type\":\"string\",\"enum\":[\"\",\"a\",\"A\",\"blue-green\",\"1\",\"1.5\",\">=\",\"<=\",\"Self\",\"self\"],\"description\":\"option 'mode'\"},\"level\":{\"type\":\"string\",\"enum\":[\"1\",\"2\",\"3\"],\"description\":\"option 'level'\"},\"count\":{\"type\":\"integer\",\"enum\":[10,20],\"description\":\"option 'count'\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"description\":\"option 'tags'\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"option 'dry-run'\"},\"dryRun\":{\"type\":\"boolean\",\"description\":\"option 'dryRun'\"},\"ratio\":{\"type\":\"number\",\"description\":\"option 'ratio' Default: 0.5.\"},\"home\":{\"type\":\"string\",\"description\":\"option 'home' (URL)\"},\"out\":{\"type\":\"string\",\"description\":\"option 'out' (file path)\"}},\"required\":[\"files\",\"out\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"openWorldHint\":false}},{\"name\":\"weird_group\",\"title\":\"weird group\",\"description\":\"The group itself\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}},{\"name\":\"weird_group_inner\",\"title\":\"weird group inner\",\"description\":\"Inherits --type-in-group and --depth\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"rest\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"argument 'rest'\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"option 'verbose'\"},\"type\":{\"type\":\"string\",\"description\":\"option 'type'\"},\"depth\":{\"type\":\"integer\",\"description\":\"option 'depth'\"}},\"required\":[\"rest\"],\"additionalProperties\":false},\"annotations\":{\"openWorldHint\":false}}]";
+}

@@ -101,6 +101,48 @@ impl Cat {
         self.squeeze_blank = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        634usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        739usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        636usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        726usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        605usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        574usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        698usize,
+    );
 }
 impl ::atip_runtime::Command for Cat {
     const NAME: &'static str = "cat";
@@ -125,6 +167,70 @@ impl ::atip_runtime::Command for Cat {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("cat"),
+        title: ::std::borrow::Cow::Borrowed("cat"),
+        path: ::std::borrow::Cow::Borrowed(&[]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Print the contents of files, one after another",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("files"),
+                    description: ::std::borrow::Cow::Borrowed("Files to print"),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("number"),
+                    description: ::std::borrow::Cow::Borrowed("Number all output lines"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("number_nonblank"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Number non-empty output lines only",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("show_ends"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Display $ at the end of each line",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("squeeze_blank"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Suppress repeated empty lines",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
         if self.number {
@@ -160,6 +266,21 @@ impl Call {
     pub fn name(&self) -> &'static str {
         match *self {
             Call::Cat(_) => <Cat as ::atip_runtime::Command>::NAME,
+        }
+    }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "cat" => ::atip_runtime::dispatch::typed::<Cat>(call).map(Call::Cat),
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
         }
     }
     /// The merged effects of the called command.
@@ -202,8 +323,31 @@ impl ::core::convert::From<Cat> for Call {
         Call::Cat(command)
     }
 }
+/// What a model sees of every command of `cat`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[
+    <Cat as ::atip_runtime::Command>::TOOL,
+];
 /// Merged effects of every command of `cat`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Cat as ::atip_runtime::Command>::NAME, <Cat as ::atip_runtime::Command>::EFFECTS),
 ];
+/// Provider tool definitions of every command of `cat`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `cat` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":\"boolean\",\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":\"boolean\",\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":\"boolean\",\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":\"boolean\",\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\"],\"additionalProperties\":false}}}]";
+    /// Every command of `cat` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\",\"number\",\"number_nonblank\",\"show_ends\",\"squeeze_blank\"],\"additionalProperties\":false}}}]";
+    /// Every command of `cat` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":\"boolean\",\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":\"boolean\",\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":\"boolean\",\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":\"boolean\",\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\"],\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `cat` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\",\"number\",\"number_nonblank\",\"show_ends\",\"squeeze_blank\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `cat` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":\"boolean\",\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":\"boolean\",\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":\"boolean\",\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":\"boolean\",\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\"],\"additionalProperties\":false}}]";
+    /// Every command of `cat` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"files\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":\"BOOLEAN\",\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":\"BOOLEAN\",\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":\"BOOLEAN\",\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\"]}}]";
+    /// Every command of `cat` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"cat\",\"title\":\"cat\",\"description\":\"Print the contents of files, one after another [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to print (file path)\"},\"number\":{\"type\":\"boolean\",\"description\":\"Number all output lines\"},\"number_nonblank\":{\"type\":\"boolean\",\"description\":\"Number non-empty output lines only\"},\"show_ends\":{\"type\":\"boolean\",\"description\":\"Display $ at the end of each line\"},\"squeeze_blank\":{\"type\":\"boolean\",\"description\":\"Suppress repeated empty lines\"}},\"required\":[\"files\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}]";
+}

@@ -153,6 +153,48 @@ impl Init {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        974usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        1136usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        976usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        1123usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        945usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        914usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        1068usize,
+    );
 }
 impl ::core::default::Default for Init {
     fn default() -> Self {
@@ -189,6 +231,96 @@ impl ::atip_runtime::Command for Init {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_init"),
+        title: ::std::borrow::Cow::Borrowed("git init"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("init")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Create an empty repository, or reinitialise an existing one",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("directory"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Directory to create the repository in (default: the current directory)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("initial_branch"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Name of the first branch",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("bare"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Create a bare repository, without a working tree",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print only errors and warnings",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -436,6 +568,48 @@ impl Status {
         self.untracked_files = ::core::option::Option::Some(value);
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        975usize,
+        2073usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1137usize,
+        2425usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        977usize,
+        2077usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1124usize,
+        2399usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        946usize,
+        2015usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        915usize,
+        1969usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1069usize,
+        2238usize,
+    );
 }
 impl ::core::default::Default for Status {
     fn default() -> Self {
@@ -469,6 +643,115 @@ impl ::atip_runtime::Command for Status {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_status"),
+        title: ::std::borrow::Cow::Borrowed("git status"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("status")]),
+        description: ::std::borrow::Cow::Borrowed("Show the working tree status"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("pathspec"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Limit the output to these paths",
+                    ),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("short"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Give the output in the short format",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("branch"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show the branch and tracking info, even in short format",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("porcelain"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Stable, script-friendly output (porcelain v1)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("untracked_files"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "How to show untracked files",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Enum,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("no"),
+                                ::std::borrow::Cow::Borrowed("normal"),
+                                ::std::borrow::Cow::Borrowed("all"),
+                            ],
+                        ),
+                    ),
+                    default: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed("normal"),
+                    ),
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -690,6 +973,48 @@ impl Add {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        2074usize,
+        3353usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        2426usize,
+        3887usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        2078usize,
+        3359usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        2400usize,
+        3848usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        2016usize,
+        3266usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1970usize,
+        3189usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        2239usize,
+        3611usize,
+    );
 }
 impl ::atip_runtime::Command for Add {
     const NAME: &'static str = "git_add";
@@ -721,6 +1046,127 @@ impl ::atip_runtime::Command for Add {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_add"),
+        title: ::std::borrow::Cow::Borrowed("git add"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("add")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Add file contents to the index (stage changes for the next commit)",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("pathspec"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Files to add; directories add everything below them",
+                    ),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("all"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Also stage removals and untracked files in the whole tree",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("update"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Stage only files that are already tracked",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("force"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Allow adding otherwise ignored files",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("dry_run"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show what would be added without adding it",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("intent_to_add"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Record only that the paths will be added later",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed("List the files added"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -964,6 +1410,48 @@ impl Commit {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        3354usize,
+        4728usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        3888usize,
+        5461usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        3360usize,
+        4736usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        3849usize,
+        5409usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        3267usize,
+        4612usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        3190usize,
+        4504usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        3612usize,
+        5083usize,
+    );
 }
 impl ::atip_runtime::Command for Commit {
     const NAME: &'static str = "git_commit";
@@ -996,6 +1484,140 @@ impl ::atip_runtime::Command for Commit {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_commit"),
+        title: ::std::borrow::Cow::Borrowed("git commit"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("commit")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Record the staged changes as a new commit",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("message"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "The commit message (required here: without it git opens an editor)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: true,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("all"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Stage every modified and deleted tracked file first",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("allow_empty"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Allow a commit that changes nothing",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("amend"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Replace the tip of the current branch with a new commit (the old one stays in the reflog)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("author"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Override the author, written 'Name <email>'",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("signoff"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Add a Signed-off-by trailer",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_verify"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Skip the pre-commit and commit-msg hooks",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Do not print the commit summary",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -1274,6 +1896,48 @@ impl Log {
         self.all = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        4729usize,
+        6114usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        5462usize,
+        7095usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        4737usize,
+        6124usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        5410usize,
+        7030usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        4613usize,
+        5969usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        4505usize,
+        5830usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        5084usize,
+        6537usize,
+    );
 }
 impl ::core::default::Default for Log {
     fn default() -> Self {
@@ -1307,6 +1971,149 @@ impl ::atip_runtime::Command for Log {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_log"),
+        title: ::std::borrow::Cow::Borrowed("git log"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("log")]),
+        description: ::std::borrow::Cow::Borrowed("Show the commit history"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("revision_range"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Commits to show, e.g. main..feature (default: HEAD)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("oneline"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "One line per commit: abbreviated hash and subject",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("max_count"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show at most this many commits",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Integer,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("format"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Pretty-print format, e.g. '%h %an %s'",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("author"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Only commits whose author matches this regular expression",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("grep"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Only commits whose message matches this regular expression",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("since"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Only commits newer than this date, e.g. '2 weeks ago'",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("stat"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show a diffstat for each commit",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("all"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show commits reachable from every ref",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -1534,6 +2341,48 @@ impl Branch {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        6115usize,
+        7280usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        7096usize,
+        8464usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        6125usize,
+        7292usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        7031usize,
+        8386usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        5970usize,
+        7106usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        5831usize,
+        6936usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        6538usize,
+        7800usize,
+    );
 }
 impl ::core::default::Default for Branch {
     fn default() -> Self {
@@ -1573,6 +2422,116 @@ impl ::atip_runtime::Command for Branch {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_branch"),
+        title: ::std::borrow::Cow::Borrowed("git branch"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("branch")]),
+        description: ::std::borrow::Cow::Borrowed("List, create or delete branches"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("branchname"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Branch to create (or, with --delete, to delete); list branches when absent",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("start_point"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Commit the new branch starts at (default: HEAD)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("delete"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Delete the branch; git refuses when it is not fully merged",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("all"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "List remote-tracking branches too",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("show_current"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print the name of the current branch",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show hash and subject of each branch tip",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -1757,6 +2716,48 @@ impl Switch {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        7281usize,
+        8267usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        8465usize,
+        9604usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        7293usize,
+        8281usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        8387usize,
+        9513usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        7107usize,
+        8064usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        6937usize,
+        7863usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        7801usize,
+        8884usize,
+    );
 }
 impl ::core::default::Default for Switch {
     fn default() -> Self {
@@ -1790,6 +2791,96 @@ impl ::atip_runtime::Command for Switch {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_switch"),
+        title: ::std::borrow::Cow::Borrowed("git switch"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("switch")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Switch to a branch, refusing when local changes would be lost",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("branch"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Branch to switch to; with --create, the commit the new branch starts at",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("create"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Create a branch with this name and switch to it",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("detach"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Switch to a commit with a detached HEAD",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Suppress feedback messages",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -1985,6 +3076,48 @@ impl Diff {
         self.unified = ::core::option::Option::Some(value);
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        8268usize,
+        9357usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        9605usize,
+        10867usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        8282usize,
+        9373usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        9514usize,
+        10763usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        8065usize,
+        9125usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        7864usize,
+        8893usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        8885usize,
+        10043usize,
+    );
 }
 impl ::core::default::Default for Diff {
     fn default() -> Self {
@@ -2018,6 +3151,107 @@ impl ::atip_runtime::Command for Diff {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_diff"),
+        title: ::std::borrow::Cow::Borrowed("git diff"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("diff")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Show changes between the working tree and the index, or between the index and HEAD",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("paths"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Limit the diff to these paths",
+                    ),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("cached"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Compare the index with HEAD (what would be committed)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("stat"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show a diffstat instead of the patch",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("name_only"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Show only the names of changed files",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("unified"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Lines of context around each change",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Integer,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -2256,6 +3490,48 @@ impl Clean {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        9358usize,
+        10605usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        10868usize,
+        12331usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        9374usize,
+        10623usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        10764usize,
+        12214usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        9126usize,
+        10344usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        8894usize,
+        10081usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        10044usize,
+        11385usize,
+    );
 }
 impl ::core::default::Default for Clean {
     fn default() -> Self {
@@ -2294,6 +3570,127 @@ impl ::atip_runtime::Command for Clean {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_clean"),
+        title: ::std::borrow::Cow::Borrowed("git clean"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("clean")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Delete untracked files from the working tree",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("pathspec"),
+                    description: ::std::borrow::Cow::Borrowed("Only clean these paths"),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("force"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Actually delete (git refuses without it by default)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("dry_run"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Only show what would be deleted",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("directories"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Also delete untracked directories",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("ignored"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Also delete ignored files",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("exclude"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Keep files matching this pattern; repeatable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Do not list the deleted files",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -2513,6 +3910,48 @@ impl Reset {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        10606usize,
+        11791usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        12332usize,
+        13699usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        10624usize,
+        11811usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        12215usize,
+        13569usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        10345usize,
+        11501usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        10082usize,
+        11207usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        11386usize,
+        12665usize,
+    );
 }
 impl ::core::default::Default for Reset {
     fn default() -> Self {
@@ -2555,6 +3994,116 @@ impl ::atip_runtime::Command for Reset {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_reset"),
+        title: ::std::borrow::Cow::Borrowed("git reset"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("reset")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Move the current branch to a commit and reset the index, and with --hard the working tree",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("commit"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Commit to reset to (default: HEAD)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("soft"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Keep the index and the working tree",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("mixed"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Reset the index but keep the working tree (default)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("hard"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Reset the index and the working tree: uncommitted changes are lost",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("keep"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Reset, but stop if local changes would be lost",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed("Report errors only"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -2737,6 +4286,48 @@ impl Stash {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        11792usize,
+        12760usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        13700usize,
+        14837usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        11812usize,
+        12782usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        13570usize,
+        14694usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        11502usize,
+        12441usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        11208usize,
+        12116usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        12666usize,
+        13730usize,
+    );
 }
 impl ::core::default::Default for Stash {
     fn default() -> Self {
@@ -2773,6 +4364,96 @@ impl ::atip_runtime::Command for Stash {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_stash"),
+        title: ::std::borrow::Cow::Borrowed("git stash"),
+        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("stash")]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("message"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Description of the stash entry",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("include_untracked"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Also stash untracked files",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("keep_index"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Keep the staged changes in the index",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Suppress feedback messages",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -2879,6 +4560,48 @@ impl StashList {
         self.no_pager = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        12761usize,
+        13345usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        14838usize,
+        15504usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        12783usize,
+        13369usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        14695usize,
+        15348usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        12442usize,
+        12997usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        12117usize,
+        12641usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        13731usize,
+        14390usize,
+    );
 }
 impl ::core::default::Default for StashList {
     fn default() -> Self {
@@ -2912,6 +4635,55 @@ impl ::atip_runtime::Command for StashList {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_stash_list"),
+        title: ::std::borrow::Cow::Borrowed("git stash list"),
+        path: ::std::borrow::Cow::Borrowed(
+            &[
+                ::std::borrow::Cow::Borrowed("stash"),
+                ::std::borrow::Cow::Borrowed("list"),
+            ],
+        ),
+        description: ::std::borrow::Cow::Borrowed("List the stash entries"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -3059,6 +4831,48 @@ impl StashPop {
         self.quiet = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        13346usize,
+        14191usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        15505usize,
+        16483usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        13370usize,
+        14217usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        15349usize,
+        16314usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        12998usize,
+        13814usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        12642usize,
+        13427usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        14391usize,
+        15336usize,
+    );
 }
 impl ::core::default::Default for StashPop {
     fn default() -> Self {
@@ -3095,6 +4909,85 @@ impl ::atip_runtime::Command for StashPop {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("git_stash_pop"),
+        title: ::std::borrow::Cow::Borrowed("git stash pop"),
+        path: ::std::borrow::Cow::Borrowed(
+            &[::std::borrow::Cow::Borrowed("stash"), ::std::borrow::Cow::Borrowed("pop")],
+        ),
+        description: ::std::borrow::Cow::Borrowed(
+            "Apply a stash entry to the working tree and drop it",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("stash"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "The entry, e.g. stash@{1} (default: the latest)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chdir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Run as if git was started in this directory instead of the current one",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("config"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("no_pager"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Never send output through a pager",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("index"),
+                    description: ::std::borrow::Cow::Borrowed("Also restore the index"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("quiet"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Suppress feedback messages",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         if let ::core::option::Option::Some(value) = &self.chdir {
             argv.short("-C", value);
@@ -3182,6 +5075,51 @@ impl Call {
             Call::Stash(_) => <Stash as ::atip_runtime::Command>::NAME,
             Call::StashList(_) => <StashList as ::atip_runtime::Command>::NAME,
             Call::StashPop(_) => <StashPop as ::atip_runtime::Command>::NAME,
+        }
+    }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "git_init" => ::atip_runtime::dispatch::typed::<Init>(call).map(Call::Init),
+            "git_status" => {
+                ::atip_runtime::dispatch::typed::<Status>(call).map(Call::Status)
+            }
+            "git_add" => ::atip_runtime::dispatch::typed::<Add>(call).map(Call::Add),
+            "git_commit" => {
+                ::atip_runtime::dispatch::typed::<Commit>(call).map(Call::Commit)
+            }
+            "git_log" => ::atip_runtime::dispatch::typed::<Log>(call).map(Call::Log),
+            "git_branch" => {
+                ::atip_runtime::dispatch::typed::<Branch>(call).map(Call::Branch)
+            }
+            "git_switch" => {
+                ::atip_runtime::dispatch::typed::<Switch>(call).map(Call::Switch)
+            }
+            "git_diff" => ::atip_runtime::dispatch::typed::<Diff>(call).map(Call::Diff),
+            "git_clean" => {
+                ::atip_runtime::dispatch::typed::<Clean>(call).map(Call::Clean)
+            }
+            "git_reset" => {
+                ::atip_runtime::dispatch::typed::<Reset>(call).map(Call::Reset)
+            }
+            "git_stash" => {
+                ::atip_runtime::dispatch::typed::<Stash>(call).map(Call::Stash)
+            }
+            "git_stash_list" => {
+                ::atip_runtime::dispatch::typed::<StashList>(call).map(Call::StashList)
+            }
+            "git_stash_pop" => {
+                ::atip_runtime::dispatch::typed::<StashPop>(call).map(Call::StashPop)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
         }
     }
     /// The merged effects of the called command.
@@ -3356,6 +5294,23 @@ impl ::core::convert::From<StashPop> for Call {
         Call::StashPop(command)
     }
 }
+/// What a model sees of every command of `git`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[
+    <Init as ::atip_runtime::Command>::TOOL,
+    <Status as ::atip_runtime::Command>::TOOL,
+    <Add as ::atip_runtime::Command>::TOOL,
+    <Commit as ::atip_runtime::Command>::TOOL,
+    <Log as ::atip_runtime::Command>::TOOL,
+    <Branch as ::atip_runtime::Command>::TOOL,
+    <Switch as ::atip_runtime::Command>::TOOL,
+    <Diff as ::atip_runtime::Command>::TOOL,
+    <Clean as ::atip_runtime::Command>::TOOL,
+    <Reset as ::atip_runtime::Command>::TOOL,
+    <Stash as ::atip_runtime::Command>::TOOL,
+    <StashList as ::atip_runtime::Command>::TOOL,
+    <StashPop as ::atip_runtime::Command>::TOOL,
+];
 /// Merged effects of every command of `git`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
@@ -3406,3 +5361,21 @@ pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
         <StashPop as ::atip_runtime::Command>::EFFECTS,
     ),
 ];
+/// Provider tool definitions of every command of `git`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `git` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}}]";
+    /// Every command of `git` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":[\"string\",\"null\"],\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Name of the first branch\"},\"bare\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print only errors and warnings\"}},\"required\":[\"directory\",\"chdir\",\"config\",\"no_pager\",\"initial_branch\",\"bare\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"short\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":[\"string\",\"null\"],\"enum\":[\"no\",\"normal\",\"all\",null],\"description\":\"How to show untracked files Default: normal.\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"short\",\"branch\",\"porcelain\",\"untracked_files\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List the files added\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"all\",\"update\",\"force\",\"dry_run\",\"intent_to_add\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not print the commit summary\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"all\",\"allow_empty\",\"amend\",\"author\",\"signoff\",\"no_verify\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":[\"string\",\"null\"],\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":[\"integer\",\"null\"],\"description\":\"Show at most this many commits\"},\"format\":{\"type\":[\"string\",\"null\"],\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show commits reachable from every ref\"}},\"required\":[\"revision_range\",\"chdir\",\"config\",\"no_pager\",\"oneline\",\"max_count\",\"format\",\"author\",\"grep\",\"since\",\"stat\",\"all\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show hash and subject of each branch tip\"}},\"required\":[\"branchname\",\"start_point\",\"chdir\",\"config\",\"no_pager\",\"delete\",\"all\",\"show_current\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"create\":{\"type\":[\"string\",\"null\"],\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"branch\",\"chdir\",\"config\",\"no_pager\",\"create\",\"detach\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":[\"integer\",\"null\"],\"description\":\"Lines of context around each change\"}},\"required\":[\"paths\",\"chdir\",\"config\",\"no_pager\",\"cached\",\"stat\",\"name_only\",\"unified\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not list the deleted files\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"force\",\"dry_run\",\"directories\",\"ignored\",\"exclude\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Report errors only\"}},\"required\":[\"commit\",\"chdir\",\"config\",\"no_pager\",\"soft\",\"mixed\",\"hard\",\"keep\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":[\"string\",\"null\"],\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"include_untracked\",\"keep_index\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"}},\"required\":[\"chdir\",\"config\",\"no_pager\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":[\"string\",\"null\"],\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also restore the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"stash\",\"chdir\",\"config\",\"no_pager\",\"index\",\"quiet\"],\"additionalProperties\":false}}}]";
+    /// Every command of `git` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `git` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":[\"string\",\"null\"],\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Name of the first branch\"},\"bare\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print only errors and warnings\"}},\"required\":[\"directory\",\"chdir\",\"config\",\"no_pager\",\"initial_branch\",\"bare\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"short\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":[\"string\",\"null\"],\"enum\":[\"no\",\"normal\",\"all\",null],\"description\":\"How to show untracked files Default: normal.\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"short\",\"branch\",\"porcelain\",\"untracked_files\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List the files added\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"all\",\"update\",\"force\",\"dry_run\",\"intent_to_add\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not print the commit summary\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"all\",\"allow_empty\",\"amend\",\"author\",\"signoff\",\"no_verify\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":[\"string\",\"null\"],\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":[\"integer\",\"null\"],\"description\":\"Show at most this many commits\"},\"format\":{\"type\":[\"string\",\"null\"],\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show commits reachable from every ref\"}},\"required\":[\"revision_range\",\"chdir\",\"config\",\"no_pager\",\"oneline\",\"max_count\",\"format\",\"author\",\"grep\",\"since\",\"stat\",\"all\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show hash and subject of each branch tip\"}},\"required\":[\"branchname\",\"start_point\",\"chdir\",\"config\",\"no_pager\",\"delete\",\"all\",\"show_current\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"create\":{\"type\":[\"string\",\"null\"],\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"branch\",\"chdir\",\"config\",\"no_pager\",\"create\",\"detach\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":[\"integer\",\"null\"],\"description\":\"Lines of context around each change\"}},\"required\":[\"paths\",\"chdir\",\"config\",\"no_pager\",\"cached\",\"stat\",\"name_only\",\"unified\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not list the deleted files\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"force\",\"dry_run\",\"directories\",\"ignored\",\"exclude\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Report errors only\"}},\"required\":[\"commit\",\"chdir\",\"config\",\"no_pager\",\"soft\",\"mixed\",\"hard\",\"keep\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":[\"string\",\"null\"],\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"include_untracked\",\"keep_index\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"}},\"required\":[\"chdir\",\"config\",\"no_pager\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":[\"string\",\"null\"],\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also restore the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"stash\",\"chdir\",\"config\",\"no_pager\",\"index\",\"quiet\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `git` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false}},{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false}},{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false}},{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false}},{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false}},{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false}},{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}},{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false}},{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false}},{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false}},{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}},{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false}},{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}]";
+    /// Every command of `git` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"directory\":{\"type\":\"STRING\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"STRING\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"BOOLEAN\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Print only errors and warnings\"}}}},{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"BOOLEAN\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"BOOLEAN\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"BOOLEAN\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}}}},{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"BOOLEAN\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"BOOLEAN\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"]}},{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"STRING\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"BOOLEAN\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"BOOLEAN\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"STRING\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"BOOLEAN\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"BOOLEAN\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"]}},{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"revision_range\":{\"type\":\"STRING\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"BOOLEAN\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"INTEGER\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"STRING\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"STRING\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"STRING\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"STRING\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"BOOLEAN\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Show commits reachable from every ref\"}}}},{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"branchname\":{\"type\":\"STRING\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"STRING\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"BOOLEAN\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"BOOLEAN\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"Show hash and subject of each branch tip\"}}}},{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"branch\":{\"type\":\"STRING\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"STRING\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"BOOLEAN\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}},{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"paths\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"BOOLEAN\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"BOOLEAN\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"BOOLEAN\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"INTEGER\",\"description\":\"Lines of context around each change\"}}}},{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"BOOLEAN\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"BOOLEAN\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Do not list the deleted files\"}}}},{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"commit\":{\"type\":\"STRING\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"BOOLEAN\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"BOOLEAN\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"BOOLEAN\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"BOOLEAN\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Report errors only\"}}}},{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"STRING\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"BOOLEAN\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"BOOLEAN\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}},{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"}}}},{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"stash\":{\"type\":\"STRING\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"BOOLEAN\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}}]";
+    /// Every command of `git` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"git_init\",\"title\":\"git init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_status\",\"title\":\"git status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_add\",\"title\":\"git add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_commit\",\"title\":\"git commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_log\",\"title\":\"git log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_branch\",\"title\":\"git branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_switch\",\"title\":\"git switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_diff\",\"title\":\"git diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_clean\",\"title\":\"git clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_reset\",\"title\":\"git reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_stash\",\"title\":\"git stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_stash_list\",\"title\":\"git stash list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_stash_pop\",\"title\":\"git stash pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}}]";
+}

@@ -261,6 +261,48 @@ impl Ls {
         self.sort = ::core::option::Option::Some(value);
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        1157usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        1386usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        1159usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        1373usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        1128usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        1113usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        1220usize,
+    );
 }
 impl ::core::default::Default for Ls {
     fn default() -> Self {
@@ -290,6 +332,136 @@ impl ::atip_runtime::Command for Ls {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("ls"),
+        title: ::std::borrow::Cow::Borrowed("ls"),
+        path: ::std::borrow::Cow::Borrowed(&[]),
+        description: ::std::borrow::Cow::Borrowed(
+            "List information about files and directories, sorted by name by default",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("files"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Files or directories to list (default: the current directory)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: false,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("all"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Include entries starting with a dot",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("almost_all"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Include dot entries except . and ..",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("long"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Long listing: mode, links, owner, group, size, time",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("human_readable"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "With --long, sizes like 1K 234M 2G",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("one_per_line"),
+                    description: ::std::borrow::Cow::Borrowed("One entry per line"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("directory"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "List directories themselves, not their contents",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("recursive"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "List subdirectories recursively",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("reverse"),
+                    description: ::std::borrow::Cow::Borrowed("Reverse the sort order"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("sort"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Sort by this key instead of the name",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Enum,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("none"),
+                                ::std::borrow::Cow::Borrowed("size"),
+                                ::std::borrow::Cow::Borrowed("time"),
+                                ::std::borrow::Cow::Borrowed("version"),
+                                ::std::borrow::Cow::Borrowed("extension"),
+                                ::std::borrow::Cow::Borrowed("width"),
+                            ],
+                        ),
+                    ),
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
         if self.all {
@@ -341,6 +513,21 @@ impl Call {
             Call::Ls(_) => <Ls as ::atip_runtime::Command>::NAME,
         }
     }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "ls" => ::atip_runtime::dispatch::typed::<Ls>(call).map(Call::Ls),
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
+        }
+    }
     /// The merged effects of the called command.
     pub fn effects(&self) -> ::atip_runtime::Effects {
         match *self {
@@ -379,8 +566,29 @@ impl ::core::convert::From<Ls> for Call {
         Call::Ls(command)
     }
 }
+/// What a model sees of every command of `ls`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[<Ls as ::atip_runtime::Command>::TOOL];
 /// Merged effects of every command of `ls`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Ls as ::atip_runtime::Command>::NAME, <Ls as ::atip_runtime::Command>::EFFECTS),
 ];
+/// Provider tool definitions of every command of `ls`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `ls` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":\"boolean\",\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":\"boolean\",\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":\"boolean\",\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":\"boolean\",\"description\":\"One entry per line\"},\"directory\":{\"type\":\"boolean\",\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":\"boolean\",\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":\"string\",\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\"],\"description\":\"Sort by this key instead of the name\"}},\"additionalProperties\":false}}}]";
+    /// Every command of `ls` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":[\"boolean\",\"null\"],\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One entry per line\"},\"directory\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":[\"string\",\"null\"],\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\",null],\"description\":\"Sort by this key instead of the name\"}},\"required\":[\"files\",\"all\",\"almost_all\",\"long\",\"human_readable\",\"one_per_line\",\"directory\",\"recursive\",\"reverse\",\"sort\"],\"additionalProperties\":false}}}]";
+    /// Every command of `ls` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":\"boolean\",\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":\"boolean\",\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":\"boolean\",\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":\"boolean\",\"description\":\"One entry per line\"},\"directory\":{\"type\":\"boolean\",\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":\"boolean\",\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":\"string\",\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\"],\"description\":\"Sort by this key instead of the name\"}},\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `ls` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":[\"boolean\",\"null\"],\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One entry per line\"},\"directory\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":[\"string\",\"null\"],\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\",null],\"description\":\"Sort by this key instead of the name\"}},\"required\":[\"files\",\"all\",\"almost_all\",\"long\",\"human_readable\",\"one_per_line\",\"directory\",\"recursive\",\"reverse\",\"sort\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `ls` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":\"boolean\",\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":\"boolean\",\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":\"boolean\",\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":\"boolean\",\"description\":\"One entry per line\"},\"directory\":{\"type\":\"boolean\",\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":\"boolean\",\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":\"string\",\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\"],\"description\":\"Sort by this key instead of the name\"}},\"additionalProperties\":false}}]";
+    /// Every command of `ls` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"files\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":\"BOOLEAN\",\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":\"BOOLEAN\",\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":\"BOOLEAN\",\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":\"BOOLEAN\",\"description\":\"One entry per line\"},\"directory\":{\"type\":\"BOOLEAN\",\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":\"BOOLEAN\",\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":\"BOOLEAN\",\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\"],\"description\":\"Sort by this key instead of the name\"}}}}]";
+    /// Every command of `ls` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"ls\",\"title\":\"ls\",\"description\":\"List information about files and directories, sorted by name by default [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to list (default: the current directory) (file path)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Include entries starting with a dot\"},\"almost_all\":{\"type\":\"boolean\",\"description\":\"Include dot entries except . and ..\"},\"long\":{\"type\":\"boolean\",\"description\":\"Long listing: mode, links, owner, group, size, time\"},\"human_readable\":{\"type\":\"boolean\",\"description\":\"With --long, sizes like 1K 234M 2G\"},\"one_per_line\":{\"type\":\"boolean\",\"description\":\"One entry per line\"},\"directory\":{\"type\":\"boolean\",\"description\":\"List directories themselves, not their contents\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"List subdirectories recursively\"},\"reverse\":{\"type\":\"boolean\",\"description\":\"Reverse the sort order\"},\"sort\":{\"type\":\"string\",\"enum\":[\"none\",\"size\",\"time\",\"version\",\"extension\",\"width\"],\"description\":\"Sort by this key instead of the name\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}]";
+}

@@ -89,6 +89,48 @@ impl Mkdir {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        664usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        732usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        666usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        719usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        635usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        604usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        756usize,
+    );
 }
 impl ::atip_runtime::Command for Mkdir {
     const NAME: &'static str = "mkdir";
@@ -116,6 +158,61 @@ impl ::atip_runtime::Command for Mkdir {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("mkdir"),
+        title: ::std::borrow::Cow::Borrowed("mkdir"),
+        path: ::std::borrow::Cow::Borrowed(&[]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Create directories; fails on existing ones unless --parents is given",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("directories"),
+                    description: ::std::borrow::Cow::Borrowed("Directories to create"),
+                    kind: ::atip_runtime::ValueKind::Directory,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("parents"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Create missing parent directories; no error if a directory exists",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("mode"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)",
+                    ),
+                    kind: ::atip_runtime::ValueKind::String,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print a line for every directory created",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
         if self.parents {
@@ -148,6 +245,21 @@ impl Call {
     pub fn name(&self) -> &'static str {
         match *self {
             Call::Mkdir(_) => <Mkdir as ::atip_runtime::Command>::NAME,
+        }
+    }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "mkdir" => ::atip_runtime::dispatch::typed::<Mkdir>(call).map(Call::Mkdir),
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
         }
     }
     /// The merged effects of the called command.
@@ -190,6 +302,11 @@ impl ::core::convert::From<Mkdir> for Call {
         Call::Mkdir(command)
     }
 }
+/// What a model sees of every command of `mkdir`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[
+    <Mkdir as ::atip_runtime::Command>::TOOL,
+];
 /// Merged effects of every command of `mkdir`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
@@ -198,3 +315,21 @@ pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
         <Mkdir as ::atip_runtime::Command>::EFFECTS,
     ),
 ];
+/// Provider tool definitions of every command of `mkdir`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `mkdir` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":\"boolean\",\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":\"string\",\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\"],\"additionalProperties\":false}}}]";
+    /// Every command of `mkdir` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":[\"string\",\"null\"],\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\",\"parents\",\"mode\",\"verbose\"],\"additionalProperties\":false}}}]";
+    /// Every command of `mkdir` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":\"boolean\",\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":\"string\",\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\"],\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `mkdir` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":[\"string\",\"null\"],\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\",\"parents\",\"mode\",\"verbose\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `mkdir` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":\"boolean\",\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":\"string\",\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\"],\"additionalProperties\":false}}]";
+    /// Every command of `mkdir` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"directories\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":\"BOOLEAN\",\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":\"STRING\",\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\"]}}]";
+    /// Every command of `mkdir` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"mkdir\",\"title\":\"mkdir\",\"description\":\"Create directories; fails on existing ones unless --parents is given [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Directories to create (directory path)\"},\"parents\":{\"type\":\"boolean\",\"description\":\"Create missing parent directories; no error if a directory exists\"},\"mode\":{\"type\":\"string\",\"description\":\"Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every directory created\"}},\"required\":[\"directories\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}}]";
+}

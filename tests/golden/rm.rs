@@ -101,6 +101,48 @@ impl Rm {
         self.verbose = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        700usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        786usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        702usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        773usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        671usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        640usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        787usize,
+    );
 }
 impl ::atip_runtime::Command for Rm {
     const NAME: &'static str = "rm";
@@ -133,6 +175,74 @@ impl ::atip_runtime::Command for Rm {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("rm"),
+        title: ::std::borrow::Cow::Borrowed("rm"),
+        path: ::std::borrow::Cow::Borrowed(&[]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Delete files, and with --recursive whole directory trees; there is no undo",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("files"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Files or directories to delete",
+                    ),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("force"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Ignore missing files and never prompt",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("recursive"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Delete directories and their contents",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("dir"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Delete empty directories",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("verbose"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print a line for every file deleted",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
         if self.force {
@@ -168,6 +278,21 @@ impl Call {
     pub fn name(&self) -> &'static str {
         match *self {
             Call::Rm(_) => <Rm as ::atip_runtime::Command>::NAME,
+        }
+    }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "rm" => ::atip_runtime::dispatch::typed::<Rm>(call).map(Call::Rm),
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
         }
     }
     /// The merged effects of the called command.
@@ -208,8 +333,29 @@ impl ::core::convert::From<Rm> for Call {
         Call::Rm(command)
     }
 }
+/// What a model sees of every command of `rm`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[<Rm as ::atip_runtime::Command>::TOOL];
 /// Merged effects of every command of `rm`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Rm as ::atip_runtime::Command>::NAME, <Rm as ::atip_runtime::Command>::EFFECTS),
 ];
+/// Provider tool definitions of every command of `rm`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `rm` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":\"boolean\",\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":\"boolean\",\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\"],\"additionalProperties\":false}}}]";
+    /// Every command of `rm` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\",\"force\",\"recursive\",\"dir\",\"verbose\"],\"additionalProperties\":false}}}]";
+    /// Every command of `rm` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":\"boolean\",\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":\"boolean\",\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\"],\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `rm` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\",\"force\",\"recursive\",\"dir\",\"verbose\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `rm` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":\"boolean\",\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":\"boolean\",\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\"],\"additionalProperties\":false}}]";
+    /// Every command of `rm` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"files\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":\"BOOLEAN\",\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":\"BOOLEAN\",\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\"]}}]";
+    /// Every command of `rm` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"rm\",\"title\":\"rm\",\"description\":\"Delete files, and with --recursive whole directory trees; there is no undo [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files or directories to delete (file path)\"},\"force\":{\"type\":\"boolean\",\"description\":\"Ignore missing files and never prompt\"},\"recursive\":{\"type\":\"boolean\",\"description\":\"Delete directories and their contents\"},\"dir\":{\"type\":\"boolean\",\"description\":\"Delete empty directories\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Print a line for every file deleted\"}},\"required\":[\"files\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}]";
+}

@@ -118,6 +118,48 @@ impl Wc {
         self.max_line_length = value;
         self
     }
+    /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
+    pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI,
+        1usize,
+        706usize,
+    );
+    /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
+    pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_STRICT,
+        1usize,
+        815usize,
+    );
+    /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
+    pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES,
+        1usize,
+        708usize,
+    );
+    /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
+    pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::OPENAI_RESPONSES_STRICT,
+        1usize,
+        802usize,
+    );
+    /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
+    pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::ANTHROPIC,
+        1usize,
+        677usize,
+    );
+    /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
+    pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::GEMINI,
+        1usize,
+        646usize,
+    );
+    /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
+    pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
+        schemas::MCP,
+        1usize,
+        769usize,
+    );
 }
 impl ::atip_runtime::Command for Wc {
     const NAME: &'static str = "wc";
@@ -142,6 +184,79 @@ impl ::atip_runtime::Command for Wc {
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::std::borrow::Cow::Borrowed("wc"),
+        title: ::std::borrow::Cow::Borrowed("wc"),
+        path: ::std::borrow::Cow::Borrowed(&[]),
+        description: ::std::borrow::Cow::Borrowed(
+            "Count lines, words and bytes of files, with a total line when there are several",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::std::borrow::Cow::Borrowed(
+            &[
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("files"),
+                    description: ::std::borrow::Cow::Borrowed("Files to count"),
+                    kind: ::atip_runtime::ValueKind::File,
+                    required: true,
+                    multiple: true,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("lines"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print the newline counts",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("words"),
+                    description: ::std::borrow::Cow::Borrowed("Print the word counts"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("bytes"),
+                    description: ::std::borrow::Cow::Borrowed("Print the byte counts"),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("chars"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print the character counts",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+                ::atip_runtime::ParamSpec {
+                    name: ::std::borrow::Cow::Borrowed("max_line_length"),
+                    description: ::std::borrow::Cow::Borrowed(
+                        "Print the length of the longest line",
+                    ),
+                    kind: ::atip_runtime::ValueKind::Boolean,
+                    required: false,
+                    multiple: false,
+                    values: ::core::option::Option::None,
+                    default: ::core::option::Option::None,
+                },
+            ],
+        ),
+    };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
         if self.lines {
@@ -182,6 +297,21 @@ impl Call {
             Call::Wc(_) => <Wc as ::atip_runtime::Command>::NAME,
         }
     }
+    /// Dispatches a model's tool call to the typed command it names, checking the
+    /// arguments first; every problem is reported at once (see
+    /// `atip_runtime::dispatch::check_arguments`).
+    pub fn from_tool_call(
+        call: &::atip_runtime::ToolCall,
+    ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+        match call.name.as_str() {
+            "wc" => ::atip_runtime::dispatch::typed::<Wc>(call).map(Call::Wc),
+            _ => {
+                ::core::result::Result::Err(
+                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
+                )
+            }
+        }
+    }
     /// The merged effects of the called command.
     pub fn effects(&self) -> ::atip_runtime::Effects {
         match *self {
@@ -220,8 +350,29 @@ impl ::core::convert::From<Wc> for Call {
         Call::Wc(command)
     }
 }
+/// What a model sees of every command of `wc`, in declaration order: for provider schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
+#[allow(dead_code)]
+pub static TOOLS: &[::atip_runtime::ToolSpec] = &[<Wc as ::atip_runtime::Command>::TOOL];
 /// Merged effects of every command of `wc`, by flattened name, in declaration order.
 #[allow(dead_code)]
 pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
     (<Wc as ::atip_runtime::Command>::NAME, <Wc as ::atip_runtime::Command>::EFFECTS),
 ];
+/// Provider tool definitions of every command of `wc`, computed when this code was generated.
+#[allow(dead_code)]
+pub mod schemas {
+    /// Every command of `wc` as `openai` tool definitions: a JSON array.
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":\"boolean\",\"description\":\"Print the newline counts\"},\"words\":{\"type\":\"boolean\",\"description\":\"Print the word counts\"},\"bytes\":{\"type\":\"boolean\",\"description\":\"Print the byte counts\"},\"chars\":{\"type\":\"boolean\",\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":\"boolean\",\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\"],\"additionalProperties\":false}}}]";
+    /// Every command of `wc` as `openai-strict` tool definitions: a JSON array.
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the newline counts\"},\"words\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the word counts\"},\"bytes\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the byte counts\"},\"chars\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\",\"lines\",\"words\",\"bytes\",\"chars\",\"max_line_length\"],\"additionalProperties\":false}}}]";
+    /// Every command of `wc` as `openai-responses` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":\"boolean\",\"description\":\"Print the newline counts\"},\"words\":{\"type\":\"boolean\",\"description\":\"Print the word counts\"},\"bytes\":{\"type\":\"boolean\",\"description\":\"Print the byte counts\"},\"chars\":{\"type\":\"boolean\",\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":\"boolean\",\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\"],\"additionalProperties\":false},\"strict\":false}]";
+    /// Every command of `wc` as `openai-responses-strict` tool definitions: a JSON array.
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the newline counts\"},\"words\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the word counts\"},\"bytes\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the byte counts\"},\"chars\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\",\"lines\",\"words\",\"bytes\",\"chars\",\"max_line_length\"],\"additionalProperties\":false},\"strict\":true}]";
+    /// Every command of `wc` as `anthropic` tool definitions: a JSON array.
+    pub const ANTHROPIC: &str = "[{\"name\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":\"boolean\",\"description\":\"Print the newline counts\"},\"words\":{\"type\":\"boolean\",\"description\":\"Print the word counts\"},\"bytes\":{\"type\":\"boolean\",\"description\":\"Print the byte counts\"},\"chars\":{\"type\":\"boolean\",\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":\"boolean\",\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\"],\"additionalProperties\":false}}]";
+    /// Every command of `wc` as `gemini` tool definitions: a JSON array.
+    pub const GEMINI: &str = "[{\"name\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"files\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":\"BOOLEAN\",\"description\":\"Print the newline counts\"},\"words\":{\"type\":\"BOOLEAN\",\"description\":\"Print the word counts\"},\"bytes\":{\"type\":\"BOOLEAN\",\"description\":\"Print the byte counts\"},\"chars\":{\"type\":\"BOOLEAN\",\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":\"BOOLEAN\",\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\"]}}]";
+    /// Every command of `wc` as `mcp` tool definitions: a JSON array.
+    pub const MCP: &str = "[{\"name\":\"wc\",\"title\":\"wc\",\"description\":\"Count lines, words and bytes of files, with a total line when there are several [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to count (file path)\"},\"lines\":{\"type\":\"boolean\",\"description\":\"Print the newline counts\"},\"words\":{\"type\":\"boolean\",\"description\":\"Print the word counts\"},\"bytes\":{\"type\":\"boolean\",\"description\":\"Print the byte counts\"},\"chars\":{\"type\":\"boolean\",\"description\":\"Print the character counts\"},\"max_line_length\":{\"type\":\"boolean\",\"description\":\"Print the length of the longest line\"}},\"required\":[\"files\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}]";
+}

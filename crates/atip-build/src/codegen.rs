@@ -18,6 +18,8 @@
 
 use atip_core::effects::{Cost, DurationHint, FilesystemEffects, Interactive, TextList};
 use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
+use atip_core::providers::{tool_definitions_json_with_offsets, Provider};
+use atip_core::tool::{ParamSpec, ToolSpec, ValueKind};
 use atip_core::{Document, Effects, ParamType};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -109,6 +111,8 @@ struct CommandPlan<'a> {
     cmd: &'a FlatCommand,
     ty: Ident,
     fields: Vec<FieldPlan<'a>>,
+    /// What a model sees of the command; emitted as `TOOL` and compiled to the schemas.
+    spec: ToolSpec,
 }
 
 struct FieldPlan<'a> {
@@ -242,12 +246,55 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
     };
 
     let plans = plan(doc);
+    // Every provider's array, and where each command's definition sits in it.
+    let schemas: Vec<(Provider, String, Vec<(usize, usize)>)> = Provider::ALL
+        .into_iter()
+        .map(|p| {
+            let (text, ranges) =
+                tool_definitions_json_with_offsets(plans.iter().map(|c| &c.spec), p);
+            (p, text, ranges)
+        })
+        .collect();
     let mut items = TokenStream::new();
-    for p in &plans {
-        items.extend(command_items(doc, p, program, &trust));
+    for (i, p) in plans.iter().enumerate() {
+        let ranges: Vec<(Provider, (usize, usize))> =
+            schemas.iter().map(|(prov, _, r)| (*prov, r[i])).collect();
+        items.extend(command_items(doc, p, program, &trust, &ranges));
     }
     items.extend(call_enum(doc, &plans));
+    items.extend(schemas_module(doc, &schemas));
     items
+}
+
+/// `pub mod schemas`: one `const &str` JSON array per provider.
+fn schemas_module(
+    doc: &Document,
+    schemas: &[(Provider, String, Vec<(usize, usize)>)],
+) -> TokenStream {
+    let consts = schemas.iter().map(|(p, text, _)| {
+        let name = format_ident!("{}", p.const_name());
+        let lit = Literal::string(text);
+        let docs = doc_attrs(&format!(
+            "Every command of `{}` as `{}` tool definitions: a JSON array.",
+            doc.tool.name,
+            p.as_str()
+        ));
+        quote! {
+            #docs
+            pub const #name: &str = #lit;
+        }
+    });
+    let docs = doc_attrs(&format!(
+        "Provider tool definitions of every command of `{}`, computed when this code was generated.",
+        doc.tool.name
+    ));
+    quote! {
+        #docs
+        #[allow(dead_code)]
+        pub mod schemas {
+            #(#consts)*
+        }
+    }
 }
 
 /// Assigns every Rust name, in declaration order, so the result is deterministic.
@@ -329,6 +376,7 @@ fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
                 cmd,
                 ty,
                 fields: plans,
+                spec: ToolSpec::from_flat(&doc.tool.name, cmd),
             }
         })
         .collect()
@@ -339,6 +387,7 @@ fn command_items(
     plan: &CommandPlan<'_>,
     program: &str,
     trust: &TokenStream,
+    schema_ranges: &[(Provider, (usize, usize))],
 ) -> TokenStream {
     let cmd = plan.cmd;
     let ty = &plan.ty;
@@ -483,7 +532,26 @@ fn command_items(
     let program = Literal::string(program);
     let path = cmd.path.iter().map(|s| Literal::string(s));
     let effects = effects_tokens(&cmd.effects);
+    let tool = tool_spec_tokens(&plan.spec);
     let argv = write_argv(plan);
+    let schema_consts = schema_ranges.iter().map(|(p, (start, end))| {
+        let name = format_ident!("{}_TOOL", p.const_name());
+        let array = format_ident!("{}", p.const_name());
+        let (start, end) = (
+            Literal::usize_unsuffixed(*start),
+            Literal::usize_unsuffixed(*end),
+        );
+        let docs = doc_attrs(&format!(
+            "This command as a `{}` tool definition (JSON), a slice of `schemas::{}`.",
+            p.as_str(),
+            p.const_name()
+        ));
+        quote! {
+            #docs
+            pub const #name: &'static str =
+                ::atip_runtime::__private::slice(schemas::#array, #start, #end);
+        }
+    });
 
     out.extend(quote! {
         #struct_doc
@@ -508,6 +576,8 @@ fn command_items(
             }
 
             #(#setters)*
+
+            #(#schema_consts)*
         }
 
         #default_impl
@@ -518,6 +588,7 @@ fn command_items(
             const PATH: &'static [&'static str] = &[#(#path),*];
             const EFFECTS: ::atip_runtime::Effects = #effects;
             const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = #trust;
+            const TOOL: ::atip_runtime::ToolSpec = #tool;
 
             fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
                 #argv
@@ -713,6 +784,21 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             }
         }
     });
+    let dispatch_arms = plans.iter().map(|p| {
+        let ty = &p.ty;
+        let name = Literal::string(&p.cmd.name);
+        quote! {
+            #name => ::atip_runtime::dispatch::typed::<#ty>(call).map(Call::#ty),
+        }
+    });
+    let tools = tys
+        .iter()
+        .map(|ty| quote!(<#ty as ::atip_runtime::Command>::TOOL,));
+    let tools_doc = doc_attrs(&format!(
+        "What a model sees of every command of `{tool}`, in declaration order: for provider \
+         schemas of a subset (`atip_runtime::providers`), grouping (`atip_runtime::ToolGroup`) \
+         and the safety prompt."
+    ));
     let table_doc = doc_attrs(&format!(
         "Merged effects of every command of `{tool}`, by flattened name, in declaration order."
     ));
@@ -733,6 +819,21 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             pub fn name(&self) -> &'static str {
                 match *self {
                     #(Call::#tys(_) => <#tys as ::atip_runtime::Command>::NAME,)*
+                }
+            }
+
+            /// Dispatches a model's tool call to the typed command it names, checking the
+            /// arguments first; every problem is reported at once (see
+            /// `atip_runtime::dispatch::check_arguments`).
+            pub fn from_tool_call(
+                call: &::atip_runtime::ToolCall,
+            ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
+                match call.name.as_str() {
+                    #(#dispatch_arms)*
+                    _ => ::core::result::Result::Err(::atip_runtime::DispatchError::unknown_tool(
+                        call,
+                        Self::NAMES,
+                    )),
                 }
             }
 
@@ -771,6 +872,10 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
         }
 
         #(#froms)*
+
+        #tools_doc
+        #[allow(dead_code)]
+        pub static TOOLS: &[::atip_runtime::ToolSpec] = &[#(#tools)*];
 
         #table_doc
         #[allow(dead_code)]
@@ -812,6 +917,59 @@ fn compact(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+// ----- tool spec as a const expression ----------------------------------------------------
+
+fn tool_spec_tokens(spec: &ToolSpec) -> TokenStream {
+    let name = text_tokens(&spec.name);
+    let title = text_tokens(&spec.title);
+    let path = list_tokens(&spec.path);
+    let description = text_tokens(&spec.description);
+    let params = spec.params.iter().map(param_spec_tokens);
+    quote! {
+        ::atip_runtime::ToolSpec {
+            name: #name,
+            title: #title,
+            path: #path,
+            description: #description,
+            effects: <Self as ::atip_runtime::Command>::EFFECTS,
+            params: ::std::borrow::Cow::Borrowed(&[#(#params),*]),
+        }
+    }
+}
+
+fn param_spec_tokens(p: &ParamSpec) -> TokenStream {
+    let name = text_tokens(&p.name);
+    let description = text_tokens(&p.description);
+    let kind = format_ident!(
+        "{}",
+        match p.kind {
+            ValueKind::String => "String",
+            ValueKind::Integer => "Integer",
+            ValueKind::Number => "Number",
+            ValueKind::Boolean => "Boolean",
+            ValueKind::File => "File",
+            ValueKind::Directory => "Directory",
+            ValueKind::Url => "Url",
+            ValueKind::Enum => "Enum",
+        }
+    );
+    let required = p.required;
+    let multiple = p.multiple;
+    let values = opt(p.values.as_ref(), list_tokens);
+    let default = opt(p.default.as_deref(), text_tokens);
+    quote! {
+        ::atip_runtime::ParamSpec {
+            name: #name,
+            description: #description,
+            kind: ::atip_runtime::ValueKind::#kind,
+            required: #required,
+            multiple: #multiple,
+            values: #values,
+            default: #default,
+        }
     }
 }
 

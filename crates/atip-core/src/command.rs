@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use crate::argv::{ArgvBuilder, ArgvError};
 use crate::effects::Effects;
 use crate::model::TrustSource;
+use crate::tool::ToolSpec;
 
 /// A typed command generated from ATIP metadata (one per flattened command).
 ///
@@ -24,6 +25,9 @@ pub trait Command {
     const EFFECTS: Effects;
     /// `trust.source` of the metadata, if declared (spec §3.2.2).
     const TRUST: Option<TrustSource>;
+    /// What a model sees of the command: name, description, effects, parameters. Provider
+    /// schemas and argument checking are computed from it.
+    const TOOL: ToolSpec;
 
     /// Writes global options, the subcommand path, options and positionals into `argv`,
     /// which already holds the program.

@@ -28,23 +28,36 @@
 pub mod argv;
 pub mod command;
 pub mod diagnostic;
+pub mod dispatch;
 pub mod effects;
 pub mod flatten;
+pub mod lifecycle;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod prompt;
+pub mod providers;
+pub mod tool;
 pub mod validate;
 
 pub use argv::{ArgValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 pub use diagnostic::{Diagnostic, JsonPath, LoadError, Location, Severity};
+pub use dispatch::{ArgumentsError, DispatchError, LoadedTool, Problem, ToolCall, ToolGroup};
 pub use effects::{
     Cost, CostEstimate, DurationHint, Effects, FilesystemEffects, Interactive, StdinMode, Text,
     TextList,
 };
 pub use flatten::{flatten, FlatCommand, FlatParam, FlattenOptions, Flattened, ParamKind};
+pub use lifecycle::{
+    model_turn, parse_response, result_messages, ParseError, ParsedResponse, ResponseFormat,
+    ToolResult,
+};
 pub use load::{load, Document, LoadOptions, Loaded};
 pub use model::{AtipTool, ParamType, TrustSource};
+pub use prompt::safety_prompt;
+pub use providers::Provider;
+pub use tool::{ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;
 
 /// Re-exports for generated code and the runtime; not part of the stable API.
@@ -66,5 +79,16 @@ pub mod __private {
     /// `skip_serializing_if` for booleans that default to `false`.
     pub fn is_false(value: &bool) -> bool {
         !*value
+    }
+
+    /// `&s[start..end]` in a `const`: the generated per-command schema constants are slices
+    /// of the array constants. Fails compilation if the range is not on character boundaries.
+    pub const fn slice(s: &'static str, start: usize, end: usize) -> &'static str {
+        let (head, _) = s.as_bytes().split_at(end);
+        let (_, part) = head.split_at(start);
+        match core::str::from_utf8(part) {
+            Ok(part) => part,
+            Err(_) => panic!("schema slice is not on character boundaries"),
+        }
     }
 }

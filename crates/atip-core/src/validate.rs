@@ -952,7 +952,8 @@ fn is_extension(key: &str) -> bool {
     key.starts_with("x-") || key.starts_with('_') || key.starts_with('$')
 }
 
-fn describe(v: &Value) -> String {
+/// A short description of a JSON value for messages (`string "yes"`, `number 1`).
+pub(crate) fn describe(v: &Value) -> String {
     match v {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("boolean {b}"),

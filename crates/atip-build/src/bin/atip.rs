@@ -1,11 +1,15 @@
 //! `atip`: check ATIP metadata and generate typed Rust from it.
 
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use atip_build::{expand, Options};
-use atip_core::{Document, FlattenOptions, LoadOptions, Mode};
+use atip_core::lifecycle::{parse_response, ResponseFormat};
+use atip_core::providers::{tool_definitions, Provider};
+use atip_core::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
 use clap::{Parser, Subcommand};
+use serde_json::{json, Value};
 
 /// Check ATIP metadata and generate typed Rust from it.
 #[derive(Parser)]
@@ -43,6 +47,57 @@ enum Cmd {
         #[arg(long)]
         program: Option<String>,
     },
+    /// Print the tool definitions of every command of the files as one JSON array, in a
+    /// provider's format (for gemini: the function declarations) — the same JSON as the
+    /// generated `schemas` constant for a single file.
+    Compile {
+        /// openai, openai-strict, openai-responses, openai-responses-strict, anthropic,
+        /// gemini or mcp.
+        #[arg(long)]
+        provider: Provider,
+        /// ATIP JSON files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Keep only these command subtrees (single file only), as for `gen`.
+        #[arg(long, value_delimiter = ',')]
+        commands: Vec<String>,
+        /// Read the files as metadata from tools at run time.
+        #[arg(long)]
+        lenient: bool,
+    },
+    /// Print the Markdown safety section of a system prompt for the commands of the files.
+    Prompt {
+        /// ATIP JSON files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Read the files as metadata from tools at run time.
+        #[arg(long)]
+        lenient: bool,
+    },
+    /// Print the tool calls of a provider response as a JSON array of
+    /// `{"id", "name", "arguments", "error"}` (arguments null and error set when unusable).
+    Parse {
+        /// openai, openai-responses, anthropic (JSON body or SSE stream) or gemini.
+        #[arg(long)]
+        provider: ResponseFormat,
+        /// The response body; `-` reads standard input.
+        response: PathBuf,
+    },
+    /// Dispatch the tool calls of a provider response to the commands of the files and print,
+    /// per call, the argv it would run or every problem found. Nothing is executed.
+    Dispatch {
+        /// ATIP JSON files describing the tools the model was given.
+        #[arg(long = "tools", required = true, num_args = 1..)]
+        tools: Vec<PathBuf>,
+        /// openai, openai-responses, anthropic or gemini.
+        #[arg(long)]
+        provider: ResponseFormat,
+        /// The response body; `-` reads standard input.
+        response: PathBuf,
+        /// Read the tool files as metadata from tools at run time.
+        #[arg(long)]
+        lenient: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -53,7 +108,213 @@ fn main() -> ExitCode {
             commands,
             program,
         } => gen(&file, commands, program),
+        Cmd::Compile {
+            provider,
+            files,
+            commands,
+            lenient,
+        } => compile(provider, &files, commands, lenient),
+        Cmd::Prompt { files, lenient } => prompt(&files, lenient),
+        Cmd::Parse { provider, response } => parse(provider, &response),
+        Cmd::Dispatch {
+            tools,
+            provider,
+            response,
+            lenient,
+        } => dispatch(&tools, provider, &response, lenient),
     }
+}
+
+/// Loads every file (reporting all diagnostics) and prepares it for dispatch.
+fn load_tools(
+    files: &[PathBuf],
+    lenient: bool,
+    commands: Option<Vec<String>>,
+) -> Result<Vec<LoadedTool>, ExitCode> {
+    let mode = if lenient { Mode::Lenient } else { Mode::Strict };
+    let mut tools = Vec::new();
+    let mut failed = false;
+    for file in files {
+        let name = file.display().to_string();
+        match Document::from_path(
+            file,
+            mode,
+            &FlattenOptions {
+                commands: commands.clone(),
+            },
+        ) {
+            Ok(doc) => {
+                for w in &doc.warnings {
+                    eprintln!("{}", w.render(Some(&name)));
+                }
+                tools.push(LoadedTool::new(doc, None));
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                failed = true;
+            }
+        }
+    }
+    let mut seen = std::collections::HashMap::new();
+    for (i, t) in tools.iter().enumerate() {
+        for spec in t.tools() {
+            if let Some(first) = seen.insert(spec.name.to_string(), i) {
+                eprintln!(
+                    "{}: tool name `{}` is also defined by {}; every tool of one request needs a distinct name",
+                    files[i].display(),
+                    spec.name,
+                    files[first].display()
+                );
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        Err(ExitCode::FAILURE)
+    } else {
+        Ok(tools)
+    }
+}
+
+fn compile(
+    provider: Provider,
+    files: &[PathBuf],
+    commands: Vec<String>,
+    lenient: bool,
+) -> ExitCode {
+    if !commands.is_empty() && files.len() > 1 {
+        eprintln!("--commands applies to a single file");
+        return ExitCode::FAILURE;
+    }
+    let tools = match load_tools(files, lenient, (!commands.is_empty()).then_some(commands)) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let specs = tools.iter().flat_map(|t| t.tools());
+    let code = emit(&format!("{}\n", tool_definitions(specs, provider)));
+    if let Some(max) = provider.max_tools() {
+        let n: usize = tools.iter().map(|t| t.tools().len()).sum();
+        if n > max {
+            eprintln!(
+                "warning: {n} tools; {} accepts at most {max} per request: send a subset \
+                 (--commands, or atip_runtime::providers::select) or group commands (ToolGroup)",
+                provider.as_str()
+            );
+        }
+    }
+    code
+}
+
+fn prompt(files: &[PathBuf], lenient: bool) -> ExitCode {
+    let tools = match load_tools(files, lenient, None) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    emit(&safety_prompt(tools.iter().flat_map(LoadedTool::effects)))
+}
+
+fn read_input(path: &Path) -> Result<String, ExitCode> {
+    let mut text = String::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    read.map(|_| text).map_err(|e| {
+        eprintln!("cannot read {}: {e}", path.display());
+        ExitCode::FAILURE
+    })
+}
+
+fn parse(provider: ResponseFormat, response: &Path) -> ExitCode {
+    let body = match read_input(response) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    match parse_response(provider, &body) {
+        Ok(parsed) => {
+            let calls: Vec<Value> = parsed
+                .tool_calls
+                .iter()
+                .map(|c| match &c.arguments {
+                    Ok(args) => {
+                        json!({"id": c.id, "name": c.name, "arguments": args, "error": null})
+                    }
+                    Err(e) => {
+                        json!({"id": c.id, "name": c.name, "arguments": null, "error": e.message})
+                    }
+                })
+                .collect();
+            let code = emit(&format!("{}\n", Value::Array(calls)));
+            if parsed.truncated {
+                eprintln!(
+                    "warning: the response was cut short ({}); its calls may be incomplete",
+                    parsed.stop_reason.as_deref().unwrap_or("truncated")
+                );
+            }
+            code
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", response.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(
+    files: &[PathBuf],
+    provider: ResponseFormat,
+    response: &Path,
+    lenient: bool,
+) -> ExitCode {
+    let tools = match load_tools(files, lenient, None) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let body = match read_input(response) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let parsed = match parse_response(provider, &body) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{}: {e}", response.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let out: Vec<Value> = parsed
+        .tool_calls
+        .iter()
+        .map(|call| {
+            let owner = tools.iter().find(|t| t.command(&call.name).is_some());
+            let result = match owner {
+                Some(t) => t.invocation(call),
+                None => {
+                    let names: Vec<&str> = tools
+                        .iter()
+                        .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
+                        .collect();
+                    Err(atip_core::DispatchError::unknown_tool(call, &names))
+                }
+            };
+            match result {
+                Ok(inv) => json!({
+                    "id": call.id,
+                    "name": call.name,
+                    "argv": inv.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+                }),
+                Err(e) => json!({
+                    "id": call.id,
+                    "name": call.name,
+                    "errors": e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                }),
+            }
+        })
+        .collect();
+    emit(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default()
+    ))
 }
 
 fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
@@ -66,20 +327,20 @@ fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
                 for w in &doc.warnings {
                     eprintln!("{}", w.render(Some(&name)));
                 }
-                println!(
-                    "{name}: ok: {} commands, {} warnings",
+                let _ = emit(&format!(
+                    "{name}: ok: {} commands, {} warnings\n",
                     doc.commands.len(),
                     doc.warnings.len()
-                );
+                ));
             }
             Err(e) => {
                 failed = true;
                 eprintln!("{e}");
                 let errors = e.errors().count();
-                println!(
-                    "{name}: {errors} error{}",
+                let _ = emit(&format!(
+                    "{name}: {errors} error{}\n",
                     if errors == 1 { "" } else { "s" }
-                );
+                ));
             }
         }
     }
@@ -110,11 +371,23 @@ fn gen(file: &std::path::Path, commands: Vec<String>, program: Option<String>) -
             for w in &exp.warnings {
                 eprintln!("{}", w.render(Some(&name)));
             }
-            print!("{}", exp.to_source(&name));
-            ExitCode::SUCCESS
+            emit(&exp.to_source(&name))
         }
         Err(e) => {
             eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes to stdout; a closed pipe (`atip gen … | head`) ends quietly instead of panicking.
+fn emit(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cannot write the output: {e}");
             ExitCode::FAILURE
         }
     }

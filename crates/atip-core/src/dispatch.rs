@@ -1,0 +1,908 @@
+//! From a model's tool call to a command: argument checking, typed and untyped dispatch, and
+//! action-discriminator groups (spec §8.2 rule 3, strategy B).
+//!
+//! Arguments are checked against the command's [`ToolSpec`] before anything else, and every
+//! problem is reported at once — unknown tool, invalid JSON, missing required parameter, wrong
+//! type, value outside the allowed ones, unknown parameter — with the parameter's name and what
+//! was expected, so the message can go straight back to the model. Only safe coercions happen:
+//! a string holding a whole number for an integer (`"42"` → `42`), `"true"`/`"false"` for a
+//! boolean, a number for a string or an enumeration value spelled as that number, an integral
+//! float for an integer (`3.0` → `3`, never `3.5`). An explicit `null` means absent (OpenAI strict
+//! mode sends one for every unset parameter).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::argv::{ArgvBuilder, ArgvError, Url};
+use crate::command::{Command, Invocation};
+use crate::effects::{Effects, Text};
+use crate::flatten::{FlatCommand, ParamKind};
+use crate::load::Document;
+use crate::model::TrustSource;
+use crate::tool::{ParamSpec, ToolSpec, ValueKind};
+
+/// One tool call parsed from a provider response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The id the result must echo: Chat `tool_calls[].id`, Responses `call_id`, Anthropic
+    /// `tool_use.id`, Gemini `functionCall.id` (usually absent).
+    pub id: Option<String>,
+    /// The tool name the model called.
+    pub name: String,
+    /// The arguments object, or why there is none usable (invalid or truncated JSON).
+    pub arguments: Result<Map<String, Value>, ArgumentsError>,
+    /// Gemini's `thoughtSignature` of the part holding this call, to send back unchanged.
+    pub thought_signature: Option<String>,
+}
+
+/// Why a call's arguments cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentsError {
+    /// The arguments as the provider sent them, when they came as text.
+    pub raw: Option<String>,
+    /// What is wrong with them.
+    pub message: String,
+}
+
+impl fmt::Display for ArgumentsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl ToolCall {
+    /// A call with an arguments object.
+    pub fn new(id: Option<String>, name: impl Into<String>, arguments: Map<String, Value>) -> Self {
+        ToolCall {
+            id,
+            name: name.into(),
+            arguments: Ok(arguments),
+            thought_signature: None,
+        }
+    }
+
+    /// A call whose arguments arrive as JSON text (OpenAI). Empty text means `{}` (some
+    /// OpenAI-compatible servers send it for functions without parameters); anything that is
+    /// not a JSON object is kept as an [`ArgumentsError`].
+    pub fn from_json_text(id: Option<String>, name: impl Into<String>, raw: &str) -> Self {
+        let arguments = if raw.trim().is_empty() {
+            Ok(Map::new())
+        } else {
+            match serde_json::from_str::<Value>(raw) {
+                Ok(Value::Object(m)) => Ok(m),
+                Ok(other) => Err(ArgumentsError {
+                    raw: Some(raw.to_owned()),
+                    message: format!(
+                        "arguments must be a JSON object, found {}",
+                        crate::validate::describe(&other)
+                    ),
+                }),
+                Err(e) => Err(ArgumentsError {
+                    raw: Some(raw.to_owned()),
+                    message: format!("arguments are not valid JSON ({e})"),
+                }),
+            }
+        };
+        ToolCall {
+            id,
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+        }
+    }
+}
+
+/// One problem with a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// No tool has this name.
+    UnknownTool {
+        /// A known name that differs only in case or `-`/`_`, if any.
+        suggestion: Option<String>,
+    },
+    /// The arguments are not a usable JSON object.
+    InvalidArguments {
+        /// Why.
+        message: String,
+    },
+    /// A required parameter is absent or `null`.
+    Missing {
+        /// Parameter name.
+        param: String,
+        /// What it takes.
+        expected: String,
+    },
+    /// A value of the wrong type.
+    WrongType {
+        /// Parameter name, with `[i]` for a list element.
+        param: String,
+        /// What it takes.
+        expected: String,
+        /// What came.
+        found: String,
+    },
+    /// A value outside the allowed ones.
+    NotAllowed {
+        /// Parameter name, with `[i]` for a list element.
+        param: String,
+        /// The allowed values.
+        allowed: Vec<String>,
+        /// What came.
+        found: String,
+    },
+    /// A parameter the tool does not have.
+    UnknownParameter {
+        /// Parameter name as sent.
+        param: String,
+    },
+    /// A grouped tool's parameter that the chosen action does not take.
+    NotForAction {
+        /// Parameter name.
+        param: String,
+        /// The chosen action.
+        action: String,
+    },
+    /// The argv could not be built from otherwise valid values (e.g. a NUL byte).
+    Argv {
+        /// Why.
+        message: String,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::UnknownTool {
+                suggestion: Some(s),
+            } => {
+                write!(f, "no tool of that name; did you mean `{s}`?")
+            }
+            Problem::UnknownTool { suggestion: None } => f.write_str("no tool of that name"),
+            Problem::InvalidArguments { message } => write!(f, "{message}"),
+            Problem::Missing { param, expected } => {
+                write!(f, "parameter `{param}` is required: {expected}")
+            }
+            Problem::WrongType {
+                param,
+                expected,
+                found,
+            } => write!(f, "parameter `{param}`: expected {expected}, found {found}"),
+            Problem::NotAllowed {
+                param,
+                allowed,
+                found,
+            } => write!(
+                f,
+                "parameter `{param}`: expected one of {}, found {found}",
+                allowed
+                    .iter()
+                    .map(|a| format!("{a:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Problem::UnknownParameter { param } => {
+                write!(f, "unknown parameter `{param}`")
+            }
+            Problem::NotForAction { param, action } => {
+                write!(f, "parameter `{param}` does not apply to action {action:?}")
+            }
+            Problem::Argv { message } => f.write_str(message),
+        }
+    }
+}
+
+/// Why a tool call cannot be turned into a command: every problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchError {
+    /// The tool name the model called.
+    pub tool: String,
+    /// The call's id, to answer it with an error result.
+    pub call_id: Option<String>,
+    /// The problems; never empty.
+    pub problems: Vec<Problem>,
+}
+
+impl DispatchError {
+    fn new(call: &ToolCall, problems: Vec<Problem>) -> Self {
+        DispatchError {
+            tool: call.name.clone(),
+            call_id: call.id.clone(),
+            problems,
+        }
+    }
+
+    /// The error for a call to a name that is not among `known`.
+    pub fn unknown_tool<S: AsRef<str>>(call: &ToolCall, known: &[S]) -> Self {
+        let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+        let wanted = norm(&call.name);
+        let suggestion = known
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|k| norm(k) == wanted)
+            .map(str::to_owned);
+        DispatchError::new(call, vec![Problem::UnknownTool { suggestion }])
+    }
+}
+
+impl fmt::Display for DispatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool call `{}`: ", self.tool)?;
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DispatchError {}
+
+/// What a parameter takes, in words (`an array of file paths`).
+pub fn expected(p: &ParamSpec) -> String {
+    let one = match (&p.values, p.kind) {
+        (Some(values), _) => format!(
+            "one of {}",
+            values
+                .iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (None, ValueKind::String) => "a string".to_owned(),
+        (None, ValueKind::Integer) => "an integer".to_owned(),
+        (None, ValueKind::Number) => "a number".to_owned(),
+        (None, ValueKind::Boolean) => "a boolean".to_owned(),
+        (None, ValueKind::File) => "a file path (string)".to_owned(),
+        (None, ValueKind::Directory) => "a directory path (string)".to_owned(),
+        (None, ValueKind::Url) => "an absolute URL (string)".to_owned(),
+        (None, ValueKind::Enum) => "a string".to_owned(),
+    };
+    if p.multiple {
+        format!("an array whose items are {one}")
+    } else {
+        one
+    }
+}
+
+/// Checks `args` against `spec` and returns them normalised: only present parameters, in the
+/// spec's order, coerced where safe, `null`s removed.
+///
+/// # Errors
+///
+/// Every [`Problem`] found.
+pub fn check_arguments(
+    spec: &ToolSpec,
+    args: &Map<String, Value>,
+) -> Result<Map<String, Value>, Vec<Problem>> {
+    let mut problems = Vec::new();
+    for key in args.keys() {
+        if spec.param(key).is_none() {
+            problems.push(Problem::UnknownParameter { param: key.clone() });
+        }
+    }
+    let mut out = Map::new();
+    for p in spec.params.iter() {
+        match args.get(p.name.as_ref()) {
+            None | Some(Value::Null) => {
+                if p.required {
+                    problems.push(Problem::Missing {
+                        param: p.name.to_string(),
+                        expected: expected(p),
+                    });
+                }
+            }
+            Some(v) if p.multiple => match v {
+                Value::Array(items) => {
+                    let mut good = Vec::with_capacity(items.len());
+                    for (i, item) in items.iter().enumerate() {
+                        match check_value(p, item, &format!("{}[{i}]", p.name)) {
+                            Ok(v) => good.push(v),
+                            Err(e) => problems.push(e),
+                        }
+                    }
+                    out.insert(p.name.to_string(), Value::Array(good));
+                }
+                other => problems.push(Problem::WrongType {
+                    param: p.name.to_string(),
+                    expected: expected(p),
+                    found: crate::validate::describe(other),
+                }),
+            },
+            Some(v) => match check_value(p, v, &p.name) {
+                Ok(v) => {
+                    out.insert(p.name.to_string(), v);
+                }
+                Err(e) => problems.push(e),
+            },
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+fn check_value(p: &ParamSpec, v: &Value, label: &str) -> Result<Value, Problem> {
+    let wrong = |expected: String| Problem::WrongType {
+        param: label.to_owned(),
+        expected,
+        found: crate::validate::describe(v),
+    };
+    let one = ParamSpec {
+        multiple: false,
+        ..p.clone()
+    };
+    let value = match p.kind {
+        ValueKind::Boolean => match v {
+            Value::Bool(_) => v.clone(),
+            Value::String(s) if s == "true" => Value::Bool(true),
+            Value::String(s) if s == "false" => Value::Bool(false),
+            _ => return Err(wrong(expected(&one))),
+        },
+        ValueKind::Integer => match integer(v) {
+            Some(i) => Value::from(i),
+            None => {
+                return Err(wrong(expected(&ParamSpec {
+                    values: None,
+                    ..one
+                })))
+            }
+        },
+        ValueKind::Number => match number(v) {
+            Some(_) if v.is_number() => v.clone(),
+            Some(n) => Value::from(n),
+            None => {
+                return Err(wrong(expected(&ParamSpec {
+                    values: None,
+                    ..one
+                })))
+            }
+        },
+        ValueKind::String
+        | ValueKind::File
+        | ValueKind::Directory
+        | ValueKind::Url
+        | ValueKind::Enum => {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return Err(wrong(expected(&one))),
+            };
+            if p.kind == ValueKind::Url && !crate::validate::is_uri(&s) {
+                return Err(wrong(expected(&one)));
+            }
+            Value::String(s)
+        }
+    };
+    if let Some(values) = &p.values {
+        let text = match &value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let allowed = match p.kind {
+            ValueKind::Integer | ValueKind::Number => values.iter().any(|a| {
+                a.parse::<f64>().ok() == text.parse::<f64>().ok() && a.parse::<f64>().is_ok()
+            }),
+            _ => values.iter().any(|a| *a == text),
+        };
+        if !allowed {
+            return Err(Problem::NotAllowed {
+                param: label.to_owned(),
+                allowed: values.iter().map(|s| s.to_string()).collect(),
+                found: crate::validate::describe(v),
+            });
+        }
+    }
+    Ok(value)
+}
+
+/// An integer, from an integer, an integral float within ±2^53, or a decimal string.
+fn integer(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    }
+}
+
+/// A finite number, from a number or a decimal string.
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64().filter(|f| f.is_finite()),
+        Value::String(s) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
+        _ => None,
+    }
+}
+
+/// Dispatches `call` to the generated command `C`: checks the arguments against `C::TOOL`,
+/// then deserialises them. Used by generated `Call::from_tool_call`.
+///
+/// # Errors
+///
+/// [`DispatchError`] with every problem of the arguments.
+pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
+where
+    C: Command + serde::de::DeserializeOwned,
+{
+    let args = call.arguments.as_ref().map_err(|e| {
+        DispatchError::new(
+            call,
+            vec![Problem::InvalidArguments {
+                message: e.message.clone(),
+            }],
+        )
+    })?;
+    let normalised = check_arguments(&C::TOOL, args).map_err(|p| DispatchError::new(call, p))?;
+    serde_json::from_value(Value::Object(normalised)).map_err(|e| {
+        DispatchError::new(
+            call,
+            vec![Problem::InvalidArguments {
+                message: format!("arguments do not fit `{}`: {e}", C::NAME),
+            }],
+        )
+    })
+}
+
+/// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
+#[derive(Debug, Clone)]
+pub struct LoadedTool {
+    document: Document,
+    program: String,
+    specs: Vec<ToolSpec>,
+    index: HashMap<String, usize>,
+}
+
+impl LoadedTool {
+    /// Prepares `document`; `program` overrides the executable (default: the tool's `name`).
+    pub fn new(document: Document, program: Option<String>) -> Self {
+        let tool = document.tool.name.clone();
+        let specs: Vec<ToolSpec> = document
+            .commands
+            .iter()
+            .map(|c| ToolSpec::from_flat(&tool, c))
+            .collect();
+        let index = document
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect();
+        LoadedTool {
+            program: program.unwrap_or(tool),
+            document,
+            specs,
+            index,
+        }
+    }
+
+    /// The document.
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    /// One spec per command, in declaration order.
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// `(name, effects)` of every command, e.g. for [`crate::prompt::safety_prompt`].
+    pub fn effects(&self) -> impl Iterator<Item = (&str, &Effects)> {
+        self.specs.iter().map(|s| (s.name.as_ref(), &s.effects))
+    }
+
+    /// The command called `name`.
+    pub fn command(&self, name: &str) -> Option<(&FlatCommand, &ToolSpec)> {
+        self.index
+            .get(name)
+            .map(|&i| (&self.document.commands[i], &self.specs[i]))
+    }
+
+    /// Checks `call` and builds the command line it asks for, with the same rules as a
+    /// generated `Call::from_tool_call` followed by `to_invocation`.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] with every problem found, including values no argv can carry.
+    pub fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        let Some((cmd, spec)) = self.command(&call.name) else {
+            let names: Vec<&str> = self.specs.iter().map(|s| s.name.as_ref()).collect();
+            return Err(DispatchError::unknown_tool(call, &names));
+        };
+        let args = call.arguments.as_ref().map_err(|e| {
+            DispatchError::new(
+                call,
+                vec![Problem::InvalidArguments {
+                    message: e.message.clone(),
+                }],
+            )
+        })?;
+        let normalised = check_arguments(spec, args).map_err(|p| DispatchError::new(call, p))?;
+        let argv = argv_from_json(&self.program, cmd, &normalised).map_err(|e| {
+            DispatchError::new(
+                call,
+                e.problems
+                    .iter()
+                    .map(|p| Problem::Argv {
+                        message: p.to_string(),
+                    })
+                    .collect(),
+            )
+        })?;
+        Ok(Invocation {
+            name: Text::Owned(cmd.name.clone()),
+            argv,
+            effects: std::borrow::Cow::Owned(cmd.effects.clone()),
+            trust: self.trust(),
+        })
+    }
+
+    /// `trust.source` of the metadata.
+    pub fn trust(&self) -> Option<TrustSource> {
+        self.document.tool.trust.as_ref().and_then(|t| t.source)
+    }
+}
+
+/// The argv of `cmd` for normalised arguments (see [`check_arguments`]), in the same order and
+/// forms as generated `write_argv`.
+///
+/// # Errors
+///
+/// [`ArgvError`] for values no command line can carry.
+pub fn argv_from_json(
+    program: &str,
+    cmd: &FlatCommand,
+    args: &Map<String, Value>,
+) -> Result<Vec<OsString>, ArgvError> {
+    let mut b = ArgvBuilder::new(program);
+    for o in cmd.options.iter().filter(|o| o.is_global()) {
+        write_param(&mut b, o, args.get(&o.name));
+    }
+    b.subcommand(&cmd.path);
+    for o in cmd.options.iter().filter(|o| !o.is_global()) {
+        write_param(&mut b, o, args.get(&o.name));
+    }
+    for a in &cmd.arguments {
+        write_param(&mut b, a, args.get(&a.name));
+    }
+    b.finish()
+}
+
+fn write_param(b: &mut ArgvBuilder, p: &crate::flatten::FlatParam, value: Option<&Value>) {
+    let boolean = p.ty == crate::model::ParamType::Boolean && p.enum_values.is_none();
+    let (label, flag) = match &p.kind {
+        ParamKind::Option { flag, .. } => (flag.text.as_str(), Some(flag)),
+        ParamKind::Argument => (p.declared_name.as_str(), None),
+    };
+    let write_one = |b: &mut ArgvBuilder, v: &Value| {
+        let text = value_text(p, v);
+        let url = p.ty == crate::model::ParamType::Url && p.enum_values.is_none();
+        match (flag, url) {
+            (Some(f), true) => b.option(&f.text, f.attached, &Url(&text)),
+            (Some(f), false) => b.option(&f.text, f.attached, text.as_str()),
+            (None, true) => b.positional(label, &Url(&text)),
+            (None, false) => b.positional(label, text.as_str()),
+        }
+    };
+    if boolean {
+        let on = value == Some(&Value::Bool(true));
+        match flag {
+            Some(f) => {
+                if on {
+                    b.flag(&f.text)
+                }
+            }
+            None => b.positional(label, if on { "true" } else { "false" }),
+        }
+        return;
+    }
+    if p.multiple {
+        let items: &[Value] = match value {
+            Some(Value::Array(items)) => items,
+            _ => &[],
+        };
+        if p.required {
+            b.require_values(label, items.len());
+        }
+        for v in items {
+            write_one(b, v);
+        }
+    } else if let Some(v) = value {
+        write_one(b, v);
+    }
+}
+
+/// A normalised value as generated code would write it: integers and numbers through `i64`
+/// and `f64` so both paths print them alike.
+fn value_text(p: &crate::flatten::FlatParam, v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) if p.ty == crate::model::ParamType::Number && p.enum_values.is_none() => {
+            n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
+        }
+        Value::Number(n) => n.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Several commands compiled into one tool whose required `action` parameter selects the
+/// command (spec §8.2 rule 3, strategy B); [`ToolGroup::resolve`] maps a call back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolGroup {
+    spec: ToolSpec,
+    actions: Vec<(String, ToolSpec)>,
+}
+
+/// Why commands cannot be grouped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupError {
+    /// What conflicts.
+    pub message: String,
+}
+
+impl fmt::Display for GroupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GroupError {}
+
+impl ToolGroup {
+    /// Groups `actions` (action value, command spec) into one tool named `name`.
+    ///
+    /// Parameters with the same name in several commands must have the same kind, list-ness
+    /// and allowed values; none may be called `action`. In the grouped schema only `action`
+    /// is required (what else is required depends on the action and is checked on dispatch);
+    /// effects are merged conservatively over the commands, so the flags warn about the
+    /// riskiest action.
+    ///
+    /// # Errors
+    ///
+    /// [`GroupError`] for no commands, duplicate actions or conflicting parameters.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        actions: impl IntoIterator<Item = (String, ToolSpec)>,
+    ) -> Result<Self, GroupError> {
+        let name = name.into();
+        let actions: Vec<(String, ToolSpec)> = actions.into_iter().collect();
+        if actions.is_empty() {
+            return Err(GroupError {
+                message: format!("group `{name}` has no commands"),
+            });
+        }
+        let mut params: Vec<(ParamSpec, Vec<String>)> = Vec::new();
+        let mut seen_actions: Vec<&str> = Vec::new();
+        for (action, spec) in &actions {
+            if seen_actions.contains(&action.as_str()) {
+                return Err(GroupError {
+                    message: format!("group `{name}`: action {action:?} appears twice"),
+                });
+            }
+            seen_actions.push(action);
+            for p in spec.params.iter() {
+                if p.name == "action" {
+                    return Err(GroupError {
+                        message: format!(
+                            "group `{name}`: `{}` has its own parameter `action`, which the group needs",
+                            spec.name
+                        ),
+                    });
+                }
+                match params.iter_mut().find(|(q, _)| q.name == p.name) {
+                    Some((q, users)) => {
+                        if q.kind != p.kind || q.multiple != p.multiple || q.values != p.values {
+                            return Err(GroupError {
+                                message: format!(
+                                    "group `{name}`: parameter `{}` differs between actions {:?} and {action:?}",
+                                    p.name, users[0]
+                                ),
+                            });
+                        }
+                        users.push(action.clone());
+                    }
+                    None => params.push((p.clone(), vec![action.clone()])),
+                }
+            }
+        }
+        let mut union = vec![ParamSpec {
+            name: Text::Borrowed("action"),
+            description: Text::Borrowed("Which command to run"),
+            kind: ValueKind::Enum,
+            required: true,
+            multiple: false,
+            values: Some(std::borrow::Cow::Owned(
+                actions
+                    .iter()
+                    .map(|(a, _)| Text::Owned(a.clone()))
+                    .collect(),
+            )),
+            default: None,
+        }];
+        for (mut p, users) in params {
+            let note = format!("(actions: {})", users.join(", "));
+            p.description = Text::Owned(if p.description.trim().is_empty() {
+                note
+            } else {
+                format!("{} {note}", p.description.trim())
+            });
+            p.required = false;
+            union.push(p);
+        }
+        let effects = actions
+            .iter()
+            .fold(Effects::UNKNOWN, |acc, (_, s)| acc.merged_with(&s.effects));
+        let first = &actions[0].1;
+        let path: Vec<Text> = common_prefix(actions.iter().map(|(_, s)| &s.path[..]));
+        let title = first
+            .title
+            .split(' ')
+            .take(path.len() + 1)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let spec = ToolSpec {
+            name: Text::Owned(name),
+            title: Text::Owned(title),
+            path: std::borrow::Cow::Owned(path),
+            description: Text::Owned(description.into()),
+            effects,
+            params: std::borrow::Cow::Owned(union),
+        };
+        Ok(ToolGroup { spec, actions })
+    }
+
+    /// Groups the commands of `tools` below `path` (e.g. `["pr"]` for every `gh pr …`). Each
+    /// action is the rest of the command's path joined with spaces (`"create"`,
+    /// `"deploy-key add"`); the command standing for the group itself (a `""` child) gets the
+    /// group's last segment.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolGroup::new`]; also when no command lies below `path`.
+    pub fn from_path(
+        tools: &[ToolSpec],
+        path: &[&str],
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Result<Self, GroupError> {
+        let members = tools
+            .iter()
+            .filter(|t| t.path.len() >= path.len() && t.path.iter().zip(path).all(|(a, b)| a == b))
+            .map(|t| {
+                let rest: Vec<&str> = t.path[path.len()..].iter().map(|s| s.as_ref()).collect();
+                let action = if rest.is_empty() {
+                    path.last().copied().unwrap_or_default().to_owned()
+                } else {
+                    rest.join(" ")
+                };
+                (action, t.clone())
+            });
+        ToolGroup::new(name, description, members)
+    }
+
+    /// The grouped tool, for [`crate::providers::tool_definition`].
+    pub fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    /// The actions and the commands they select.
+    pub fn actions(&self) -> &[(String, ToolSpec)] {
+        &self.actions
+    }
+
+    /// Turns a call of the grouped tool into a call of the command its `action` selects:
+    /// `action` removed, `null`s of other actions' parameters dropped. The result goes to the
+    /// normal dispatch, which checks the remaining arguments.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] for a missing or unknown action, and for non-null parameters that
+    /// belong to other actions or to none.
+    pub fn resolve(&self, call: &ToolCall) -> Result<ToolCall, DispatchError> {
+        if call.name != self.spec.name {
+            return Err(DispatchError::unknown_tool(
+                call,
+                &[self.spec.name.as_ref()],
+            ));
+        }
+        let args = call.arguments.as_ref().map_err(|e| {
+            DispatchError::new(
+                call,
+                vec![Problem::InvalidArguments {
+                    message: e.message.clone(),
+                }],
+            )
+        })?;
+        let action_param = &self.spec.params[0];
+        let action = match args.get("action") {
+            Some(Value::String(a)) => match self.actions.iter().find(|(name, _)| name == a) {
+                Some(found) => found,
+                None => {
+                    return Err(DispatchError::new(
+                        call,
+                        vec![Problem::NotAllowed {
+                            param: "action".into(),
+                            allowed: self.actions.iter().map(|(a, _)| a.clone()).collect(),
+                            found: crate::validate::describe(&Value::String(a.clone())),
+                        }],
+                    ))
+                }
+            },
+            None | Some(Value::Null) => {
+                return Err(DispatchError::new(
+                    call,
+                    vec![Problem::Missing {
+                        param: "action".into(),
+                        expected: expected(action_param),
+                    }],
+                ))
+            }
+            Some(other) => {
+                return Err(DispatchError::new(
+                    call,
+                    vec![Problem::WrongType {
+                        param: "action".into(),
+                        expected: expected(action_param),
+                        found: crate::validate::describe(other),
+                    }],
+                ))
+            }
+        };
+        let (action_name, target) = action;
+        let mut problems = Vec::new();
+        let mut rest = Map::new();
+        for (k, v) in args {
+            if k == "action" {
+                continue;
+            }
+            if target.param(k).is_some() {
+                rest.insert(k.clone(), v.clone());
+            } else if v.is_null() {
+                continue;
+            } else if self.spec.param(k).is_some() {
+                problems.push(Problem::NotForAction {
+                    param: k.clone(),
+                    action: action_name.clone(),
+                });
+            } else {
+                problems.push(Problem::UnknownParameter { param: k.clone() });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(DispatchError::new(call, problems));
+        }
+        Ok(ToolCall {
+            id: call.id.clone(),
+            name: target.name.to_string(),
+            arguments: Ok(rest),
+            thought_signature: call.thought_signature.clone(),
+        })
+    }
+}
+
+fn common_prefix<'a>(paths: impl Iterator<Item = &'a [Text]>) -> Vec<Text> {
+    let mut prefix: Option<Vec<Text>> = None;
+    for p in paths {
+        prefix = Some(match prefix {
+            None => p.to_vec(),
+            Some(cur) => cur
+                .into_iter()
+                .zip(p.iter())
+                .take_while(|(a, b)| a == *b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    prefix.unwrap_or_default()
+}

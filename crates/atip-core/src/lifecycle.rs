@@ -1,0 +1,752 @@
+//! The function-calling lifecycle around a command (spec §7): tool calls out of a provider's
+//! response, and tool results back into that provider's request format.
+//!
+//! Shapes follow the providers' SDK types (`PROVIDER-RULES.md` §8–10):
+//!
+//! | format | calls | result |
+//! |---|---|---|
+//! | OpenAI Chat | `choices[0].message.tool_calls[]`, arguments a JSON string | one `{"role": "tool", "tool_call_id", "content"}` per call |
+//! | OpenAI Responses | `output[]` items of type `function_call`, matched by `call_id` | one `function_call_output` item per call |
+//! | Anthropic | `content[]` blocks of type `tool_use` (or an SSE stream) | one user message with every `tool_result` block, `is_error` when failed |
+//! | Gemini | `candidates[0].content.parts[].functionCall` | one user content with one `functionResponse` per call, in order |
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{json, Map, Value};
+
+use crate::dispatch::{ArgumentsError, ToolCall};
+
+/// A provider's response and request format for tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResponseFormat {
+    /// OpenAI Chat Completions.
+    OpenAi,
+    /// OpenAI Responses API.
+    OpenAiResponses,
+    /// Anthropic Messages (JSON body or SSE stream).
+    Anthropic,
+    /// Gemini `generateContent` (REST camelCase or SDK snake_case).
+    Gemini,
+}
+
+impl ResponseFormat {
+    /// Every format.
+    pub const ALL: [ResponseFormat; 4] = [
+        ResponseFormat::OpenAi,
+        ResponseFormat::OpenAiResponses,
+        ResponseFormat::Anthropic,
+        ResponseFormat::Gemini,
+    ];
+
+    /// The command-line spelling: `openai`, `openai-responses`, `anthropic`, `gemini`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ResponseFormat::OpenAi => "openai",
+            ResponseFormat::OpenAiResponses => "openai-responses",
+            ResponseFormat::Anthropic => "anthropic",
+            ResponseFormat::Gemini => "gemini",
+        }
+    }
+}
+
+impl FromStr for ResponseFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ResponseFormat::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown provider {s:?}: expected one of {}",
+                    ResponseFormat::ALL.map(ResponseFormat::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// The tool calls and stop information of one model response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedResponse {
+    /// The calls, in the order the model made them. Calls with unusable arguments are kept,
+    /// with an [`ArgumentsError`], so that they can be answered with an error result.
+    pub tool_calls: Vec<ToolCall>,
+    /// Why generation stopped, in the provider's words (`tool_calls`, `completed`,
+    /// `max_tokens`, `STOP`, …).
+    pub stop_reason: Option<String>,
+    /// Generation was cut short (token limit): calls may be incomplete even when their
+    /// arguments parse; re-ask rather than run them.
+    pub truncated: bool,
+    /// Text the model wrote besides the calls.
+    pub text: Vec<String>,
+}
+
+/// A response that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not JSON (or, for Anthropic streams, not server-sent events).
+    NotJson {
+        /// The parser's message.
+        message: String,
+    },
+    /// JSON, but not the provider's response shape.
+    Shape {
+        /// What the format looks like.
+        expected: &'static str,
+        /// What was found instead.
+        found: String,
+    },
+    /// The provider reported a failure instead of calls (Gemini `MALFORMED_FUNCTION_CALL`,
+    /// an Anthropic stream `error` event).
+    Provider {
+        /// The provider's reason code.
+        reason: String,
+        /// What it means.
+        message: String,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::NotJson { message } => write!(f, "response is not JSON: {message}"),
+            ParseError::Shape { expected, found } => {
+                write!(f, "response is not {expected}: {found}")
+            }
+            ParseError::Provider { reason, message } => write!(f, "{reason}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+const CHAT_SHAPE: &str = "an OpenAI Chat Completions response (an object with a `choices` array)";
+const RESPONSES_SHAPE: &str = "an OpenAI Responses API response (an object with an `output` array)";
+const ANTHROPIC_SHAPE: &str =
+    "an Anthropic Messages response (an object with a `content` array, or an SSE stream)";
+const GEMINI_SHAPE: &str =
+    "a Gemini generateContent response (an object with a `candidates` array)";
+
+/// Parses the tool calls out of a response body.
+///
+/// A response without tool calls gives an empty list. A malformed argument string affects
+/// only its own call.
+///
+/// # Errors
+///
+/// [`ParseError`] when the body is not this format's response, or the provider reports that
+/// the model's calls could not be produced (Gemini `MALFORMED_FUNCTION_CALL` and kin).
+pub fn parse_response(format: ResponseFormat, body: &str) -> Result<ParsedResponse, ParseError> {
+    if format == ResponseFormat::Anthropic && looks_like_sse(body) {
+        return parse_anthropic_sse(body);
+    }
+    let value: Value = serde_json::from_str(body).map_err(|e| ParseError::NotJson {
+        message: e.to_string(),
+    })?;
+    parse_response_value(format, &value)
+}
+
+/// [`parse_response`] on an already parsed JSON body (Anthropic streams need the text form).
+///
+/// # Errors
+///
+/// As [`parse_response`].
+pub fn parse_response_value(
+    format: ResponseFormat,
+    value: &Value,
+) -> Result<ParsedResponse, ParseError> {
+    match format {
+        ResponseFormat::OpenAi => parse_chat(value),
+        ResponseFormat::OpenAiResponses => parse_responses(value),
+        ResponseFormat::Anthropic => parse_anthropic(value),
+        ResponseFormat::Gemini => parse_gemini(value),
+    }
+}
+
+fn shape(expected: &'static str, found: &Value) -> ParseError {
+    ParseError::Shape {
+        expected,
+        found: match found {
+            Value::Object(m) => format!(
+                "an object with keys {}",
+                m.keys().take(8).cloned().collect::<Vec<_>>().join(", ")
+            ),
+            other => crate::validate::describe(other),
+        },
+    }
+}
+
+fn str_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn parse_chat(v: &Value) -> Result<ParsedResponse, ParseError> {
+    let Some(choices) = v.get("choices").and_then(Value::as_array) else {
+        return Err(shape(CHAT_SHAPE, v));
+    };
+    let mut out = ParsedResponse {
+        tool_calls: Vec::new(),
+        stop_reason: None,
+        truncated: false,
+        text: Vec::new(),
+    };
+    let Some(choice) = choices.first() else {
+        return Ok(out);
+    };
+    out.stop_reason = str_field(choice, "finish_reason");
+    out.truncated = out.stop_reason.as_deref() == Some("length");
+    let message = choice.get("message").unwrap_or(&Value::Null);
+    if let Some(t) = message.get("content").and_then(Value::as_str) {
+        out.text.push(t.to_owned());
+    }
+    for tc in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        // `custom` tool calls are not function calls; they are not ours to run.
+        if tc.get("type").and_then(Value::as_str).unwrap_or("function") != "function" {
+            continue;
+        }
+        let f = tc.get("function").unwrap_or(&Value::Null);
+        let name = str_field(f, "name").unwrap_or_default();
+        let raw = f.get("arguments").and_then(Value::as_str).unwrap_or("");
+        out.tool_calls
+            .push(ToolCall::from_json_text(str_field(tc, "id"), name, raw));
+    }
+    Ok(out)
+}
+
+fn parse_responses(v: &Value) -> Result<ParsedResponse, ParseError> {
+    let Some(items) = v.get("output").and_then(Value::as_array) else {
+        return Err(shape(RESPONSES_SHAPE, v));
+    };
+    let status = str_field(v, "status");
+    let mut out = ParsedResponse {
+        tool_calls: Vec::new(),
+        truncated: status.as_deref() == Some("incomplete"),
+        stop_reason: status,
+        text: Vec::new(),
+    };
+    for item in items {
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {
+                let name = str_field(item, "name").unwrap_or_default();
+                let raw = item.get("arguments").and_then(Value::as_str).unwrap_or("");
+                out.tool_calls.push(ToolCall::from_json_text(
+                    str_field(item, "call_id"),
+                    name,
+                    raw,
+                ));
+            }
+            Some("message") => {
+                for c in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(t) = c.get("text").and_then(Value::as_str) {
+                        out.text.push(t.to_owned());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn object_arguments(input: Option<&Value>) -> Result<Map<String, Value>, ArgumentsError> {
+    match input {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(other) => Err(ArgumentsError {
+            raw: Some(other.to_string()),
+            message: format!(
+                "arguments must be a JSON object, found {}",
+                crate::validate::describe(other)
+            ),
+        }),
+    }
+}
+
+fn parse_anthropic(v: &Value) -> Result<ParsedResponse, ParseError> {
+    let Some(blocks) = v.get("content").and_then(Value::as_array) else {
+        return Err(shape(ANTHROPIC_SHAPE, v));
+    };
+    let stop = str_field(v, "stop_reason");
+    let mut out = ParsedResponse {
+        tool_calls: Vec::new(),
+        truncated: stop.as_deref() == Some("max_tokens"),
+        stop_reason: stop,
+        text: Vec::new(),
+    };
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            // Only client tool calls; `server_tool_use` runs at Anthropic.
+            Some("tool_use") => out.tool_calls.push(ToolCall {
+                id: str_field(b, "id"),
+                name: str_field(b, "name").unwrap_or_default(),
+                arguments: object_arguments(b.get("input")),
+                thought_signature: None,
+            }),
+            Some("text") => {
+                if let Some(t) = b.get("text").and_then(Value::as_str) {
+                    out.text.push(t.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn looks_like_sse(body: &str) -> bool {
+    let t = body.trim_start();
+    t.starts_with("event:") || t.starts_with("data:")
+}
+
+/// Anthropic's streamed form: `content_block_start` opens a `tool_use` block, its
+/// `input_json_delta` chunks concatenate to the input JSON, `message_delta` carries the stop
+/// reason. A stream cut by `max_tokens` leaves incomplete JSON, reported per call.
+fn parse_anthropic_sse(body: &str) -> Result<ParsedResponse, ParseError> {
+    struct Block {
+        kind: String,
+        id: Option<String>,
+        name: String,
+        start_input: Option<Value>,
+        json: String,
+        text: String,
+    }
+    let mut blocks: Vec<(u64, Block)> = Vec::new();
+    let mut stop = None;
+    for line in body.lines() {
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let ev: Value = serde_json::from_str(data.trim()).map_err(|e| ParseError::NotJson {
+            message: format!("SSE data line is not JSON ({e}): {}", data.trim()),
+        })?;
+        let index = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match ev.get("type").and_then(Value::as_str) {
+            Some("content_block_start") => {
+                let cb = ev.get("content_block").unwrap_or(&Value::Null);
+                blocks.push((
+                    index,
+                    Block {
+                        kind: str_field(cb, "type").unwrap_or_default(),
+                        id: str_field(cb, "id"),
+                        name: str_field(cb, "name").unwrap_or_default(),
+                        start_input: cb.get("input").cloned(),
+                        json: String::new(),
+                        text: str_field(cb, "text").unwrap_or_default(),
+                    },
+                ));
+            }
+            Some("content_block_delta") => {
+                let d = ev.get("delta").unwrap_or(&Value::Null);
+                if let Some((_, b)) = blocks.iter_mut().rev().find(|(i, _)| *i == index) {
+                    match d.get("type").and_then(Value::as_str) {
+                        Some("input_json_delta") => b
+                            .json
+                            .push_str(d.get("partial_json").and_then(Value::as_str).unwrap_or("")),
+                        Some("text_delta") => b
+                            .text
+                            .push_str(d.get("text").and_then(Value::as_str).unwrap_or("")),
+                        _ => {}
+                    }
+                }
+            }
+            Some("message_delta") => {
+                if let Some(s) = ev.get("delta").and_then(|d| str_field(d, "stop_reason")) {
+                    stop = Some(s);
+                }
+            }
+            Some("error") => {
+                let e = ev.get("error").unwrap_or(&Value::Null);
+                return Err(ParseError::Provider {
+                    reason: str_field(e, "type").unwrap_or_else(|| "error".into()),
+                    message: str_field(e, "message").unwrap_or_default(),
+                });
+            }
+            Some("message_start")
+            | Some("content_block_stop")
+            | Some("message_stop")
+            | Some("ping") => {}
+            _ => {}
+        }
+    }
+    if blocks.is_empty() && stop.is_none() && !body.contains("message_start") {
+        return Err(ParseError::Shape {
+            expected: ANTHROPIC_SHAPE,
+            found: "server-sent events without Messages stream events".into(),
+        });
+    }
+    let mut out = ParsedResponse {
+        tool_calls: Vec::new(),
+        truncated: stop.as_deref() == Some("max_tokens"),
+        stop_reason: stop,
+        text: Vec::new(),
+    };
+    for (_, b) in blocks {
+        match b.kind.as_str() {
+            "tool_use" => {
+                let arguments = if b.json.trim().is_empty() {
+                    object_arguments(b.start_input.as_ref())
+                } else {
+                    match serde_json::from_str::<Value>(&b.json) {
+                        Ok(v) => object_arguments(Some(&v)),
+                        Err(e) => Err(ArgumentsError {
+                            raw: Some(b.json.clone()),
+                            message: format!(
+                                "streamed tool input is not valid JSON ({e}){}",
+                                if out.truncated {
+                                    "; the stream stopped at max_tokens"
+                                } else {
+                                    ""
+                                }
+                            ),
+                        }),
+                    }
+                };
+                out.tool_calls.push(ToolCall {
+                    id: b.id,
+                    name: b.name,
+                    arguments,
+                    thought_signature: None,
+                });
+            }
+            "text" if !b.text.is_empty() => out.text.push(b.text),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Gemini finish reasons that mean the model's calls could not be produced.
+const GEMINI_CALL_FAILURES: &[(&str, &str)] = &[
+    (
+        "MALFORMED_FUNCTION_CALL",
+        "the model produced a function call Gemini could not parse; nothing to run, ask again",
+    ),
+    (
+        "UNEXPECTED_TOOL_CALL",
+        "the model called a tool although none was enabled",
+    ),
+    (
+        "TOO_MANY_TOOL_CALLS",
+        "the model made more tool calls than allowed",
+    ),
+    (
+        "MISSING_THOUGHT_SIGNATURE",
+        "the request lacked a thought signature from an earlier turn",
+    ),
+];
+
+fn either<'a>(v: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
+    v.get(camel).or_else(|| v.get(snake))
+}
+
+fn parse_gemini(v: &Value) -> Result<ParsedResponse, ParseError> {
+    let candidates = match v.get("candidates") {
+        Some(Value::Array(c)) => c,
+        None if v.get("promptFeedback").is_some() || v.get("prompt_feedback").is_some() => {
+            let fb = either(v, "promptFeedback", "prompt_feedback").unwrap_or(&Value::Null);
+            return Ok(ParsedResponse {
+                tool_calls: Vec::new(),
+                stop_reason: either(fb, "blockReason", "block_reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                truncated: false,
+                text: Vec::new(),
+            });
+        }
+        _ => return Err(shape(GEMINI_SHAPE, v)),
+    };
+    let mut out = ParsedResponse {
+        tool_calls: Vec::new(),
+        stop_reason: None,
+        truncated: false,
+        text: Vec::new(),
+    };
+    let Some(cand) = candidates.first() else {
+        return Ok(out);
+    };
+    out.stop_reason = either(cand, "finishReason", "finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    out.truncated = out.stop_reason.as_deref() == Some("MAX_TOKENS");
+    let parts = cand
+        .get("content")
+        .and_then(|c| c.get("parts"))
+        .and_then(Value::as_array);
+    for part in parts.into_iter().flatten() {
+        if let Some(fc) = either(part, "functionCall", "function_call") {
+            out.tool_calls.push(ToolCall {
+                id: str_field(fc, "id"),
+                name: str_field(fc, "name").unwrap_or_default(),
+                arguments: object_arguments(fc.get("args")),
+                thought_signature: either(part, "thoughtSignature", "thought_signature")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            });
+        } else if let Some(t) = part.get("text").and_then(Value::as_str) {
+            if part.get("thought") != Some(&Value::Bool(true)) {
+                out.text.push(t.to_owned());
+            }
+        }
+    }
+    if out.tool_calls.is_empty() {
+        if let Some(reason) = &out.stop_reason {
+            if let Some((r, m)) = GEMINI_CALL_FAILURES.iter().find(|(r, _)| r == reason) {
+                let detail = either(cand, "finishMessage", "finish_message")
+                    .and_then(Value::as_str)
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default();
+                return Err(ParseError::Provider {
+                    reason: (*r).to_owned(),
+                    message: format!("{m}{detail}"),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The model turn of a response, in the provider's request format, to put in the
+/// conversation before the results: the Chat assistant message with its `tool_calls`, the
+/// Responses `function_call` items, the Anthropic assistant message, or the Gemini model
+/// content verbatim (its `thoughtSignature`s must go back unchanged).
+///
+/// # Errors
+///
+/// [`ParseError`] when the body is not this format's response.
+pub fn model_turn(format: ResponseFormat, body: &Value) -> Result<Vec<Value>, ParseError> {
+    match format {
+        ResponseFormat::OpenAi => {
+            let msg = body
+                .get("choices")
+                .and_then(Value::as_array)
+                .and_then(|c| c.first())
+                .and_then(|c| c.get("message"))
+                .ok_or_else(|| shape(CHAT_SHAPE, body))?;
+            let mut out = Map::new();
+            out.insert("role".into(), json!("assistant"));
+            if let Some(c) = msg.get("content").filter(|c| c.is_string()) {
+                out.insert("content".into(), c.clone());
+            }
+            if let Some(calls) = msg.get("tool_calls").and_then(Value::as_array) {
+                let calls: Vec<Value> = calls
+                    .iter()
+                    .map(|tc| {
+                        json!({
+                            "id": tc.get("id").cloned().unwrap_or(Value::Null),
+                            "type": tc.get("type").cloned().unwrap_or(json!("function")),
+                            "function": {
+                                "name": tc.pointer("/function/name").cloned().unwrap_or(Value::Null),
+                                "arguments": tc.pointer("/function/arguments").cloned().unwrap_or(json!("")),
+                            }
+                        })
+                    })
+                    .collect();
+                out.insert("tool_calls".into(), Value::Array(calls));
+            }
+            Ok(vec![Value::Object(out)])
+        }
+        ResponseFormat::OpenAiResponses => {
+            let items = body
+                .get("output")
+                .and_then(Value::as_array)
+                .ok_or_else(|| shape(RESPONSES_SHAPE, body))?;
+            Ok(items
+                .iter()
+                .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
+                .map(|i| {
+                    let mut m = Map::new();
+                    for key in ["type", "id", "call_id", "name", "arguments", "status"] {
+                        if let Some(v) = i.get(key) {
+                            m.insert(key.into(), v.clone());
+                        }
+                    }
+                    Value::Object(m)
+                })
+                .collect())
+        }
+        ResponseFormat::Anthropic => {
+            let content = body
+                .get("content")
+                .and_then(Value::as_array)
+                .ok_or_else(|| shape(ANTHROPIC_SHAPE, body))?;
+            let blocks: Vec<Value> = content
+                .iter()
+                .map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        json!({"type": "text", "text": b.get("text").cloned().unwrap_or(json!(""))})
+                    }
+                    Some("tool_use") => {
+                        let mut m = Map::new();
+                        for key in ["type", "id", "name", "input", "caller"] {
+                            if let Some(v) = b.get(key) {
+                                m.insert(key.into(), v.clone());
+                            }
+                        }
+                        Value::Object(m)
+                    }
+                    _ => b.clone(),
+                })
+                .collect();
+            Ok(vec![json!({"role": "assistant", "content": blocks})])
+        }
+        ResponseFormat::Gemini => {
+            let content = body
+                .get("candidates")
+                .and_then(Value::as_array)
+                .and_then(|c| c.first())
+                .and_then(|c| c.get("content"))
+                .ok_or_else(|| shape(GEMINI_SHAPE, body))?;
+            Ok(vec![content.clone()])
+        }
+    }
+}
+
+/// The outcome of one call, as it goes back to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    /// Text for the model: command output, or what went wrong.
+    pub content: String,
+    /// The call failed (refused, invalid, non-zero exit, timeout).
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn ok(content: impl Into<String>) -> Self {
+        ToolResult {
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// A failed result.
+    pub fn error(content: impl Into<String>) -> Self {
+        ToolResult {
+            content: content.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// Why result messages cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultError {
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ResultError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ResultError {}
+
+/// The messages that answer every call of one turn, in the provider's request format:
+/// `results[i]` answers `calls[i]`. Append them after [`model_turn`].
+///
+/// OpenAI has no error flag, so a failed result's content starts with `Error: `; Anthropic
+/// sets `is_error`; Gemini answers `{"error": …}` instead of `{"output": …}`.
+///
+/// # Errors
+///
+/// [`ResultError`] when the counts differ or a call lacks the id OpenAI and Anthropic need.
+pub fn result_messages(
+    format: ResponseFormat,
+    calls: &[ToolCall],
+    results: &[ToolResult],
+) -> Result<Vec<Value>, ResultError> {
+    if calls.len() != results.len() {
+        return Err(ResultError {
+            message: format!(
+                "{} calls but {} results: every call must be answered exactly once",
+                calls.len(),
+                results.len()
+            ),
+        });
+    }
+    let need_id = |c: &ToolCall| {
+        c.id.clone().ok_or_else(|| ResultError {
+            message: format!(
+                "call `{}` has no id; {} results must echo one",
+                c.name,
+                format.as_str()
+            ),
+        })
+    };
+    let text = |r: &ToolResult| {
+        if r.is_error && !r.content.starts_with("Error") {
+            format!("Error: {}", r.content)
+        } else {
+            r.content.clone()
+        }
+    };
+    match format {
+        ResponseFormat::OpenAi => calls
+            .iter()
+            .zip(results)
+            .map(|(c, r)| {
+                Ok(json!({"role": "tool", "tool_call_id": need_id(c)?, "content": text(r)}))
+            })
+            .collect(),
+        ResponseFormat::OpenAiResponses => calls
+            .iter()
+            .zip(results)
+            .map(|(c, r)| {
+                Ok(json!({"type": "function_call_output", "call_id": need_id(c)?, "output": text(r)}))
+            })
+            .collect(),
+        ResponseFormat::Anthropic => {
+            let blocks = calls
+                .iter()
+                .zip(results)
+                .map(|(c, r)| {
+                    let mut b = Map::new();
+                    b.insert("type".into(), json!("tool_result"));
+                    b.insert("tool_use_id".into(), json!(need_id(c)?));
+                    b.insert("content".into(), json!(r.content));
+                    if r.is_error {
+                        b.insert("is_error".into(), json!(true));
+                    }
+                    Ok(Value::Object(b))
+                })
+                .collect::<Result<Vec<_>, ResultError>>()?;
+            if blocks.is_empty() {
+                return Ok(Vec::new());
+            }
+            Ok(vec![json!({"role": "user", "content": blocks})])
+        }
+        ResponseFormat::Gemini => {
+            let parts: Vec<Value> = calls
+                .iter()
+                .zip(results)
+                .map(|(c, r)| {
+                    let mut fr = Map::new();
+                    fr.insert("name".into(), json!(c.name));
+                    if let Some(id) = &c.id {
+                        fr.insert("id".into(), json!(id));
+                    }
+                    let key = if r.is_error { "error" } else { "output" };
+                    fr.insert("response".into(), json!({ key: r.content }));
+                    json!({"functionResponse": fr})
+                })
+                .collect();
+            if parts.is_empty() {
+                return Ok(Vec::new());
+            }
+            Ok(vec![json!({"role": "user", "parts": parts})])
+        }
+    }
+}

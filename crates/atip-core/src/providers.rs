@@ -1,0 +1,734 @@
+//! Tool definitions for each provider's function-calling API, from [`ToolSpec`]s.
+//!
+//! One function, [`tool_definition`], serves the generator (which embeds its output as
+//! `const` JSON text) and the run-time path, so both produce the same bytes. Sources of the
+//! rules: ATIP spec §8 and `PROVIDER-RULES.md` (the providers' SDK types and documented limits).
+//!
+//! * Descriptions end with the safety flags of spec §8.2 rule 1, in the spec's order
+//!   (`⚠️ DESTRUCTIVE`, `⚠️ NOT REVERSIBLE`, `⚠️ NOT IDEMPOTENT`, `💰 BILLABLE`,
+//!   `🔒 READ-ONLY`), as `"{description} [{flag} | {flag}]"`. OpenAI's 1024-character limit is
+//!   met by cutting the text, never the flags.
+//! * Types per spec §8.2 rule 4: files, directories and URLs are strings with the format named
+//!   in the description; lists are arrays that always carry `items`; defaults are stated in the
+//!   description, not as `default` (OpenAI strict mode rejects it).
+//! * Every object says `additionalProperties: false` (except for Gemini, whose subset has no
+//!   use for it): dispatch refuses unknown parameters, so the schema says so.
+//! * OpenAI strict mode: every property is required, optional ones are nullable
+//!   (`["string", "null"]`), a nullable enumeration lists `null` among its values.
+//! * Gemini gets its OpenAPI subset: upper-case single types, enum values always strings (also
+//!   for integers, with `format: "enum"`), no type arrays, no `parameters` for a command without
+//!   parameters.
+//! * MCP `tools/list` entries carry `title` and `annotations` mapped from effects.
+
+use std::str::FromStr;
+
+use serde_json::{json, Map, Value};
+
+use crate::effects::Effects;
+use crate::tool::{ParamSpec, ToolSpec, ValueKind};
+
+/// A provider's tool-definition format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions, `{"type": "function", "function": {…}}`.
+    OpenAi,
+    /// OpenAI Chat Completions with `strict: true` (Structured Outputs subset).
+    OpenAiStrict,
+    /// OpenAI Responses API, flat `{"type": "function", "name", …, "strict": false}`.
+    OpenAiResponses,
+    /// OpenAI Responses API with `strict: true`.
+    OpenAiResponsesStrict,
+    /// Anthropic Messages, `{"name", "description", "input_schema"}`.
+    Anthropic,
+    /// Gemini `FunctionDeclaration`s (the entries of `functionDeclarations`).
+    Gemini,
+    /// MCP `tools/list` entries.
+    Mcp,
+}
+
+impl Provider {
+    /// Every format, in the order of the generated `schemas` constants.
+    pub const ALL: [Provider; 7] = [
+        Provider::OpenAi,
+        Provider::OpenAiStrict,
+        Provider::OpenAiResponses,
+        Provider::OpenAiResponsesStrict,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::Mcp,
+    ];
+
+    /// The command-line spelling: `openai`, `openai-strict`, `openai-responses`,
+    /// `openai-responses-strict`, `anthropic`, `gemini`, `mcp`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::OpenAiStrict => "openai-strict",
+            Provider::OpenAiResponses => "openai-responses",
+            Provider::OpenAiResponsesStrict => "openai-responses-strict",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+            Provider::Mcp => "mcp",
+        }
+    }
+
+    /// The name of the generated constant (`OPENAI_STRICT`).
+    pub const fn const_name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "OPENAI",
+            Provider::OpenAiStrict => "OPENAI_STRICT",
+            Provider::OpenAiResponses => "OPENAI_RESPONSES",
+            Provider::OpenAiResponsesStrict => "OPENAI_RESPONSES_STRICT",
+            Provider::Anthropic => "ANTHROPIC",
+            Provider::Gemini => "GEMINI",
+            Provider::Mcp => "MCP",
+        }
+    }
+
+    /// Whether this is an OpenAI strict-mode format.
+    pub const fn is_strict(self) -> bool {
+        matches!(
+            self,
+            Provider::OpenAiStrict | Provider::OpenAiResponsesStrict
+        )
+    }
+
+    /// The description limit in characters, if the provider enforces one (OpenAI: 1024).
+    pub const fn description_limit(self) -> Option<usize> {
+        match self {
+            Provider::OpenAi
+            | Provider::OpenAiStrict
+            | Provider::OpenAiResponses
+            | Provider::OpenAiResponsesStrict => Some(OPENAI_DESCRIPTION_LIMIT),
+            _ => None,
+        }
+    }
+
+    /// The most tools one request may carry, where documented (OpenAI: 128; Gemini SDK: 512).
+    pub const fn max_tools(self) -> Option<usize> {
+        match self {
+            Provider::OpenAi
+            | Provider::OpenAiStrict
+            | Provider::OpenAiResponses
+            | Provider::OpenAiResponsesStrict => Some(128),
+            Provider::Gemini => Some(512),
+            _ => None,
+        }
+    }
+}
+
+impl FromStr for Provider {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown provider {s:?}: expected one of {}",
+                    Provider::ALL.map(Provider::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// OpenAI's description limit, in characters.
+pub const OPENAI_DESCRIPTION_LIMIT: usize = 1024;
+
+/// The safety flags of spec §8.2 rule 1 that `effects` calls for, in the spec's order.
+pub fn safety_flags(effects: &Effects) -> Vec<&'static str> {
+    let mut flags = Vec::new();
+    if effects.destructive == Some(true) {
+        flags.push("⚠️ DESTRUCTIVE");
+    }
+    if effects.reversible == Some(false) {
+        flags.push("⚠️ NOT REVERSIBLE");
+    }
+    if effects.idempotent == Some(false) {
+        flags.push("⚠️ NOT IDEMPOTENT");
+    }
+    if effects.billable() == Some(true) {
+        flags.push("💰 BILLABLE");
+    }
+    if is_read_only(effects) {
+        flags.push("🔒 READ-ONLY");
+    }
+    flags
+}
+
+/// Spec §8.2 rule 1's read-only: `filesystem.write` and `network` both declared `false`.
+pub fn is_read_only(effects: &Effects) -> bool {
+    effects.filesystem_write() == Some(false) && effects.network == Some(false)
+}
+
+/// `"{text} [{flags}]"`, cut to `limit` characters by shortening the text (ending it with
+/// `...`) so that the flags always survive whole.
+pub fn describe(text: &str, effects: &Effects, limit: Option<usize>) -> String {
+    let flags = safety_flags(effects);
+    let suffix = if flags.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]", flags.join(" | "))
+    };
+    let text = text.trim();
+    let joined_len = |t: usize| {
+        if suffix.is_empty() {
+            t
+        } else if t == 0 {
+            suffix.chars().count()
+        } else {
+            t + 1 + suffix.chars().count()
+        }
+    };
+    let mut body: String = text.to_owned();
+    if let Some(limit) = limit {
+        if joined_len(text.chars().count()) > limit {
+            let room = limit
+                .saturating_sub(joined_len(0))
+                .saturating_sub(if suffix.is_empty() { 0 } else { 1 });
+            body = if room > 3 {
+                let cut: String = text.chars().take(room - 3).collect();
+                format!("{}...", cut.trim_end())
+            } else {
+                String::new()
+            };
+        }
+    }
+    match (body.is_empty(), suffix.is_empty()) {
+        (_, true) => body,
+        (true, false) => suffix,
+        (false, false) => format!("{body} {suffix}"),
+    }
+}
+
+/// The description of a parameter as sent to the model: its text, the format hint (spec §8.2
+/// rule 4) and the tool's default.
+pub fn param_description(p: &ParamSpec) -> String {
+    let mut out = p.description.trim().to_owned();
+    if let Some(hint) = p.kind.format_hint() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&format!("({hint})"));
+    }
+    if let Some(default) = &p.default {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&format!("Default: {default}."));
+    }
+    out
+}
+
+/// The tool definition of `spec` in `provider`'s format.
+pub fn tool_definition(spec: &ToolSpec, provider: Provider) -> Value {
+    let description = describe(
+        &spec.description,
+        &spec.effects,
+        provider.description_limit(),
+    );
+    match provider {
+        Provider::OpenAi => json!({
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": description,
+                "parameters": json_schema(spec, false),
+            }
+        }),
+        Provider::OpenAiStrict => json!({
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": description,
+                "strict": true,
+                "parameters": json_schema(spec, true),
+            }
+        }),
+        Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => {
+            let strict = provider.is_strict();
+            json!({
+                "type": "function",
+                "name": spec.name,
+                "description": description,
+                "parameters": json_schema(spec, strict),
+                "strict": strict,
+            })
+        }
+        Provider::Anthropic => json!({
+            "name": spec.name,
+            "description": description,
+            "input_schema": json_schema(spec, false),
+        }),
+        Provider::Gemini => {
+            let mut decl = Map::new();
+            decl.insert("name".into(), json!(spec.name));
+            decl.insert("description".into(), json!(description));
+            if !spec.params.is_empty() {
+                decl.insert("parameters".into(), gemini_schema(spec));
+            }
+            Value::Object(decl)
+        }
+        Provider::Mcp => {
+            let mut tool = Map::new();
+            tool.insert("name".into(), json!(spec.name));
+            tool.insert("title".into(), json!(spec.title));
+            tool.insert("description".into(), json!(description));
+            tool.insert("inputSchema".into(), json_schema(spec, false));
+            let ann = mcp_annotations(&spec.effects);
+            if !ann.is_empty() {
+                tool.insert("annotations".into(), Value::Object(ann));
+            }
+            Value::Object(tool)
+        }
+    }
+}
+
+/// The definitions of `specs`, as a JSON array, in the given order.
+pub fn tool_definitions<'a>(
+    specs: impl IntoIterator<Item = &'a ToolSpec>,
+    provider: Provider,
+) -> Value {
+    Value::Array(
+        specs
+            .into_iter()
+            .map(|s| tool_definition(s, provider))
+            .collect(),
+    )
+}
+
+/// Compact JSON text of [`tool_definitions`]: what the generated `schemas` constants hold.
+pub fn tool_definitions_json<'a>(
+    specs: impl IntoIterator<Item = &'a ToolSpec>,
+    provider: Provider,
+) -> String {
+    tool_definitions_json_with_offsets(specs, provider).0
+}
+
+/// [`tool_definitions_json`] and the byte range of each definition inside it, so that one
+/// text serves both the array and each tool (the generator's per-command constants are
+/// slices of the array constant).
+pub fn tool_definitions_json_with_offsets<'a>(
+    specs: impl IntoIterator<Item = &'a ToolSpec>,
+    provider: Provider,
+) -> (String, Vec<(usize, usize)>) {
+    let mut out = String::from("[");
+    let mut ranges = Vec::new();
+    for (i, spec) in specs.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let start = out.len();
+        out.push_str(&tool_definition(spec, provider).to_string());
+        ranges.push((start, out.len()));
+    }
+    out.push(']');
+    (out, ranges)
+}
+
+/// The specs called `names`, in the order of `names` (e.g. to stay under a provider's tool
+/// limit, see [`Provider::max_tools`]).
+///
+/// # Errors
+///
+/// The names that match no spec.
+pub fn select<'a>(tools: &'a [ToolSpec], names: &[&str]) -> Result<Vec<&'a ToolSpec>, Vec<String>> {
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    for n in names {
+        match tools.iter().find(|t| t.name == *n) {
+            Some(t) => out.push(t),
+            None => missing.push((*n).to_owned()),
+        }
+    }
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(missing)
+    }
+}
+
+/// MCP tool annotations from effects (MCP spec `ToolAnnotations`): `readOnlyHint` from spec
+/// §8.2 rule 1's read-only, `destructiveHint` from `destructive` (left out when read-only),
+/// `idempotentHint` from `idempotent`, `openWorldHint` from `network`. Unknown effects leave
+/// the hint out, so MCP's conservative defaults apply.
+pub fn mcp_annotations(effects: &Effects) -> Map<String, Value> {
+    let mut ann = Map::new();
+    let read_only = is_read_only(effects);
+    if read_only {
+        ann.insert("readOnlyHint".into(), json!(true));
+    } else if effects.filesystem_write() == Some(true)
+        || effects.filesystem_delete() == Some(true)
+        || effects.destructive == Some(true)
+    {
+        ann.insert("readOnlyHint".into(), json!(false));
+    }
+    if let (Some(d), false) = (effects.destructive, read_only) {
+        ann.insert("destructiveHint".into(), json!(d));
+    }
+    if let Some(i) = effects.idempotent {
+        ann.insert("idempotentHint".into(), json!(i));
+    }
+    if let Some(n) = effects.network {
+        ann.insert("openWorldHint".into(), json!(n));
+    }
+    ann
+}
+
+/// JSON Schema for the parameters; `strict` applies OpenAI's strict-mode rules.
+fn json_schema(spec: &ToolSpec, strict: bool) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for p in spec.params.iter() {
+        let nullable = strict && !p.required;
+        props.insert(p.name.to_string(), json_param(p, nullable));
+        if strict || p.required {
+            required.push(json!(p.name));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(props));
+    if strict || !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    Value::Object(schema)
+}
+
+fn json_param(p: &ParamSpec, nullable: bool) -> Value {
+    let item = json_value_schema(p, nullable && !p.multiple);
+    let mut schema = if p.multiple {
+        let mut s = Map::new();
+        s.insert("type".into(), type_value("array", nullable));
+        s.insert("items".into(), Value::Object(item));
+        s
+    } else {
+        item
+    };
+    let text = param_description(p);
+    if !text.is_empty() {
+        schema.insert("description".into(), json!(text));
+    }
+    Value::Object(schema)
+}
+
+/// The schema of one value (an array's `items`, or a scalar parameter).
+fn json_value_schema(p: &ParamSpec, nullable: bool) -> Map<String, Value> {
+    let mut s = Map::new();
+    s.insert("type".into(), type_value(p.kind.json_type(), nullable));
+    if let Some(values) = &p.values {
+        let mut list: Vec<Value> = values.iter().map(|v| typed_value(p.kind, v)).collect();
+        if nullable {
+            list.push(Value::Null);
+        }
+        s.insert("enum".into(), Value::Array(list));
+    }
+    s
+}
+
+fn type_value(ty: &str, nullable: bool) -> Value {
+    if nullable {
+        json!([ty, "null"])
+    } else {
+        json!(ty)
+    }
+}
+
+/// An allowed value as JSON: numbers for integer and number parameters, strings otherwise.
+fn typed_value(kind: ValueKind, text: &str) -> Value {
+    match kind {
+        ValueKind::Integer | ValueKind::Number => serde_json::from_str::<serde_json::Number>(text)
+            .map(Value::Number)
+            .unwrap_or_else(|_| json!(text)),
+        _ => json!(text),
+    }
+}
+
+/// Gemini's OpenAPI-subset schema (`FunctionDeclaration.parameters`).
+fn gemini_schema(spec: &ToolSpec) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for p in spec.params.iter() {
+        let mut item = Map::new();
+        item.insert("type".into(), json!(gemini_type(p.kind)));
+        if let Some(values) = &p.values {
+            item.insert("format".into(), json!("enum"));
+            item.insert(
+                "enum".into(),
+                Value::Array(values.iter().map(|v| json!(v)).collect()),
+            );
+        }
+        let mut schema = if p.multiple {
+            let mut s = Map::new();
+            s.insert("type".into(), json!("ARRAY"));
+            s.insert("items".into(), Value::Object(item));
+            s
+        } else {
+            item
+        };
+        let text = param_description(p);
+        if !text.is_empty() {
+            schema.insert("description".into(), json!(text));
+        }
+        props.insert(p.name.to_string(), Value::Object(schema));
+        if p.required {
+            required.push(json!(p.name));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("OBJECT"));
+    schema.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    Value::Object(schema)
+}
+
+fn gemini_type(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::Integer => "INTEGER",
+        ValueKind::Number => "NUMBER",
+        ValueKind::Boolean => "BOOLEAN",
+        _ => "STRING",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    fn effects(json: &str) -> Effects {
+        serde_json::from_str(json).unwrap()
+    }
+
+    fn param(name: &'static str, kind: ValueKind, required: bool) -> ParamSpec {
+        ParamSpec {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed("d"),
+            kind,
+            required,
+            multiple: false,
+            values: None,
+            default: None,
+        }
+    }
+
+    fn spec(params: Vec<ParamSpec>, effects: Effects) -> ToolSpec {
+        ToolSpec {
+            name: "gh_pr_list".into(),
+            title: "gh pr list".into(),
+            path: Cow::Owned(vec!["pr".into(), "list".into()]),
+            description: "List pull requests".into(),
+            effects,
+            params: Cow::Owned(params),
+        }
+    }
+
+    #[test]
+    fn flags_follow_the_spec_order() {
+        let e = effects(
+            r#"{"destructive": true, "reversible": false, "idempotent": false, "cost": {"billable": true}}"#,
+        );
+        assert_eq!(
+            describe("Delete a repository", &e, None),
+            "Delete a repository [⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE | ⚠️ NOT IDEMPOTENT | 💰 BILLABLE]"
+        );
+        let ro = effects(r#"{"filesystem": {"write": false}, "network": false}"#);
+        assert_eq!(describe("Show", &ro, None), "Show [🔒 READ-ONLY]");
+        assert_eq!(describe("Plain", &Effects::UNKNOWN, None), "Plain");
+        let half = effects(r#"{"filesystem": {"write": false}}"#);
+        assert_eq!(
+            describe("Show", &half, None),
+            "Show",
+            "network unknown: not read-only"
+        );
+    }
+
+    #[test]
+    fn truncation_cuts_the_text_and_keeps_the_flags() {
+        let e = effects(r#"{"destructive": true, "reversible": false}"#);
+        let long = "word ".repeat(400);
+        let d = describe(&long, &e, Some(1024));
+        assert!(
+            d.chars().count() <= 1024 && d.chars().count() > 1000,
+            "{}",
+            d.chars().count()
+        );
+        assert!(
+            d.ends_with("... [⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE]"),
+            "{d}"
+        );
+        // Emoji and multi-byte text count as characters, not bytes.
+        let wide = "é".repeat(2000);
+        let d = describe(&wide, &e, Some(1024));
+        assert!(d.chars().count() <= 1024);
+        assert!(d.ends_with("[⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE]"));
+        // Short text is untouched.
+        assert_eq!(
+            describe("x", &e, Some(1024)),
+            "x [⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE]"
+        );
+    }
+
+    #[test]
+    fn strict_mode_makes_optional_nullable_and_everything_required() {
+        let mut state = param("state", ValueKind::Enum, false);
+        state.values = Some(Cow::Owned(vec!["open".into(), "closed".into()]));
+        let mut labels = param("label", ValueKind::String, false);
+        labels.multiple = true;
+        let s = spec(
+            vec![param("repo", ValueKind::String, true), state, labels],
+            Effects::UNKNOWN,
+        );
+        let v = tool_definition(&s, Provider::OpenAiStrict);
+        assert_eq!(
+            v["function"]["parameters"],
+            json!({
+                "type": "object",
+                "properties": {
+                    "repo": {"type": "string", "description": "d"},
+                    "state": {"type": ["string", "null"], "enum": ["open", "closed", null], "description": "d"},
+                    "label": {"type": ["array", "null"], "items": {"type": "string"}, "description": "d"}
+                },
+                "required": ["repo", "state", "label"],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(v["function"]["strict"], json!(true));
+        let plain = tool_definition(&s, Provider::OpenAi);
+        assert_eq!(plain["function"]["parameters"]["required"], json!(["repo"]));
+        assert_eq!(
+            plain["function"]["parameters"]["properties"]["state"]["type"],
+            json!("string")
+        );
+        assert!(plain["function"].get("strict").is_none());
+    }
+
+    #[test]
+    fn responses_api_always_says_strict() {
+        let s = spec(vec![], Effects::UNKNOWN);
+        assert_eq!(
+            tool_definition(&s, Provider::OpenAiResponses)["strict"],
+            json!(false)
+        );
+        assert_eq!(
+            tool_definition(&s, Provider::OpenAiResponsesStrict)["strict"],
+            json!(true)
+        );
+        assert_eq!(
+            tool_definition(&s, Provider::OpenAiResponsesStrict)["parameters"],
+            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn gemini_gets_its_subset() {
+        let mut level = param("level", ValueKind::Integer, false);
+        level.values = Some(Cow::Owned(vec!["1".into(), "2".into()]));
+        let mut files = param("files", ValueKind::File, true);
+        files.multiple = true;
+        let s = spec(vec![level, files], Effects::UNKNOWN);
+        assert_eq!(
+            tool_definition(&s, Provider::Gemini),
+            json!({
+                "name": "gh_pr_list",
+                "description": "List pull requests",
+                "parameters": {
+                    "type": "OBJECT",
+                    "properties": {
+                        "level": {"type": "INTEGER", "format": "enum", "enum": ["1", "2"], "description": "d"},
+                        "files": {"type": "ARRAY", "items": {"type": "STRING"}, "description": "d (file path)"}
+                    },
+                    "required": ["files"]
+                }
+            })
+        );
+        let none = spec(vec![], Effects::UNKNOWN);
+        assert!(tool_definition(&none, Provider::Gemini)
+            .get("parameters")
+            .is_none());
+        // Other providers get numbers for integer enums.
+        let v = tool_definition(&s, Provider::Anthropic);
+        assert_eq!(
+            v["input_schema"]["properties"]["level"]["enum"],
+            json!([1, 2])
+        );
+    }
+
+    #[test]
+    fn mcp_annotations_map_effects() {
+        let e = effects(r#"{"destructive": true, "idempotent": true, "network": true}"#);
+        let s = spec(vec![], e);
+        let v = tool_definition(&s, Provider::Mcp);
+        assert_eq!(v["title"], json!("gh pr list"));
+        assert_eq!(
+            v["annotations"],
+            json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true})
+        );
+        let ro = spec(
+            vec![],
+            effects(r#"{"filesystem": {"write": false}, "network": false, "destructive": false}"#),
+        );
+        assert_eq!(
+            tool_definition(&ro, Provider::Mcp)["annotations"],
+            json!({"readOnlyHint": true, "openWorldHint": false})
+        );
+        let unknown = spec(vec![], Effects::UNKNOWN);
+        assert!(tool_definition(&unknown, Provider::Mcp)
+            .get("annotations")
+            .is_none());
+    }
+
+    #[test]
+    fn parameter_descriptions_carry_format_and_default() {
+        let mut p = param("out", ValueKind::File, false);
+        p.default = Some("a.txt".into());
+        assert_eq!(param_description(&p), "d (file path) Default: a.txt.");
+        let mut u = param("u", ValueKind::Url, false);
+        u.description = "".into();
+        assert_eq!(param_description(&u), "(URL)");
+    }
+
+    #[test]
+    fn array_text_is_the_serialised_array_and_offsets_slice_it() {
+        let a = spec(vec![param("x", ValueKind::String, true)], Effects::UNKNOWN);
+        let mut b = spec(vec![], effects(r#"{"destructive": true}"#));
+        b.name = "gh_repo_delete".into();
+        for p in Provider::ALL {
+            let (text, ranges) = tool_definitions_json_with_offsets([&a, &b], p);
+            assert_eq!(text, tool_definitions([&a, &b], p).to_string());
+            assert_eq!(
+                &text[ranges[0].0..ranges[0].1],
+                tool_definition(&a, p).to_string()
+            );
+            assert_eq!(
+                &text[ranges[1].0..ranges[1].1],
+                tool_definition(&b, p).to_string()
+            );
+        }
+        assert_eq!(tool_definitions_json([], Provider::Mcp), "[]");
+        let tools = [a, b];
+        assert_eq!(
+            select(&tools, &["gh_repo_delete"]).unwrap()[0].name,
+            "gh_repo_delete"
+        );
+        assert_eq!(
+            select(&tools, &["nope", "gh_pr_list"]).unwrap_err(),
+            ["nope"]
+        );
+    }
+
+    #[test]
+    fn provider_names_round_trip() {
+        for p in Provider::ALL {
+            assert_eq!(p.as_str().parse::<Provider>().unwrap(), p);
+        }
+        assert!("open-ai"
+            .parse::<Provider>()
+            .unwrap_err()
+            .contains("expected one of openai"));
+    }
+}
