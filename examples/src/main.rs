@@ -4,14 +4,18 @@
 //!
 //! It creates a temporary repository, then: `git init`, writes a file, `git add`,
 //! `git commit` (with an identity passed through `-c`, since a fresh machine has none),
-//! `git log`, `wc -l` on the file; finally it shows the policy refusing `git clean`
-//! (declared destructive) until a person confirms, and then running it.
+//! `git log`, `wc -l` on the file; it shows the policy refusing `git clean` (declared
+//! destructive) until a person confirms, and then running it. Finally it replays recorded
+//! model responses in each provider's wire format (`examples/replay/*.json`) through the whole
+//! loop: parse the tool calls, dispatch them to typed commands, run them through the policy,
+//! and build the tool-result messages that would go back to the model.
 
 use std::error::Error;
 use std::ffi::OsString;
 use std::time::Duration;
 
-use atip_runtime::{Command, Output, RunError, Runner};
+use atip_runtime::lifecycle::{model_turn, parse_response, result_messages, ResponseFormat};
+use atip_runtime::{Command, Output, RunError, Runner, ToolResult};
 
 mod git {
     //! Typed commands generated from `examples/atip/git.json`.
@@ -90,7 +94,73 @@ async fn main() -> Result<(), Box<dyn Error>> {
     if scratch.exists() || !out.success() {
         return Err("confirmed git clean should have deleted scratch.tmp".into());
     }
-    println!("  {} is gone", scratch.display());
+    println!("  {} is gone\n", scratch.display());
+
+    // A model's turn, replayed: the working tree has a change and an untracked file again.
+    std::fs::write(
+        repo.join("hello.txt"),
+        "hello from atip\nsecond line\nthird line\n",
+    )?;
+    std::fs::write(repo.join("notes.tmp"), "scratch\n")?;
+    let in_repo = runner.clone().current_dir(repo);
+    for (format, body) in [
+        (
+            ResponseFormat::OpenAi,
+            include_str!("../replay/openai-chat.json"),
+        ),
+        (
+            ResponseFormat::OpenAiResponses,
+            include_str!("../replay/openai-responses.json"),
+        ),
+        (
+            ResponseFormat::Anthropic,
+            include_str!("../replay/anthropic.json"),
+        ),
+        (
+            ResponseFormat::Gemini,
+            include_str!("../replay/gemini.json"),
+        ),
+    ] {
+        replay(format, body, &in_repo).await?;
+    }
+    if !repo.join("notes.tmp").exists() {
+        return Err("the replayed git clean must have been refused".into());
+    }
+    Ok(())
+}
+
+/// Parses a recorded response, dispatches each call to a typed git command, runs it through
+/// the policy, and prints the messages that answer the model.
+async fn replay(format: ResponseFormat, body: &str, runner: &Runner) -> Result<(), Box<dyn Error>> {
+    println!("# replaying a recorded {} response", format.as_str());
+    let parsed = parse_response(format, body)?;
+    let mut results = Vec::new();
+    for call in &parsed.tool_calls {
+        let result = match git::Call::from_tool_call(call) {
+            Err(e) => {
+                println!("  {} -> not dispatched: {e}", call.name);
+                ToolResult::error(e.to_string())
+            }
+            Ok(command) => {
+                println!("  {} -> $ {}", call.name, shown(&command.argv()));
+                match runner.run(&command).await {
+                    Ok(out) => out.to_tool_result(),
+                    Err(e) => {
+                        println!("    refused: {e}");
+                        e.to_tool_result()
+                    }
+                }
+            }
+        };
+        results.push(result);
+    }
+    let mut conversation = model_turn(format, &serde_json::from_str(body)?)?;
+    conversation.extend(result_messages(format, &parsed.tool_calls, &results)?);
+    println!("  messages back to the model:");
+    for message in conversation {
+        println!("    {message}");
+    }
+    println!();
     Ok(())
 }
 

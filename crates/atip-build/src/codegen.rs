@@ -247,7 +247,7 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
 
     let plans = plan(doc);
     // Every provider's array, and where each command's definition sits in it.
-    let schemas: Vec<(Provider, String, Vec<(usize, usize)>)> = Provider::ALL
+    let schemas: Vec<ProviderSchemas> = Provider::ALL
         .into_iter()
         .map(|p| {
             let (text, ranges) =
@@ -266,10 +266,13 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
     items
 }
 
+/// One provider's array of definitions and the byte range of each command in it.
+type ProviderSchemas = (Provider, String, Vec<(usize, usize)>);
+
 /// `pub mod schemas`: one `const &str` JSON array per provider.
 fn schemas_module(
     doc: &Document,
-    schemas: &[(Provider, String, Vec<(usize, usize)>)],
+    schemas: &[ProviderSchemas],
 ) -> TokenStream {
     let consts = schemas.iter().map(|(p, text, _)| {
         let name = format_ident!("{}", p.const_name());

@@ -169,10 +169,10 @@ fn shape(expected: &'static str, found: &Value) -> ParseError {
         expected,
         found: match found {
             Value::Object(m) => format!(
-                "an object with keys {}",
+                "found an object with keys {}",
                 m.keys().take(8).cloned().collect::<Vec<_>>().join(", ")
             ),
-            other => crate::validate::describe(other),
+            other => format!("found {}", crate::validate::describe(other)),
         },
     }
 }
@@ -382,7 +382,7 @@ fn parse_anthropic_sse(body: &str) -> Result<ParsedResponse, ParseError> {
     if blocks.is_empty() && stop.is_none() && !body.contains("message_start") {
         return Err(ParseError::Shape {
             expected: ANTHROPIC_SHAPE,
-            found: "server-sent events without Messages stream events".into(),
+            found: "found server-sent events without Messages stream events".into(),
         });
     }
     let mut out = ParsedResponse {

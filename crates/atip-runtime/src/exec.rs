@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::policy::{Decision, Policy, Reason};
-use crate::{ArgvError, Invocation, ToInvocation};
+use crate::{ArgvError, Invocation, ToInvocation, ToolResult};
 
 /// Default timeout: 30 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -212,6 +212,51 @@ impl Output {
     /// stderr as UTF-8, invalid sequences replaced.
     pub fn stderr_lossy(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    /// The result to send back to the model: stdout, then stderr under a `[stderr]` line,
+    /// then a status line (`[exit code 0]`, `[killed by signal 9]`, `[timed out after 30000
+    /// ms]`) and, when output was cut, `[output truncated: N bytes dropped]`. An error result
+    /// unless the command exited 0 in time.
+    pub fn to_tool_result(&self) -> ToolResult {
+        let mut text = self.stdout_lossy();
+        let stderr = self.stderr_lossy();
+        if !stderr.is_empty() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&stderr);
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if self.timed_out {
+            text.push_str(&format!(
+                "[timed out after {} ms]",
+                self.duration.as_millis()
+            ));
+        } else {
+            text.push_str(&format!("[{}]", self.status));
+        }
+        if self.dropped_bytes > 0 {
+            text.push_str(&format!(
+                "\n[output truncated: {} bytes dropped]",
+                self.dropped_bytes
+            ));
+        }
+        ToolResult {
+            content: text,
+            is_error: !self.success(),
+        }
+    }
+}
+
+impl RunError {
+    /// The error result to send back to the model for a call that did not run: the reason,
+    /// with every policy reason listed.
+    pub fn to_tool_result(&self) -> ToolResult {
+        ToolResult::error(self.to_string())
     }
 }
 

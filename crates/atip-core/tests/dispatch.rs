@@ -1,0 +1,302 @@
+//! Argument checking, untyped dispatch and action groups.
+
+use atip_core::dispatch::{check_arguments, Problem};
+use atip_core::{Document, FlattenOptions, LoadOptions, LoadedTool, ToolCall, ToolGroup};
+use serde_json::{json, Map, Value};
+
+const TOOL: &str = r#"{
+  "atip": {"version": "0.6"}, "name": "gh", "version": "2", "description": "GitHub CLI",
+  "trust": {"source": "vendor"},
+  "globalOptions": [{"name": "verbose", "flags": ["-v"], "type": "boolean", "description": "More output"}],
+  "commands": {
+    "pr": {"description": "Pull requests",
+      "options": [{"name": "repo", "flags": ["-R", "--repo"], "type": "string", "description": "OWNER/REPO"}],
+      "commands": {
+        "list": {"description": "List pull requests", "options": [
+          {"name": "state", "flags": ["-s", "--state"], "type": "enum", "enum": ["open", "closed", "all"], "description": "Filter"},
+          {"name": "limit", "flags": ["-L", "--limit"], "type": "integer", "description": "Max"},
+          {"name": "label", "flags": ["--label"], "type": "string", "variadic": true, "description": "Labels"}],
+          "effects": {"network": true, "idempotent": true}},
+        "create": {"description": "Create a pull request",
+          "arguments": [{"name": "title", "type": "string", "description": "Title"}],
+          "options": [{"name": "draft", "flags": ["-d", "--draft"], "type": "boolean", "description": "Draft"},
+                      {"name": "ratio", "flags": ["--ratio"], "type": "number", "description": "R"},
+                      {"name": "web", "flags": ["--web-url"], "type": "url", "description": "U"},
+                      {"name": "dry-run", "flags": ["--dry-run"], "type": "boolean", "description": "Only show"}],
+          "effects": {"network": true, "idempotent": false}},
+        "close": {"description": "Close a pull request",
+          "arguments": [{"name": "number", "type": "integer", "description": "PR number"}],
+          "effects": {"network": true, "reversible": false}}
+      }},
+    "repo": {"description": "Repositories", "commands": {
+      "delete": {"description": "Delete a repository",
+        "arguments": [{"name": "repo", "type": "string", "description": "OWNER/REPO"}],
+        "effects": {"destructive": true, "reversible": false}}}}
+  }
+}"#;
+
+fn tool() -> LoadedTool {
+    let doc = Document::parse(TOOL, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    LoadedTool::new(doc, None)
+}
+
+fn call(name: &str, args: Value) -> ToolCall {
+    let Value::Object(m) = args else { panic!() };
+    ToolCall::new(Some("call_1".into()), name, m)
+}
+
+fn argv(t: &LoadedTool, c: &ToolCall) -> Vec<String> {
+    t.invocation(c)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .argv
+        .into_iter()
+        .map(|a| a.into_string().unwrap())
+        .collect()
+}
+
+#[test]
+fn untyped_dispatch_builds_the_argv() {
+    let t = tool();
+    assert_eq!(
+        argv(
+            &t,
+            &call(
+                "gh_pr_list",
+                json!({"state": "closed", "limit": 5, "label": ["bug", "ui"], "repo": "cli/cli", "verbose": true})
+            )
+        ),
+        [
+            "gh",
+            "-v",
+            "pr",
+            "list",
+            "--repo=cli/cli",
+            "--state=closed",
+            "--limit=5",
+            "--label=bug",
+            "--label=ui"
+        ]
+    );
+    assert_eq!(
+        argv(
+            &t,
+            &call("gh_pr_create", json!({"title": "-rf", "dry_run": true}))
+        ),
+        ["gh", "pr", "create", "--dry-run", "--", "-rf"],
+        "`dry_run` maps back to --dry-run; a dash value goes after --"
+    );
+    let inv = t
+        .invocation(&call("gh_repo_delete", json!({"repo": "a/b"})))
+        .unwrap();
+    assert_eq!(inv.effects.destructive, Some(true));
+    assert_eq!(inv.trust, Some(atip_core::TrustSource::Vendor));
+}
+
+#[test]
+fn safe_coercions_only() {
+    let t = tool();
+    // "42" → 42, 3.0 → 3, "true" → true, null → absent, a number for a string.
+    assert_eq!(
+        argv(
+            &t,
+            &call(
+                "gh_pr_list",
+                json!({"limit": "42", "state": null, "repo": 7})
+            )
+        ),
+        ["gh", "pr", "list", "--repo=7", "--limit=42"]
+    );
+    assert_eq!(
+        argv(&t, &call("gh_pr_close", json!({"number": 3.0}))),
+        ["gh", "pr", "close", "3"]
+    );
+    assert_eq!(
+        argv(
+            &t,
+            &call(
+                "gh_pr_create",
+                json!({"title": "t", "draft": "true", "ratio": "0.5"})
+            )
+        ),
+        ["gh", "pr", "create", "--draft", "--ratio=0.5", "t"]
+    );
+    let err = t
+        .invocation(&call("gh_pr_close", json!({"number": 3.5})))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool call `gh_pr_close`: parameter `number`: expected an integer, found number 3.5"
+    );
+    let err = t
+        .invocation(&call("gh_pr_create", json!({"title": "t", "draft": "yes"})))
+        .unwrap_err();
+    assert_eq!(err.problems.len(), 1);
+    assert!(err
+        .to_string()
+        .contains("parameter `draft`: expected a boolean, found string \"yes\""));
+}
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let t = tool();
+    let err = t
+        .invocation(&call(
+            "gh_pr_list",
+            json!({"state": "merged", "limit": [1], "label": "bug", "rm_rf": true, "repo": {"x": 1}}),
+        ))
+        .unwrap_err();
+    assert_eq!(err.call_id.as_deref(), Some("call_1"));
+    let got: Vec<String> = err.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        got,
+        [
+            "unknown parameter `rm_rf`",
+            "parameter `repo`: expected a string, found an object",
+            "parameter `state`: expected one of \"open\", \"closed\", \"all\", found string \"merged\"",
+            "parameter `limit`: expected an integer, found an array",
+            "parameter `label`: expected an array whose items are a string, found string \"bug\"",
+        ]
+    );
+    let err = t
+        .invocation(&call("gh_pr_create", json!({"web": "not a url"})))
+        .unwrap_err();
+    let got: Vec<String> = err.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        got,
+        [
+            "parameter `title` is required: a string",
+            "parameter `web`: expected an absolute URL (string), found string \"not a url\""
+        ]
+    );
+}
+
+#[test]
+fn unknown_tools_and_bad_arguments() {
+    let t = tool();
+    let err = t.invocation(&call("GH_PR_LIST", json!({}))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool call `GH_PR_LIST`: no tool of that name; did you mean `gh_pr_list`?"
+    );
+    let err = t.invocation(&call("gh_pr", json!({}))).unwrap_err();
+    assert_eq!(
+        err.problems,
+        [Problem::UnknownTool { suggestion: None }],
+        "interior commands are not tools"
+    );
+    let bad = ToolCall::from_json_text(Some("c".into()), "gh_pr_list", "{'state': 'open'}");
+    let err = t.invocation(&bad).unwrap_err();
+    assert!(
+        err.to_string().contains("arguments are not valid JSON"),
+        "{err}"
+    );
+    let empty = ToolCall::from_json_text(None, "gh_pr_list", "");
+    assert!(t.invocation(&empty).is_ok(), "'' means {{}}");
+    let arr = ToolCall::from_json_text(None, "gh_pr_list", "[1]");
+    assert!(t
+        .invocation(&arr)
+        .unwrap_err()
+        .to_string()
+        .contains("must be a JSON object, found an array"));
+}
+
+#[test]
+fn nul_in_a_value_is_a_dispatch_error() {
+    let t = tool();
+    let err = t
+        .invocation(&call("gh_pr_create", json!({"title": "a\u{0}b"})))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool call `gh_pr_create`: the value of title contains a NUL byte"
+    );
+}
+
+#[test]
+fn check_arguments_normalises_in_spec_order() {
+    let t = tool();
+    let (_, spec) = t.command("gh_pr_list").unwrap();
+    let mut args = Map::new();
+    args.insert("limit".into(), json!("7"));
+    args.insert("repo".into(), json!("a/b"));
+    args.insert("state".into(), Value::Null);
+    let out = check_arguments(spec, &args).unwrap();
+    assert_eq!(Value::Object(out), json!({"repo": "a/b", "limit": 7}));
+    assert_eq!(
+        out_keys(&check_arguments(spec, &Map::new()).unwrap()),
+        Vec::<String>::new()
+    );
+}
+
+fn out_keys(m: &Map<String, Value>) -> Vec<String> {
+    m.keys().cloned().collect()
+}
+
+#[test]
+fn action_groups_compile_and_resolve() {
+    let t = tool();
+    let group = ToolGroup::from_path(t.tools(), &["pr"], "gh_pr", "Manage pull requests").unwrap();
+    let actions: Vec<&str> = group.actions().iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(actions, ["list", "create", "close"]);
+    let spec = group.spec();
+    assert_eq!(spec.params[0].name, "action");
+    assert!(spec.params[0].required);
+    assert!(spec.params.iter().skip(1).all(|p| !p.required));
+    assert_eq!(spec.effects.reversible, Some(false), "riskiest action wins");
+    assert_eq!(spec.effects.idempotent, Some(false));
+    let repo = spec.param("repo").unwrap();
+    assert!(
+        repo.description.ends_with("(actions: list, create, close)"),
+        "{}",
+        repo.description
+    );
+
+    // A strict-mode call: every parameter present, unused ones null.
+    let c = call(
+        "gh_pr",
+        json!({"action": "close", "number": 12, "title": null, "state": null, "repo": "a/b"}),
+    );
+    let flat = group.resolve(&c).unwrap();
+    assert_eq!(flat.name, "gh_pr_close");
+    assert_eq!(flat.id.as_deref(), Some("call_1"));
+    assert_eq!(argv(&t, &flat), ["gh", "pr", "close", "--repo=a/b", "12"]);
+
+    let err = group
+        .resolve(&call("gh_pr", json!({"action": "close", "title": "x"})))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool call `gh_pr`: parameter `title` does not apply to action \"close\""
+    );
+    let err = group
+        .resolve(&call("gh_pr", json!({"action": "merge"})))
+        .unwrap_err();
+    assert!(err
+        .to_string()
+        .contains("expected one of \"list\", \"create\", \"close\""));
+    let err = group.resolve(&call("gh_pr", json!({}))).unwrap_err();
+    assert!(err.to_string().contains("parameter `action` is required"));
+
+    // Schemas compile like any tool.
+    let def = atip_core::providers::tool_definition(spec, atip_core::Provider::OpenAiStrict);
+    assert_eq!(
+        def["function"]["parameters"]["properties"]["action"]["enum"],
+        json!(["list", "create", "close"])
+    );
+}
+
+#[test]
+fn conflicting_parameters_cannot_be_grouped() {
+    let text = TOOL.replace(
+        r#"{"name": "number", "type": "integer", "description": "PR number"}"#,
+        r#"{"name": "limit", "type": "string", "description": "PR number"}"#,
+    );
+    let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    let t = LoadedTool::new(doc, None);
+    let err = ToolGroup::from_path(t.tools(), &["pr"], "gh_pr", "d").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "group `gh_pr`: parameter `limit` differs between actions \"list\" and \"close\""
+    );
+    assert!(ToolGroup::from_path(t.tools(), &["nope"], "x", "d").is_err());
+}

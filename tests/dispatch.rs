@@ -1,0 +1,278 @@
+//! Generated schemas and typed dispatch against the run-time path on the same metadata:
+//! byte-identical provider JSON, identical `ToolSpec`s, and the same argv or the same errors
+//! for the same tool call.
+
+use std::path::Path;
+
+use atip_runtime::providers::{tool_definition, tool_definitions_json, Provider};
+use atip_runtime::{
+    Command, Document, FlattenOptions, LoadOptions, LoadedTool, ToInvocation, ToolCall, ToolSpec,
+    ValueKind,
+};
+use atip_tests::{git, ls, weird};
+use serde_json::{json, Map, Value};
+
+fn loaded(file: &str) -> LoadedTool {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    LoadedTool::new(doc, None)
+}
+
+fn schemas_of(module: &str) -> [(Provider, &'static str); 7] {
+    macro_rules! all {
+        ($m:ident) => {
+            [
+                (Provider::OpenAi, $m::schemas::OPENAI),
+                (Provider::OpenAiStrict, $m::schemas::OPENAI_STRICT),
+                (Provider::OpenAiResponses, $m::schemas::OPENAI_RESPONSES),
+                (
+                    Provider::OpenAiResponsesStrict,
+                    $m::schemas::OPENAI_RESPONSES_STRICT,
+                ),
+                (Provider::Anthropic, $m::schemas::ANTHROPIC),
+                (Provider::Gemini, $m::schemas::GEMINI),
+                (Provider::Mcp, $m::schemas::MCP),
+            ]
+        };
+    }
+    match module {
+        "git" => all!(git),
+        "ls" => all!(ls),
+        "weird" => all!(weird),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn generated_schemas_are_byte_identical_to_the_run_time_path() {
+    for (module, file, tools) in [
+        ("git", "examples/atip/git.json", git::TOOLS),
+        ("ls", "examples/atip/ls.json", ls::TOOLS),
+        ("weird", "tests/fixtures/adversarial.json", weird::TOOLS),
+    ] {
+        let rt = loaded(file);
+        assert_eq!(
+            tools,
+            rt.tools(),
+            "{file}: const TOOL == ToolSpec::from_flat"
+        );
+        for (provider, text) in schemas_of(module) {
+            assert_eq!(
+                text,
+                tool_definitions_json(rt.tools(), provider),
+                "{file} {}",
+                provider.as_str()
+            );
+        }
+    }
+}
+
+#[test]
+fn per_command_constants_are_single_definitions() {
+    let spec = <git::Commit as Command>::TOOL;
+    assert_eq!(
+        git::Commit::OPENAI_STRICT_TOOL,
+        tool_definition(&spec, Provider::OpenAiStrict).to_string()
+    );
+    assert_eq!(
+        git::Commit::MCP_TOOL,
+        tool_definition(&spec, Provider::Mcp).to_string()
+    );
+    let v: Value = serde_json::from_str(git::Clean::ANTHROPIC_TOOL).unwrap();
+    assert_eq!(v["name"], json!("git_clean"));
+    assert!(v["description"]
+        .as_str()
+        .unwrap()
+        .ends_with("[⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE]"));
+    let v: Value = serde_json::from_str(git::Clean::MCP_TOOL).unwrap();
+    assert_eq!(
+        v["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
+    );
+    let v: Value = serde_json::from_str(ls::Ls::OPENAI_TOOL).unwrap();
+    assert!(v["function"]["description"]
+        .as_str()
+        .unwrap()
+        .ends_with("[🔒 READ-ONLY]"));
+}
+
+fn call(name: &str, args: Value) -> ToolCall {
+    let Value::Object(m) = args else { panic!() };
+    ToolCall::new(Some("id".into()), name, m)
+}
+
+#[test]
+fn typed_dispatch_returns_the_command() {
+    let c = git::Call::from_tool_call(&call(
+        "git_commit",
+        json!({"message": "Fix", "all": true, "no_verify": null, "config": ["user.name=A"]}),
+    ))
+    .unwrap();
+    assert_eq!(
+        c,
+        git::Call::Commit(git::Commit::new("Fix").all(true).config(["user.name=A"]))
+    );
+    let c =
+        git::Call::from_tool_call(&call("git_status", json!({"untracked_files": "no"}))).unwrap();
+    assert_eq!(c.argv(), ["git", "status", "--untracked-files=no"]);
+    let err =
+        git::Call::from_tool_call(&call("git_commit", json!({"all": "maybe", "force": true})))
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool call `git_commit`: unknown parameter `force`; parameter `message` is required: a string; \
+         parameter `all`: expected a boolean, found string \"maybe\""
+    );
+    let err = git::Call::from_tool_call(&call("git-commit", json!({}))).unwrap_err();
+    assert!(err.to_string().contains("did you mean `git_commit`?"));
+    let err = git::Call::from_tool_call(&call("git_stash_drop", json!({}))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool call `git_stash_drop`: no tool of that name"
+    );
+}
+
+/// A small deterministic generator of argument objects, valid and invalid.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[(self.next() % items.len() as u64) as usize]
+    }
+
+    fn value(&mut self, p: &atip_runtime::ParamSpec) -> Value {
+        let strings = [
+            "a",
+            "-rf",
+            "--amend",
+            "x y",
+            "ümlaut",
+            "$(id)",
+            "",
+            "https://example.com/x",
+            "42",
+        ];
+        let one = |g: &mut Gen| -> Value {
+            if g.next().is_multiple_of(10) {
+                // Occasionally a wrong type.
+                return g
+                    .pick(&[
+                        json!(null),
+                        json!({"o": 1}),
+                        json!(true),
+                        json!(2.5),
+                        json!("not-a-number"),
+                    ])
+                    .clone();
+            }
+            match (&p.values, p.kind) {
+                (Some(v), ValueKind::Integer | ValueKind::Number) => {
+                    json!(g.pick(v).parse::<f64>().unwrap() as i64)
+                }
+                (Some(v), _) => json!(g.pick(v).to_string()),
+                (None, ValueKind::Integer) => json!(*g.pick(&[0_i64, -3, 7, i64::MAX])),
+                (None, ValueKind::Number) => json!(*g.pick(&[0.5_f64, -1.0, 1e21, 3.0])),
+                (None, ValueKind::Boolean) => json!(g.next().is_multiple_of(2)),
+                (None, ValueKind::Url) => {
+                    json!(*g.pick(&["https://example.com/a", "ftp://h/p", "no scheme"]))
+                }
+                (None, _) => json!(*g.pick(&strings)),
+            }
+        };
+        if p.multiple {
+            let n = self.next() % 3;
+            Value::Array((0..n).map(|_| one(self)).collect())
+        } else {
+            one(self)
+        }
+    }
+
+    fn args(&mut self, spec: &ToolSpec) -> Map<String, Value> {
+        let mut m = Map::new();
+        for p in spec.params.iter() {
+            if p.required || self.next().is_multiple_of(2) {
+                m.insert(p.name.to_string(), self.value(p));
+            }
+        }
+        if self.next().is_multiple_of(15) {
+            m.insert("unexpected".into(), json!(1));
+        }
+        m
+    }
+}
+
+fn strings(argv: Vec<std::ffi::OsString>) -> Vec<String> {
+    argv.into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn typed_and_untyped_dispatch_agree_on_argv_and_errors() {
+    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let mut compared = 0;
+    let mut accepted = 0;
+    for (file, tools) in [
+        ("examples/atip/git.json", git::TOOLS),
+        ("tests/fixtures/adversarial.json", weird::TOOLS),
+    ] {
+        let rt = loaded(file);
+        for spec in tools {
+            for _ in 0..40 {
+                let c = ToolCall::new(Some("id".into()), spec.name.to_string(), g.args(spec));
+                let untyped = rt.invocation(&c);
+                let typed = if file.contains("git") {
+                    git::Call::from_tool_call(&c)
+                        .map_err(|e| e.to_string())
+                        .and_then(|t| t.to_invocation().map_err(|e| format!("{e}")))
+                } else {
+                    weird::Call::from_tool_call(&c)
+                        .map_err(|e| e.to_string())
+                        .and_then(|t| t.to_invocation().map_err(|e| format!("{e}")))
+                };
+                match (typed, untyped) {
+                    (Ok(t), Ok(u)) => {
+                        assert_eq!(
+                            strings(t.argv),
+                            strings(u.argv),
+                            "{} {:?}",
+                            spec.name,
+                            c.arguments
+                        );
+                        assert_eq!(t.effects, u.effects);
+                        accepted += 1;
+                    }
+                    (Err(t), Err(u)) => {
+                        // Argument problems read the same; argv problems (NUL, URL) are
+                        // reported by the typed path when building the argv.
+                        if !u
+                            .problems
+                            .iter()
+                            .any(|p| matches!(p, atip_runtime::Problem::Argv { .. }))
+                        {
+                            assert_eq!(t, u.to_string(), "{}", spec.name);
+                        }
+                    }
+                    (t, u) => panic!(
+                        "{}: typed {t:?} vs untyped {u:?} for {:?}",
+                        spec.name, c.arguments
+                    ),
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(
+        compared > 1000 && accepted > 200,
+        "compared {compared}, accepted {accepted}"
+    );
+}
