@@ -153,44 +153,44 @@ impl Type {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1usize,
-        644usize,
+        1,
+        644,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1usize,
-        756usize,
+        1,
+        756,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1usize,
-        646usize,
+        1,
+        646,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1usize,
-        743usize,
+        1,
+        743,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1usize,
-        615usize,
+        1,
+        615,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1usize,
-        584usize,
+        1,
+        584,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1usize,
-        673usize,
+        1,
+        673,
     );
 }
 impl ::atip_runtime::Command for Type {
@@ -445,44 +445,44 @@ impl SelfCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        645usize,
-        1144usize,
+        645,
+        1144,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        757usize,
-        1383usize,
+        757,
+        1383,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        647usize,
-        1148usize,
+        647,
+        1148,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        744usize,
-        1357usize,
+        744,
+        1357,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        616usize,
-        1086usize,
+        616,
+        1086,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        585usize,
-        1024usize,
+        585,
+        1024,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        674usize,
-        1202usize,
+        674,
+        1202,
     );
 }
 impl ::core::default::Default for SelfCommand {
@@ -648,44 +648,44 @@ impl CallCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1145usize,
-        1440usize,
+        1145,
+        1440,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1384usize,
-        1741usize,
+        1384,
+        1741,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1149usize,
-        1446usize,
+        1149,
+        1446,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1358usize,
-        1702usize,
+        1358,
+        1702,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1087usize,
-        1353usize,
+        1087,
+        1353,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1025usize,
-        1260usize,
+        1025,
+        1260,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1203usize,
-        1527usize,
+        1203,
+        1527,
     );
 }
 impl ::core::default::Default for CallCommand {
@@ -803,44 +803,44 @@ impl OptionCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1441usize,
-        1729usize,
+        1441,
+        1729,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1742usize,
-        2092usize,
+        1742,
+        2092,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1447usize,
-        1737usize,
+        1447,
+        1737,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1703usize,
-        2040usize,
+        1703,
+        2040,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1354usize,
-        1613usize,
+        1354,
+        1613,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1261usize,
-        1489usize,
+        1261,
+        1489,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1528usize,
-        1847usize,
+        1528,
+        1847,
     );
 }
 impl ::core::default::Default for OptionCommand {
@@ -958,44 +958,44 @@ impl ResultCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1730usize,
-        2018usize,
+        1730,
+        2018,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        2093usize,
-        2443usize,
+        2093,
+        2443,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1738usize,
-        2028usize,
+        1738,
+        2028,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        2041usize,
-        2378usize,
+        2041,
+        2378,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1614usize,
-        1873usize,
+        1614,
+        1873,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1490usize,
-        1718usize,
+        1490,
+        1718,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1848usize,
-        2167usize,
+        1848,
+        2167,
     );
 }
 impl ::core::default::Default for ResultCommand {
@@ -1113,44 +1113,44 @@ impl StringCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        2019usize,
-        2307usize,
+        2019,
+        2307,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        2444usize,
-        2794usize,
+        2444,
+        2794,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        2029usize,
-        2319usize,
+        2029,
+        2319,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        2379usize,
-        2716usize,
+        2379,
+        2716,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1874usize,
-        2133usize,
+        1874,
+        2133,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1719usize,
-        1947usize,
+        1719,
+        1947,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        2168usize,
-        2487usize,
+        2168,
+        2487,
     );
 }
 impl ::core::default::Default for StringCommand {
@@ -1268,44 +1268,44 @@ impl VecCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        2308usize,
-        2593usize,
+        2308,
+        2593,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        2795usize,
-        3142usize,
+        2795,
+        3142,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        2320usize,
-        2607usize,
+        2320,
+        2607,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        2717usize,
-        3051usize,
+        2717,
+        3051,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        2134usize,
-        2390usize,
+        2134,
+        2390,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1948usize,
-        2173usize,
+        1948,
+        2173,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        2488usize,
-        2801usize,
+        2488,
+        2801,
     );
 }
 impl ::core::default::Default for VecCommand {
@@ -1423,44 +1423,44 @@ impl EffectsCommand {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        2594usize,
-        2886usize,
+        2594,
+        2886,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        3143usize,
-        3497usize,
+        3143,
+        3497,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        2608usize,
-        2902usize,
+        2608,
+        2902,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        3052usize,
-        3393usize,
+        3052,
+        3393,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        2391usize,
-        2654usize,
+        2391,
+        2654,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        2174usize,
-        2406usize,
+        2174,
+        2406,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        2802usize,
-        3126usize,
+        2802,
+        3126,
     );
 }
 impl ::core::default::Default for EffectsCommand {
@@ -1611,44 +1611,44 @@ impl _2fa {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        2887usize,
-        3272usize,
+        2887,
+        3272,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        3498usize,
-        3975usize,
+        3498,
+        3975,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        2903usize,
-        3290usize,
+        2903,
+        3290,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        3394usize,
-        3858usize,
+        3394,
+        3858,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        2655usize,
-        3011usize,
+        2655,
+        3011,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        2407usize,
-        2732usize,
+        2407,
+        2732,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        3127usize,
-        3540usize,
+        3127,
+        3540,
     );
 }
 impl ::core::default::Default for _2fa {
@@ -1796,44 +1796,44 @@ impl UfcNUefCode {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        3273usize,
-        3629usize,
+        3273,
+        3629,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        3976usize,
-        4381usize,
+        3976,
+        4381,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        3291usize,
-        3649usize,
+        3291,
+        3649,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        3859usize,
-        4251usize,
+        3859,
+        4251,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        3012usize,
-        3339usize,
+        3012,
+        3339,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        2733usize,
-        3029usize,
+        2733,
+        3029,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        3541usize,
-        3931usize,
+        3541,
+        3931,
     );
 }
 impl ::atip_runtime::Command for UfcNUefCode {
@@ -1956,44 +1956,44 @@ impl AB {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        3630usize,
-        3905usize,
+        3630,
+        3905,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        4382usize,
-        4719usize,
+        4382,
+        4719,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        3650usize,
-        3927usize,
+        3650,
+        3927,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        4252usize,
-        4576usize,
+        4252,
+        4576,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        3340usize,
-        3586usize,
+        3340,
+        3586,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        3030usize,
-        3245usize,
+        3030,
+        3245,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        3932usize,
-        4235usize,
+        3932,
+        4235,
     );
 }
 impl ::core::default::Default for AB {
@@ -2111,44 +2111,44 @@ impl ListAll {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        3906usize,
-        4193usize,
+        3906,
+        4193,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        4720usize,
-        5069usize,
+        4720,
+        5069,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        3928usize,
-        4217usize,
+        3928,
+        4217,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        4577usize,
-        4913usize,
+        4577,
+        4913,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        3587usize,
-        3845usize,
+        3587,
+        3845,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        3246usize,
-        3473usize,
+        3246,
+        3473,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        4236usize,
-        4556usize,
+        4236,
+        4556,
     );
 }
 impl ::core::default::Default for ListAll {
@@ -2266,44 +2266,44 @@ impl ListAll2 {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        4194usize,
-        4502usize,
+        4194,
+        4502,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        5070usize,
-        5440usize,
+        5070,
+        5440,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        4218usize,
-        4528usize,
+        4218,
+        4528,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        4914usize,
-        5271usize,
+        4914,
+        5271,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        3846usize,
-        4125usize,
+        3846,
+        4125,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        3474usize,
-        3722usize,
+        3474,
+        3722,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        4557usize,
-        4898usize,
+        4557,
+        4898,
     );
 }
 impl ::core::default::Default for ListAll2 {
@@ -2758,44 +2758,44 @@ impl Enums {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        4503usize,
-        5833usize,
+        4503,
+        5833,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        5441usize,
-        6971usize,
+        5441,
+        6971,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        4529usize,
-        5861usize,
+        4529,
+        5861,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        5272usize,
-        6789usize,
+        5272,
+        6789,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        4126usize,
-        5427usize,
+        4126,
+        5427,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        3723usize,
-        5061usize,
+        3723,
+        5061,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        4899usize,
-        6303usize,
+        4899,
+        6303,
     );
 }
 impl ::atip_runtime::Command for Enums {
@@ -3100,44 +3100,44 @@ impl Group {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        5834usize,
-        6170usize,
+        5834,
+        6170,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        6972usize,
-        7387usize,
+        6972,
+        7387,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        5862usize,
-        6200usize,
+        5862,
+        6200,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        6790usize,
-        7192usize,
+        6790,
+        7192,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        5428usize,
-        5735usize,
+        5428,
+        5735,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        5062usize,
-        5338usize,
+        5062,
+        5338,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        6304usize,
-        6670usize,
+        6304,
+        6670,
     );
 }
 impl ::core::default::Default for Group {
@@ -3293,44 +3293,44 @@ impl GroupInner {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        6171usize,
-        6635usize,
+        6171,
+        6635,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        7388usize,
-        7918usize,
+        7388,
+        7918,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        6201usize,
-        6667usize,
+        6201,
+        6667,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        7193usize,
-        7710usize,
+        7193,
+        7710,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        5736usize,
-        6171usize,
+        5736,
+        6171,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        5339usize,
-        5743usize,
+        5339,
+        5743,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        6671usize,
-        7171usize,
+        6671,
+        7171,
     );
 }
 impl ::atip_runtime::Command for GroupInner {

@@ -104,44 +104,44 @@ impl Cat {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1usize,
-        634usize,
+        1,
+        634,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1usize,
-        739usize,
+        1,
+        739,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1usize,
-        636usize,
+        1,
+        636,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1usize,
-        726usize,
+        1,
+        726,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1usize,
-        605usize,
+        1,
+        605,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1usize,
-        574usize,
+        1,
+        574,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1usize,
-        698usize,
+        1,
+        698,
     );
 }
 impl ::atip_runtime::Command for Cat {

@@ -264,44 +264,44 @@ impl Ls {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1usize,
-        1157usize,
+        1,
+        1157,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1usize,
-        1386usize,
+        1,
+        1386,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1usize,
-        1159usize,
+        1,
+        1159,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1usize,
-        1373usize,
+        1,
+        1373,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1usize,
-        1128usize,
+        1,
+        1128,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1usize,
-        1113usize,
+        1,
+        1113,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1usize,
-        1220usize,
+        1,
+        1220,
     );
 }
 impl ::core::default::Default for Ls {

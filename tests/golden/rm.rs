@@ -104,44 +104,44 @@ impl Rm {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1usize,
-        700usize,
+        1,
+        700,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1usize,
-        786usize,
+        1,
+        786,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1usize,
-        702usize,
+        1,
+        702,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1usize,
-        773usize,
+        1,
+        773,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1usize,
-        671usize,
+        1,
+        671,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1usize,
-        640usize,
+        1,
+        640,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1usize,
-        787usize,
+        1,
+        787,
     );
 }
 impl ::atip_runtime::Command for Rm {

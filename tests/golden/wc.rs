@@ -121,44 +121,44 @@ impl Wc {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        1usize,
-        706usize,
+        1,
+        706,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1usize,
-        815usize,
+        1,
+        815,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        1usize,
-        708usize,
+        1,
+        708,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1usize,
-        802usize,
+        1,
+        802,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        1usize,
-        677usize,
+        1,
+        677,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1usize,
-        646usize,
+        1,
+        646,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1usize,
-        769usize,
+        1,
+        769,
     );
 }
 impl ::atip_runtime::Command for Wc {

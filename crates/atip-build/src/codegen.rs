@@ -270,10 +270,7 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
 type ProviderSchemas = (Provider, String, Vec<(usize, usize)>);
 
 /// `pub mod schemas`: one `const &str` JSON array per provider.
-fn schemas_module(
-    doc: &Document,
-    schemas: &[ProviderSchemas],
-) -> TokenStream {
+fn schemas_module(doc: &Document, schemas: &[ProviderSchemas]) -> TokenStream {
     let consts = schemas.iter().map(|(p, text, _)| {
         let name = format_ident!("{}", p.const_name());
         let lit = Literal::string(text);

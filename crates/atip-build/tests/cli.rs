@@ -110,3 +110,96 @@ fn gen_applies_the_command_filter_and_program() {
         "{err}"
     );
 }
+
+#[test]
+fn compile_prints_what_the_runtime_compiles() {
+    use atip_core::providers::{tool_definitions_json, Provider};
+    use atip_core::{Document, FlattenOptions, LoadOptions, LoadedTool};
+    let text = std::fs::read_to_string(root().join("examples/atip/git.json")).unwrap();
+    let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    let tool = LoadedTool::new(doc, None);
+    for p in Provider::ALL {
+        let (code, out, err) = atip(&[
+            "compile",
+            "--provider",
+            p.as_str(),
+            "examples/atip/git.json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            out.trim_end(),
+            tool_definitions_json(tool.tools(), p),
+            "{}",
+            p.as_str()
+        );
+    }
+    let (code, _, err) = atip(&[
+        "compile",
+        "--provider",
+        "openai",
+        "examples/atip/git.json",
+        "examples/atip/git.json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("tool name `git_init` is also defined by examples/atip/git.json"),
+        "{err}"
+    );
+    let (code, _, err) = atip(&["compile", "--provider", "claude", "examples/atip/git.json"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("expected one of openai, openai-strict"),
+        "{err}"
+    );
+}
+
+#[test]
+fn prompt_parse_and_dispatch() {
+    let (code, out, _) = atip(&["prompt", "examples/atip/git.json", "examples/atip/rm.json"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("## Tool safety"));
+    assert!(out.contains("### Destructive") && out.contains("- `rm`"));
+
+    let (code, out, _) = atip(&[
+        "parse",
+        "--provider",
+        "openai",
+        "examples/replay/openai-chat.json",
+    ]);
+    assert_eq!(code, 0);
+    let calls: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(calls[2]["name"], "git_clean");
+    assert_eq!(
+        calls[2]["arguments"],
+        serde_json::json!({"force": true, "directories": true})
+    );
+    assert_eq!(calls[2]["error"], serde_json::Value::Null);
+
+    let (code, out, err) = atip(&[
+        "dispatch",
+        "--tools",
+        "examples/atip/git.json",
+        "--provider",
+        "openai-responses",
+        "examples/replay/openai-responses.json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let out: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(out[0]["argv"], serde_json::json!(["git", "diff", "--stat"]));
+    assert_eq!(
+        out[1]["errors"],
+        serde_json::json!(["parameter `message` is required: a string"])
+    );
+
+    let (code, _, err) = atip(&[
+        "parse",
+        "--provider",
+        "gemini",
+        "examples/replay/openai-chat.json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("is not a Gemini generateContent response"),
+        "{err}"
+    );
+}
