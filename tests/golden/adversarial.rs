@@ -5,81 +5,82 @@
 /// Runs `weird type`; tool name `weird_type`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Type {
     /// argument 'in'
     ///
     /// Positional argument.
-    #[serde(rename = "in")]
     pub r#in: ::std::string::String,
     /// argument 'self'
     ///
     /// Positional argument.
-    #[serde(rename = "self")]
     pub self_: ::std::string::String,
     /// argument 'Self'
     ///
     /// Positional argument.
-    #[serde(
-        rename = "Self",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub self_2: ::core::option::Option<::std::string::String>,
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'crate'
     ///
     /// Flag `--crate`.
-    #[serde(
-        rename = "crate",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub crate_: ::core::option::Option<::std::string::String>,
     /// option 'super'
     ///
     /// Flag `--super`.
-    #[serde(
-        rename = "super",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub super_: ::core::option::Option<::std::string::String>,
     /// option '_'
     ///
     /// Flag `--underscore`.
-    #[serde(
-        rename = "_",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub __: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `--verbose`.
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Type {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("in", &self.r#in);
+        fields.value("self", &self.self_);
+        fields.optional("Self", &self.self_2);
+        fields.optional("type", &self.r#type);
+        fields.optional("crate", &self.crate_);
+        fields.optional("super", &self.super_);
+        fields.optional("_", &self.__);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Type {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Type {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#in: args.required("in")?,
+            self_: args.required("self")?,
+            self_2: args.optional("Self")?,
+            r#type: args.optional("type")?,
+            crate_: args.optional("crate")?,
+            super_: args.optional("super")?,
+            __: args.optional("_")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Type {
@@ -314,72 +315,70 @@ impl ::atip_runtime::Command for Type {
 /// Runs `weird self`; tool name `weird_self`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct SelfCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
     /// option 'new'
     ///
     /// Flag `--new`.
-    #[serde(
-        rename = "new",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub new: ::core::option::Option<::std::string::String>,
     /// option 'argv'
     ///
     /// Flag `--argv`.
-    #[serde(
-        rename = "argv",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub argv: ::core::option::Option<::std::string::String>,
     /// option 'clone'
     ///
     /// Flag `--clone`.
-    #[serde(
-        rename = "clone",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub clone: bool,
     /// option 'value'
     ///
     /// Flag `--value`.
-    #[serde(
-        rename = "value",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub value: ::core::option::Option<::std::string::String>,
+}
+impl ::atip_runtime::__private::serde::Serialize for SelfCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.optional("new", &self.new);
+        fields.optional("argv", &self.argv);
+        fields.flag("clone", self.clone);
+        fields.optional("value", &self.value);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for SelfCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for SelfCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+            new: args.optional("new")?,
+            argv: args.optional("argv")?,
+            clone: args.flag("clone")?,
+            value: args.optional("value")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl SelfCommand {
@@ -591,35 +590,46 @@ impl ::atip_runtime::Command for SelfCommand {
 /// Runs `weird call`; tool name `weird_call`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct CallCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for CallCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for CallCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for CallCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl CallCommand {
@@ -746,35 +756,46 @@ impl ::atip_runtime::Command for CallCommand {
 /// Runs `weird option`; tool name `weird_option`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct OptionCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for OptionCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for OptionCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for OptionCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl OptionCommand {
@@ -901,35 +922,46 @@ impl ::atip_runtime::Command for OptionCommand {
 /// Runs `weird result`; tool name `weird_result`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct ResultCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for ResultCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ResultCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for ResultCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl ResultCommand {
@@ -1056,35 +1088,46 @@ impl ::atip_runtime::Command for ResultCommand {
 /// Runs `weird string`; tool name `weird_string`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct StringCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for StringCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StringCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for StringCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl StringCommand {
@@ -1211,35 +1254,46 @@ impl ::atip_runtime::Command for StringCommand {
 /// Runs `weird vec`; tool name `weird_vec`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct VecCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for VecCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for VecCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for VecCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl VecCommand {
@@ -1366,35 +1420,46 @@ impl ::atip_runtime::Command for VecCommand {
 /// Runs `weird effects`; tool name `weird_effects`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct EffectsCommand {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for EffectsCommand {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EffectsCommand {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for EffectsCommand {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl EffectsCommand {
@@ -1521,54 +1586,58 @@ impl ::atip_runtime::Command for EffectsCommand {
 /// Runs `weird 2fa`; tool name `weird_2fa`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct _2fa {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
     /// option '1st'
     ///
     /// Flag `--1st`.
-    #[serde(
-        rename = "_1st",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub _1st: ::core::option::Option<i64>,
     /// option '9'
     ///
     /// Flag `-9`.
-    #[serde(
-        rename = "_9",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub _9: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for _2fa {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.optional("_1st", &self._1st);
+        fields.flag("_9", self._9);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for _2fa {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for _2fa {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+            _1st: args.optional("_1st")?,
+            _9: args.flag("_9")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl _2fa {
@@ -1733,40 +1802,52 @@ impl ::atip_runtime::Command for _2fa {
 /// Runs `weird ünïcode`; tool name `weird__n_code`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct UfcNUefCode {
     /// argument 'ñame'
     ///
     /// Positional argument.
-    #[serde(rename = "_ame")]
     pub uf1_ame: ::std::string::String,
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for UfcNUefCode {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("_ame", &self.uf1_ame);
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for UfcNUefCode {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for UfcNUefCode {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            uf1_ame: args.required("_ame")?,
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl UfcNUefCode {
@@ -1899,35 +1980,46 @@ impl ::atip_runtime::Command for UfcNUefCode {
 /// Runs `weird a.b`; tool name `weird_a_b`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct AB {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for AB {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for AB {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for AB {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl AB {
@@ -2054,35 +2146,46 @@ impl ::atip_runtime::Command for AB {
 /// Runs `weird list_all`; tool name `weird_list_all`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct ListAll {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for ListAll {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for ListAll {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl ListAll {
@@ -2209,35 +2312,46 @@ impl ::atip_runtime::Command for ListAll {
 /// Runs `weird list-all`; tool name `weird_list-all`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct ListAll2 {
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for ListAll2 {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll2 {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for ListAll2 {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl ListAll2 {
@@ -2368,42 +2482,29 @@ impl ::atip_runtime::Command for ListAll2 {
     ::core::marker::Copy,
     ::core::cmp::PartialEq,
     ::core::cmp::Eq,
-    ::core::hash::Hash,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
+    ::core::hash::Hash
 )]
-#[serde(crate = "::atip_runtime::__private::serde")]
 #[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum EnumsMode {
     /// ``
-    #[serde(rename = "")]
     Empty,
     /// `a`
-    #[serde(rename = "a")]
     A,
     /// `A`
-    #[serde(rename = "A")]
     A2,
     /// `blue-green`
-    #[serde(rename = "blue-green")]
     BlueGreen,
     /// `1`
-    #[serde(rename = "1")]
     _1,
     /// `1.5`
-    #[serde(rename = "1.5")]
     _15,
     /// `\>=`
-    #[serde(rename = ">=")]
     Value,
     /// `\<=`
-    #[serde(rename = "<=")]
     Value2,
     /// `Self`
-    #[serde(rename = "Self")]
     SelfValue,
     /// `self`
-    #[serde(rename = "self")]
     SelfValue2,
 }
 #[allow(dead_code)]
@@ -2422,6 +2523,41 @@ impl EnumsMode {
             Self::SelfValue => "Self",
             Self::SelfValue2 => "self",
         }
+    }
+    /// The variant whose value is `value`, if any.
+    pub fn from_value(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "" => ::core::option::Option::Some(Self::Empty),
+            "a" => ::core::option::Option::Some(Self::A),
+            "A" => ::core::option::Option::Some(Self::A2),
+            "blue-green" => ::core::option::Option::Some(Self::BlueGreen),
+            "1" => ::core::option::Option::Some(Self::_1),
+            "1.5" => ::core::option::Option::Some(Self::_15),
+            ">=" => ::core::option::Option::Some(Self::Value),
+            "<=" => ::core::option::Option::Some(Self::Value2),
+            "Self" => ::core::option::Option::Some(Self::SelfValue),
+            "self" => ::core::option::Option::Some(Self::SelfValue2),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::atip_runtime::__private::serde::Serialize for EnumsMode {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EnumsMode {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_enum(
+            deserializer,
+            Self::from_value,
+            &["", "a", "A", "blue-green", "1", "1.5", ">=", "<=", "Self", "self"],
+        )
     }
 }
 impl ::core::fmt::Display for EnumsMode {
@@ -2448,21 +2584,15 @@ impl ::atip_runtime::ArgValue for EnumsMode {
     ::core::marker::Copy,
     ::core::cmp::PartialEq,
     ::core::cmp::Eq,
-    ::core::hash::Hash,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
+    ::core::hash::Hash
 )]
-#[serde(crate = "::atip_runtime::__private::serde")]
 #[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum EnumsLevel {
     /// `1`
-    #[serde(rename = "1")]
     _1,
     /// `2`
-    #[serde(rename = "2")]
     _2,
     /// `3`
-    #[serde(rename = "3")]
     _3,
 }
 #[allow(dead_code)]
@@ -2474,6 +2604,34 @@ impl EnumsLevel {
             Self::_2 => "2",
             Self::_3 => "3",
         }
+    }
+    /// The variant whose value is `value`, if any.
+    pub fn from_value(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "1" => ::core::option::Option::Some(Self::_1),
+            "2" => ::core::option::Option::Some(Self::_2),
+            "3" => ::core::option::Option::Some(Self::_3),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::atip_runtime::__private::serde::Serialize for EnumsLevel {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EnumsLevel {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_enum(
+            deserializer,
+            Self::from_value,
+            &["1", "2", "3"],
+        )
     }
 }
 impl ::core::fmt::Display for EnumsLevel {
@@ -2500,18 +2658,13 @@ impl ::atip_runtime::ArgValue for EnumsLevel {
     ::core::marker::Copy,
     ::core::cmp::PartialEq,
     ::core::cmp::Eq,
-    ::core::hash::Hash,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
+    ::core::hash::Hash
 )]
-#[serde(crate = "::atip_runtime::__private::serde")]
 #[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum EnumsTags {
     /// `x`
-    #[serde(rename = "x")]
     X,
     /// `y`
-    #[serde(rename = "y")]
     Y,
 }
 #[allow(dead_code)]
@@ -2522,6 +2675,33 @@ impl EnumsTags {
             Self::X => "x",
             Self::Y => "y",
         }
+    }
+    /// The variant whose value is `value`, if any.
+    pub fn from_value(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "x" => ::core::option::Option::Some(Self::X),
+            "y" => ::core::option::Option::Some(Self::Y),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::atip_runtime::__private::serde::Serialize for EnumsTags {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EnumsTags {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_enum(
+            deserializer,
+            Self::from_value,
+            &["x", "y"],
+        )
     }
 }
 impl ::core::fmt::Display for EnumsTags {
@@ -2547,120 +2727,106 @@ impl ::atip_runtime::ArgValue for EnumsTags {
 /// Runs `weird enums`; tool name `weird_enums`.
 ///
 /// Effects: destructive, not reversible, no network, billable, cost high, timeout 5m.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Enums {
     /// argument 'files'
     ///
     /// Positional argument.
-    #[serde(rename = "files")]
     pub files: ::std::vec::Vec<::std::path::PathBuf>,
     /// option 'type'
     ///
     /// Flag `--type` (global option).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
     /// option 'mode'
     ///
     /// Flag `--mode`.
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mode: ::core::option::Option<EnumsMode>,
     /// option 'level'
     ///
     /// Flag `--level`.
-    #[serde(
-        rename = "level",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub level: ::core::option::Option<EnumsLevel>,
     /// option 'count'
     ///
     /// Flag `--count`. Allowed values: 10, 20.
-    #[serde(
-        rename = "count",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub count: ::core::option::Option<i64>,
     /// option 'tags'
     ///
     /// Flag `--tag`.
-    #[serde(
-        rename = "tags",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub tags: ::std::vec::Vec<EnumsTags>,
     /// option 'dry-run'
     ///
     /// Flag `--dry-run`.
-    #[serde(
-        rename = "dry_run",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub dry_run: bool,
     /// option 'dryRun'
     ///
     /// Flag `--dry-run-2`.
-    #[serde(
-        rename = "dryRun",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub dry_run_2: bool,
     /// option 'ratio'
     ///
     /// Flag `--ratio`. Tool default: `0.5`.
-    #[serde(
-        rename = "ratio",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ratio: ::core::option::Option<f64>,
     /// option 'home'
     ///
     /// Flag `--home`.
-    #[serde(
-        rename = "home",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub home: ::core::option::Option<::std::string::String>,
     /// option 'out'
     ///
     /// Flag `-o`.
-    #[serde(rename = "out")]
     pub out: ::std::path::PathBuf,
+}
+impl ::atip_runtime::__private::serde::Serialize for Enums {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("files", &self.files);
+        fields.optional("type", &self.r#type);
+        fields.flag("verbose", self.verbose);
+        fields.optional("mode", &self.mode);
+        fields.optional("level", &self.level);
+        fields.optional("count", &self.count);
+        fields.list("tags", &self.tags);
+        fields.flag("dry_run", self.dry_run);
+        fields.flag("dryRun", self.dry_run_2);
+        fields.optional("ratio", &self.ratio);
+        fields.optional("home", &self.home);
+        fields.value("out", &self.out);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Enums {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Enums {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            files: args.required("files")?,
+            r#type: args.optional("type")?,
+            verbose: args.flag("verbose")?,
+            mode: args.optional("mode")?,
+            level: args.optional("level")?,
+            count: args.optional("count")?,
+            tags: args.list("tags")?,
+            dry_run: args.flag("dry_run")?,
+            dry_run_2: args.flag("dryRun")?,
+            ratio: args.optional("ratio")?,
+            home: args.optional("home")?,
+            out: args.required("out")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Enums {
@@ -3027,44 +3193,52 @@ impl ::atip_runtime::Command for Enums {
 /// Runs `weird group`; tool name `weird_group`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Group {
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
     /// option 'type'
     ///
     /// Flag `--type-in-group` (inherited).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'depth'
     ///
     /// Flag `--depth-own`.
-    #[serde(
-        rename = "depth",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub depth: ::core::option::Option<i64>,
+}
+impl ::atip_runtime::__private::serde::Serialize for Group {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.flag("verbose", self.verbose);
+        fields.optional("type", &self.r#type);
+        fields.optional("depth", &self.depth);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Group {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Group {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            verbose: args.flag("verbose")?,
+            r#type: args.optional("type")?,
+            depth: args.optional("depth")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Group {
@@ -3210,49 +3384,58 @@ impl ::atip_runtime::Command for Group {
 /// Runs `weird group inner`; tool name `weird_group_inner`.
 ///
 /// Effects: no network.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct GroupInner {
     /// argument 'rest'
     ///
     /// Positional argument.
-    #[serde(rename = "rest")]
     pub rest: ::std::vec::Vec<::std::string::String>,
     /// option 'verbose'
     ///
     /// Flag `-v` (global option).
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
     /// option 'type'
     ///
     /// Flag `--type-in-group` (inherited).
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub r#type: ::core::option::Option<::std::string::String>,
     /// option 'depth'
     ///
     /// Flag `--depth` (inherited).
-    #[serde(
-        rename = "depth",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub depth: ::core::option::Option<i64>,
+}
+impl ::atip_runtime::__private::serde::Serialize for GroupInner {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("rest", &self.rest);
+        fields.flag("verbose", self.verbose);
+        fields.optional("type", &self.r#type);
+        fields.optional("depth", &self.depth);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for GroupInner {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for GroupInner {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            rest: args.required("rest")?,
+            verbose: args.flag("verbose")?,
+            r#type: args.optional("type")?,
+            depth: args.optional("depth")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl GroupInner {

@@ -5,61 +5,64 @@
 /// Runs `cat`; tool name `cat`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Cat {
     /// Files to print
     ///
     /// Positional argument.
-    #[serde(rename = "files")]
     pub files: ::std::vec::Vec<::std::path::PathBuf>,
     /// Number all output lines
     ///
     /// Flag `--number`.
-    #[serde(
-        rename = "number",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub number: bool,
     /// Number non-empty output lines only
     ///
     /// Flag `--number-nonblank`.
-    #[serde(
-        rename = "number_nonblank",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub number_nonblank: bool,
     /// Display $ at the end of each line
     ///
     /// Flag `--show-ends`.
-    #[serde(
-        rename = "show_ends",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub show_ends: bool,
     /// Suppress repeated empty lines
     ///
     /// Flag `--squeeze-blank`.
-    #[serde(
-        rename = "squeeze_blank",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub squeeze_blank: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Cat {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("files", &self.files);
+        fields.flag("number", self.number);
+        fields.flag("number_nonblank", self.number_nonblank);
+        fields.flag("show_ends", self.show_ends);
+        fields.flag("squeeze_blank", self.squeeze_blank);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Cat {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Cat {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            files: args.required("files")?,
+            number: args.flag("number")?,
+            number_nonblank: args.flag("number_nonblank")?,
+            show_ends: args.flag("show_ends")?,
+            squeeze_blank: args.flag("squeeze_blank")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Cat {

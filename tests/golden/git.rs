@@ -5,83 +5,76 @@
 /// Runs `git init`; tool name `git_init`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Init {
     /// Directory to create the repository in (default: the current directory)
     ///
     /// Positional argument.
-    #[serde(
-        rename = "directory",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub directory: ::core::option::Option<::std::path::PathBuf>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Name of the first branch
     ///
     /// Flag `--initial-branch`.
-    #[serde(
-        rename = "initial_branch",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub initial_branch: ::core::option::Option<::std::string::String>,
     /// Create a bare repository, without a working tree
     ///
     /// Flag `--bare`.
-    #[serde(
-        rename = "bare",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub bare: bool,
     /// Print only errors and warnings
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Init {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("directory", &self.directory);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.optional("initial_branch", &self.initial_branch);
+        fields.flag("bare", self.bare);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Init {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Init {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            directory: args.optional("directory")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            initial_branch: args.optional("initial_branch")?,
+            bare: args.flag("bare")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Init {
@@ -353,21 +346,15 @@ impl ::atip_runtime::Command for Init {
     ::core::marker::Copy,
     ::core::cmp::PartialEq,
     ::core::cmp::Eq,
-    ::core::hash::Hash,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
+    ::core::hash::Hash
 )]
-#[serde(crate = "::atip_runtime::__private::serde")]
 #[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum StatusUntrackedFiles {
     /// `no`
-    #[serde(rename = "no")]
     No,
     /// `normal`
-    #[serde(rename = "normal")]
     Normal,
     /// `all`
-    #[serde(rename = "all")]
     All,
 }
 #[allow(dead_code)]
@@ -379,6 +366,34 @@ impl StatusUntrackedFiles {
             Self::Normal => "normal",
             Self::All => "all",
         }
+    }
+    /// The variant whose value is `value`, if any.
+    pub fn from_value(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "no" => ::core::option::Option::Some(Self::No),
+            "normal" => ::core::option::Option::Some(Self::Normal),
+            "all" => ::core::option::Option::Some(Self::All),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::atip_runtime::__private::serde::Serialize for StatusUntrackedFiles {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StatusUntrackedFiles {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_enum(
+            deserializer,
+            Self::from_value,
+            &["no", "normal", "all"],
+        )
     }
 }
 impl ::core::fmt::Display for StatusUntrackedFiles {
@@ -403,94 +418,82 @@ impl ::atip_runtime::ArgValue for StatusUntrackedFiles {
 /// Runs `git status`; tool name `git_status`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Status {
     /// Limit the output to these paths
     ///
     /// Positional argument.
-    #[serde(
-        rename = "pathspec",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub pathspec: ::std::vec::Vec<::std::path::PathBuf>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Give the output in the short format
     ///
     /// Flag `--short`.
-    #[serde(
-        rename = "short",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub short: bool,
     /// Show the branch and tracking info, even in short format
     ///
     /// Flag `--branch`.
-    #[serde(
-        rename = "branch",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub branch: bool,
     /// Stable, script-friendly output (porcelain v1)
     ///
     /// Flag `--porcelain`.
-    #[serde(
-        rename = "porcelain",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub porcelain: bool,
     /// How to show untracked files
     ///
     /// Flag `--untracked-files`. Tool default: `normal`.
-    #[serde(
-        rename = "untracked_files",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub untracked_files: ::core::option::Option<StatusUntrackedFiles>,
+}
+impl ::atip_runtime::__private::serde::Serialize for Status {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.list("pathspec", &self.pathspec);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("short", self.short);
+        fields.flag("branch", self.branch);
+        fields.flag("porcelain", self.porcelain);
+        fields.optional("untracked_files", &self.untracked_files);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Status {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Status {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            pathspec: args.list("pathspec")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            short: args.flag("short")?,
+            branch: args.flag("branch")?,
+            porcelain: args.flag("porcelain")?,
+            untracked_files: args.optional("untracked_files")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Status {
@@ -785,110 +788,94 @@ impl ::atip_runtime::Command for Status {
 /// Runs `git add`; tool name `git_add`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Add {
     /// Files to add; directories add everything below them
     ///
     /// Positional argument.
-    #[serde(rename = "pathspec")]
     pub pathspec: ::std::vec::Vec<::std::path::PathBuf>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Also stage removals and untracked files in the whole tree
     ///
     /// Flag `--all`.
-    #[serde(
-        rename = "all",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub all: bool,
     /// Stage only files that are already tracked
     ///
     /// Flag `--update`.
-    #[serde(
-        rename = "update",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub update: bool,
     /// Allow adding otherwise ignored files
     ///
     /// Flag `--force`.
-    #[serde(
-        rename = "force",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub force: bool,
     /// Show what would be added without adding it
     ///
     /// Flag `--dry-run`.
-    #[serde(
-        rename = "dry_run",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub dry_run: bool,
     /// Record only that the paths will be added later
     ///
     /// Flag `--intent-to-add`.
-    #[serde(
-        rename = "intent_to_add",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub intent_to_add: bool,
     /// List the files added
     ///
     /// Flag `--verbose`.
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Add {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("pathspec", &self.pathspec);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("all", self.all);
+        fields.flag("update", self.update);
+        fields.flag("force", self.force);
+        fields.flag("dry_run", self.dry_run);
+        fields.flag("intent_to_add", self.intent_to_add);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Add {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Add {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            pathspec: args.required("pathspec")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            all: args.flag("all")?,
+            update: args.flag("update")?,
+            force: args.flag("force")?,
+            dry_run: args.flag("dry_run")?,
+            intent_to_add: args.flag("intent_to_add")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Add {
@@ -1207,119 +1194,100 @@ impl ::atip_runtime::Command for Add {
 /// Runs `git commit`; tool name `git_commit`.
 ///
 /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, starts subprocesses, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Commit {
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// The commit message (required here: without it git opens an editor)
     ///
     /// Flag `--message`.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Stage every modified and deleted tracked file first
     ///
     /// Flag `--all`.
-    #[serde(
-        rename = "all",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub all: bool,
     /// Allow a commit that changes nothing
     ///
     /// Flag `--allow-empty`.
-    #[serde(
-        rename = "allow_empty",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub allow_empty: bool,
     /// Replace the tip of the current branch with a new commit (the old one stays in the reflog)
     ///
     /// Flag `--amend`.
-    #[serde(
-        rename = "amend",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub amend: bool,
     /// Override the author, written 'Name \<email\>'
     ///
     /// Flag `--author`.
-    #[serde(
-        rename = "author",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub author: ::core::option::Option<::std::string::String>,
     /// Add a Signed-off-by trailer
     ///
     /// Flag `--signoff`.
-    #[serde(
-        rename = "signoff",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub signoff: bool,
     /// Skip the pre-commit and commit-msg hooks
     ///
     /// Flag `--no-verify`.
-    #[serde(
-        rename = "no_verify",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_verify: bool,
     /// Do not print the commit summary
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Commit {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.value("message", &self.message);
+        fields.flag("all", self.all);
+        fields.flag("allow_empty", self.allow_empty);
+        fields.flag("amend", self.amend);
+        fields.optional("author", &self.author);
+        fields.flag("signoff", self.signoff);
+        fields.flag("no_verify", self.no_verify);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Commit {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Commit {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            message: args.required("message")?,
+            all: args.flag("all")?,
+            allow_empty: args.flag("allow_empty")?,
+            amend: args.flag("amend")?,
+            author: args.optional("author")?,
+            signoff: args.flag("signoff")?,
+            no_verify: args.flag("no_verify")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Commit {
@@ -1658,129 +1626,106 @@ impl ::atip_runtime::Command for Commit {
 /// Runs `git log`; tool name `git_log`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Log {
     /// Commits to show, e.g. main..feature (default: HEAD)
     ///
     /// Positional argument.
-    #[serde(
-        rename = "revision_range",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub revision_range: ::core::option::Option<::std::string::String>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// One line per commit: abbreviated hash and subject
     ///
     /// Flag `--oneline`.
-    #[serde(
-        rename = "oneline",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub oneline: bool,
     /// Show at most this many commits
     ///
     /// Flag `--max-count`.
-    #[serde(
-        rename = "max_count",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_count: ::core::option::Option<i64>,
     /// Pretty-print format, e.g. '%h %an %s'
     ///
     /// Flag `--format`.
-    #[serde(
-        rename = "format",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub format: ::core::option::Option<::std::string::String>,
     /// Only commits whose author matches this regular expression
     ///
     /// Flag `--author`.
-    #[serde(
-        rename = "author",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub author: ::core::option::Option<::std::string::String>,
     /// Only commits whose message matches this regular expression
     ///
     /// Flag `--grep`.
-    #[serde(
-        rename = "grep",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub grep: ::core::option::Option<::std::string::String>,
     /// Only commits newer than this date, e.g. '2 weeks ago'
     ///
     /// Flag `--since`.
-    #[serde(
-        rename = "since",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub since: ::core::option::Option<::std::string::String>,
     /// Show a diffstat for each commit
     ///
     /// Flag `--stat`.
-    #[serde(
-        rename = "stat",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub stat: bool,
     /// Show commits reachable from every ref
     ///
     /// Flag `--all`.
-    #[serde(
-        rename = "all",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub all: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Log {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("revision_range", &self.revision_range);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("oneline", self.oneline);
+        fields.optional("max_count", &self.max_count);
+        fields.optional("format", &self.format);
+        fields.optional("author", &self.author);
+        fields.optional("grep", &self.grep);
+        fields.optional("since", &self.since);
+        fields.flag("stat", self.stat);
+        fields.flag("all", self.all);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Log {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Log {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            revision_range: args.optional("revision_range")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            oneline: args.flag("oneline")?,
+            max_count: args.optional("max_count")?,
+            format: args.optional("format")?,
+            author: args.optional("author")?,
+            grep: args.optional("grep")?,
+            since: args.optional("since")?,
+            stat: args.flag("stat")?,
+            all: args.flag("all")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Log {
@@ -2159,103 +2104,88 @@ impl ::atip_runtime::Command for Log {
 /// Runs `git branch`; tool name `git_branch`.
 ///
 /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Branch {
     /// Branch to create (or, with --delete, to delete); list branches when absent
     ///
     /// Positional argument.
-    #[serde(
-        rename = "branchname",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub branchname: ::core::option::Option<::std::string::String>,
     /// Commit the new branch starts at (default: HEAD)
     ///
     /// Positional argument.
-    #[serde(
-        rename = "start_point",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub start_point: ::core::option::Option<::std::string::String>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Delete the branch; git refuses when it is not fully merged
     ///
     /// Flag `--delete`.
-    #[serde(
-        rename = "delete",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub delete: bool,
     /// List remote-tracking branches too
     ///
     /// Flag `--all`.
-    #[serde(
-        rename = "all",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub all: bool,
     /// Print the name of the current branch
     ///
     /// Flag `--show-current`.
-    #[serde(
-        rename = "show_current",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub show_current: bool,
     /// Show hash and subject of each branch tip
     ///
     /// Flag `--verbose`.
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Branch {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("branchname", &self.branchname);
+        fields.optional("start_point", &self.start_point);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("delete", self.delete);
+        fields.flag("all", self.all);
+        fields.flag("show_current", self.show_current);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Branch {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Branch {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            branchname: args.optional("branchname")?,
+            start_point: args.optional("start_point")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            delete: args.flag("delete")?,
+            all: args.flag("all")?,
+            show_current: args.flag("show_current")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Branch {
@@ -2568,83 +2498,76 @@ impl ::atip_runtime::Command for Branch {
 /// Runs `git switch`; tool name `git_switch`.
 ///
 /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Switch {
     /// Branch to switch to; with --create, the commit the new branch starts at
     ///
     /// Positional argument.
-    #[serde(
-        rename = "branch",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub branch: ::core::option::Option<::std::string::String>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Create a branch with this name and switch to it
     ///
     /// Flag `--create`.
-    #[serde(
-        rename = "create",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub create: ::core::option::Option<::std::string::String>,
     /// Switch to a commit with a detached HEAD
     ///
     /// Flag `--detach`.
-    #[serde(
-        rename = "detach",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub detach: bool,
     /// Suppress feedback messages
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Switch {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("branch", &self.branch);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.optional("create", &self.create);
+        fields.flag("detach", self.detach);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Switch {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Switch {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            branch: args.optional("branch")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            create: args.optional("create")?,
+            detach: args.flag("detach")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Switch {
@@ -2911,94 +2834,82 @@ impl ::atip_runtime::Command for Switch {
 /// Runs `git diff`; tool name `git_diff`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Diff {
     /// Limit the diff to these paths
     ///
     /// Positional argument.
-    #[serde(
-        rename = "paths",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub paths: ::std::vec::Vec<::std::path::PathBuf>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Compare the index with HEAD (what would be committed)
     ///
     /// Flag `--cached`.
-    #[serde(
-        rename = "cached",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub cached: bool,
     /// Show a diffstat instead of the patch
     ///
     /// Flag `--stat`.
-    #[serde(
-        rename = "stat",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub stat: bool,
     /// Show only the names of changed files
     ///
     /// Flag `--name-only`.
-    #[serde(
-        rename = "name_only",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub name_only: bool,
     /// Lines of context around each change
     ///
     /// Flag `--unified`.
-    #[serde(
-        rename = "unified",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub unified: ::core::option::Option<i64>,
+}
+impl ::atip_runtime::__private::serde::Serialize for Diff {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.list("paths", &self.paths);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("cached", self.cached);
+        fields.flag("stat", self.stat);
+        fields.flag("name_only", self.name_only);
+        fields.optional("unified", &self.unified);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Diff {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Diff {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            paths: args.list("paths")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            cached: args.flag("cached")?,
+            stat: args.flag("stat")?,
+            name_only: args.flag("name_only")?,
+            unified: args.optional("unified")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Diff {
@@ -3285,115 +3196,94 @@ impl ::atip_runtime::Command for Diff {
 /// Runs `git clean`; tool name `git_clean`.
 ///
 /// Effects: destructive, not reversible, idempotent, no network, reads files, writes files, deletes files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Clean {
     /// Only clean these paths
     ///
     /// Positional argument.
-    #[serde(
-        rename = "pathspec",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub pathspec: ::std::vec::Vec<::std::path::PathBuf>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Actually delete (git refuses without it by default)
     ///
     /// Flag `--force`.
-    #[serde(
-        rename = "force",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub force: bool,
     /// Only show what would be deleted
     ///
     /// Flag `--dry-run`.
-    #[serde(
-        rename = "dry_run",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub dry_run: bool,
     /// Also delete untracked directories
     ///
     /// Flag `-d`.
-    #[serde(
-        rename = "directories",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub directories: bool,
     /// Also delete ignored files
     ///
     /// Flag `-x`.
-    #[serde(
-        rename = "ignored",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub ignored: bool,
     /// Keep files matching this pattern; repeatable
     ///
     /// Flag `--exclude`.
-    #[serde(
-        rename = "exclude",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub exclude: ::std::vec::Vec<::std::string::String>,
     /// Do not list the deleted files
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Clean {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.list("pathspec", &self.pathspec);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("force", self.force);
+        fields.flag("dry_run", self.dry_run);
+        fields.flag("directories", self.directories);
+        fields.flag("ignored", self.ignored);
+        fields.list("exclude", &self.exclude);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Clean {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Clean {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            pathspec: args.list("pathspec")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            force: args.flag("force")?,
+            dry_run: args.flag("dry_run")?,
+            directories: args.flag("directories")?,
+            ignored: args.flag("ignored")?,
+            exclude: args.list("exclude")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Clean {
@@ -3730,104 +3620,88 @@ impl ::atip_runtime::Command for Clean {
 /// Runs `git reset`; tool name `git_reset`.
 ///
 /// Effects: destructive, not reversible, idempotent, no network, reads files, writes files, deletes files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Reset {
     /// Commit to reset to (default: HEAD)
     ///
     /// Positional argument.
-    #[serde(
-        rename = "commit",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub commit: ::core::option::Option<::std::string::String>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Keep the index and the working tree
     ///
     /// Flag `--soft`.
-    #[serde(
-        rename = "soft",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub soft: bool,
     /// Reset the index but keep the working tree (default)
     ///
     /// Flag `--mixed`.
-    #[serde(
-        rename = "mixed",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub mixed: bool,
     /// Reset the index and the working tree: uncommitted changes are lost
     ///
     /// Flag `--hard`.
-    #[serde(
-        rename = "hard",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub hard: bool,
     /// Reset, but stop if local changes would be lost
     ///
     /// Flag `--keep`.
-    #[serde(
-        rename = "keep",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub keep: bool,
     /// Report errors only
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Reset {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("commit", &self.commit);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("soft", self.soft);
+        fields.flag("mixed", self.mixed);
+        fields.flag("hard", self.hard);
+        fields.flag("keep", self.keep);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Reset {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Reset {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            commit: args.optional("commit")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            soft: args.flag("soft")?,
+            mixed: args.flag("mixed")?,
+            hard: args.flag("hard")?,
+            keep: args.flag("keep")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Reset {
@@ -4140,84 +4014,76 @@ impl ::atip_runtime::Command for Reset {
 /// Runs `git stash`; tool name `git_stash`.
 ///
 /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Stash {
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Description of the stash entry
     ///
     /// Flag `--message`.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub message: ::core::option::Option<::std::string::String>,
     /// Also stash untracked files
     ///
     /// Flag `--include-untracked`.
-    #[serde(
-        rename = "include_untracked",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub include_untracked: bool,
     /// Keep the staged changes in the index
     ///
     /// Flag `--keep-index`.
-    #[serde(
-        rename = "keep_index",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub keep_index: bool,
     /// Suppress feedback messages
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Stash {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.optional("message", &self.message);
+        fields.flag("include_untracked", self.include_untracked);
+        fields.flag("keep_index", self.keep_index);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Stash {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Stash {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            message: args.optional("message")?,
+            include_untracked: args.flag("include_untracked")?,
+            keep_index: args.flag("keep_index")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Stash {
@@ -4484,45 +4350,52 @@ impl ::atip_runtime::Command for Stash {
 /// Runs `git stash list`; tool name `git_stash_list`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct StashList {
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for StashList {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashList {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for StashList {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl StashList {
@@ -4702,74 +4575,70 @@ impl ::atip_runtime::Command for StashList {
 /// Runs `git stash pop`; tool name `git_stash_pop`.
 ///
 /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct StashPop {
     /// The entry, e.g. stash@{1} (default: the latest)
     ///
     /// Positional argument.
-    #[serde(
-        rename = "stash",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stash: ::core::option::Option<::std::string::String>,
     /// Run as if git was started in this directory instead of the current one
     ///
     /// Flag `-C` (global option).
-    #[serde(
-        rename = "chdir",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub chdir: ::core::option::Option<::std::path::PathBuf>,
     /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
     ///
     /// Flag `-c` (global option).
-    #[serde(
-        rename = "config",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
-    #[serde(
-        rename = "no_pager",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub no_pager: bool,
     /// Also restore the index
     ///
     /// Flag `--index`.
-    #[serde(
-        rename = "index",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub index: bool,
     /// Suppress feedback messages
     ///
     /// Flag `--quiet`.
-    #[serde(
-        rename = "quiet",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub quiet: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for StashPop {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.optional("stash", &self.stash);
+        fields.optional("chdir", &self.chdir);
+        fields.list("config", &self.config);
+        fields.flag("no_pager", self.no_pager);
+        fields.flag("index", self.index);
+        fields.flag("quiet", self.quiet);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashPop {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for StashPop {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            stash: args.optional("stash")?,
+            chdir: args.optional("chdir")?,
+            config: args.list("config")?,
+            no_pager: args.flag("no_pager")?,
+            index: args.flag("index")?,
+            quiet: args.flag("quiet")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl StashPop {

@@ -7,30 +7,21 @@
     ::core::marker::Copy,
     ::core::cmp::PartialEq,
     ::core::cmp::Eq,
-    ::core::hash::Hash,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
+    ::core::hash::Hash
 )]
-#[serde(crate = "::atip_runtime::__private::serde")]
 #[allow(dead_code, clippy::upper_case_acronyms)]
 pub enum LsSort {
     /// `none`
-    #[serde(rename = "none")]
     None,
     /// `size`
-    #[serde(rename = "size")]
     Size,
     /// `time`
-    #[serde(rename = "time")]
     Time,
     /// `version`
-    #[serde(rename = "version")]
     Version,
     /// `extension`
-    #[serde(rename = "extension")]
     Extension,
     /// `width`
-    #[serde(rename = "width")]
     Width,
 }
 #[allow(dead_code)]
@@ -45,6 +36,37 @@ impl LsSort {
             Self::Extension => "extension",
             Self::Width => "width",
         }
+    }
+    /// The variant whose value is `value`, if any.
+    pub fn from_value(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "none" => ::core::option::Option::Some(Self::None),
+            "size" => ::core::option::Option::Some(Self::Size),
+            "time" => ::core::option::Option::Some(Self::Time),
+            "version" => ::core::option::Option::Some(Self::Version),
+            "extension" => ::core::option::Option::Some(Self::Extension),
+            "width" => ::core::option::Option::Some(Self::Width),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::atip_runtime::__private::serde::Serialize for LsSort {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for LsSort {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_enum(
+            deserializer,
+            Self::from_value,
+            &["none", "size", "time", "version", "extension", "width"],
+        )
     }
 }
 impl ::core::fmt::Display for LsSort {
@@ -69,115 +91,94 @@ impl ::atip_runtime::ArgValue for LsSort {
 /// Runs `ls`; tool name `ls`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Ls {
     /// Files or directories to list (default: the current directory)
     ///
     /// Positional argument.
-    #[serde(
-        rename = "files",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::std::vec::Vec::is_empty"
-    )]
     pub files: ::std::vec::Vec<::std::path::PathBuf>,
     /// Include entries starting with a dot
     ///
     /// Flag `--all`.
-    #[serde(
-        rename = "all",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub all: bool,
     /// Include dot entries except . and ..
     ///
     /// Flag `--almost-all`.
-    #[serde(
-        rename = "almost_all",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub almost_all: bool,
     /// Long listing: mode, links, owner, group, size, time
     ///
     /// Flag `-l`.
-    #[serde(
-        rename = "long",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub long: bool,
     /// With --long, sizes like 1K 234M 2G
     ///
     /// Flag `--human-readable`.
-    #[serde(
-        rename = "human_readable",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub human_readable: bool,
     /// One entry per line
     ///
     /// Flag `-1`.
-    #[serde(
-        rename = "one_per_line",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub one_per_line: bool,
     /// List directories themselves, not their contents
     ///
     /// Flag `--directory`.
-    #[serde(
-        rename = "directory",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub directory: bool,
     /// List subdirectories recursively
     ///
     /// Flag `--recursive`.
-    #[serde(
-        rename = "recursive",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub recursive: bool,
     /// Reverse the sort order
     ///
     /// Flag `--reverse`.
-    #[serde(
-        rename = "reverse",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub reverse: bool,
     /// Sort by this key instead of the name
     ///
     /// Flag `--sort`.
-    #[serde(
-        rename = "sort",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sort: ::core::option::Option<LsSort>,
+}
+impl ::atip_runtime::__private::serde::Serialize for Ls {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.list("files", &self.files);
+        fields.flag("all", self.all);
+        fields.flag("almost_all", self.almost_all);
+        fields.flag("long", self.long);
+        fields.flag("human_readable", self.human_readable);
+        fields.flag("one_per_line", self.one_per_line);
+        fields.flag("directory", self.directory);
+        fields.flag("recursive", self.recursive);
+        fields.flag("reverse", self.reverse);
+        fields.optional("sort", &self.sort);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Ls {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Ls {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            files: args.list("files")?,
+            all: args.flag("all")?,
+            almost_all: args.flag("almost_all")?,
+            long: args.flag("long")?,
+            human_readable: args.flag("human_readable")?,
+            one_per_line: args.flag("one_per_line")?,
+            directory: args.flag("directory")?,
+            recursive: args.flag("recursive")?,
+            reverse: args.flag("reverse")?,
+            sort: args.optional("sort")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Ls {

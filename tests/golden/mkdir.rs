@@ -5,50 +5,58 @@
 /// Runs `mkdir`; tool name `mkdir`.
 ///
 /// Effects: not destructive, reversible, not idempotent, no network, reads no files, writes files, deletes no files.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Mkdir {
     /// Directories to create
     ///
     /// Positional argument.
-    #[serde(rename = "directories")]
     pub directories: ::std::vec::Vec<::std::path::PathBuf>,
     /// Create missing parent directories; no error if a directory exists
     ///
     /// Flag `--parents`.
-    #[serde(
-        rename = "parents",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub parents: bool,
     /// Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)
     ///
     /// Flag `--mode`.
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mode: ::core::option::Option<::std::string::String>,
     /// Print a line for every directory created
     ///
     /// Flag `--verbose`.
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Mkdir {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("directories", &self.directories);
+        fields.flag("parents", self.parents);
+        fields.optional("mode", &self.mode);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Mkdir {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Mkdir {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            directories: args.required("directories")?,
+            parents: args.flag("parents")?,
+            mode: args.optional("mode")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Mkdir {

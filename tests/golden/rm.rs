@@ -5,61 +5,64 @@
 /// Runs `rm`; tool name `rm`.
 ///
 /// Effects: destructive, not reversible, idempotent, no network, reads no files, writes files, deletes files.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Rm {
     /// Files or directories to delete
     ///
     /// Positional argument.
-    #[serde(rename = "files")]
     pub files: ::std::vec::Vec<::std::path::PathBuf>,
     /// Ignore missing files and never prompt
     ///
     /// Flag `--force`.
-    #[serde(
-        rename = "force",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub force: bool,
     /// Delete directories and their contents
     ///
     /// Flag `--recursive`.
-    #[serde(
-        rename = "recursive",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub recursive: bool,
     /// Delete empty directories
     ///
     /// Flag `--dir`.
-    #[serde(
-        rename = "dir",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub dir: bool,
     /// Print a line for every file deleted
     ///
     /// Flag `--verbose`.
-    #[serde(
-        rename = "verbose",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub verbose: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Rm {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("files", &self.files);
+        fields.flag("force", self.force);
+        fields.flag("recursive", self.recursive);
+        fields.flag("dir", self.dir);
+        fields.flag("verbose", self.verbose);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Rm {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Rm {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            files: args.required("files")?,
+            force: args.flag("force")?,
+            recursive: args.flag("recursive")?,
+            dir: args.flag("dir")?,
+            verbose: args.flag("verbose")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Rm {

@@ -5,71 +5,70 @@
 /// Runs `wc`; tool name `wc`.
 ///
 /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files.
-#[derive(
-    ::core::fmt::Debug,
-    ::core::clone::Clone,
-    ::core::cmp::PartialEq,
-    ::atip_runtime::__private::serde::Serialize,
-    ::atip_runtime::__private::serde::Deserialize
-)]
-#[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+#[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Wc {
     /// Files to count
     ///
     /// Positional argument.
-    #[serde(rename = "files")]
     pub files: ::std::vec::Vec<::std::path::PathBuf>,
     /// Print the newline counts
     ///
     /// Flag `--lines`.
-    #[serde(
-        rename = "lines",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub lines: bool,
     /// Print the word counts
     ///
     /// Flag `--words`.
-    #[serde(
-        rename = "words",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub words: bool,
     /// Print the byte counts
     ///
     /// Flag `--bytes`.
-    #[serde(
-        rename = "bytes",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub bytes: bool,
     /// Print the character counts
     ///
     /// Flag `--chars`.
-    #[serde(
-        rename = "chars",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub chars: bool,
     /// Print the length of the longest line
     ///
     /// Flag `--max-line-length`.
-    #[serde(
-        rename = "max_line_length",
-        default,
-        deserialize_with = "::atip_runtime::__private::null_as_default",
-        skip_serializing_if = "::atip_runtime::__private::is_false"
-    )]
     pub max_line_length: bool,
+}
+impl ::atip_runtime::__private::serde::Serialize for Wc {
+    fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+        fields.value("files", &self.files);
+        fields.flag("lines", self.lines);
+        fields.flag("words", self.words);
+        fields.flag("bytes", self.bytes);
+        fields.flag("chars", self.chars);
+        fields.flag("max_line_length", self.max_line_length);
+        fields.finish(serializer)
+    }
+}
+impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Wc {
+    fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        ::atip_runtime::__private::deserialize_command(deserializer)
+    }
+}
+impl ::atip_runtime::FromArguments for Wc {
+    #[allow(unused_mut)]
+    fn from_arguments(
+        mut args: ::atip_runtime::Arguments,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::core::result::Result::Ok(Self {
+            files: args.required("files")?,
+            lines: args.flag("lines")?,
+            words: args.flag("words")?,
+            bytes: args.flag("bytes")?,
+            chars: args.flag("chars")?,
+            max_line_length: args.flag("max_line_length")?,
+        })
+    }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
 impl Wc {

@@ -68,7 +68,7 @@ impl ScratchCrate {
             &self.dir.join("Cargo.toml"),
             &format!(
                 "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-                 [dependencies]\natip-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+                 [dependencies]\natip-runtime = {{ path = {:?} }}\n\n[profile.dev]\ndebug = false\n\n[workspace]\n",
                 runtime.display().to_string()
             ),
         );
@@ -88,6 +88,8 @@ impl ScratchCrate {
             .args(["run", "--quiet", "--offline", "--manifest-path"])
             .arg(self.dir.join("Cargo.toml"))
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            // Generated code for thousands of commands: no incremental cache to keep in memory.
+            .env("CARGO_INCREMENTAL", "0")
             .env_remove("RUSTFLAGS")
             .output()
             .expect("cargo runs");

@@ -415,30 +415,39 @@ fn command_items(
     let fields = plan.fields.iter().map(|f| {
         let field = &f.field;
         let fty = f.field_ty();
-        let rename = Literal::string(&f.param.name);
-        let serde = match f.shape() {
-            Shape::Flag => quote! {
-                #[serde(rename = #rename, default,
-                    deserialize_with = "::atip_runtime::__private::null_as_default",
-                    skip_serializing_if = "::atip_runtime::__private::is_false")]
-            },
-            Shape::List { required: false } => quote! {
-                #[serde(rename = #rename, default,
-                    deserialize_with = "::atip_runtime::__private::null_as_default",
-                    skip_serializing_if = "::std::vec::Vec::is_empty")]
-            },
-            Shape::Optional => quote! {
-                #[serde(rename = #rename, default,
-                    skip_serializing_if = "::core::option::Option::is_none")]
-            },
-            Shape::Required | Shape::List { required: true } => quote!(#[serde(rename = #rename)]),
-        };
         let docs = doc_attrs(&param_doc(f.param));
         quote! {
             #docs
-            #serde
             pub #field: #fty,
         }
+    });
+    // serde, by hand: derives cost most of the compile time of large tools, and going
+    // through `check_arguments` makes serde and dispatch accept exactly the same input.
+    let serialize_fields = plan.fields.iter().map(|f| {
+        let field = &f.field;
+        let name = Literal::string(&f.param.name);
+        match f.shape() {
+            Shape::Flag => quote!(fields.flag(#name, self.#field);),
+            Shape::Optional => quote!(fields.optional(#name, &self.#field);),
+            Shape::List { required: false } => quote!(fields.list(#name, &self.#field);),
+            Shape::Required | Shape::List { required: true } => {
+                quote!(fields.value(#name, &self.#field);)
+            }
+        }
+    });
+    let read_fields = plan.fields.iter().map(|f| {
+        let field = &f.field;
+        let name = Literal::string(&f.param.name);
+        let getter = format_ident!(
+            "{}",
+            match f.shape() {
+                Shape::Flag => "flag",
+                Shape::Optional => "optional",
+                Shape::List { required: false } => "list",
+                Shape::Required | Shape::List { required: true } => "required",
+            }
+        );
+        quote!(#field: args.#getter(#name)?,)
     });
 
     // Constructor: arguments in declaration order, then required options (params() order).
@@ -555,17 +564,38 @@ fn command_items(
 
     out.extend(quote! {
         #struct_doc
-        #[derive(
-            ::core::fmt::Debug,
-            ::core::clone::Clone,
-            ::core::cmp::PartialEq,
-            ::atip_runtime::__private::serde::Serialize,
-            ::atip_runtime::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::atip_runtime::__private::serde", deny_unknown_fields)]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
         #[allow(dead_code)]
         pub struct #ty {
             #(#fields)*
+        }
+
+        impl ::atip_runtime::__private::serde::Serialize for #ty {
+            fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+                #(#serialize_fields)*
+                fields.finish(serializer)
+            }
+        }
+
+        impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for #ty {
+            fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                ::atip_runtime::__private::deserialize_command(deserializer)
+            }
+        }
+
+        impl ::atip_runtime::FromArguments for #ty {
+            #[allow(unused_mut)]
+            fn from_arguments(
+                mut args: ::atip_runtime::Arguments,
+            ) -> ::core::result::Result<Self, ::std::string::String> {
+                ::core::result::Result::Ok(Self { #(#read_fields)* })
+            }
         }
 
         #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -694,11 +724,9 @@ fn enum_items(
         .join(" ");
     let enum_doc = doc_attrs(&format!("Values of {what} of `{invocation}`."));
     let variants = e.variants.iter().map(|(v, text)| {
-        let lit = Literal::string(text);
         let docs = doc_attrs(&format!("`{text}`"));
         quote! {
             #docs
-            #[serde(rename = #lit)]
             #v,
         }
     });
@@ -706,6 +734,11 @@ fn enum_items(
         let lit = Literal::string(text);
         quote!(Self::#v => #lit,)
     });
+    let parse_arms = e.variants.iter().map(|(v, text)| {
+        let lit = Literal::string(text);
+        quote!(#lit => ::core::option::Option::Some(Self::#v),)
+    });
+    let values = e.variants.iter().map(|(_, text)| Literal::string(text));
     quote! {
         #enum_doc
         #[derive(
@@ -714,11 +747,8 @@ fn enum_items(
             ::core::marker::Copy,
             ::core::cmp::PartialEq,
             ::core::cmp::Eq,
-            ::core::hash::Hash,
-            ::atip_runtime::__private::serde::Serialize,
-            ::atip_runtime::__private::serde::Deserialize
+            ::core::hash::Hash
         )]
-        #[serde(crate = "::atip_runtime::__private::serde")]
         #[allow(dead_code, clippy::upper_case_acronyms)]
         pub enum #ty {
             #(#variants)*
@@ -731,6 +761,31 @@ fn enum_items(
                 match self {
                     #(#arms)*
                 }
+            }
+
+            /// The variant whose value is `value`, if any.
+            pub fn from_value(value: &str) -> ::core::option::Option<Self> {
+                match value {
+                    #(#parse_arms)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+
+        impl ::atip_runtime::__private::serde::Serialize for #ty {
+            fn serialize<S: ::atip_runtime::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for #ty {
+            fn deserialize<D: ::atip_runtime::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                ::atip_runtime::__private::deserialize_enum(deserializer, Self::from_value, &[#(#values),*])
             }
         }
 

@@ -329,6 +329,79 @@ pub fn check_arguments(
     }
 }
 
+/// Arguments that passed [`check_arguments`], read field by field into a typed command.
+///
+/// Generated commands implement [`FromArguments`] with these getters; each getter converts one
+/// already checked value, so a failure means the command and its `TOOL` spec disagree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Arguments(Map<String, Value>);
+
+impl Arguments {
+    /// Wraps arguments returned by [`check_arguments`].
+    pub fn new(checked: Map<String, Value>) -> Self {
+        Arguments(checked)
+    }
+
+    fn convert<T: serde::de::DeserializeOwned>(name: &str, v: Value) -> Result<T, String> {
+        serde_json::from_value(v).map_err(|e| format!("parameter `{name}`: {e}"))
+    }
+
+    /// A required value.
+    ///
+    /// # Errors
+    ///
+    /// When it is absent or does not convert.
+    pub fn required<T: serde::de::DeserializeOwned>(&mut self, name: &str) -> Result<T, String> {
+        match self.0.remove(name) {
+            Some(v) => Self::convert(name, v),
+            None => Err(format!("parameter `{name}` is required")),
+        }
+    }
+
+    /// An optional value, `None` when absent.
+    ///
+    /// # Errors
+    ///
+    /// When it does not convert.
+    pub fn optional<T: serde::de::DeserializeOwned>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<T>, String> {
+        self.0
+            .remove(name)
+            .map(|v| Self::convert(name, v))
+            .transpose()
+    }
+
+    /// A list, empty when absent.
+    ///
+    /// # Errors
+    ///
+    /// When it does not convert.
+    pub fn list<T: serde::de::DeserializeOwned>(&mut self, name: &str) -> Result<Vec<T>, String> {
+        Ok(self.optional(name)?.unwrap_or_default())
+    }
+
+    /// A boolean flag, `false` when absent.
+    ///
+    /// # Errors
+    ///
+    /// When it is not a boolean.
+    pub fn flag(&mut self, name: &str) -> Result<bool, String> {
+        Ok(self.optional(name)?.unwrap_or(false))
+    }
+}
+
+/// Commands that can be built from checked [`Arguments`]; implemented by generated code.
+pub trait FromArguments: Sized {
+    /// Builds the command.
+    ///
+    /// # Errors
+    ///
+    /// When a checked value does not convert (the command and its `TOOL` spec disagree).
+    fn from_arguments(args: Arguments) -> Result<Self, String>;
+}
+
 fn check_value(p: &ParamSpec, v: &Value, label: &str) -> Result<Value, Problem> {
     let wrong = |expected: String| Problem::WrongType {
         param: label.to_owned(),
@@ -426,14 +499,14 @@ fn number(v: &Value) -> Option<f64> {
 }
 
 /// Dispatches `call` to the generated command `C`: checks the arguments against `C::TOOL`,
-/// then deserialises them. Used by generated `Call::from_tool_call`.
+/// then builds the command from them. Used by generated `Call::from_tool_call`.
 ///
 /// # Errors
 ///
 /// [`DispatchError`] with every problem of the arguments.
 pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
 where
-    C: Command + serde::de::DeserializeOwned,
+    C: Command + FromArguments,
 {
     let args = call.arguments.as_ref().map_err(|e| {
         DispatchError::new(
@@ -444,7 +517,7 @@ where
         )
     })?;
     let normalised = check_arguments(&C::TOOL, args).map_err(|p| DispatchError::new(call, p))?;
-    serde_json::from_value(Value::Object(normalised)).map_err(|e| {
+    C::from_arguments(Arguments::new(normalised)).map_err(|e| {
         DispatchError::new(
             call,
             vec![Problem::InvalidArguments {

@@ -43,7 +43,10 @@ pub mod validate;
 pub use argv::{ArgValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 pub use diagnostic::{Diagnostic, JsonPath, LoadError, Location, Severity};
-pub use dispatch::{ArgumentsError, DispatchError, LoadedTool, Problem, ToolCall, ToolGroup};
+pub use dispatch::{
+    Arguments, ArgumentsError, DispatchError, FromArguments, LoadedTool, Problem, ToolCall,
+    ToolGroup,
+};
 pub use effects::{
     Cost, CostEstimate, DurationHint, Effects, FilesystemEffects, Interactive, StdinMode, Text,
     TextList,
@@ -79,6 +82,92 @@ pub mod __private {
     /// `skip_serializing_if` for booleans that default to `false`.
     pub fn is_false(value: &bool) -> bool {
         !*value
+    }
+
+    use serde::de::Error as _;
+    use serde::ser::SerializeMap as _;
+
+    use crate::dispatch::{check_arguments, Arguments, FromArguments};
+    use crate::Command;
+
+    /// `Deserialize` of a generated command: a JSON object checked against `C::TOOL` with the
+    /// rules of dispatch (coercions, `null` as absent, unknown parameters refused), then built.
+    pub fn deserialize_command<'de, D, C>(deserializer: D) -> Result<C, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+        C: Command + FromArguments,
+    {
+        use serde::Deserialize;
+        let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+        let checked = check_arguments(&C::TOOL, &map).map_err(|problems| {
+            D::Error::custom(
+                problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+        C::from_arguments(Arguments::new(checked)).map_err(D::Error::custom)
+    }
+
+    /// `Serialize` of a generated command, field by field with provider parameter names;
+    /// absent options, `false` flags and empty optional lists are left out.
+    #[derive(Default)]
+    pub struct FieldsWriter(serde_json::Map<String, serde_json::Value>);
+
+    impl FieldsWriter {
+        /// A value that is always written.
+        pub fn value<T: serde::Serialize>(&mut self, name: &str, value: &T) {
+            if let Ok(v) = serde_json::to_value(value) {
+                self.0.insert(name.to_owned(), v);
+            }
+        }
+
+        /// An optional value, written when present.
+        pub fn optional<T: serde::Serialize>(&mut self, name: &str, value: &Option<T>) {
+            if let Some(v) = value {
+                self.value(name, v);
+            }
+        }
+
+        /// An optional list, written when not empty.
+        pub fn list<T: serde::Serialize>(&mut self, name: &str, value: &[T]) {
+            if !value.is_empty() {
+                self.value(name, &value);
+            }
+        }
+
+        /// A flag, written when `true`.
+        pub fn flag(&mut self, name: &str, value: bool) {
+            if value {
+                self.0
+                    .insert(name.to_owned(), serde_json::Value::Bool(true));
+            }
+        }
+
+        /// Serialises the fields as a map.
+        pub fn finish<S: serde::Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(self.0.len()))?;
+            for (k, v) in &self.0 {
+                map.serialize_entry(k, v)?;
+            }
+            map.end()
+        }
+    }
+
+    /// `Deserialize` of a generated enumeration: one of `values`, by text.
+    pub fn deserialize_enum<'de, D, E>(
+        deserializer: D,
+        parse: fn(&str) -> Option<E>,
+        values: &'static [&'static str],
+    ) -> Result<E, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+    {
+        use serde::Deserialize;
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        parse(&text).ok_or_else(|| D::Error::unknown_variant(&text, values))
     }
 
     /// `&s[start..end]` in a `const`: the generated per-command schema constants are slices
