@@ -15,6 +15,7 @@ pub const GOLDENS: &[(&str, &str)] = &[
     ("examples/atip/mkdir.json", "golden/mkdir.rs"),
     ("examples/atip/rm.json", "golden/rm.rs"),
     ("tests/fixtures/adversarial.json", "golden/adversarial.rs"),
+    ("tests/fixtures/minimal.json", "golden/minimal.rs"),
 ];
 
 fn workspace() -> &'static Path {

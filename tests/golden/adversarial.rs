@@ -66,7 +66,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Type {
     }
 }
 impl ::atip_runtime::FromArguments for Type {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -366,7 +365,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for SelfCommand {
     }
 }
 impl ::atip_runtime::FromArguments for SelfCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -621,7 +619,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for CallCommand {
     }
 }
 impl ::atip_runtime::FromArguments for CallCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -787,7 +784,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for OptionCommand {
     }
 }
 impl ::atip_runtime::FromArguments for OptionCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -953,7 +949,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ResultCommand {
     }
 }
 impl ::atip_runtime::FromArguments for ResultCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1119,7 +1114,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StringCommand {
     }
 }
 impl ::atip_runtime::FromArguments for StringCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1285,7 +1279,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for VecCommand {
     }
 }
 impl ::atip_runtime::FromArguments for VecCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1451,7 +1444,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EffectsCommand 
     }
 }
 impl ::atip_runtime::FromArguments for EffectsCommand {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1627,7 +1619,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for _2fa {
     }
 }
 impl ::atip_runtime::FromArguments for _2fa {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1838,7 +1829,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for UfcNUefCode {
     }
 }
 impl ::atip_runtime::FromArguments for UfcNUefCode {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2011,7 +2001,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for AB {
     }
 }
 impl ::atip_runtime::FromArguments for AB {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2177,7 +2166,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll {
     }
 }
 impl ::atip_runtime::FromArguments for ListAll {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2343,7 +2331,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll2 {
     }
 }
 impl ::atip_runtime::FromArguments for ListAll2 {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2808,7 +2795,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Enums {
     }
 }
 impl ::atip_runtime::FromArguments for Enums {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -3229,7 +3215,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Group {
     }
 }
 impl ::atip_runtime::FromArguments for Group {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -3425,7 +3410,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for GroupInner {
     }
 }
 impl ::atip_runtime::FromArguments for GroupInner {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {

@@ -61,7 +61,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Init {
     }
 }
 impl ::atip_runtime::FromArguments for Init {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -479,7 +478,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Status {
     }
 }
 impl ::atip_runtime::FromArguments for Status {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -859,7 +857,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Add {
     }
 }
 impl ::atip_runtime::FromArguments for Add {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1270,7 +1267,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Commit {
     }
 }
 impl ::atip_runtime::FromArguments for Commit {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -1707,7 +1703,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Log {
     }
 }
 impl ::atip_runtime::FromArguments for Log {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2170,7 +2165,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Branch {
     }
 }
 impl ::atip_runtime::FromArguments for Branch {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2554,7 +2548,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Switch {
     }
 }
 impl ::atip_runtime::FromArguments for Switch {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -2895,7 +2888,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Diff {
     }
 }
 impl ::atip_runtime::FromArguments for Diff {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -3267,7 +3259,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Clean {
     }
 }
 impl ::atip_runtime::FromArguments for Clean {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -3686,7 +3677,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Reset {
     }
 }
 impl ::atip_runtime::FromArguments for Reset {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -4070,7 +4060,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Stash {
     }
 }
 impl ::atip_runtime::FromArguments for Stash {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -4386,7 +4375,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashList {
     }
 }
 impl ::atip_runtime::FromArguments for StashList {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {
@@ -4626,7 +4614,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashPop {
     }
 }
 impl ::atip_runtime::FromArguments for StashPop {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {

@@ -162,7 +162,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Ls {
     }
 }
 impl ::atip_runtime::FromArguments for Ls {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {

@@ -46,7 +46,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Mkdir {
     }
 }
 impl ::atip_runtime::FromArguments for Mkdir {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {

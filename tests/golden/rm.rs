@@ -51,7 +51,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Rm {
     }
 }
 impl ::atip_runtime::FromArguments for Rm {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {

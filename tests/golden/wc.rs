@@ -56,7 +56,6 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Wc {
     }
 }
 impl ::atip_runtime::FromArguments for Wc {
-    #[allow(unused_mut)]
     fn from_arguments(
         mut args: ::atip_runtime::Arguments,
     ) -> ::core::result::Result<Self, ::std::string::String> {

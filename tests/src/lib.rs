@@ -38,3 +38,8 @@ pub mod rm {
 pub mod weird {
     include!("../golden/adversarial.rs");
 }
+
+/// `hello`, from `tests/fixtures/minimal.json`: commands without parameters.
+pub mod hello {
+    include!("../golden/minimal.rs");
+}

@@ -435,6 +435,12 @@ fn command_items(
             }
         }
     });
+    // A command without parameters reads and writes nothing.
+    let (fields_binding, args_binding) = if plan.fields.is_empty() {
+        (quote!(fields), quote!(_args))
+    } else {
+        (quote!(mut fields), quote!(mut args))
+    };
     let read_fields = plan.fields.iter().map(|f| {
         let field = &f.field;
         let name = Literal::string(&f.param.name);
@@ -575,7 +581,7 @@ fn command_items(
                 &self,
                 serializer: S,
             ) -> ::core::result::Result<S::Ok, S::Error> {
-                let mut fields = ::atip_runtime::__private::FieldsWriter::default();
+                let #fields_binding = ::atip_runtime::__private::FieldsWriter::default();
                 #(#serialize_fields)*
                 fields.finish(serializer)
             }
@@ -590,9 +596,8 @@ fn command_items(
         }
 
         impl ::atip_runtime::FromArguments for #ty {
-            #[allow(unused_mut)]
             fn from_arguments(
-                mut args: ::atip_runtime::Arguments,
+                #args_binding: ::atip_runtime::Arguments,
             ) -> ::core::result::Result<Self, ::std::string::String> {
                 ::core::result::Result::Ok(Self { #(#read_fields)* })
             }

@@ -30,6 +30,10 @@ pub mod rm {
 pub mod weird {
     include!("../../golden/adversarial.rs");
 }
+/// hello
+pub mod hello {
+    include!("../../golden/minimal.rs");
+}
 
 use atip_runtime::Command;
 
@@ -43,4 +47,6 @@ fn main() {
     assert_eq!(rm::Rm::EFFECTS.destructive, Some(true));
     assert!(git::Call::NAMES.contains(&"git_stash_pop"));
     assert_eq!(weird::Type::new("i", "s").r#type("t").argv(), ["weird", "--type=t", "type", "i", "s"]);
+    assert_eq!(hello::Hello::new().argv(), ["hello"]);
+    assert_eq!(hello::Bye::default().argv(), ["hello", "bye"]);
 }
