@@ -4,7 +4,8 @@
 //!
 //! * `include_atip!` (crate `atip-macros`, re-exported by `atip-runtime`) expands in place;
 //! * [`Builder`] writes formatted modules to `$OUT_DIR/atip/<tool>.rs` from `build.rs`;
-//! * the `atip` binary (`atip gen FILE`, `atip check FILE…`) prints them, for checked-in code.
+//! * the `atip` command (crate `atip-cli`: `atip gen FILE`, `atip check FILE…`) prints them, for
+//!   checked-in code.
 //!
 //! ```
 //! let json = r#"{"atip": "0.4", "name": "hello", "version": "1.0", "description": "Greets",

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use atip_build::{expand, Options};
-use atip_core::lifecycle::{parse_response, ResponseFormat};
-use atip_core::providers::{tool_definitions, Provider};
-use atip_core::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
+use atip_runtime::lifecycle::{parse_response, ResponseFormat};
+use atip_runtime::providers::{tool_definitions, Provider};
+use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 
@@ -294,7 +294,7 @@ fn dispatch(
                         .iter()
                         .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
                         .collect();
-                    Err(atip_core::DispatchError::unknown_tool(call, &names))
+                    Err(atip_runtime::DispatchError::unknown_tool(call, &names))
                 }
             };
             match result {
@@ -354,7 +354,7 @@ fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
 fn gen(file: &std::path::Path, commands: Vec<String>, program: Option<String>) -> ExitCode {
     let name = file.display().to_string();
     let options = LoadOptions::strict().with_file(name.clone());
-    let text = match atip_core::load::read_text(file, &options) {
+    let text = match atip_runtime::load::read_text(file, &options) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{e}");
