@@ -139,6 +139,12 @@ impl ArgvBuilder {
         }
     }
 
+    /// Appends one element as given, with no `--` protection: only for raw arguments of
+    /// commands no metadata describes (see `LoadedTool::unlisted_invocation`).
+    pub fn raw(&mut self, arg: &str) {
+        self.push_fixed(arg.into(), "a raw argument");
+    }
+
     /// Appends a bare flag (a `true` boolean).
     pub fn flag(&mut self, flag: &str) {
         self.push_fixed(flag.into(), "a flag");

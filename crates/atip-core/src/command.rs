@@ -5,7 +5,7 @@ use std::ffi::OsString;
 
 use crate::argv::{ArgvBuilder, ArgvError};
 use crate::effects::Effects;
-use crate::model::TrustSource;
+use crate::model::{SafetyAssumption, TrustSource};
 use crate::tool::ToolSpec;
 
 /// A typed command generated from ATIP metadata (one per flattened command).
@@ -67,6 +67,24 @@ pub struct Invocation {
     pub effects: Cow<'static, Effects>,
     /// `trust.source` of the metadata, if declared.
     pub trust: Option<TrustSource>,
+    /// `Some` when the command is not in the loaded metadata (partial discovery, spec §3.1.1):
+    /// what the metadata's `omitted.safetyAssumption` says about such commands (`unknown` when
+    /// it says nothing). `None` for listed commands.
+    pub unlisted: Option<SafetyAssumption>,
+}
+
+impl Invocation {
+    /// An invocation of `argv` (program first) with the given name and effects, trust unknown;
+    /// for commands that do not come from generated code or loaded metadata.
+    pub fn new(name: impl Into<String>, argv: Vec<OsString>, effects: Effects) -> Self {
+        Invocation {
+            name: Cow::Owned(name.into()),
+            argv,
+            effects: Cow::Owned(effects),
+            trust: None,
+            unlisted: None,
+        }
+    }
 }
 
 /// Anything that can become an [`Invocation`]: every [`Command`] and generated `Call` enums.
@@ -86,6 +104,7 @@ impl<C: Command> ToInvocation for C {
             argv: self.try_argv()?,
             effects: Cow::Owned(C::EFFECTS),
             trust: C::TRUST,
+            unlisted: None,
         })
     }
 }

@@ -617,6 +617,47 @@ impl LoadedTool {
             argv,
             effects: std::borrow::Cow::Owned(cmd.effects.clone()),
             trust: self.trust(),
+            unlisted: None,
+        })
+    }
+
+    /// For partial metadata (`partial: true`, spec §3.1.1): an invocation of a command that is
+    /// not in the loaded metadata, from its subcommand `path` and raw `args`, with the tool's
+    /// own effects and `unlisted` set from `omitted.safetyAssumption`, so the policy treats it
+    /// as the metadata says (by default it needs confirmation).
+    ///
+    /// # Errors
+    ///
+    /// When the metadata is not partial, the command is in fact listed, or a value holds NUL.
+    pub fn unlisted_invocation(&self, path: &[&str], args: &[&str]) -> Result<Invocation, String> {
+        let tool = &self.document.tool;
+        if tool.partial != Some(true) {
+            return Err(format!(
+                "`{}` metadata is complete (not `partial`): only its listed commands can run",
+                tool.name
+            ));
+        }
+        let name = crate::names::tool_name(&tool.name, path);
+        if self.index.contains_key(&name) {
+            return Err(format!("`{name}` is listed; dispatch it with `invocation`"));
+        }
+        let mut b = ArgvBuilder::new(self.program.as_str());
+        b.subcommand(path);
+        for a in args {
+            b.raw(a);
+        }
+        let argv = b.finish().map_err(|e| e.to_string())?;
+        let assumption = tool
+            .omitted
+            .as_ref()
+            .and_then(|o| o.safety_assumption)
+            .unwrap_or(crate::model::SafetyAssumption::Unknown);
+        Ok(Invocation {
+            name: Text::Owned(name),
+            argv,
+            effects: std::borrow::Cow::Owned(tool.effects.clone().unwrap_or_default()),
+            trust: self.trust(),
+            unlisted: Some(assumption),
         })
     }
 

@@ -37,10 +37,16 @@ pub use atip_core::*;
 #[cfg(feature = "macros")]
 pub use atip_macros::include_atip;
 
+pub mod filter;
+pub use filter::ResultFilter;
+
 pub mod policy;
-pub use policy::{Decision, Policy, Reason, ReasonCode};
+pub use policy::{Decision, Policy, Reason, ReasonCode, ReasonSeverity};
 
 #[cfg(feature = "exec")]
 pub mod exec;
 #[cfg(feature = "exec")]
-pub use exec::{Confirm, ConfirmationRequest, ExitStatus, Output, RunError, Runner};
+pub use exec::{
+    BatchOptions, Confirm, ConfirmationRequest, ExitStatus, Output, OutputChunk, RunError, Runner,
+    StreamKind,
+};

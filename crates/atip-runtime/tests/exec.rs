@@ -8,19 +8,22 @@
 #![cfg(unix)]
 
 use std::borrow::Cow;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{Effects, ExitStatus, Invocation, ReasonCode, RunError, Runner};
+use atip_runtime::{
+    BatchOptions, Effects, ExitStatus, Invocation, OutputChunk, ReasonCode, RunError, Runner,
+    StreamKind,
+};
 
 fn inv(argv: &[&str]) -> Invocation {
-    Invocation {
-        name: Cow::Owned(argv[0].to_owned()),
-        argv: argv.iter().map(Into::into).collect(),
-        effects: Cow::Owned(Effects::UNKNOWN),
-        trust: None,
-    }
+    Invocation::new(
+        argv[0],
+        argv.iter().map(Into::into).collect(),
+        Effects::UNKNOWN,
+    )
 }
 
 fn with_effects(mut i: Invocation, json: &str) -> Invocation {
@@ -170,7 +173,7 @@ fn output_is_capped_while_the_pipe_keeps_draining() {
         assert!(out.success(), "{:?}", out.status);
         assert!(!out.timed_out);
         assert_eq!(out.stdout.len() + out.stderr.len(), 1000);
-        assert_eq!(out.dropped_bytes, 4_194_304 + 1_048_576 - 1000);
+        assert_eq!(out.dropped_bytes(), 4_194_304 + 1_048_576 - 1000);
         assert!(out.truncated());
     });
 }
@@ -298,5 +301,281 @@ fn interactive_commands_are_refused_even_when_confirmed() {
             allowed.run(&login).await.unwrap().success(),
             "stdin is /dev/null"
         );
+    });
+}
+
+#[test]
+fn per_command_timeouts_come_from_effects_and_are_clamped() {
+    rt().block_on(async {
+        let runner = Runner::new()
+            .timeout(Duration::from_secs(30))
+            .kill_grace(Duration::from_millis(200));
+        let quick = with_effects(inv(&["sleep", "5"]), r#"{"duration": {"timeout": "1s"}}"#);
+        let started = Instant::now();
+        let out = runner.run(&quick).await.unwrap();
+        assert!(out.timed_out);
+        assert_eq!(out.timeout, Duration::from_secs(1));
+        assert!(started.elapsed() < Duration::from_secs(4));
+        assert!(out
+            .to_tool_result()
+            .content
+            .ends_with("[timed out after 1 s]"));
+
+        let greedy = with_effects(inv(&["sleep", "5"]), r#"{"duration": {"timeout": "10m"}}"#);
+        let capped = runner.clone().max_timeout(Duration::from_millis(500));
+        assert_eq!(
+            capped.timeout_for(&greedy.effects),
+            Duration::from_millis(500)
+        );
+        let out = capped.run(&greedy).await.unwrap();
+        assert!(out.timed_out);
+        assert_eq!(
+            runner.timeout_for(&Effects::UNKNOWN),
+            Duration::from_secs(30)
+        );
+    });
+}
+
+#[test]
+fn nul_in_a_raw_argv_is_refused_before_spawning() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let script = format!("touch {}", marker.display());
+        let bad = Invocation::new(
+            "sh",
+            vec!["sh".into(), "-c".into(), script.into(), "a\0b".into()],
+            Effects::UNKNOWN,
+        );
+        match Runner::new().run(&bad).await {
+            Err(RunError::Argv(e)) => {
+                assert!(e.to_string().contains("argv[3] contains a NUL byte"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!marker.exists());
+    });
+}
+
+#[test]
+fn environment_allow_list_passes_only_named_variables() {
+    rt().block_on(async {
+        std::env::set_var("ATIP_TEST_KEEP", "kept");
+        std::env::set_var("ATIP_TEST_SECRET", "leak");
+        let out = Runner::new()
+            .env_allow(["PATH", "ATIP_TEST_KEEP"])
+            .env("ATIP_TEST_ADDED", "added")
+            .run(&inv(&[
+                "sh",
+                "-c",
+                "echo ${ATIP_TEST_KEEP:-none} ${ATIP_TEST_SECRET:-none} ${ATIP_TEST_ADDED:-none}",
+            ]))
+            .await
+            .unwrap();
+        assert_eq!(out.stdout_lossy(), "kept none added\n");
+    });
+}
+
+#[test]
+fn stdin_bytes_are_fed_and_default_stdin_is_empty() {
+    rt().block_on(async {
+        let out = Runner::new()
+            .stdin(b"line one\nline two\n".to_vec())
+            .run(&inv(&["cat"]))
+            .await
+            .unwrap();
+        assert_eq!(out.stdout, b"line one\nline two\n");
+        let out = Runner::new().run(&inv(&["cat"])).await.unwrap();
+        assert!(
+            out.stdout.is_empty(),
+            "cat reads /dev/null and ends at once"
+        );
+    });
+}
+
+#[test]
+fn streaming_delivers_chunks_as_they_arrive() {
+    rt().block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<OutputChunk>(16);
+        let runner = Runner::new();
+        let cmd = inv(&[
+            "sh",
+            "-c",
+            "echo first; sleep 0.3; echo second >&2; sleep 0.3; echo third",
+        ]);
+        let started = Instant::now();
+        let collector = tokio::spawn(async move {
+            let mut seen = Vec::new();
+            while let Some(chunk) = rx.recv().await {
+                seen.push((started.elapsed(), chunk));
+            }
+            seen
+        });
+        let out = runner.run_streaming(&cmd, tx).await.unwrap();
+        let seen = collector.await.unwrap();
+        let texts: Vec<(StreamKind, String)> = seen
+            .iter()
+            .map(|(_, c)| (c.stream, String::from_utf8_lossy(&c.bytes).into_owned()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                (StreamKind::Stdout, "first\n".to_owned()),
+                (StreamKind::Stderr, "second\n".to_owned()),
+                (StreamKind::Stdout, "third\n".to_owned())
+            ]
+        );
+        assert!(
+            seen[0].0 < Duration::from_millis(250),
+            "the first chunk came before the command ended"
+        );
+        assert_eq!(out.stdout_lossy(), "first\nthird\n");
+    });
+}
+
+fn stamp_script(log: &Path, tag: &str, secs: &str) -> String {
+    format!(
+        "echo start {tag} $(date +%s%N) >> {log}; sleep {secs}; echo end {tag} $(date +%s%N) >> {log}; echo {tag}",
+        log = log.display()
+    )
+}
+
+fn intervals(log: &Path) -> std::collections::HashMap<String, (u128, u128)> {
+    let mut m = std::collections::HashMap::new();
+    for line in std::fs::read_to_string(log).unwrap().lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let t: u128 = parts[2].parse().unwrap();
+        let e = m.entry(parts[1].to_owned()).or_insert((0, 0));
+        if parts[0] == "start" {
+            e.0 = t
+        } else {
+            e.1 = t
+        }
+    }
+    m
+}
+
+fn overlap(a: (u128, u128), b: (u128, u128)) -> bool {
+    a.0 < b.1 && b.0 < a.1
+}
+
+#[test]
+fn batches_keep_order_run_safe_calls_together_and_serialise_conflicts() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let read_only = r#"{"filesystem": {"write": false, "delete": false}, "destructive": false, "idempotent": true}"#;
+        let writes = r#"{"filesystem": {"write": true, "delete": false}, "destructive": false, "idempotent": true}"#;
+        let calls = vec![
+            with_effects(inv(&["sh", "-c", &stamp_script(&log, "w1", "0.3")]), writes),
+            with_effects(inv(&["sh", "-c", &stamp_script(&log, "r1", "0.3")]), read_only),
+            with_effects(inv(&["sh", "-c", &stamp_script(&log, "w2", "0.3")]), writes),
+            with_effects(inv(&["sh", "-c", &stamp_script(&log, "r2", "0.3")]), read_only),
+        ];
+        let results = Runner::new()
+            .run_batch(calls, BatchOptions { concurrency: 4, stop_on_error: false })
+            .await;
+        let outs: Vec<String> = results.iter().map(|r| r.as_ref().unwrap().stdout_lossy()).collect();
+        assert_eq!(outs, ["w1\n", "r1\n", "w2\n", "r2\n"], "results in input order");
+        let t = intervals(&log);
+        assert!(!overlap(t["w1"], t["w2"]), "two writers never overlap");
+        assert!(t["w1"].1 <= t["w2"].0, "conflicting calls keep their order");
+        assert!(overlap(t["w1"], t["r1"]), "a reader runs beside a writer");
+        assert!(overlap(t["r1"], t["r2"]) || overlap(t["r2"], t["w2"]), "independent calls run together");
+
+        // Sequential by default.
+        let log2 = dir.path().join("log2");
+        let calls = vec![
+            with_effects(inv(&["sh", "-c", &stamp_script(&log2, "a", "0.1")]), read_only),
+            with_effects(inv(&["sh", "-c", &stamp_script(&log2, "b", "0.1")]), read_only),
+        ];
+        Runner::new().run_batch(calls, BatchOptions::default()).await;
+        let t = intervals(&log2);
+        assert!(!overlap(t["a"], t["b"]));
+    });
+}
+
+#[test]
+fn batches_stop_on_the_first_error_when_asked() {
+    rt().block_on(async {
+        let ok = r#"{"destructive": false, "idempotent": true, "filesystem": {"write": false, "delete": false}}"#;
+        let calls = || {
+            vec![
+                with_effects(inv(&["true"]), ok),
+                with_effects(inv(&["false"]), ok),
+                with_effects(inv(&["true"]), ok),
+            ]
+        };
+        let r = Runner::new().run_batch(calls(), BatchOptions { concurrency: 1, stop_on_error: true }).await;
+        assert!(r[0].as_ref().unwrap().success());
+        assert_eq!(r[1].as_ref().unwrap().status, ExitStatus::Code(1));
+        assert!(matches!(&r[2], Err(RunError::Skipped { name }) if name == "true"));
+        let r = Runner::new().run_batch(calls(), BatchOptions::default()).await;
+        assert!(r[2].as_ref().unwrap().success(), "continue by default");
+    });
+}
+
+#[test]
+fn tool_results_are_filtered() {
+    rt().block_on(async {
+        let out = Runner::new()
+            .run(&inv(&["sh", "-c", "echo GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJabcdef12; echo fine >&2; exit 3"]))
+            .await
+            .unwrap();
+        let r = Runner::new().tool_result(&out);
+        assert!(r.is_error);
+        assert_eq!(r.content, "GITHUB_TOKEN=[REDACTED]\n[stderr]\nfine\n[exit code 3]");
+        assert!(out.stdout_lossy().contains("ghp_"), "the caller still has the raw output");
+        let err = Runner::new()
+            .run(&with_effects(inv(&["curl", "-H", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz"]), r#"{"destructive": true}"#))
+            .await
+            .unwrap_err();
+        let r = err.to_tool_result();
+        assert!(r.is_error);
+        assert!(r.content.contains("Bearer [REDACTED]"), "{}", r.content);
+    });
+}
+
+#[test]
+fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
+    use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool};
+    rt().block_on(async {
+        let doc = |assumption: &str| {
+            let text = format!(
+                r#"{{"atip": {{"version": "0.6"}}, "name": "printf", "version": "9", "description": "Format and print",
+                    "partial": true, "omitted": {{"reason": "filtered", "safetyAssumption": "{assumption}"}},
+                    "commands": {{"listed": {{"description": "a listed command"}}}}}}"#
+            );
+            LoadedTool::new(
+                Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
+                None,
+            )
+        };
+        let unknown = doc("unknown");
+        let inv = unknown.unlisted_invocation(&[], &["%s", "-n"]).unwrap();
+        assert_eq!(inv.argv, ["printf", "%s", "-n"]);
+        match Runner::new().run(&inv).await {
+            Err(RunError::NeedsConfirmation(req)) => {
+                assert_eq!(req.reasons[0].code, ReasonCode::NotInMetadata);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(Runner::new().run_confirmed(&inv).await.unwrap().stdout, b"-n");
+
+        let safe = doc("known-safe");
+        let inv = safe.unlisted_invocation(&[], &["ok"]).unwrap();
+        assert_eq!(Runner::new().run(&inv).await.unwrap().stdout, b"ok");
+
+        assert!(safe.unlisted_invocation(&["listed"], &[]).unwrap_err().contains("is listed"));
+        let complete = LoadedTool::new(
+            Document::parse(
+                r#"{"atip": "0.6", "name": "printf", "version": "9", "description": "d"}"#,
+                &LoadOptions::strict(),
+                &FlattenOptions::default(),
+            )
+            .unwrap(),
+            None,
+        );
+        assert!(complete.unlisted_invocation(&[], &["x"]).unwrap_err().contains("not `partial`"));
     });
 }

@@ -1,0 +1,466 @@
+//! Running commands with tokio: policy gate, no shell, own process group, time limits, capped
+//! output.
+//!
+//! Every run goes through the [`Policy`] gate first. The argv is passed as is — no shell ever
+//! interprets it (a caller who wants one runs `sh -c …` as an explicit [`Invocation`]); values
+//! holding NUL are refused before anything is spawned. The child gets `/dev/null` as stdin
+//! unless bytes are given, runs in its own process group (Unix), and is killed with its whole
+//! group on timeout (SIGTERM, then SIGKILL after a grace period), when it exits (leftover
+//! background processes) and when the run future is dropped; tokio reaps it. stdout and stderr
+//! are read concurrently into one combined byte budget; what does not fit is read and counted,
+//! so the child never blocks on a full pipe and memory stays bounded.
+//!
+//! The time limit is the runner's default (30 s), or the command's `effects.duration.timeout`
+//! (`"60s"`, `"5m"`, parsed with humantime), never more than the runner's maximum (10 min).
+
+mod batch;
+mod output;
+mod process;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::filter::ResultFilter;
+use crate::policy::{Decision, Policy, Reason};
+use crate::{ArgvError, Effects, Invocation, ToInvocation, ToolResult};
+
+pub use batch::{conflicts, BatchOptions};
+pub use output::{ExitStatus, Output};
+pub use process::{OutputChunk, StreamKind};
+
+use process::{EnvBase, ProcessSettings};
+
+/// Default time limit: 30 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default maximum for a command's own `effects.duration.timeout`: 10 min.
+pub const DEFAULT_MAX_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default cap on captured stdout + stderr: 1 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// Default time between SIGTERM and SIGKILL on timeout: 2 s.
+pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// What a confirmation handler is asked about: the command with its argv, merged effects and
+/// trust, and every reason it needs confirmation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmationRequest {
+    /// The command as it would run.
+    pub invocation: Invocation,
+    /// Why it needs confirmation.
+    pub reasons: Vec<Reason>,
+}
+
+impl fmt::Display for ConfirmationRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` needs confirmation (", self.invocation.name)?;
+        for (i, r) in self.reasons.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{r}")?;
+        }
+        write!(f, "): {}", shown_argv(&self.invocation.argv))
+    }
+}
+
+/// Asks a person whether a command may run. Implemented for async closures
+/// `Fn(ConfirmationRequest) -> impl Future<Output = bool>`.
+pub trait Confirm: Send + Sync {
+    /// `true` to run the command, `false` to refuse it.
+    fn confirm(
+        &self,
+        request: ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+}
+
+impl<F, Fut> Confirm for F
+where
+    F: Fn(ConfirmationRequest) -> Fut + Send + Sync,
+    Fut: Future<Output = bool> + Send + 'static,
+{
+    fn confirm(
+        &self,
+        request: ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(self(request))
+    }
+}
+
+/// Why a command did not run (or could not be started).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The argv could not be built (NUL bytes, bad values).
+    Argv(ArgvError),
+    /// The policy refused the command.
+    Denied {
+        /// The command.
+        invocation: Invocation,
+        /// Every reason, refusals first.
+        reasons: Vec<Reason>,
+    },
+    /// The command needs confirmation and no handler is set. Ask a person, then retry with
+    /// [`Runner::run_confirmed`].
+    NeedsConfirmation(ConfirmationRequest),
+    /// The confirmation handler said no.
+    Declined(ConfirmationRequest),
+    /// Not run: an earlier call of a batch failed and the batch stops on the first error.
+    Skipped {
+        /// The command.
+        name: String,
+    },
+    /// The program could not be started.
+    Spawn {
+        /// argv\[0\].
+        program: OsString,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Reading output or waiting for the child failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Argv(e) => write!(f, "{e}"),
+            RunError::Denied {
+                invocation,
+                reasons,
+            } => {
+                write!(f, "policy refuses `{}`: ", invocation.name)?;
+                for (i, r) in reasons.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{r}")?;
+                }
+                Ok(())
+            }
+            RunError::NeedsConfirmation(req) => {
+                write!(
+                    f,
+                    "{req}; it was not run: ask a person, then retry with confirmation"
+                )
+            }
+            RunError::Declined(req) => write!(f, "{req}; confirmation was declined"),
+            RunError::Skipped { name } => {
+                write!(
+                    f,
+                    "`{name}` was not run: an earlier call of the batch failed"
+                )
+            }
+            RunError::Spawn { program, source } => {
+                write!(f, "cannot start {:?}: {source}", program.to_string_lossy())
+            }
+            RunError::Io(e) => write!(f, "i/o error while running the command: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Argv(e) => Some(e),
+            RunError::Spawn { source, .. } => Some(source),
+            RunError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ArgvError> for RunError {
+    fn from(e: ArgvError) -> Self {
+        RunError::Argv(e)
+    }
+}
+
+impl RunError {
+    /// The error result for a model, its text through the default [`ResultFilter`] (argv can
+    /// hold secrets too).
+    pub fn to_tool_result(&self) -> ToolResult {
+        self.to_tool_result_with(&ResultFilter::default())
+    }
+
+    /// The error result for a model, its text through `filter`.
+    pub fn to_tool_result_with(&self, filter: &ResultFilter) -> ToolResult {
+        ToolResult::error(filter.filter(&self.to_string()).text)
+    }
+}
+
+/// Runs commands through a [`Policy`] under limits. Cheap to clone.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), atip_runtime::RunError> {
+/// use atip_runtime::{Effects, Invocation, Runner};
+/// let runner = Runner::new().timeout(std::time::Duration::from_secs(5));
+/// let ls = Invocation::new("ls", vec!["ls".into(), "-l".into()], Effects::UNKNOWN);
+/// let out = runner.run(&ls).await?;
+/// println!("{}", runner.tool_result(&out).content);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Runner {
+    policy: Policy,
+    settings: ProcessSettings,
+    max_timeout: Duration,
+    confirm: Option<Arc<dyn Confirm>>,
+    filter: ResultFilter,
+}
+
+impl fmt::Debug for Runner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runner")
+            .field("policy", &self.policy)
+            .field("settings", &self.settings)
+            .field("max_timeout", &self.max_timeout)
+            .field("confirm", &self.confirm.is_some())
+            .field("filter", &self.filter)
+            .finish()
+    }
+}
+
+impl Default for Runner {
+    fn default() -> Self {
+        Runner::new()
+    }
+}
+
+impl Runner {
+    /// Default policy, 30 s time limit (commands may ask for up to 10 min), 1 MiB output cap,
+    /// inherited environment and directory, `/dev/null` stdin, no confirmation handler, the
+    /// default result filter.
+    pub fn new() -> Self {
+        Runner {
+            policy: Policy::default(),
+            settings: ProcessSettings {
+                timeout: DEFAULT_TIMEOUT,
+                kill_grace: DEFAULT_KILL_GRACE,
+                max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+                cwd: None,
+                env_base: EnvBase::Inherit,
+                env: Vec::new(),
+                stdin: None,
+            },
+            max_timeout: DEFAULT_MAX_TIMEOUT,
+            confirm: None,
+            filter: ResultFilter::default(),
+        }
+    }
+
+    /// Uses `policy`.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The time limit for commands that declare none.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = timeout;
+        self
+    }
+
+    /// The most a command's own `effects.duration.timeout` may ask for.
+    pub fn max_timeout(mut self, max: Duration) -> Self {
+        self.max_timeout = max;
+        self
+    }
+
+    /// Time between SIGTERM and SIGKILL when a command times out.
+    pub fn kill_grace(mut self, grace: Duration) -> Self {
+        self.settings.kill_grace = grace;
+        self
+    }
+
+    /// Keeps at most `bytes` of stdout and stderr together.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.settings.max_output_bytes = bytes;
+        self
+    }
+
+    /// Runs commands in `dir`.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.settings.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets an environment variable for commands.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.settings.env.push((key.into(), Some(value.into())));
+        self
+    }
+
+    /// Removes an environment variable for commands.
+    pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
+        self.settings.env.push((key.into(), None));
+        self
+    }
+
+    /// Starts commands with an empty environment (plus what [`Runner::env`] sets).
+    pub fn env_clear(mut self) -> Self {
+        self.settings.env_base = EnvBase::Clear;
+        self
+    }
+
+    /// Passes on only these variables of this process's environment (plus what
+    /// [`Runner::env`] sets).
+    pub fn env_allow<I, K>(mut self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = K>,
+        K: Into<OsString>,
+    {
+        self.settings.env_base = EnvBase::AllowList(keys.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Feeds `bytes` to the command's stdin (default: `/dev/null`).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.settings.stdin = Some(Arc::from(bytes.into().into_boxed_slice()));
+        self
+    }
+
+    /// Asks `handler` when a command needs confirmation.
+    pub fn confirm_with(mut self, handler: impl Confirm + 'static) -> Self {
+        self.confirm = Some(Arc::new(handler));
+        self
+    }
+
+    /// Uses `filter` for [`Runner::tool_result`] and [`Runner::error_result`].
+    pub fn filter(mut self, filter: ResultFilter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// The policy in use.
+    pub fn current_policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The time limit for a command with these effects: its `duration.timeout` when it
+    /// declares a readable one, else the default; never above the maximum.
+    pub fn timeout_for(&self, effects: &Effects) -> Duration {
+        effects
+            .timeout_hint()
+            .and_then(|t| humantime::parse_duration(t).ok())
+            .unwrap_or(self.settings.timeout)
+            .min(self.max_timeout)
+    }
+
+    /// The result for a model of a command that ran, through this runner's filter.
+    pub fn tool_result(&self, output: &Output) -> ToolResult {
+        output.to_tool_result_with(&self.filter)
+    }
+
+    /// The result for a model of a command that did not run, through this runner's filter.
+    pub fn error_result(&self, error: &RunError) -> ToolResult {
+        error.to_tool_result_with(&self.filter)
+    }
+
+    /// Checks `command` against the policy and runs it. A command needing confirmation is put
+    /// to the confirmation handler; without one it is refused with
+    /// [`RunError::NeedsConfirmation`], which carries everything a person needs to decide.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError`]: bad argv, refused or unconfirmed by policy, not startable, or I/O
+    /// failure. A command that runs and fails (non-zero exit, timeout) is an `Ok` [`Output`].
+    pub async fn run(&self, command: &(impl ToInvocation + ?Sized)) -> Result<Output, RunError> {
+        self.gate_and_run(command.to_invocation()?, false, None)
+            .await
+    }
+
+    /// Like [`Runner::run`], but a person already confirmed: a command that needs confirmation
+    /// runs. Commands the policy refuses stay refused.
+    ///
+    /// # Errors
+    ///
+    /// As [`Runner::run`], except [`RunError::NeedsConfirmation`] and [`RunError::Declined`].
+    pub async fn run_confirmed(
+        &self,
+        command: &(impl ToInvocation + ?Sized),
+    ) -> Result<Output, RunError> {
+        self.gate_and_run(command.to_invocation()?, true, None)
+            .await
+    }
+
+    /// Like [`Runner::run`], and sends every chunk of stdout and stderr to `chunks` as it
+    /// arrives (raw, unfiltered; a slow receiver slows the child down through its pipe).
+    ///
+    /// # Errors
+    ///
+    /// As [`Runner::run`].
+    pub async fn run_streaming(
+        &self,
+        command: &(impl ToInvocation + ?Sized),
+        chunks: mpsc::Sender<OutputChunk>,
+    ) -> Result<Output, RunError> {
+        self.gate_and_run(command.to_invocation()?, false, Some(chunks))
+            .await
+    }
+
+    async fn gate_and_run(
+        &self,
+        invocation: Invocation,
+        confirmed: bool,
+        sink: Option<mpsc::Sender<OutputChunk>>,
+    ) -> Result<Output, RunError> {
+        match self.policy.evaluate(&invocation) {
+            Decision::Allow => {}
+            Decision::Deny(reasons) => {
+                return Err(RunError::Denied {
+                    invocation,
+                    reasons,
+                })
+            }
+            Decision::NeedsConfirmation(_) if confirmed => {}
+            Decision::NeedsConfirmation(reasons) => {
+                let request = ConfirmationRequest {
+                    invocation,
+                    reasons,
+                };
+                match &self.confirm {
+                    None => return Err(RunError::NeedsConfirmation(request)),
+                    Some(handler) => {
+                        if !handler.confirm(request.clone()).await {
+                            return Err(RunError::Declined(request));
+                        }
+                        return self.spawn(request.invocation, sink.as_ref()).await;
+                    }
+                }
+            }
+        }
+        self.spawn(invocation, sink.as_ref()).await
+    }
+
+    async fn spawn(
+        &self,
+        invocation: Invocation,
+        sink: Option<&mpsc::Sender<OutputChunk>>,
+    ) -> Result<Output, RunError> {
+        let mut settings = self.settings.clone();
+        settings.timeout = self.timeout_for(&invocation.effects);
+        process::run(invocation, &settings, sink).await
+    }
+
+    /// Runs `invocation` without consulting the policy (with the same limits).
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::Argv`] for NUL bytes, [`RunError::Spawn`] or [`RunError::Io`].
+    pub async fn execute(&self, invocation: Invocation) -> Result<Output, RunError> {
+        self.spawn(invocation, None).await
+    }
+}
+
+fn shown_argv(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|a| format!("{:?}", a.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,322 @@
+//! One child process: spawned without a shell in its own process group, fed its stdin, drained
+//! concurrently under a byte cap, and killed with its whole group on timeout, on exit
+//! (leftover background processes) and when the future is dropped.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use super::output::{ExitStatus, Output};
+use super::RunError;
+use crate::argv::{ArgvError, ArgvProblem};
+use crate::Invocation;
+
+/// Which stream a chunk of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamKind {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Output as it arrives, for [`super::Runner::run_streaming`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputChunk {
+    /// Where it came from.
+    pub stream: StreamKind,
+    /// The bytes, as read (not filtered: the caller sees raw output).
+    pub bytes: Vec<u8>,
+}
+
+/// How the child's environment is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EnvBase {
+    /// The runner's own environment.
+    Inherit,
+    /// Nothing.
+    Clear,
+    /// Only these variables of the runner's environment.
+    AllowList(Vec<OsString>),
+}
+
+/// Everything about a child except what to run.
+#[derive(Debug, Clone)]
+pub(crate) struct ProcessSettings {
+    pub timeout: Duration,
+    pub kill_grace: Duration,
+    pub max_output_bytes: usize,
+    pub cwd: Option<PathBuf>,
+    pub env_base: EnvBase,
+    pub env: Vec<(OsString, Option<OsString>)>,
+    pub stdin: Option<Arc<[u8]>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    Terminating,
+    Killed,
+}
+
+struct Capture {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    budget: usize,
+    stdout_dropped: u64,
+    stderr_dropped: u64,
+}
+
+/// Runs `invocation` to completion (or its timeout) and collects its output.
+pub(crate) async fn run(
+    invocation: Invocation,
+    settings: &ProcessSettings,
+    sink: Option<&mpsc::Sender<OutputChunk>>,
+) -> Result<Output, RunError> {
+    let Some(program) = invocation.argv.first() else {
+        return Err(RunError::Spawn {
+            program: OsString::new(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty argv"),
+        });
+    };
+    // Values with NUL never reach the OS (which would cut or refuse them).
+    let nul: Vec<ArgvProblem> = invocation
+        .argv
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.as_encoded_bytes().contains(&0))
+        .map(|(i, _)| ArgvProblem::Nul {
+            param: format!("argv[{i}]"),
+        })
+        .collect();
+    if !nul.is_empty() {
+        return Err(RunError::Argv(ArgvError { problems: nul }));
+    }
+
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(&invocation.argv[1..])
+        .stdin(if settings.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    match &settings.env_base {
+        EnvBase::Inherit => {}
+        EnvBase::Clear => {
+            cmd.env_clear();
+        }
+        EnvBase::AllowList(keys) => {
+            cmd.env_clear();
+            for k in keys {
+                if let Some(v) = std::env::var_os(k) {
+                    cmd.env(k, v);
+                }
+            }
+        }
+    }
+    for (k, v) in &settings.env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    if let Some(dir) = &settings.cwd {
+        cmd.current_dir(dir);
+    }
+
+    let started = Instant::now();
+    let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let group = GroupGuard(child.id());
+    let capture = Mutex::new(Capture {
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        budget: settings.max_output_bytes,
+        stdout_dropped: 0,
+        stderr_dropped: 0,
+    });
+    let stdin = child.stdin.take();
+    let stdin_bytes = settings.stdin.clone();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let mut reading = std::pin::pin!(async {
+        let feed = async {
+            if let (Some(mut pipe), Some(bytes)) = (stdin, stdin_bytes) {
+                // A child that exits without reading its input is not an error.
+                let _ = pipe.write_all(&bytes).await;
+                let _ = pipe.shutdown().await;
+            }
+            Ok::<(), std::io::Error>(())
+        };
+        let (a, b, c) = tokio::join!(
+            pump(stdout, StreamKind::Stdout, &capture, sink),
+            pump(stderr, StreamKind::Stderr, &capture, sink),
+            feed
+        );
+        a.and(b).and(c)
+    });
+    let mut waiting = std::pin::pin!(child.wait());
+
+    let mut status = None;
+    let mut read_done = false;
+    let mut timed_out = false;
+    let mut phase = Phase::Running;
+    let mut deadline = tokio::time::Instant::now() + settings.timeout;
+    loop {
+        tokio::select! {
+            s = &mut waiting, if status.is_none() => {
+                status = Some(s.map_err(RunError::Io)?);
+                // Kill what the command left running in its group: no orphans.
+                group.kill(Signal::Kill);
+                if phase == Phase::Running {
+                    phase = Phase::Killed;
+                    deadline = tokio::time::Instant::now() + settings.kill_grace;
+                }
+            }
+            r = &mut reading, if !read_done => {
+                r.map_err(RunError::Io)?;
+                read_done = true;
+            }
+            _ = tokio::time::sleep_until(deadline) => match phase {
+                Phase::Running => {
+                    timed_out = true;
+                    group.kill(Signal::Term);
+                    phase = Phase::Terminating;
+                    deadline = tokio::time::Instant::now() + settings.kill_grace;
+                }
+                Phase::Terminating => {
+                    group.kill(Signal::Kill);
+                    phase = Phase::Killed;
+                    deadline = tokio::time::Instant::now() + settings.kill_grace;
+                }
+                // Pipes held open by a process outside the group: stop reading.
+                Phase::Killed => break,
+            },
+        }
+        if status.is_some() && read_done {
+            break;
+        }
+    }
+    let status = match status {
+        Some(s) => s,
+        None => (&mut waiting).await.map_err(RunError::Io)?,
+    };
+    let duration = started.elapsed();
+    let mut capture = capture.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(Output {
+        name: invocation.name.into_owned(),
+        argv: invocation.argv,
+        status: exit_status(status),
+        stdout: std::mem::take(&mut capture.stdout),
+        stderr: std::mem::take(&mut capture.stderr),
+        stdout_dropped: capture.stdout_dropped,
+        stderr_dropped: capture.stderr_dropped,
+        timed_out,
+        timeout: settings.timeout,
+        duration,
+    })
+}
+
+async fn pump<R: AsyncRead + Unpin>(
+    reader: Option<R>,
+    stream: StreamKind,
+    capture: &Mutex<Capture>,
+    sink: Option<&mpsc::Sender<OutputChunk>>,
+) -> std::io::Result<()> {
+    let Some(mut reader) = reader else {
+        return Ok(());
+    };
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = reader.read(&mut buf).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        {
+            let mut c = capture.lock().unwrap_or_else(|p| p.into_inner());
+            let keep = n.min(c.budget);
+            c.budget -= keep;
+            let dropped = (n - keep) as u64;
+            match stream {
+                StreamKind::Stdout => {
+                    c.stdout.extend_from_slice(&buf[..keep]);
+                    c.stdout_dropped += dropped;
+                }
+                StreamKind::Stderr => {
+                    c.stderr.extend_from_slice(&buf[..keep]);
+                    c.stderr_dropped += dropped;
+                }
+            }
+        }
+        if let Some(tx) = sink {
+            // A receiver that went away only stops the stream, not the run.
+            let _ = tx
+                .send(OutputChunk {
+                    stream,
+                    bytes: buf[..n].to_vec(),
+                })
+                .await;
+        }
+    }
+}
+
+fn exit_status(s: std::process::ExitStatus) -> ExitStatus {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return ExitStatus::Signal(sig);
+        }
+    }
+    ExitStatus::Code(s.code().unwrap_or(-1))
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+/// Kills the child's process group when dropped (the run was cancelled or finished).
+struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    fn kill(&self, signal: Signal) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .0
+            .and_then(|p| i32::try_from(p).ok())
+            .filter(|p| *p > 0)
+        {
+            let sig = match signal {
+                Signal::Term => libc::SIGTERM,
+                Signal::Kill => libc::SIGKILL,
+            };
+            // SAFETY: a plain syscall; a negative pid addresses the process group the child
+            // leads (it was spawned with process_group(0)). ESRCH when it is gone is fine.
+            unsafe {
+                libc::kill(-pid, sig);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = signal;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill(Signal::Kill);
+    }
+}

@@ -1,0 +1,61 @@
+//! 100 MB of output through the runner: held under the cap, the rest drained and counted, and
+//! this process's peak memory stays small. A test binary of its own, so no other test's memory
+//! counts against the peak.
+
+#![cfg(target_os = "linux")]
+
+use std::time::Duration;
+
+use atip_runtime::{Effects, Invocation, Runner};
+
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_hundred_megabytes_of_output_stay_under_the_cap() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let cap = 1024 * 1024;
+    let total: u64 = 100 * 1024 * 1024;
+    let out = rt.block_on(async {
+        Runner::new()
+            .max_output_bytes(cap)
+            .timeout(Duration::from_secs(60))
+            .run(&Invocation::new(
+                "head",
+                vec![
+                    "head".into(),
+                    "-c".into(),
+                    total.to_string().into(),
+                    "/dev/zero".into(),
+                ],
+                Effects::UNKNOWN,
+            ))
+            .await
+            .unwrap()
+    });
+    assert!(
+        out.success(),
+        "the child never blocked on a full pipe: {:?}",
+        out.status
+    );
+    assert_eq!(out.stdout.len(), cap);
+    assert_eq!(out.dropped_bytes(), total - cap as u64);
+    let peak = peak_rss_kib();
+    println!("peak RSS {peak} KiB");
+    assert!(peak < 64 * 1024, "peak RSS {peak} KiB for 100 MB of output");
+    let text = out.to_tool_result().content;
+    assert!(
+        text.ends_with(&format!("bytes omitted]")),
+        "{}",
+        &text[text.len() - 80..]
+    );
+}
