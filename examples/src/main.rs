@@ -8,7 +8,9 @@
 //! destructive) until a person confirms, and then running it. Finally it replays recorded
 //! model responses in each provider's wire format (`examples/replay/*.json`) through the whole
 //! loop: parse the tool calls, dispatch them to typed commands, run them through the policy,
-//! and build the tool-result messages that would go back to the model.
+//! and build the tool-result messages that would go back to the model. Last, safe execution on
+//! coreutils: `rm` refused until a confirmation handler says yes, a slow command timed out, a
+//! flood of output capped, and secrets in output redacted before a model could see them.
 
 use std::error::Error;
 use std::ffi::OsString;
@@ -25,6 +27,26 @@ mod git {
 mod wc {
     //! Typed commands generated from `examples/atip/wc.json`.
     atip_runtime::include_atip!("atip/wc.json");
+}
+
+mod coreutils {
+    //! `rm`, `cat`, `seq` and `sleep`, one metadata file each.
+    pub mod rm {
+        //! `rm`.
+        atip_runtime::include_atip!("atip/rm.json");
+    }
+    pub mod cat {
+        //! `cat`.
+        atip_runtime::include_atip!("atip/cat.json");
+    }
+    pub mod seq {
+        //! `seq`.
+        atip_runtime::include_atip!("atip/seq.json");
+    }
+    pub mod sleep {
+        //! `sleep`.
+        atip_runtime::include_atip!("atip/sleep.json");
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -125,6 +147,82 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
     if !repo.join("notes.tmp").exists() {
         return Err("the replayed git clean must have been refused".into());
+    }
+
+    safe_execution(repo).await
+}
+
+/// The limits and the filter, on real coreutils.
+async fn safe_execution(dir: &std::path::Path) -> Result<(), Box<dyn Error>> {
+    use coreutils::{cat::Cat, rm::Rm, seq::Seq, sleep::Sleep};
+    println!("# safe execution");
+    let runner = Runner::new().current_dir(dir);
+
+    // rm is destructive: refused without a confirmation handler, run once one says yes.
+    let remove = Rm::new(["notes.tmp"]);
+    match runner.run(&remove).await {
+        Err(RunError::NeedsConfirmation(request)) => {
+            println!("$ {}\n  refused: {request}", shown(&remove.argv()))
+        }
+        other => return Err(format!("rm must need confirmation, got {other:?}").into()),
+    }
+    let asking =
+        runner
+            .clone()
+            .confirm_with(|request: atip_runtime::ConfirmationRequest| async move {
+                println!(
+                    "  confirmation handler asked about {}: yes",
+                    shown(&request.invocation.argv)
+                );
+                true
+            });
+    let out = asking.run(&remove).await?;
+    println!("  {}", asking.tool_result(&out).content);
+    if dir.join("notes.tmp").exists() {
+        return Err("the confirmed rm should have removed notes.tmp".into());
+    }
+
+    // A slow command is stopped at its time limit, its whole process group killed.
+    let slow = Sleep::new(["5"]);
+    let quick = runner.clone().timeout(Duration::from_secs(1));
+    let out = quick.run(&slow).await?;
+    println!(
+        "$ {}\n  {} (after {} ms)",
+        shown(&slow.argv()),
+        quick.tool_result(&out).content,
+        out.duration.as_millis()
+    );
+    if !out.timed_out {
+        return Err("sleep 5 should have timed out".into());
+    }
+
+    // A flood of output: read to the end, kept up to the cap, the rest counted.
+    let flood = Seq::new([1.0, 500_000.0]);
+    let capped = runner.clone().max_output_bytes(4096);
+    let out = capped.run(&flood).await?;
+    let text = capped.tool_result(&out).content;
+    println!(
+        "$ {}\n  kept {} bytes, dropped {}; the result ends with: {}",
+        shown(&flood.argv()),
+        out.stdout.len(),
+        out.dropped_bytes(),
+        text.lines().last().unwrap_or_default()
+    );
+
+    // Secrets in output never reach the model.
+    std::fs::write(
+        dir.join("deploy.env"),
+        "REGION=eu-west-1\nGITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJabcdef12\nDB_PASSWORD: s3cr3t-pa55\n",
+    )?;
+    let show = Cat::new(["deploy.env"]);
+    let out = runner.run(&show).await?;
+    let result = runner.tool_result(&out);
+    println!("$ {}", shown(&show.argv()));
+    for line in result.content.lines() {
+        println!("  {line}");
+    }
+    if result.content.contains("ghp_") || result.content.contains("s3cr3t") {
+        return Err("secrets must be redacted".into());
     }
     Ok(())
 }

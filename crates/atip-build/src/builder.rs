@@ -2,15 +2,28 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use atip_core::{Diagnostic, JsonPath, LoadError, LoadOptions};
 
+use crate::discover::{discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT};
 use crate::{expand, Options};
 
-/// One metadata file to generate code for.
+/// Where an input's metadata comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    File(PathBuf),
+    Discover {
+        tool: String,
+        fallback: Option<PathBuf>,
+        timeout: Duration,
+    },
+}
+
+/// One metadata source to generate code for: a file, or a tool asked with `--agent`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
-    path: PathBuf,
+    source: Source,
     commands: Option<Vec<String>>,
     program: Option<String>,
 }
@@ -19,10 +32,41 @@ impl Input {
     /// A metadata file, relative to the package root (build scripts run there) or absolute.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Input {
-            path: path.into(),
+            source: Source::File(path.into()),
             commands: None,
             program: None,
         }
+    }
+
+    /// The metadata `tool --agent` prints at build time (spec §3.1), run under a 5 s limit
+    /// without stdin and validated strictly; it is written to `$OUT_DIR/atip/<tool>.agent.json`.
+    /// When the tool is not installed, the [`Input::fallback`] file is used instead.
+    pub fn discover(tool: impl Into<String>) -> Self {
+        Input {
+            source: Source::Discover {
+                tool: tool.into(),
+                fallback: None,
+                timeout: DEFAULT_DISCOVER_TIMEOUT,
+            },
+            commands: None,
+            program: None,
+        }
+    }
+
+    /// For [`Input::discover`]: the checked-in metadata to use when the tool is absent.
+    pub fn fallback(mut self, path: impl Into<PathBuf>) -> Self {
+        if let Source::Discover { fallback, .. } = &mut self.source {
+            *fallback = Some(path.into());
+        }
+        self
+    }
+
+    /// For [`Input::discover`]: the time limit for `tool --agent`.
+    pub fn discover_timeout(mut self, limit: Duration) -> Self {
+        if let Source::Discover { timeout, .. } = &mut self.source {
+            *timeout = limit;
+        }
+        self
     }
 
     /// Keep only these command subtrees, e.g. `["pr", "repo delete"]`.
@@ -122,6 +166,11 @@ impl Builder {
         self
     }
 
+    /// Adds the metadata `tool --agent` prints (see [`Input::discover`]).
+    pub fn discover(self, tool: impl Into<String>) -> Self {
+        self.input(Input::discover(tool))
+    }
+
     /// Writes under `dir` instead of `$OUT_DIR`.
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.out_dir = Some(dir.into());
@@ -161,13 +210,8 @@ impl Builder {
         let mut rendered: Vec<(String, String, Vec<String>)> = Vec::new();
         let mut errors = Vec::new();
         for input in &self.inputs {
-            let display = input.path.display().to_string();
-            if cargo {
-                println!("cargo:rerun-if-changed={display}");
-            }
-            let options = LoadOptions::strict().with_file(display.clone());
-            let text = match atip_core::load::read_text(&input.path, &options) {
-                Ok(t) => t,
+            let (display, text) = match self.read_source(&input.source, &out_dir, cargo) {
+                Ok(v) => v,
                 Err(e) => {
                     errors.push(e);
                     continue;
@@ -230,6 +274,60 @@ impl Builder {
         Ok(out)
     }
 
+    /// The metadata text of a source and the name to report it under.
+    fn read_source(
+        &self,
+        source: &Source,
+        out_dir: &Path,
+        cargo: bool,
+    ) -> Result<(String, String), LoadError> {
+        let read_file = |path: &Path| {
+            let display = path.display().to_string();
+            if cargo {
+                println!("cargo:rerun-if-changed={display}");
+            }
+            let options = LoadOptions::strict().with_file(display.clone());
+            atip_core::load::read_text(path, &options).map(|t| (display, t))
+        };
+        match source {
+            Source::File(path) => read_file(path),
+            Source::Discover {
+                tool,
+                fallback,
+                timeout,
+            } => {
+                if cargo {
+                    println!("cargo:rerun-if-env-changed=PATH");
+                }
+                match discover(tool, *timeout) {
+                    Ok(text) => {
+                        let path = out_dir.join(format!("{}.agent.json", file_stem(tool)));
+                        write_if_changed(&path, &text).map_err(|e| {
+                            file_error(
+                                Some(path.display().to_string()),
+                                format!("cannot write: {e}"),
+                            )
+                        })?;
+                        Ok((format!("{tool} --agent"), text))
+                    }
+                    Err(DiscoverError::NotFound { .. }) if fallback.is_some() => {
+                        read_file(fallback.as_deref().unwrap_or(Path::new("")))
+                    }
+                    Err(DiscoverError::Invalid(e)) => Err(e),
+                    Err(e) => Err(file_error(
+                        Some(format!("{tool} --agent")),
+                        match (&e, fallback) {
+                            (DiscoverError::NotFound { .. }, None) => {
+                                format!("{e}, and no fallback file was given (Input::fallback)")
+                            }
+                            _ => e.to_string(),
+                        },
+                    )),
+                }
+            }
+        }
+    }
+
     /// [`Builder::generate`] for build scripts: on failure prints every diagnostic to stderr
     /// and exits with status 1, which fails the build with the diagnostics shown.
     pub fn generate_or_exit(self) -> Vec<Generated> {
@@ -241,6 +339,14 @@ impl Builder {
             }
         }
     }
+}
+
+/// The last path component of a tool given as a path (`/usr/bin/gh` → `gh`).
+fn file_stem(tool: &str) -> String {
+    Path::new(tool)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| tool.to_owned())
 }
 
 fn file_error(file: Option<String>, message: String) -> LoadError {

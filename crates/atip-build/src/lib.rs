@@ -26,6 +26,7 @@
 
 mod builder;
 pub mod codegen;
+pub mod discover;
 mod docs;
 pub mod idents;
 
@@ -34,6 +35,7 @@ use proc_macro2::TokenStream;
 
 pub use builder::{BuildError, Builder, Generated, Input};
 pub use codegen::{generate, Settings};
+pub use discover::{discover, DiscoverError};
 
 /// What to generate from a document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

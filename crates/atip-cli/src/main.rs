@@ -98,6 +98,44 @@ enum Cmd {
         #[arg(long)]
         lenient: bool,
     },
+    /// Run the tool calls of a provider response: parse, dispatch, check each against the
+    /// policy, execute in the current directory without a shell, and print the provider's
+    /// tool-result message(s) as JSON, secrets redacted. A call that needs confirmation is not
+    /// run unless --yes is given; its result says why.
+    Run {
+        /// ATIP JSON files describing the tools the model was given.
+        #[arg(long = "tools", required = true, num_args = 1..)]
+        tools: Vec<PathBuf>,
+        /// openai, openai-responses, anthropic or gemini.
+        #[arg(long)]
+        provider: ResponseFormat,
+        /// The response body; `-` reads standard input.
+        response: PathBuf,
+        /// A policy as JSON (`{"allowDestructive": false, "minTrustLevel": "vendor", …}`).
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// A person confirms every call that needs confirmation (refused calls stay refused).
+        #[arg(long)]
+        yes: bool,
+        /// Time limit per call, in seconds, for commands that declare none.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// Cap on captured stdout and stderr together, in bytes.
+        #[arg(long, default_value_t = 1024 * 1024)]
+        max_output: usize,
+    },
+    /// Run `TOOL --agent` (no stdin, short time limit), validate what it prints, and write it
+    /// to stdout or a file.
+    Discover {
+        /// The program, looked up on PATH, or a path.
+        tool: String,
+        /// Write the metadata here instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Time limit in seconds.
+        #[arg(long, default_value_t = 5)]
+        timeout: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -122,6 +160,152 @@ fn main() -> ExitCode {
             response,
             lenient,
         } => dispatch(&tools, provider, &response, lenient),
+        Cmd::Run {
+            tools,
+            provider,
+            response,
+            policy,
+            yes,
+            timeout,
+            max_output,
+        } => run(RunArgs {
+            files: tools,
+            provider,
+            response,
+            policy,
+            yes,
+            timeout: std::time::Duration::from_secs(timeout),
+            max_output,
+        }),
+        Cmd::Discover { tool, out, timeout } => discover(&tool, out.as_deref(), timeout),
+    }
+}
+
+struct RunArgs {
+    files: Vec<PathBuf>,
+    provider: ResponseFormat,
+    response: PathBuf,
+    policy: Option<PathBuf>,
+    yes: bool,
+    timeout: std::time::Duration,
+    max_output: usize,
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let tools = match load_tools(&args.files, false, None) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let policy = match &args.policy {
+        None => atip_runtime::Policy::default(),
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
+        {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let body = match read_input(&args.response) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let parsed = match parse_response(args.provider, &body) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{}: {e}", args.response.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    if parsed.truncated {
+        eprintln!(
+            "warning: the response was cut short ({}); its calls may be incomplete",
+            parsed.stop_reason.as_deref().unwrap_or("truncated")
+        );
+    }
+    let runner = atip_runtime::Runner::new()
+        .policy(policy)
+        .timeout(args.timeout)
+        .max_output_bytes(args.max_output);
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let results: Vec<atip_runtime::ToolResult> = rt.block_on(async {
+        let mut results = Vec::new();
+        for call in &parsed.tool_calls {
+            let owner = tools.iter().find(|t| t.command(&call.name).is_some());
+            let invocation = match owner {
+                Some(t) => t.invocation(call),
+                None => {
+                    let names: Vec<&str> = tools
+                        .iter()
+                        .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
+                        .collect();
+                    Err(atip_runtime::DispatchError::unknown_tool(call, &names))
+                }
+            };
+            let result = match invocation {
+                Err(e) => atip_runtime::ToolResult::error(e.to_string()),
+                Ok(inv) => {
+                    let outcome = if args.yes {
+                        runner.run_confirmed(&inv).await
+                    } else {
+                        runner.run(&inv).await
+                    };
+                    match outcome {
+                        Ok(out) => runner.tool_result(&out),
+                        Err(e) => runner.error_result(&e),
+                    }
+                }
+            };
+            eprintln!(
+                "{} {}: {}",
+                call.name,
+                if result.is_error { "failed" } else { "ok" },
+                result.content.lines().last().unwrap_or_default()
+            );
+            results.push(result);
+        }
+        results
+    });
+    match atip_runtime::result_messages(args.provider, &parsed.tool_calls, &results) {
+        Ok(messages) => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&Value::Array(messages)).unwrap_or_default()
+        )),
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> ExitCode {
+    match atip_build::discover(tool, std::time::Duration::from_secs(timeout)) {
+        Ok(text) => match out {
+            Some(path) => match std::fs::write(path, &text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cannot write {}: {e}", path.display());
+                    ExitCode::FAILURE
+                }
+            },
+            None => emit(&text),
+        },
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

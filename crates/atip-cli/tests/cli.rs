@@ -203,3 +203,110 @@ fn prompt_parse_and_dispatch() {
         "{err}"
     );
 }
+
+fn atip_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atip"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A git repository with one commit and an untracked file.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    git(&["add", "a.txt"]);
+    git(&["commit", "-q", "-m", "first"]);
+    std::fs::write(dir.path().join("notes.tmp"), "scratch\n").unwrap();
+    dir
+}
+
+#[test]
+fn run_executes_allowed_calls_and_refuses_unconfirmed_ones() {
+    let dir = repo();
+    let git_json = root().join("examples/atip/git.json");
+    let response = root().join("examples/replay/openai-chat.json");
+    let args = [
+        "run",
+        "--tools",
+        git_json.to_str().unwrap(),
+        "--provider",
+        "openai",
+        response.to_str().unwrap(),
+    ];
+    let (code, out, err) = atip_in(dir.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    let messages: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(messages[0]["role"], "tool");
+    assert_eq!(messages[0]["content"], "?? notes.tmp\n[exit code 0]");
+    assert!(messages[1]["content"].as_str().unwrap().contains("first"));
+    let refused = messages[2]["content"].as_str().unwrap();
+    assert!(
+        refused.starts_with("Error: `git_clean` needs confirmation (destructive:"),
+        "{refused}"
+    );
+    assert!(dir.path().join("notes.tmp").exists());
+
+    // A person said yes.
+    let mut yes = args.to_vec();
+    yes.push("--yes");
+    let (code, out, _) = atip_in(dir.path(), &yes);
+    assert_eq!(code, 0);
+    let messages: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(messages[2]["content"], "Removing notes.tmp\n[exit code 0]");
+    assert!(!dir.path().join("notes.tmp").exists());
+
+    // A policy file restricting the commands.
+    let policy = dir.path().join("policy.json");
+    std::fs::write(&policy, r#"{"allowCommands": ["git_status"]}"#).unwrap();
+    let mut restricted = args.to_vec();
+    restricted.extend(["--policy", policy.to_str().unwrap()]);
+    let (code, out, _) = atip_in(dir.path(), &restricted);
+    assert_eq!(code, 0);
+    let messages: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(messages[1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("policy refuses `git_log`: not-allow-listed"));
+    std::fs::write(&policy, r#"{"allowDestrutive": true}"#).unwrap();
+    let (code, _, err) = atip_in(dir.path(), &restricted);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown field `allowDestrutive`"), "{err}");
+}
+
+#[test]
+fn discover_prints_validated_metadata() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tool = dir.path().join("faketool");
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\ncat <<'JSON'\n{\"atip\": \"0.6\", \"name\": \"faketool\", \"version\": \"1\", \"description\": \"d\"}\nJSON\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, out, _) = atip(&["discover", tool.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"name\": \"faketool\""));
+    let (code, _, err) = atip(&["discover", "atip-no-such-tool-anywhere"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is not installed"), "{err}");
+}

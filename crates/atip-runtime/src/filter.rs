@@ -80,9 +80,12 @@ fn looks_like_basic_credentials(s: &str) -> bool {
             .any(|c| c.is_ascii_digit() || matches!(c, '+' | '/' | '='))
 }
 
+/// A check on the captured secret that rejects look-alike prose (for example "Basic usage").
+type SecretCheck = Option<fn(&str) -> bool>;
+
 /// (name, pattern, check). A group `secret` marks what is replaced; without one the whole
 /// match is. The order matters only for which rule names a match; every match is redacted.
-const BUILTIN: &[(&str, &str, Option<fn(&str) -> bool>)] = &[
+const BUILTIN: &[(&str, &str, SecretCheck)] = &[
     (
         "pem-private-key",
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?P<secret>[\s\S]*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
@@ -207,7 +210,7 @@ impl ResultFilter {
     }
 
     fn build(
-        rules: Vec<(String, String, Option<fn(&str) -> bool>)>,
+        rules: Vec<(String, String, SecretCheck)>,
         max_bytes: usize,
     ) -> Result<Self, regex::Error> {
         let combined = rules
@@ -240,7 +243,7 @@ impl ResultFilter {
     ///
     /// When the pattern does not compile.
     pub fn with_pattern(self, name: &str, pattern: &str) -> Result<Self, regex::Error> {
-        let mut rules: Vec<(String, String, Option<fn(&str) -> bool>)> = BUILTIN
+        let mut rules: Vec<(String, String, SecretCheck)> = BUILTIN
             .iter()
             .filter(|(n, _, _)| self.rules.iter().any(|r| r.name == *n))
             .map(|(n, p, a)| ((*n).to_owned(), (*p).to_owned(), *a))

@@ -100,16 +100,16 @@ pub enum RunError {
     Argv(ArgvError),
     /// The policy refused the command.
     Denied {
-        /// The command.
-        invocation: Invocation,
+        /// The command (boxed to keep `Result<_, RunError>` small).
+        invocation: Box<Invocation>,
         /// Every reason, refusals first.
         reasons: Vec<Reason>,
     },
     /// The command needs confirmation and no handler is set. Ask a person, then retry with
     /// [`Runner::run_confirmed`].
-    NeedsConfirmation(ConfirmationRequest),
+    NeedsConfirmation(Box<ConfirmationRequest>),
     /// The confirmation handler said no.
-    Declined(ConfirmationRequest),
+    Declined(Box<ConfirmationRequest>),
     /// Not run: an earlier call of a batch failed and the batch stops on the first error.
     Skipped {
         /// The command.
@@ -414,7 +414,7 @@ impl Runner {
             Decision::Allow => {}
             Decision::Deny(reasons) => {
                 return Err(RunError::Denied {
-                    invocation,
+                    invocation: Box::new(invocation),
                     reasons,
                 })
             }
@@ -425,10 +425,10 @@ impl Runner {
                     reasons,
                 };
                 match &self.confirm {
-                    None => return Err(RunError::NeedsConfirmation(request)),
+                    None => return Err(RunError::NeedsConfirmation(Box::new(request))),
                     Some(handler) => {
                         if !handler.confirm(request.clone()).await {
-                            return Err(RunError::Declined(request));
+                            return Err(RunError::Declined(Box::new(request)));
                         }
                         return self.spawn(request.invocation, sink.as_ref()).await;
                     }

@@ -1,0 +1,224 @@
+//! Discovery (spec §3.1, §5): run `TOOL --agent`, which prints the tool's ATIP metadata.
+//!
+//! The tool runs without a shell, with `/dev/null` as stdin, in its own process group, under a
+//! short time limit; its output is capped and must validate as a strict ATIP document.
+
+use std::fmt;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use atip_core::{Document, FlattenOptions, LoadError, LoadOptions};
+
+/// Default time limit for `TOOL --agent`: 5 s.
+pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Largest `--agent` output accepted: 64 MiB.
+pub const MAX_AGENT_OUTPUT: usize = 64 * 1024 * 1024;
+
+/// Why `TOOL --agent` gave no usable metadata.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DiscoverError {
+    /// The tool is not installed (not found on `PATH`).
+    NotFound {
+        /// The tool.
+        tool: String,
+    },
+    /// It could not be started for another reason, or its output could not be read.
+    Io {
+        /// The tool.
+        tool: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// It ran longer than the time limit and was killed.
+    TimedOut {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        timeout: Duration,
+    },
+    /// It exited unsuccessfully (spec §3.1: exit 0 on success).
+    Failed {
+        /// The tool.
+        tool: String,
+        /// Exit code, when it exited.
+        code: Option<i32>,
+        /// The start of its stderr.
+        stderr: String,
+    },
+    /// It printed more than [`MAX_AGENT_OUTPUT`] bytes.
+    TooLarge {
+        /// The tool.
+        tool: String,
+    },
+    /// Its output is not a valid ATIP document.
+    Invalid(LoadError),
+}
+
+impl fmt::Display for DiscoverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiscoverError::NotFound { tool } => {
+                write!(f, "`{tool}` is not installed (not found on PATH)")
+            }
+            DiscoverError::Io { tool, source } => {
+                write!(f, "cannot run `{tool} --agent`: {source}")
+            }
+            DiscoverError::TimedOut { tool, timeout } => write!(
+                f,
+                "`{tool} --agent` did not finish within {} ms and was killed",
+                timeout.as_millis()
+            ),
+            DiscoverError::Failed { tool, code, stderr } => {
+                write!(f, "`{tool} --agent` failed")?;
+                if let Some(c) = code {
+                    write!(f, " with exit code {c}")?;
+                }
+                if !stderr.is_empty() {
+                    write!(f, ": {stderr}")?;
+                }
+                Ok(())
+            }
+            DiscoverError::TooLarge { tool } => write!(
+                f,
+                "`{tool} --agent` printed more than {MAX_AGENT_OUTPUT} bytes"
+            ),
+            DiscoverError::Invalid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DiscoverError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DiscoverError::Io { source, .. } => Some(source),
+            DiscoverError::Invalid(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `tool --agent` and returns its output once it validates (strictly, as at build time).
+///
+/// `tool` is a program name looked up on `PATH`, or a path.
+///
+/// # Errors
+///
+/// [`DiscoverError`]: not installed, not startable, timed out, failed, too large, or invalid
+/// metadata (with every diagnostic, in the file `TOOL --agent`).
+pub fn discover(tool: &str, timeout: Duration) -> Result<String, DiscoverError> {
+    let mut cmd = Command::new(tool);
+    cmd.arg("--agent")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            DiscoverError::NotFound { tool: tool.into() }
+        } else {
+            DiscoverError::Io {
+                tool: tool.into(),
+                source,
+            }
+        }
+    })?;
+    let pid = child.id();
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let r = (&mut stdout)
+            .take(MAX_AGENT_OUTPUT as u64 + 1)
+            .read_to_end(&mut buf);
+        // Drain the rest so the child is never stuck on a full pipe.
+        let _ = std::io::copy(&mut stdout, &mut std::io::sink());
+        r.map(|_| buf)
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut buf);
+        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        buf
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(source) => {
+                kill_group(pid);
+                return Err(DiscoverError::Io {
+                    tool: tool.into(),
+                    source,
+                });
+            }
+        }
+    };
+    // Whatever it left behind in its group goes too.
+    kill_group(pid);
+    let Some(status) = status else {
+        let _ = child.wait();
+        return Err(DiscoverError::TimedOut {
+            tool: tool.into(),
+            timeout,
+        });
+    };
+    let out = out_reader
+        .join()
+        .unwrap_or_else(|_| Ok(Vec::new()))
+        .map_err(|source| DiscoverError::Io {
+            tool: tool.into(),
+            source,
+        })?;
+    let err = err_reader.join().unwrap_or_default();
+    if !status.success() {
+        let stderr: String = String::from_utf8_lossy(&err).chars().take(500).collect();
+        return Err(DiscoverError::Failed {
+            tool: tool.into(),
+            code: status.code(),
+            stderr: stderr.trim().to_owned(),
+        });
+    }
+    if out.len() > MAX_AGENT_OUTPUT {
+        return Err(DiscoverError::TooLarge { tool: tool.into() });
+    }
+    let file = format!("{tool} --agent");
+    let options = LoadOptions::strict().with_file(file.clone());
+    let text = String::from_utf8(out).map_err(|e| {
+        DiscoverError::Invalid(LoadError {
+            file: Some(file.clone()),
+            diagnostics: vec![atip_core::Diagnostic::error(
+                atip_core::JsonPath::root(),
+                format!(
+                    "output is not UTF-8 text (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )],
+        })
+    })?;
+    Document::parse(&text, &options, &FlattenOptions::default()).map_err(DiscoverError::Invalid)?;
+    Ok(text)
+}
+
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(pid) {
+        if pid > 0 {
+            // SAFETY: a plain syscall on the process group the child leads (spawned with
+            // process_group(0)); ESRCH when it is gone is fine.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}

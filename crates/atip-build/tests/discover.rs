@@ -1,0 +1,154 @@
+//! `TOOL --agent` discovery on real processes: fake tools are small shell scripts.
+
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use atip_build::{discover, Builder, DiscoverError, Input};
+
+const GOOD: &str = r#"{"atip": {"version": "0.6"}, "name": "faketool", "version": "1.0", "description": "A fake tool",
+  "commands": {"hello": {"description": "Say hello", "effects": {"network": false}}}}"#;
+
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn agent(dir: &Path, json: &str) -> PathBuf {
+    script(
+        dir,
+        "faketool",
+        &format!("[ \"$1\" = \"--agent\" ] || exit 2\ncat <<'JSON'\n{json}\nJSON"),
+    )
+}
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.split_whitespace().next().unwrap_or("").to_owned())
+        })
+        .is_some_and(|state| state != "Z" && state != "X")
+}
+
+#[test]
+fn valid_metadata_is_returned_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = agent(dir.path(), GOOD);
+    let text = discover(tool.to_str().unwrap(), Duration::from_secs(5)).unwrap();
+    assert_eq!(text.trim(), GOOD);
+}
+
+#[test]
+fn failures_are_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = agent(
+        dir.path(),
+        r#"{"atip": "0.6", "name": "faketool", "version": "1"}"#,
+    );
+    match discover(bad.to_str().unwrap(), Duration::from_secs(5)) {
+        Err(DiscoverError::Invalid(e)) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("faketool --agent:1:1: $: missing required field `description`"),
+                "{msg}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let failing = script(dir.path(), "failing", "echo 'no such flag' >&2; exit 3");
+    match discover(failing.to_str().unwrap(), Duration::from_secs(5)) {
+        Err(e @ DiscoverError::Failed { .. }) => {
+            assert!(
+                e.to_string()
+                    .ends_with("failed with exit code 3: no such flag"),
+                "{e}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        discover("atip-no-such-tool-anywhere", Duration::from_secs(5)),
+        Err(DiscoverError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn a_hanging_tool_is_killed_with_its_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("child.pid");
+    let slow = script(
+        dir.path(),
+        "slow",
+        &format!("sleep 30 & echo $! > {}\nwait", pidfile.display()),
+    );
+    let started = Instant::now();
+    match discover(slow.to_str().unwrap(), Duration::from_millis(500)) {
+        Err(DiscoverError::TimedOut { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(100));
+    let child: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!alive(child), "the tool's own child was killed too");
+}
+
+#[test]
+fn builder_discovers_or_falls_back_when_the_tool_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = agent(dir.path(), GOOD);
+    let out = dir.path().join("out");
+    let written = Builder::new()
+        .out_dir(&out)
+        .cargo_directives(false)
+        .discover(tool.to_str().unwrap())
+        .generate()
+        .unwrap();
+    assert_eq!(written[0].tool, "faketool");
+    assert!(std::fs::read_to_string(&written[0].path)
+        .unwrap()
+        .contains("pub struct Hello"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("atip/faketool.agent.json"))
+            .unwrap()
+            .trim(),
+        GOOD
+    );
+
+    let fallback = dir.path().join("fallback.json");
+    std::fs::write(
+        &fallback,
+        GOOD.replace("Say hello", "Say hello (checked in)"),
+    )
+    .unwrap();
+    let written = Builder::new()
+        .out_dir(dir.path().join("out2"))
+        .cargo_directives(false)
+        .input(Input::discover("atip-no-such-tool-anywhere").fallback(&fallback))
+        .generate()
+        .unwrap();
+    assert!(std::fs::read_to_string(&written[0].path)
+        .unwrap()
+        .contains("checked in"));
+
+    let err = Builder::new()
+        .out_dir(dir.path().join("out3"))
+        .cargo_directives(false)
+        .discover("atip-no-such-tool-anywhere")
+        .generate()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is not installed (not found on PATH), and no fallback file was given"),
+        "{err}"
+    );
+}
