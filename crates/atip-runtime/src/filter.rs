@@ -30,7 +30,7 @@ struct Rule {
     /// The pattern anchored to a whole matched span (`^(?:…)$`), with its named groups.
     anchored: Regex,
     /// Extra check on the secret text; a match failing it is left alone.
-    accept: Option<fn(&str) -> bool>,
+    accept: SecretCheck,
 }
 
 /// Redacts secrets and caps the size of command output. Cheap to clone.
