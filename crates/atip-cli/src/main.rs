@@ -86,14 +86,8 @@ enum Cmd {
     /// Dispatch the tool calls of a provider response to the commands of the files and print,
     /// per call, the argv it would run or every problem found. Nothing is executed.
     Dispatch {
-        /// ATIP JSON files describing the tools the model was given.
-        #[arg(long = "tools", required = true, num_args = 1..)]
-        tools: Vec<PathBuf>,
-        /// openai, openai-responses, anthropic or gemini.
-        #[arg(long)]
-        provider: ResponseFormat,
-        /// The response body; `-` reads standard input.
-        response: PathBuf,
+        #[command(flatten)]
+        calls: Calls,
         /// Read the tool files as metadata from tools at run time.
         #[arg(long)]
         lenient: bool,
@@ -103,14 +97,8 @@ enum Cmd {
     /// tool-result message(s) as JSON, secrets redacted. A call that needs confirmation is not
     /// run unless --yes is given; its result says why.
     Run {
-        /// ATIP JSON files describing the tools the model was given.
-        #[arg(long = "tools", required = true, num_args = 1..)]
-        tools: Vec<PathBuf>,
-        /// openai, openai-responses, anthropic or gemini.
-        #[arg(long)]
-        provider: ResponseFormat,
-        /// The response body; `-` reads standard input.
-        response: PathBuf,
+        #[command(flatten)]
+        calls: Calls,
         /// A policy as JSON (`{"allowDestructive": false, "minTrustLevel": "vendor", …}`).
         #[arg(long)]
         policy: Option<PathBuf>,
@@ -138,6 +126,19 @@ enum Cmd {
     },
 }
 
+/// The tool calls of a provider response and the metadata they are dispatched to.
+#[derive(clap::Args)]
+struct Calls {
+    /// ATIP JSON files describing the tools the model was given.
+    #[arg(long = "tools", required = true, num_args = 1..)]
+    tools: Vec<PathBuf>,
+    /// openai, openai-responses, anthropic or gemini.
+    #[arg(long)]
+    provider: ResponseFormat,
+    /// The response body; `-` reads standard input.
+    response: PathBuf,
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Cmd::Check { files, lenient } => check(&files, lenient),
@@ -154,24 +155,15 @@ fn main() -> ExitCode {
         } => compile(provider, &files, commands, lenient),
         Cmd::Prompt { files, lenient } => prompt(&files, lenient),
         Cmd::Parse { provider, response } => parse(provider, &response),
-        Cmd::Dispatch {
-            tools,
-            provider,
-            response,
-            lenient,
-        } => dispatch(&tools, provider, &response, lenient),
+        Cmd::Dispatch { calls, lenient } => dispatch(&calls, lenient),
         Cmd::Run {
-            tools,
-            provider,
-            response,
+            calls,
             policy,
             yes,
             timeout,
             max_output,
         } => run(RunArgs {
-            files: tools,
-            provider,
-            response,
+            calls,
             policy,
             yes,
             timeout: std::time::Duration::from_secs(timeout),
@@ -182,9 +174,7 @@ fn main() -> ExitCode {
 }
 
 struct RunArgs {
-    files: Vec<PathBuf>,
-    provider: ResponseFormat,
-    response: PathBuf,
+    calls: Calls,
     policy: Option<PathBuf>,
     yes: bool,
     timeout: std::time::Duration,
@@ -192,7 +182,7 @@ struct RunArgs {
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let tools = match load_tools(&args.files, false, None) {
+    let tools = match load_tools(&args.calls.tools, false, None) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -209,23 +199,10 @@ fn run(args: RunArgs) -> ExitCode {
             }
         },
     };
-    let body = match read_input(&args.response) {
-        Ok(b) => b,
+    let parsed = match read_response(args.calls.provider, &args.calls.response) {
+        Ok(p) => p,
         Err(code) => return code,
     };
-    let parsed = match parse_response(args.provider, &body) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}: {e}", args.response.display());
-            return ExitCode::FAILURE;
-        }
-    };
-    if parsed.truncated {
-        eprintln!(
-            "warning: the response was cut short ({}); its calls may be incomplete",
-            parsed.stop_reason.as_deref().unwrap_or("truncated")
-        );
-    }
     let runner = atip_runtime::Runner::new()
         .policy(policy)
         .timeout(args.timeout)
@@ -243,18 +220,7 @@ fn run(args: RunArgs) -> ExitCode {
     let results: Vec<atip_runtime::ToolResult> = rt.block_on(async {
         let mut results = Vec::new();
         for call in &parsed.tool_calls {
-            let owner = tools.iter().find(|t| t.command(&call.name).is_some());
-            let invocation = match owner {
-                Some(t) => t.invocation(call),
-                None => {
-                    let names: Vec<&str> = tools
-                        .iter()
-                        .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
-                        .collect();
-                    Err(atip_runtime::DispatchError::unknown_tool(call, &names))
-                }
-            };
-            let result = match invocation {
+            let result = match invocation_for(&tools, call) {
                 Err(e) => atip_runtime::ToolResult::error(e.to_string()),
                 Ok(inv) => {
                     let outcome = if args.yes {
@@ -278,7 +244,7 @@ fn run(args: RunArgs) -> ExitCode {
         }
         results
     });
-    match atip_runtime::result_messages(args.provider, &parsed.tool_calls, &results) {
+    match atip_runtime::result_messages(args.calls.provider, &parsed.tool_calls, &results) {
         Ok(messages) => emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(&Value::Array(messages)).unwrap_or_default()
@@ -411,77 +377,71 @@ fn read_input(path: &Path) -> Result<String, ExitCode> {
 }
 
 fn parse(provider: ResponseFormat, response: &Path) -> ExitCode {
-    let body = match read_input(response) {
-        Ok(b) => b,
+    let parsed = match read_response(provider, response) {
+        Ok(p) => p,
         Err(code) => return code,
     };
-    match parse_response(provider, &body) {
-        Ok(parsed) => {
-            let calls: Vec<Value> = parsed
-                .tool_calls
+    let calls: Vec<Value> = parsed
+        .tool_calls
+        .iter()
+        .map(|c| match &c.arguments {
+            Ok(args) => json!({"id": c.id, "name": c.name, "arguments": args, "error": null}),
+            Err(e) => json!({"id": c.id, "name": c.name, "arguments": null, "error": e.message}),
+        })
+        .collect();
+    emit(&format!("{}\n", Value::Array(calls)))
+}
+
+/// Reads and parses a response body; a cut-short response is a warning on stderr.
+fn read_response(
+    provider: ResponseFormat,
+    response: &Path,
+) -> Result<atip_runtime::lifecycle::ParsedResponse, ExitCode> {
+    let body = read_input(response)?;
+    let parsed = parse_response(provider, &body).map_err(|e| {
+        eprintln!("{}: {e}", response.display());
+        ExitCode::FAILURE
+    })?;
+    if parsed.truncated {
+        eprintln!(
+            "warning: the response was cut short ({}); its calls may be incomplete",
+            parsed.stop_reason.as_deref().unwrap_or("truncated")
+        );
+    }
+    Ok(parsed)
+}
+
+/// Dispatches a call to whichever loaded tool has a command of that name.
+fn invocation_for(
+    tools: &[LoadedTool],
+    call: &atip_runtime::ToolCall,
+) -> Result<atip_runtime::Invocation, atip_runtime::DispatchError> {
+    match tools.iter().find(|t| t.command(&call.name).is_some()) {
+        Some(t) => t.invocation(call),
+        None => {
+            let names: Vec<&str> = tools
                 .iter()
-                .map(|c| match &c.arguments {
-                    Ok(args) => {
-                        json!({"id": c.id, "name": c.name, "arguments": args, "error": null})
-                    }
-                    Err(e) => {
-                        json!({"id": c.id, "name": c.name, "arguments": null, "error": e.message})
-                    }
-                })
+                .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
                 .collect();
-            let code = emit(&format!("{}\n", Value::Array(calls)));
-            if parsed.truncated {
-                eprintln!(
-                    "warning: the response was cut short ({}); its calls may be incomplete",
-                    parsed.stop_reason.as_deref().unwrap_or("truncated")
-                );
-            }
-            code
-        }
-        Err(e) => {
-            eprintln!("{}: {e}", response.display());
-            ExitCode::FAILURE
+            Err(atip_runtime::DispatchError::unknown_tool(call, &names))
         }
     }
 }
 
-fn dispatch(
-    files: &[PathBuf],
-    provider: ResponseFormat,
-    response: &Path,
-    lenient: bool,
-) -> ExitCode {
-    let tools = match load_tools(files, lenient, None) {
+fn dispatch(calls: &Calls, lenient: bool) -> ExitCode {
+    let tools = match load_tools(&calls.tools, lenient, None) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let body = match read_input(response) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
-    let parsed = match parse_response(provider, &body) {
+    let parsed = match read_response(calls.provider, &calls.response) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}: {e}", response.display());
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let out: Vec<Value> = parsed
         .tool_calls
         .iter()
         .map(|call| {
-            let owner = tools.iter().find(|t| t.command(&call.name).is_some());
-            let result = match owner {
-                Some(t) => t.invocation(call),
-                None => {
-                    let names: Vec<&str> = tools
-                        .iter()
-                        .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
-                        .collect();
-                    Err(atip_runtime::DispatchError::unknown_tool(call, &names))
-                }
-            };
-            match result {
+            match invocation_for(&tools, call) {
                 Ok(inv) => json!({
                     "id": call.id,
                     "name": call.name,
