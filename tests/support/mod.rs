@@ -2,6 +2,8 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod validators;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

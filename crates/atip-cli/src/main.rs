@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use atip_build::{expand, Options};
+use atip_runtime::canonical::Format;
 use atip_runtime::lifecycle::{parse_response, ResponseFormat};
 use atip_runtime::providers::{tool_definitions, Provider};
 use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
@@ -112,6 +113,22 @@ enum Cmd {
         #[arg(long, default_value_t = 1024 * 1024)]
         max_output: usize,
     },
+    /// Convert tool definitions between formats and print them as JSON, in the input's shape
+    /// (one definition, or an array). What the target cannot express goes to stderr, one line
+    /// per feature, JSON pointer first. Exit status 1 when the input is not a valid definition
+    /// of the --from format.
+    Convert {
+        /// mcp, openai, openai-responses, anthropic, gemini or atip.
+        #[arg(long)]
+        from: Format,
+        /// mcp, openai, openai-strict, openai-responses, openai-responses-strict, anthropic or
+        /// gemini.
+        #[arg(long)]
+        to: Provider,
+        /// One definition or a JSON array of them (an ATIP document for atip); `-` reads
+        /// standard input.
+        file: PathBuf,
+    },
     /// Run `TOOL --agent` (no stdin, short time limit), validate what it prints, and write it
     /// to stdout or a file.
     Discover {
@@ -169,6 +186,7 @@ fn main() -> ExitCode {
             timeout: std::time::Duration::from_secs(timeout),
             max_output,
         }),
+        Cmd::Convert { from, to, file } => convert(from, to, &file),
         Cmd::Discover { tool, out, timeout } => discover(&tool, out.as_deref(), timeout),
     }
 }
@@ -251,6 +269,48 @@ fn run(args: RunArgs) -> ExitCode {
         )),
         Err(e) => {
             eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn convert(from: Format, to: Provider, file: &Path) -> ExitCode {
+    let text = match read_input(file) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let converted = if from == Format::Atip {
+        match Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()) {
+            Ok(doc) => {
+                let tools = atip_runtime::canonical::from_atip(&LoadedTool::new(doc, None));
+                atip_runtime::canonical::write(&tools, to, true)
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => atip_runtime::canonical::convert(&value, from, to),
+            Err(e) => {
+                eprintln!("{}: invalid JSON: {e}", file.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    match converted {
+        Ok(out) => {
+            for w in &out.warnings {
+                eprintln!("{w}");
+            }
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&out.value).unwrap_or_default()
+            ))
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", file.display());
             ExitCode::FAILURE
         }
     }

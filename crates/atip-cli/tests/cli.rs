@@ -310,3 +310,138 @@ fn discover_prints_validated_metadata() {
     assert_eq!(code, 1);
     assert!(err.contains("is not installed"), "{err}");
 }
+
+#[test]
+fn convert_prints_definitions_and_warnings_pointer_first() {
+    let (code, out, err) = atip(&[
+        "convert",
+        "--from",
+        "mcp",
+        "--to",
+        "gemini",
+        "tests/canonical/mixed.json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        value.as_array().unwrap().len(),
+        3,
+        "an array in, an array out"
+    );
+    assert_eq!(value[0]["name"], "files.search");
+    assert_eq!(value[2], serde_json::json!({"name": "ping"}));
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines.len() > 10, "{err}");
+    assert!(lines.iter().all(|l| l.starts_with('/')), "{err}");
+    assert!(
+        lines.contains(&"/0/inputSchema/properties/root/$ref: `$ref`, mcp to gemini: inlined"),
+        "{err}"
+    );
+
+    // One definition in, one out; standard input works.
+    let one = r#"{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": ["string", "null"]}}}}"#;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atip"))
+        .args(["convert", "--from", "mcp", "--to", "openai-strict", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(one.as_bytes())
+        .unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert!(done.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(value["function"]["strict"], true);
+    assert_eq!(
+        value["function"]["parameters"]["required"],
+        serde_json::json!(["a"])
+    );
+    assert!(done.stderr.is_empty());
+}
+
+#[test]
+fn convert_refuses_input_that_is_not_a_definition_of_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let openai = dir.path().join("openai.json");
+    std::fs::write(
+        &openai,
+        r#"{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}"#,
+    )
+    .unwrap();
+    let (code, out, err) = atip(&[
+        "convert",
+        "--from",
+        "mcp",
+        "--to",
+        "anthropic",
+        openai.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("not a valid mcp tool definition: `name` is missing (this looks like openai input: --from openai)"),
+        "{err}"
+    );
+    let (code, out, _) = atip(&[
+        "convert",
+        "--from",
+        "openai",
+        "--to",
+        "anthropic",
+        openai.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"input_schema\""));
+    std::fs::write(&openai, "{not json").unwrap();
+    let (code, _, err) = atip(&[
+        "convert",
+        "--from",
+        "mcp",
+        "--to",
+        "mcp",
+        openai.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("invalid JSON"), "{err}");
+    let (code, _, err) = atip(&["convert", "--from", "yaml", "--to", "mcp", "x.json"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("expected one of mcp, openai, openai-responses"),
+        "{err}"
+    );
+}
+
+#[test]
+fn convert_from_atip_matches_compile() {
+    for provider in ["openai", "mcp", "anthropic"] {
+        let (code, converted, err) = atip(&[
+            "convert",
+            "--from",
+            "atip",
+            "--to",
+            provider,
+            "examples/atip/git.json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let (_, compiled, _) = atip(&["compile", "--provider", provider, "examples/atip/git.json"]);
+        let a: serde_json::Value = serde_json::from_str(&converted).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&compiled).unwrap();
+        assert_eq!(a, b, "{provider}");
+    }
+    let (code, _, err) = atip(&[
+        "convert",
+        "--from",
+        "atip",
+        "--to",
+        "mcp",
+        "tests/fixtures/malformed.json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("tests/fixtures/malformed.json"), "{err}");
+}

@@ -37,6 +37,8 @@ pub use atip_core::*;
 #[cfg(feature = "macros")]
 pub use atip_macros::include_atip;
 
+pub mod canonical;
+
 pub mod filter;
 pub use filter::ResultFilter;
 

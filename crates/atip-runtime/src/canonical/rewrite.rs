@@ -1,0 +1,865 @@
+//! Rewriting a schema into what one target accepts, reporting each feature it cannot express.
+//!
+//! Children are rewritten before their parent, so a parent sees them in the target's form.
+//! `$ref`s are inlined where the target cannot hold them: the referenced schema is rewritten
+//! with its own pointer, so a feature inside a definition used twice is reported once, where
+//! it is written.
+
+use std::collections::BTreeSet;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::schema::{InstanceType, Schema, SchemaObject, SchemaType};
+use super::warning::{ConvertError, Feature, FeatureLoss, Resolution, Warning};
+use super::{pointer, Format};
+use crate::providers::Provider;
+
+/// What a target's schemas may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// JSON Schema 2020-12 as it is: MCP, and every output schema.
+    JsonSchema,
+    /// JSON Schema without references.
+    Anthropic,
+    /// JSON Schema without references, `oneOf`, `allOf` or `not`.
+    OpenAi,
+    /// OpenAI's Structured Outputs subset.
+    OpenAiStrict,
+    /// Gemini's OpenAPI 3.0 subset (`FunctionDeclaration.parameters`).
+    Gemini,
+}
+
+impl Dialect {
+    /// The dialect of `to`'s input schemas.
+    pub(crate) fn input(to: Provider) -> Dialect {
+        match to {
+            Provider::Mcp => Dialect::JsonSchema,
+            Provider::Anthropic => Dialect::Anthropic,
+            Provider::OpenAi | Provider::OpenAiResponses => Dialect::OpenAi,
+            Provider::OpenAiStrict | Provider::OpenAiResponsesStrict => Dialect::OpenAiStrict,
+            Provider::Gemini => Dialect::Gemini,
+        }
+    }
+
+    fn inlines_refs(self) -> bool {
+        self != Dialect::JsonSchema
+    }
+
+    /// Strict mode and Gemini accept only a closed set of keywords.
+    fn closed(self) -> bool {
+        matches!(self, Dialect::OpenAiStrict | Dialect::Gemini)
+    }
+}
+
+/// Formats OpenAI's strict mode documents for strings.
+const STRICT_FORMATS: [&str; 9] = [
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Formats Gemini's `Schema` documents (for STRING, NUMBER and INTEGER).
+const GEMINI_FORMATS: [&str; 6] = ["enum", "date-time", "float", "double", "int32", "int64"];
+
+/// Annotation keywords that constrain nothing: dropped, not described, where not accepted.
+const ANNOTATIONS: [&str; 9] = [
+    "$comment",
+    "$anchor",
+    "$dynamicAnchor",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentMediaType",
+    "contentEncoding",
+    "propertyOrdering",
+];
+
+/// Rewrites a tool's input or output schema for `to`.
+pub(crate) struct Rewriter<'a> {
+    dialect: Dialect,
+    /// The whole source schema, for resolving `$ref`s.
+    root: Value,
+    /// Where the root is in the input.
+    root_ptr: String,
+    from: Option<Format>,
+    to: Provider,
+    warnings: &'a mut Vec<Warning>,
+    seen: BTreeSet<(String, Feature)>,
+    /// References being inlined, outermost first: a repeat is a cycle.
+    stack: Vec<String>,
+}
+
+impl<'a> Rewriter<'a> {
+    pub(crate) fn new(
+        dialect: Dialect,
+        root: &SchemaObject,
+        root_ptr: &str,
+        from: Option<Format>,
+        to: Provider,
+        warnings: &'a mut Vec<Warning>,
+    ) -> Self {
+        Rewriter {
+            dialect,
+            root: root.to_value(),
+            root_ptr: root_ptr.to_owned(),
+            from,
+            to,
+            warnings,
+            seen: BTreeSet::new(),
+            stack: vec!["#".to_owned()],
+        }
+    }
+
+    /// Rewrites the root schema, which must stay an object schema.
+    pub(crate) fn root(&mut self, o: &SchemaObject) -> Result<SchemaObject, ConvertError> {
+        let ptr = self.root_ptr.clone();
+        let mut out = self.object(o, &ptr)?;
+        if self.dialect == Dialect::OpenAiStrict {
+            // Strict mode forbids a union at the root.
+            if let Some(any) = out.any_of.take() {
+                let notes = vec![note(
+                    "anyOf",
+                    &Value::Array(any.iter().map(Schema::to_value).collect()),
+                )];
+                self.loss(&ptr, "anyOf", Resolution::Described);
+                append_notes(&mut out, notes);
+            }
+        }
+        Ok(out)
+    }
+
+    fn loss(&mut self, at: &str, keyword: &str, resolution: Resolution) {
+        self.report(
+            pointer::push(at, keyword),
+            Feature::Keyword(keyword.to_owned()),
+            resolution,
+        );
+    }
+
+    fn report(&mut self, pointer: String, feature: Feature, resolution: Resolution) {
+        if self.seen.insert((pointer.clone(), feature.clone())) {
+            self.warnings.push(Warning::Loss(FeatureLoss {
+                feature,
+                pointer,
+                from: self.from,
+                to: self.to,
+                resolution,
+            }));
+        }
+    }
+
+    fn schema(&mut self, s: &Schema, ptr: &str) -> Result<Schema, ConvertError> {
+        match s {
+            Schema::Bool(b) if self.dialect.closed() => {
+                if !b {
+                    self.report(
+                        ptr.to_owned(),
+                        Feature::Keyword("false".to_owned()),
+                        Resolution::Rewritten(
+                            "as an unconstrained schema: the target has no schema that \
+                             matches nothing"
+                                .to_owned(),
+                        ),
+                    );
+                }
+                Ok(Schema::any())
+            }
+            Schema::Bool(b) => Ok(Schema::Bool(*b)),
+            Schema::Object(o) => Ok(Schema::from(self.object(o, ptr)?)),
+        }
+    }
+
+    fn object(&mut self, o: &SchemaObject, ptr: &str) -> Result<SchemaObject, ConvertError> {
+        if let (Some(reference), true) = (&o.reference, self.dialect.inlines_refs()) {
+            let mut rest = o.clone();
+            rest.reference = None;
+            let resolved = self.resolve(reference, ptr)?;
+            let rest = self.object(&rest, ptr)?;
+            return Ok(match resolved {
+                Some(target) => overlay(target, rest),
+                None => rest,
+            });
+        }
+        let mut out = o.clone();
+        out.properties = match &o.properties {
+            Some(props) => {
+                let at = pointer::push(ptr, "properties");
+                let mut map = IndexMap::new();
+                for (name, s) in props {
+                    map.insert(name.clone(), self.schema(s, &pointer::push(&at, name))?);
+                }
+                Some(map)
+            }
+            None => None,
+        };
+        out.items = match &o.items {
+            Some(s) => Some(self.schema(s, &pointer::push(ptr, "items"))?),
+            None => None,
+        };
+        out.additional_properties = match &o.additional_properties {
+            Some(Schema::Object(a)) if self.dialect != Dialect::OpenAiStrict => Some(Schema::from(
+                self.object(a, &pointer::push(ptr, "additionalProperties"))?,
+            )),
+            other => other.clone(),
+        };
+        out.any_of = self.list(&o.any_of, ptr, "anyOf")?;
+        out.one_of = self.list(&o.one_of, ptr, "oneOf")?;
+        out.all_of = self.list(&o.all_of, ptr, "allOf")?;
+        out.not = match (&o.not, self.dialect) {
+            (Some(s), Dialect::JsonSchema | Dialect::Anthropic) => {
+                Some(self.schema(s, &pointer::push(ptr, "not"))?)
+            }
+            (other, _) => other.clone(),
+        };
+        for (key, defs) in [("$defs", &o.defs), ("definitions", &o.definitions)] {
+            let Some(defs) = defs else { continue };
+            let kept = if self.dialect.inlines_refs() {
+                self.report(
+                    pointer::push(ptr, key),
+                    Feature::Keyword(key.to_owned()),
+                    Resolution::Rewritten("away: each `$ref` to it is inlined".to_owned()),
+                );
+                None
+            } else {
+                let at = pointer::push(ptr, key);
+                let mut map = IndexMap::new();
+                for (name, s) in defs {
+                    map.insert(name.clone(), self.schema(s, &pointer::push(&at, name))?);
+                }
+                Some(map)
+            };
+            if key == "$defs" {
+                out.defs = kept;
+            } else {
+                out.definitions = kept;
+            }
+        }
+        self.node(&mut out, ptr);
+        Ok(out)
+    }
+
+    fn list(
+        &mut self,
+        list: &Option<Vec<Schema>>,
+        ptr: &str,
+        key: &str,
+    ) -> Result<Option<Vec<Schema>>, ConvertError> {
+        let Some(list) = list else { return Ok(None) };
+        let at = pointer::push(ptr, key);
+        let mut out = Vec::with_capacity(list.len());
+        for (i, s) in list.iter().enumerate() {
+            out.push(self.schema(s, &pointer::push(&at, &i.to_string()))?);
+        }
+        Ok(Some(out))
+    }
+
+    /// The rewritten schema a `$ref` at `ptr` points to; `None` when it points nowhere in this
+    /// schema (reported).
+    fn resolve(&mut self, reference: &str, ptr: &str) -> Result<Option<Schema>, ConvertError> {
+        let at = pointer::push(ptr, "$ref");
+        let fragment = match reference.strip_prefix('#') {
+            Some(f) if f.is_empty() || f.starts_with('/') => f,
+            _ => {
+                self.report(
+                    at,
+                    Feature::Keyword("$ref".to_owned()),
+                    Resolution::Rewritten(format!(
+                        "as an unconstrained schema: {reference:?} is not a reference within \
+                         this schema"
+                    )),
+                );
+                return Ok(None);
+            }
+        };
+        if self.stack.iter().any(|r| r == reference) {
+            return Err(ConvertError::RecursiveRef {
+                pointer: at,
+                reference: reference.to_owned(),
+                to: self.to,
+            });
+        }
+        let Some(target) = self.root.pointer(&decode_fragment(fragment)).cloned() else {
+            self.report(
+                at,
+                Feature::Keyword("$ref".to_owned()),
+                Resolution::Rewritten(format!(
+                    "as an unconstrained schema: {reference:?} points to nothing"
+                )),
+            );
+            return Ok(None);
+        };
+        self.report(at, Feature::Keyword("$ref".to_owned()), Resolution::Inlined);
+        let (schema, _) = Schema::from_value(&target);
+        let target_ptr = format!("{}{}", self.root_ptr, decode_fragment(fragment));
+        self.stack.push(reference.to_owned());
+        let out = self.schema(&schema, &target_ptr);
+        self.stack.pop();
+        out.map(Some)
+    }
+
+    /// The target's rules for one schema whose children are rewritten.
+    fn node(&mut self, o: &mut SchemaObject, ptr: &str) {
+        let mut notes = Vec::new();
+        match self.dialect {
+            Dialect::JsonSchema | Dialect::Anthropic => nullable_to_json(o),
+            Dialect::OpenAi => {
+                self.merge_all_of(o, ptr, &mut notes);
+                self.one_of_as_any_of(o, ptr, &mut notes);
+                self.describe_not(o, ptr, &mut notes);
+                nullable_to_json(o);
+            }
+            Dialect::OpenAiStrict => {
+                self.merge_all_of(o, ptr, &mut notes);
+                self.collapse_optional(o, ptr);
+                self.one_of_as_any_of(o, ptr, &mut notes);
+                self.describe_not(o, ptr, &mut notes);
+                nullable_to_json(o);
+                self.strict_keywords(o, ptr, &mut notes);
+                self.strict_object(o, ptr);
+            }
+            Dialect::Gemini => {
+                self.merge_all_of(o, ptr, &mut notes);
+                self.collapse_optional(o, ptr);
+                self.one_of_as_any_of(o, ptr, &mut notes);
+                self.describe_not(o, ptr, &mut notes);
+                self.gemini_types(o, ptr);
+                self.gemini_keywords(o, ptr, &mut notes);
+            }
+        }
+        append_notes(o, notes);
+    }
+
+    /// `allOf`: its branches merged into the schema; keywords that disagree are described.
+    fn merge_all_of(&mut self, o: &mut SchemaObject, ptr: &str, notes: &mut Vec<String>) {
+        let Some(branches) = o.all_of.take() else {
+            return;
+        };
+        self.loss(
+            ptr,
+            "allOf",
+            Resolution::Rewritten("by merging its schemas into one".to_owned()),
+        );
+        for branch in &branches {
+            let conflicts = merge_into(o, branch, true);
+            if !conflicts.is_empty() {
+                notes.push(note("allOf also requires", &Value::Object(conflicts)));
+            }
+        }
+    }
+
+    /// `anyOf`/`oneOf` with `null` among its branches: strict mode gets the one other branch
+    /// as a nullable type; Gemini gets `nullable: true` and, with one other branch, that
+    /// branch.
+    fn collapse_optional(&mut self, o: &mut SchemaObject, ptr: &str) {
+        for key in ["anyOf", "oneOf"] {
+            let list = if key == "anyOf" { &o.any_of } else { &o.one_of };
+            let Some(branches) = list else { continue };
+            let (nulls, others): (Vec<&Schema>, Vec<&Schema>) =
+                branches.iter().partition(|b| is_null_branch(b));
+            if nulls.is_empty() || others.is_empty() {
+                continue;
+            }
+            let single = others.len() == 1 && o.schema_type.is_none();
+            match self.dialect {
+                Dialect::OpenAiStrict if single => {
+                    let branch = others[0].clone();
+                    take(o, key);
+                    merge_into(o, &branch, false);
+                    make_nullable_json(o);
+                    self.loss(
+                        ptr,
+                        key,
+                        Resolution::Rewritten("as a nullable type".to_owned()),
+                    );
+                }
+                Dialect::Gemini => {
+                    let others: Vec<Schema> = others.into_iter().cloned().collect();
+                    take(o, key);
+                    o.nullable = Some(true);
+                    if single {
+                        merge_into(o, &others[0], false);
+                        self.loss(
+                            ptr,
+                            key,
+                            Resolution::Rewritten("as one schema with `nullable: true`".to_owned()),
+                        );
+                    } else {
+                        self.loss(
+                            ptr,
+                            key,
+                            Resolution::Rewritten(
+                                "without its `null` branch, as `nullable: true`".to_owned(),
+                            ),
+                        );
+                        if key == "anyOf" {
+                            o.any_of = Some(others);
+                        } else {
+                            o.one_of = Some(others);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn one_of_as_any_of(&mut self, o: &mut SchemaObject, ptr: &str, notes: &mut Vec<String>) {
+        let Some(branches) = o.one_of.take() else {
+            return;
+        };
+        if o.any_of.is_some() {
+            notes.push(note(
+                "oneOf",
+                &Value::Array(branches.iter().map(Schema::to_value).collect()),
+            ));
+            self.loss(ptr, "oneOf", Resolution::Described);
+            return;
+        }
+        o.any_of = Some(branches);
+        rename(&mut o.key_order, "oneOf", "anyOf");
+        self.loss(
+            ptr,
+            "oneOf",
+            Resolution::Rewritten("as `anyOf`: more than one branch may now match".to_owned()),
+        );
+    }
+
+    fn describe_not(&mut self, o: &mut SchemaObject, ptr: &str, notes: &mut Vec<String>) {
+        if let Some(n) = o.not.take() {
+            notes.push(note("not", &n.to_value()));
+            self.loss(ptr, "not", Resolution::Described);
+        }
+    }
+
+    /// Strict mode: keywords outside its subset move into the description.
+    fn strict_keywords(&mut self, o: &mut SchemaObject, ptr: &str, notes: &mut Vec<String>) {
+        match o.default.take() {
+            None | Some(Value::Null) => {}
+            Some(v) => {
+                notes.push(note("default", &v));
+                self.loss(ptr, "default", Resolution::Described);
+            }
+        }
+        let counts = [
+            ("minLength", o.min_length.take()),
+            ("maxLength", o.max_length.take()),
+            ("minProperties", o.min_properties.take()),
+            ("maxProperties", o.max_properties.take()),
+        ];
+        for (key, value) in counts {
+            if let Some(n) = value {
+                notes.push(note(key, &Value::from(n)));
+                self.loss(ptr, key, Resolution::Described);
+            }
+        }
+        if let Some(u) = o.unique_items.take() {
+            notes.push(note("uniqueItems", &Value::Bool(u)));
+            self.loss(ptr, "uniqueItems", Resolution::Described);
+        }
+        if let Some(f) = o.format.take_if(|f| !STRICT_FORMATS.contains(&f.as_str())) {
+            notes.push(note("format", &Value::String(f)));
+            self.loss(ptr, "format", Resolution::Described);
+        }
+        self.closed_extras(o, ptr, notes, &["$comment"]);
+    }
+
+    /// Unknown keywords of a closed dialect: annotations dropped, constraints described;
+    /// `keep` stays.
+    fn closed_extras(
+        &mut self,
+        o: &mut SchemaObject,
+        ptr: &str,
+        notes: &mut Vec<String>,
+        keep: &[&str],
+    ) {
+        let extra = std::mem::take(&mut o.extra);
+        for (k, v) in extra {
+            if keep.contains(&k.as_str()) {
+                o.extra.insert(k, v);
+            } else if k.starts_with("x-") || ANNOTATIONS.contains(&k.as_str()) {
+                self.loss(ptr, &k, Resolution::Dropped);
+            } else {
+                notes.push(note(&k, &v));
+                self.loss(ptr, &k, Resolution::Described);
+            }
+        }
+    }
+
+    /// Strict mode's objects: `additionalProperties: false`, every property required, the
+    /// optional ones nullable.
+    fn strict_object(&mut self, o: &mut SchemaObject, ptr: &str) {
+        if !o.is_object_schema() {
+            return;
+        }
+        match &o.additional_properties {
+            Some(Schema::Bool(false)) | None => {}
+            Some(_) => self.loss(
+                ptr,
+                "additionalProperties",
+                Resolution::Rewritten(
+                    "as `false`: strict mode allows no properties beyond those listed".to_owned(),
+                ),
+            ),
+        }
+        o.additional_properties = Some(Schema::Bool(false));
+        if let Some(props) = &mut o.properties {
+            let required: BTreeSet<String> = o.required.iter().flatten().cloned().collect();
+            for (name, s) in props.iter_mut() {
+                if !required.contains(name) {
+                    if let Schema::Object(p) = s {
+                        make_nullable_json(p);
+                    }
+                }
+            }
+            o.required = Some(props.keys().cloned().collect());
+        }
+    }
+
+    /// Gemini: one type per schema; a union with `null` becomes `nullable`, one of several
+    /// types an `anyOf`.
+    fn gemini_types(&mut self, o: &mut SchemaObject, ptr: &str) {
+        let Some(SchemaType::Union(types)) = &o.schema_type else {
+            return;
+        };
+        let had_null = types.contains(&InstanceType::Null);
+        let non_null: Vec<InstanceType> = types
+            .iter()
+            .copied()
+            .filter(|t| *t != InstanceType::Null)
+            .collect();
+        let at = pointer::push(ptr, "type");
+        match non_null.len() {
+            0 => o.schema_type = Some(SchemaType::Single(InstanceType::Null)),
+            1 => {
+                o.schema_type = Some(SchemaType::Single(non_null[0]));
+                if had_null {
+                    o.nullable = Some(true);
+                }
+                self.report(
+                    at,
+                    Feature::TypeUnion,
+                    Resolution::Rewritten(if had_null {
+                        "as one type with `nullable: true`".to_owned()
+                    } else {
+                        "as its one type".to_owned()
+                    }),
+                );
+            }
+            _ if o.any_of.is_none() => {
+                o.schema_type = None;
+                o.any_of = Some(non_null.into_iter().map(Schema::of_type).collect());
+                if had_null {
+                    o.nullable = Some(true);
+                }
+                self.report(
+                    at,
+                    Feature::TypeUnion,
+                    Resolution::Rewritten("as `anyOf`, one schema per type".to_owned()),
+                );
+            }
+            _ => {
+                // Several types beside an `anyOf` of its own: the types become text.
+                let text = o
+                    .schema_type
+                    .take()
+                    .map(|t| {
+                        t.non_null()
+                            .iter()
+                            .map(|t| t.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" | ")
+                    })
+                    .unwrap_or_default();
+                if had_null {
+                    o.nullable = Some(true);
+                }
+                append_notes(o, vec![format!("type: {text}")]);
+                self.report(at, Feature::TypeUnion, Resolution::Described);
+            }
+        }
+    }
+
+    /// Gemini's keyword subset.
+    fn gemini_keywords(&mut self, o: &mut SchemaObject, ptr: &str, notes: &mut Vec<String>) {
+        o.schema = None; // the dialect is the target's own
+        if o.id.take().is_some() {
+            self.loss(ptr, "$id", Resolution::Dropped);
+        }
+        if let Some(c) = o.const_value.take() {
+            o.enum_values = Some(vec![c]);
+            rename(&mut o.key_order, "const", "enum");
+            self.loss(
+                ptr,
+                "const",
+                Resolution::Rewritten("as a one-value `enum`".to_owned()),
+            );
+        }
+        if let Some(values) = o.enum_values.take() {
+            let mut strings = Vec::with_capacity(values.len());
+            let mut changed = false;
+            for v in values {
+                match v {
+                    Value::Null => o.nullable = Some(true),
+                    Value::String(s) => strings.push(Value::String(s)),
+                    Value::Number(n) => {
+                        changed = true;
+                        strings.push(Value::String(n.to_string()));
+                    }
+                    other => {
+                        changed = true;
+                        strings.push(Value::String(other.to_string()));
+                    }
+                }
+            }
+            if changed && self.from != Some(Format::Gemini) {
+                self.loss(
+                    ptr,
+                    "enum",
+                    Resolution::Rewritten("with its values as strings".to_owned()),
+                );
+            }
+            o.enum_values = Some(strings);
+            if o.format.is_none() {
+                o.format = Some("enum".to_owned());
+            }
+        }
+        if let Some(f) = o.format.take_if(|f| !GEMINI_FORMATS.contains(&f.as_str())) {
+            notes.push(note("format", &Value::String(f)));
+            self.loss(ptr, "format", Resolution::Described);
+        }
+        let numbers = [
+            ("exclusiveMinimum", o.exclusive_minimum.take()),
+            ("exclusiveMaximum", o.exclusive_maximum.take()),
+            ("multipleOf", o.multiple_of.take()),
+        ];
+        for (key, value) in numbers {
+            if let Some(n) = value {
+                notes.push(note(key, &Value::Number(n)));
+                self.loss(ptr, key, Resolution::Described);
+            }
+        }
+        if let Some(u) = o.unique_items.take() {
+            notes.push(note("uniqueItems", &Value::Bool(u)));
+            self.loss(ptr, "uniqueItems", Resolution::Described);
+        }
+        let example = match o.examples.take() {
+            Some(list) => {
+                if list.len() > 1 {
+                    self.loss(
+                        ptr,
+                        "examples",
+                        Resolution::Rewritten("as `example`, keeping only the first".to_owned()),
+                    );
+                }
+                list.into_iter().next()
+            }
+            None => None,
+        };
+        let ordering_ok = o.extra.get("propertyOrdering").is_some_and(|v| {
+            v.as_array().is_some_and(|names| {
+                names.iter().all(|n| {
+                    n.as_str()
+                        .is_some_and(|n| o.properties.as_ref().is_some_and(|p| p.contains_key(n)))
+                })
+            })
+        });
+        let keep: &[&str] = if ordering_ok {
+            &["propertyOrdering"]
+        } else {
+            &[]
+        };
+        self.closed_extras(o, ptr, notes, keep);
+        if let Some(e) = example {
+            o.extra.insert("example".to_owned(), e);
+            rename(&mut o.key_order, "examples", "example");
+        }
+    }
+}
+
+/// `null`'s own branch: `{"type": "null"}`, perhaps with a description.
+fn is_null_branch(s: &Schema) -> bool {
+    match s {
+        Schema::Object(o) => {
+            matches!(o.schema_type, Some(SchemaType::Single(InstanceType::Null)))
+                && o.properties.is_none()
+                && o.any_of.is_none()
+                && o.one_of.is_none()
+        }
+        Schema::Bool(_) => false,
+    }
+}
+
+fn take(o: &mut SchemaObject, key: &str) {
+    if key == "anyOf" {
+        o.any_of = None;
+    } else {
+        o.one_of = None;
+    }
+}
+
+/// Copies `branch`'s keywords that `o` lacks into `o`. With `union`, `properties` and
+/// `required` are merged; keywords both set to different values are returned (and `o` keeps
+/// its own).
+fn merge_into(o: &mut SchemaObject, branch: &Schema, union: bool) -> Map<String, Value> {
+    let mut conflicts = Map::new();
+    let Schema::Object(b) = branch else {
+        if let Schema::Bool(false) = branch {
+            conflicts.insert("false".to_owned(), Value::Bool(false));
+        }
+        return conflicts;
+    };
+    let key_order = o.key_order.clone();
+    let mut mine = match o.to_value() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    for (k, v) in b.to_map() {
+        match (mine.get_mut(&k), k.as_str()) {
+            (None, _) => {
+                mine.insert(k, v);
+            }
+            (Some(Value::Object(props)), "properties") if union => {
+                if let Value::Object(theirs) = v {
+                    for (name, s) in theirs {
+                        props.entry(name).or_insert(s);
+                    }
+                }
+            }
+            (Some(Value::Array(req)), "required") if union => {
+                if let Value::Array(theirs) = v {
+                    for r in theirs {
+                        if !req.contains(&r) {
+                            req.push(r);
+                        }
+                    }
+                }
+            }
+            (Some(existing), _) => {
+                if *existing != v {
+                    conflicts.insert(k, v);
+                }
+            }
+        }
+    }
+    let (mut merged, _) = SchemaObject::from_value(&Value::Object(mine));
+    let mut order = key_order;
+    for k in merged.key_order.iter() {
+        if !order.contains(k) {
+            order.push(k.clone());
+        }
+    }
+    merged.key_order = order;
+    *o = merged;
+    conflicts
+}
+
+/// The schema a `$ref` pointed to, with the keywords written beside the `$ref` on top.
+fn overlay(target: Schema, rest: SchemaObject) -> SchemaObject {
+    let mut base = match target {
+        Schema::Object(t) => *t,
+        Schema::Bool(true) => SchemaObject::default(),
+        Schema::Bool(false) => SchemaObject {
+            not: Some(Schema::any()),
+            ..SchemaObject::default()
+        },
+    };
+    base.key_order.clear();
+    let mut map = match base.to_value() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    for (k, v) in rest.to_map() {
+        map.insert(k, v);
+    }
+    SchemaObject::from_value(&Value::Object(map)).0
+}
+
+/// JSON Schema has no `nullable`: `nullable: true` becomes `null` among the types.
+fn nullable_to_json(o: &mut SchemaObject) {
+    if let Some(true) = o.nullable.take() {
+        make_nullable_json(o);
+    }
+}
+
+/// Lets `o` accept `null` as well, in plain JSON Schema.
+pub(crate) fn make_nullable_json(o: &mut SchemaObject) {
+    if let Some(c) = o.const_value.take() {
+        o.enum_values = Some(vec![c]);
+        rename(&mut o.key_order, "const", "enum");
+    }
+    if let Some(values) = &mut o.enum_values {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+    match &mut o.schema_type {
+        Some(t) if !t.contains(InstanceType::Null) => {
+            let mut types = t.types().to_vec();
+            types.push(InstanceType::Null);
+            *t = SchemaType::Union(types);
+        }
+        Some(_) => {}
+        None => {
+            if let Some(any) = &mut o.any_of {
+                if !any.iter().any(is_null_branch) {
+                    any.push(Schema::of_type(InstanceType::Null));
+                }
+            }
+        }
+    }
+}
+
+fn rename(order: &mut [String], from: &str, to: &str) {
+    if order.iter().any(|k| k == to) {
+        return;
+    }
+    for k in order.iter_mut().filter(|k| *k == from) {
+        *k = to.to_owned();
+    }
+}
+
+/// `keyword: value` for a description.
+fn note(keyword: &str, value: &Value) -> String {
+    format!("{keyword}: {value}")
+}
+
+/// Appends `(note; note)` to the description.
+fn append_notes(o: &mut SchemaObject, notes: Vec<String>) {
+    if notes.is_empty() {
+        return;
+    }
+    let joined = notes.join("; ");
+    o.description = Some(match o.description.take() {
+        Some(d) if !d.trim().is_empty() => format!("{} ({joined})", d.trim_end()),
+        _ => format!("({joined})"),
+    });
+}
+
+/// A `$ref` fragment is URI-encoded: `%24defs` and the like, decoded.
+fn decode_fragment(fragment: &str) -> String {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(b) = hex {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| fragment.to_owned())
+}
