@@ -17,6 +17,15 @@ fn lines(warnings: &[Warning]) -> Vec<String> {
     warnings.iter().map(Warning::to_string).collect()
 }
 
+/// `pointer resolution` of each feature loss.
+fn resolutions(warnings: &[Warning]) -> Vec<String> {
+    warnings
+        .iter()
+        .filter_map(Warning::as_loss)
+        .map(|l| format!("{} {}", l.pointer, l.resolution))
+        .collect()
+}
+
 #[test]
 fn slightly_off_mcp_definitions_are_repaired_and_reported() {
     let input = json!({
@@ -258,12 +267,7 @@ fn strict_mode_gets_required_nullable_properties_and_closed_objects() {
             "strict": true
         })
     );
-    let features: Vec<String> = out
-        .warnings
-        .iter()
-        .filter_map(Warning::as_loss)
-        .map(|l| format!("{} {}", l.pointer, l.resolution))
-        .collect();
+    let features = resolutions(&out.warnings);
     assert_eq!(
         features,
         [
@@ -314,12 +318,7 @@ fn gemini_gets_its_openapi_subset() {
             }
         })
     );
-    let features: Vec<String> = out
-        .warnings
-        .iter()
-        .filter_map(Warning::as_loss)
-        .map(|l| format!("{} {}", l.pointer, l.resolution))
-        .collect();
+    let features = resolutions(&out.warnings);
     assert_eq!(
         features,
         [

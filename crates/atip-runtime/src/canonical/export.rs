@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::rewrite::{Dialect, Rewriter};
 use super::schema::{InstanceType, Schema, SchemaObject, SchemaType};
-use super::warning::{ConvertError, Feature, FeatureLoss, Resolution, Warning};
+use super::warning::{ConvertError, Feature, Resolution, Warning};
 use super::{pointer, CanonicalTool, Format};
 use crate::effects::Effects;
 use crate::names;
@@ -121,13 +121,9 @@ impl Writer<'_, '_> {
     }
 
     fn lose(&mut self, pointer: String, feature: Feature, resolution: Resolution) {
-        self.warnings.push(Warning::Loss(FeatureLoss {
-            feature,
-            pointer,
-            from: self.from,
-            to: self.to,
-            resolution,
-        }));
+        self.warnings.push(Warning::loss(
+            feature, pointer, self.from, self.to, resolution,
+        ));
     }
 
     /// The description: for ATIP commands with the spec §8.2 safety flags of their effects;

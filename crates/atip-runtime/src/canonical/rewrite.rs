@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::schema::{InstanceType, Schema, SchemaObject, SchemaType};
-use super::warning::{ConvertError, Feature, FeatureLoss, Resolution, Warning};
+use super::warning::{ConvertError, Feature, Resolution, Warning};
 use super::{pointer, Format};
 use crate::providers::Provider;
 
@@ -145,14 +145,16 @@ impl<'a> Rewriter<'a> {
 
     fn report(&mut self, pointer: String, feature: Feature, resolution: Resolution) {
         if self.seen.insert((pointer.clone(), feature.clone())) {
-            self.warnings.push(Warning::Loss(FeatureLoss {
-                feature,
-                pointer,
-                from: self.from,
-                to: self.to,
-                resolution,
-            }));
+            self.warnings.push(Warning::loss(
+                feature, pointer, self.from, self.to, resolution,
+            ));
         }
+    }
+
+    /// Moves `keyword: value` into the description's notes, and says so.
+    fn describe(&mut self, notes: &mut Vec<String>, ptr: &str, keyword: &str, value: &Value) {
+        notes.push(note(keyword, value));
+        self.loss(ptr, keyword, Resolution::Described);
     }
 
     fn schema(&mut self, s: &Schema, ptr: &str) -> Result<Schema, ConvertError> {
@@ -415,11 +417,8 @@ impl<'a> Rewriter<'a> {
             return;
         };
         if o.any_of.is_some() {
-            notes.push(note(
-                "oneOf",
-                &Value::Array(branches.iter().map(Schema::to_value).collect()),
-            ));
-            self.loss(ptr, "oneOf", Resolution::Described);
+            let value = Value::Array(branches.iter().map(Schema::to_value).collect());
+            self.describe(notes, ptr, "oneOf", &value);
             return;
         }
         o.any_of = Some(branches);
@@ -433,8 +432,7 @@ impl<'a> Rewriter<'a> {
 
     fn describe_not(&mut self, o: &mut SchemaObject, ptr: &str, notes: &mut Vec<String>) {
         if let Some(n) = o.not.take() {
-            notes.push(note("not", &n.to_value()));
-            self.loss(ptr, "not", Resolution::Described);
+            self.describe(notes, ptr, "not", &n.to_value());
         }
     }
 
@@ -443,8 +441,7 @@ impl<'a> Rewriter<'a> {
         match o.default.take() {
             None | Some(Value::Null) => {}
             Some(v) => {
-                notes.push(note("default", &v));
-                self.loss(ptr, "default", Resolution::Described);
+                self.describe(notes, ptr, "default", &v);
             }
         }
         let counts = [
@@ -455,17 +452,14 @@ impl<'a> Rewriter<'a> {
         ];
         for (key, value) in counts {
             if let Some(n) = value {
-                notes.push(note(key, &Value::from(n)));
-                self.loss(ptr, key, Resolution::Described);
+                self.describe(notes, ptr, key, &Value::from(n));
             }
         }
         if let Some(u) = o.unique_items.take() {
-            notes.push(note("uniqueItems", &Value::Bool(u)));
-            self.loss(ptr, "uniqueItems", Resolution::Described);
+            self.describe(notes, ptr, "uniqueItems", &Value::Bool(u));
         }
         if let Some(f) = o.format.take_if(|f| !STRICT_FORMATS.contains(&f.as_str())) {
-            notes.push(note("format", &Value::String(f)));
-            self.loss(ptr, "format", Resolution::Described);
+            self.describe(notes, ptr, "format", &Value::String(f));
         }
         self.closed_extras(o, ptr, notes, &["$comment"]);
     }
@@ -486,8 +480,7 @@ impl<'a> Rewriter<'a> {
             } else if k.starts_with("x-") || ANNOTATIONS.contains(&k.as_str()) {
                 self.loss(ptr, &k, Resolution::Dropped);
             } else {
-                notes.push(note(&k, &v));
-                self.loss(ptr, &k, Resolution::Described);
+                self.describe(notes, ptr, &k, &v);
             }
         }
     }
@@ -631,8 +624,7 @@ impl<'a> Rewriter<'a> {
             }
         }
         if let Some(f) = o.format.take_if(|f| !GEMINI_FORMATS.contains(&f.as_str())) {
-            notes.push(note("format", &Value::String(f)));
-            self.loss(ptr, "format", Resolution::Described);
+            self.describe(notes, ptr, "format", &Value::String(f));
         }
         let numbers = [
             ("exclusiveMinimum", o.exclusive_minimum.take()),
@@ -641,13 +633,11 @@ impl<'a> Rewriter<'a> {
         ];
         for (key, value) in numbers {
             if let Some(n) = value {
-                notes.push(note(key, &Value::Number(n)));
-                self.loss(ptr, key, Resolution::Described);
+                self.describe(notes, ptr, key, &Value::Number(n));
             }
         }
         if let Some(u) = o.unique_items.take() {
-            notes.push(note("uniqueItems", &Value::Bool(u)));
-            self.loss(ptr, "uniqueItems", Resolution::Described);
+            self.describe(notes, ptr, "uniqueItems", &Value::Bool(u));
         }
         let example = match o.examples.take() {
             Some(list) => {

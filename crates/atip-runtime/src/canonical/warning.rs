@@ -105,6 +105,22 @@ pub enum Warning {
 }
 
 impl Warning {
+    pub(crate) fn loss(
+        feature: Feature,
+        pointer: String,
+        from: Option<Format>,
+        to: Provider,
+        resolution: Resolution,
+    ) -> Warning {
+        Warning::Loss(FeatureLoss {
+            feature,
+            pointer,
+            from,
+            to,
+            resolution,
+        })
+    }
+
     /// The JSON pointer the warning is about.
     pub fn pointer(&self) -> &str {
         match self {
