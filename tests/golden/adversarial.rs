@@ -46,16 +46,20 @@ impl ::atip_runtime::__private::serde::Serialize for Type {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("in", &self.r#in);
-        fields.value("self", &self.self_);
-        fields.optional("Self", &self.self_2);
-        fields.optional("type", &self.r#type);
-        fields.optional("crate", &self.crate_);
-        fields.optional("super", &self.super_);
-        fields.optional("_", &self.__);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.r#in,
+                &self.self_,
+                &self.self_2,
+                &self.r#type,
+                &self.crate_,
+                &self.super_,
+                &self.__,
+                &self.verbose,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Type {
@@ -67,18 +71,19 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Type {
 }
 impl ::atip_runtime::FromArguments for Type {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#in: args.required("in")?,
-            self_: args.required("self")?,
-            self_2: args.optional("Self")?,
-            r#type: args.optional("type")?,
-            crate_: args.optional("crate")?,
-            super_: args.optional("super")?,
-            __: args.optional("_")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#in: args.field("in"),
+            self_: args.field("self"),
+            self_2: args.field("Self"),
+            r#type: args.field("type"),
+            crate_: args.field("crate"),
+            super_: args.field("super"),
+            __: args.field("_"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -192,121 +197,168 @@ impl Type {
         1,
         673,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "in",
+            ::atip_runtime::__private::Arg::Positional("in"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "self",
+            ::atip_runtime::__private::Arg::Positional("self"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "Self",
+            ::atip_runtime::__private::Arg::Positional("Self"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "crate",
+            ::atip_runtime::__private::Arg::Long("--crate"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "super",
+            ::atip_runtime::__private::Arg::Long("--super"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "_",
+            ::atip_runtime::__private::Arg::Long("--underscore"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("--verbose"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Type {
     const NAME: &'static str = "weird_type";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["type"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_type"),
-        title: ::std::borrow::Cow::Borrowed("weird type"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("type")]),
-        description: ::std::borrow::Cow::Borrowed("A Rust keyword as a command"),
+        name: ::atip_runtime::__private::Borrowed("weird_type"),
+        title: ::atip_runtime::__private::Borrowed("weird type"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("type")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("A Rust keyword as a command"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("in"),
-                    description: ::std::borrow::Cow::Borrowed("argument 'in'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: true,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("self"),
-                    description: ::std::borrow::Cow::Borrowed("argument 'self'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: true,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("Self"),
-                    description: ::std::borrow::Cow::Borrowed("argument 'Self'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("crate"),
-                    description: ::std::borrow::Cow::Borrowed("option 'crate'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("super"),
-                    description: ::std::borrow::Cow::Borrowed("option 'super'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("_"),
-                    description: ::std::borrow::Cow::Borrowed("option '_'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "in",
+                    "argument 'in'",
+                    ::atip_runtime::ValueKind::String,
+                    true,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "self",
+                    "argument 'self'",
+                    ::atip_runtime::ValueKind::String,
+                    true,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "Self",
+                    "argument 'Self'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                ::atip_runtime::__private::param(
+                    "crate",
+                    "option 'crate'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "super",
+                    "option 'super'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "_",
+                    "option '_'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "verbose",
+                    "option 'verbose'",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.crate_ {
-            argv.long("--crate", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.super_ {
-            argv.long("--super", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.__ {
-            argv.long("--underscore", value);
-        }
-        if self.verbose {
-            argv.flag("--verbose");
-        }
-        argv.positional("in", &self.r#in);
-        argv.positional("self", &self.self_);
-        if let ::core::option::Option::Some(value) = &self.self_2 {
-            argv.positional("Self", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.r#in,
+                &self.self_,
+                &self.self_2,
+                &self.r#type,
+                &self.crate_,
+                &self.super_,
+                &self.__,
+                &self.verbose,
+            ],
+        );
     }
 }
 /// Another keyword
@@ -347,14 +399,18 @@ impl ::atip_runtime::__private::serde::Serialize for SelfCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.optional("new", &self.new);
-        fields.optional("argv", &self.argv);
-        fields.flag("clone", self.clone);
-        fields.optional("value", &self.value);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.r#type,
+                &self.verbose,
+                &self.new,
+                &self.argv,
+                &self.clone,
+                &self.value,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for SelfCommand {
@@ -366,16 +422,17 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for SelfCommand {
 }
 impl ::atip_runtime::FromArguments for SelfCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-            new: args.optional("new")?,
-            argv: args.optional("argv")?,
-            clone: args.flag("clone")?,
-            value: args.optional("value")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+            new: args.field("new"),
+            argv: args.field("argv"),
+            clone: args.field("clone"),
+            value: args.field("value"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -481,6 +538,52 @@ impl SelfCommand {
         674,
         1202,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "new",
+            ::atip_runtime::__private::Arg::Long("--new"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "argv",
+            ::atip_runtime::__private::Arg::Long("--argv"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "clone",
+            ::atip_runtime::__private::Arg::Flag("--clone"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "value",
+            ::atip_runtime::__private::Arg::Long("--value"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for SelfCommand {
     fn default() -> Self {
@@ -491,96 +594,75 @@ impl ::atip_runtime::Command for SelfCommand {
     const NAME: &'static str = "weird_self";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["self"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_self"),
-        title: ::std::borrow::Cow::Borrowed("weird self"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("self")]),
-        description: ::std::borrow::Cow::Borrowed("Another keyword"),
+        name: ::atip_runtime::__private::Borrowed("weird_self"),
+        title: ::atip_runtime::__private::Borrowed("weird self"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("self")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("Another keyword"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("new"),
-                    description: ::std::borrow::Cow::Borrowed("option 'new'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("argv"),
-                    description: ::std::borrow::Cow::Borrowed("option 'argv'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("clone"),
-                    description: ::std::borrow::Cow::Borrowed("option 'clone'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("value"),
-                    description: ::std::borrow::Cow::Borrowed("option 'value'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                __atip::P0,
+                __atip::P1,
+                ::atip_runtime::__private::param(
+                    "new",
+                    "option 'new'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "argv",
+                    "option 'argv'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "clone",
+                    "option 'clone'",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "value",
+                    "option 'value'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.new {
-            argv.long("--new", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.argv {
-            argv.long("--argv", value);
-        }
-        if self.clone {
-            argv.flag("--clone");
-        }
-        if let ::core::option::Option::Some(value) = &self.value {
-            argv.long("--value", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.r#type,
+                &self.verbose,
+                &self.new,
+                &self.argv,
+                &self.clone,
+                &self.value,
+            ],
+        );
     }
 }
 /// Named like the generated Call enum
@@ -605,10 +687,11 @@ impl ::atip_runtime::__private::serde::Serialize for CallCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for CallCommand {
@@ -620,12 +703,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for CallCommand {
 }
 impl ::atip_runtime::FromArguments for CallCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -694,6 +778,24 @@ impl CallCommand {
         1203,
         1527,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for CallCommand {
     fn default() -> Self {
@@ -704,48 +806,29 @@ impl ::atip_runtime::Command for CallCommand {
     const NAME: &'static str = "weird_call";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["call"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_call"),
-        title: ::std::borrow::Cow::Borrowed("weird call"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("call")]),
-        description: ::std::borrow::Cow::Borrowed("Named like the generated Call enum"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_call"),
+        title: ::atip_runtime::__private::Borrowed("weird call"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("call")],
         ),
+        description: ::atip_runtime::__private::Borrowed(
+            "Named like the generated Call enum",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Named like a prelude type
@@ -770,10 +853,11 @@ impl ::atip_runtime::__private::serde::Serialize for OptionCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for OptionCommand {
@@ -785,12 +869,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for OptionCommand {
 }
 impl ::atip_runtime::FromArguments for OptionCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -859,6 +944,24 @@ impl OptionCommand {
         1528,
         1847,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for OptionCommand {
     fn default() -> Self {
@@ -869,48 +972,27 @@ impl ::atip_runtime::Command for OptionCommand {
     const NAME: &'static str = "weird_option";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["option"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_option"),
-        title: ::std::borrow::Cow::Borrowed("weird option"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("option")]),
-        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_option"),
+        title: ::atip_runtime::__private::Borrowed("weird option"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("option")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Named like a prelude type
@@ -935,10 +1017,11 @@ impl ::atip_runtime::__private::serde::Serialize for ResultCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ResultCommand {
@@ -950,12 +1033,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ResultCommand {
 }
 impl ::atip_runtime::FromArguments for ResultCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1024,6 +1108,24 @@ impl ResultCommand {
         1848,
         2167,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for ResultCommand {
     fn default() -> Self {
@@ -1034,48 +1136,27 @@ impl ::atip_runtime::Command for ResultCommand {
     const NAME: &'static str = "weird_result";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["result"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_result"),
-        title: ::std::borrow::Cow::Borrowed("weird result"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("result")]),
-        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_result"),
+        title: ::atip_runtime::__private::Borrowed("weird result"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("result")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Named like a prelude type
@@ -1100,10 +1181,11 @@ impl ::atip_runtime::__private::serde::Serialize for StringCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StringCommand {
@@ -1115,12 +1197,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StringCommand {
 }
 impl ::atip_runtime::FromArguments for StringCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1189,6 +1272,24 @@ impl StringCommand {
         2168,
         2487,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for StringCommand {
     fn default() -> Self {
@@ -1199,48 +1300,27 @@ impl ::atip_runtime::Command for StringCommand {
     const NAME: &'static str = "weird_string";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["string"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_string"),
-        title: ::std::borrow::Cow::Borrowed("weird string"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("string")]),
-        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_string"),
+        title: ::atip_runtime::__private::Borrowed("weird string"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("string")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Named like a prelude type
@@ -1265,10 +1345,11 @@ impl ::atip_runtime::__private::serde::Serialize for VecCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for VecCommand {
@@ -1280,12 +1361,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for VecCommand {
 }
 impl ::atip_runtime::FromArguments for VecCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1354,6 +1436,24 @@ impl VecCommand {
         2488,
         2801,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for VecCommand {
     fn default() -> Self {
@@ -1364,48 +1464,27 @@ impl ::atip_runtime::Command for VecCommand {
     const NAME: &'static str = "weird_vec";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["vec"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_vec"),
-        title: ::std::borrow::Cow::Borrowed("weird vec"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("vec")]),
-        description: ::std::borrow::Cow::Borrowed("Named like a prelude type"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_vec"),
+        title: ::atip_runtime::__private::Borrowed("weird vec"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("vec")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Named like a prelude type"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Named like the effects table
@@ -1430,10 +1509,11 @@ impl ::atip_runtime::__private::serde::Serialize for EffectsCommand {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EffectsCommand {
@@ -1445,12 +1525,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EffectsCommand 
 }
 impl ::atip_runtime::FromArguments for EffectsCommand {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1519,6 +1600,24 @@ impl EffectsCommand {
         2802,
         3126,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for EffectsCommand {
     fn default() -> Self {
@@ -1529,48 +1628,27 @@ impl ::atip_runtime::Command for EffectsCommand {
     const NAME: &'static str = "weird_effects";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["effects"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_effects"),
-        title: ::std::borrow::Cow::Borrowed("weird effects"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("effects")]),
-        description: ::std::borrow::Cow::Borrowed("Named like the effects table"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_effects"),
+        title: ::atip_runtime::__private::Borrowed("weird effects"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("effects")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Named like the effects table"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Starts with a digit
@@ -1603,12 +1681,11 @@ impl ::atip_runtime::__private::serde::Serialize for _2fa {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.optional("_1st", &self._1st);
-        fields.flag("_9", self._9);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose, &self._1st, &self._9],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for _2fa {
@@ -1620,14 +1697,15 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for _2fa {
 }
 impl ::atip_runtime::FromArguments for _2fa {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-            _1st: args.optional("_1st")?,
-            _9: args.flag("_9")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+            _1st: args.field("_1st"),
+            _9: args.field("_9"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1710,6 +1788,38 @@ impl _2fa {
         3127,
         3540,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "_1st",
+            ::atip_runtime::__private::Arg::Long("--1st"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "_9",
+            ::atip_runtime::__private::Arg::Flag("-9"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for _2fa {
     fn default() -> Self {
@@ -1720,72 +1830,50 @@ impl ::atip_runtime::Command for _2fa {
     const NAME: &'static str = "weird_2fa";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["2fa"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_2fa"),
-        title: ::std::borrow::Cow::Borrowed("weird 2fa"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("2fa")]),
-        description: ::std::borrow::Cow::Borrowed("Starts with a digit"),
+        name: ::atip_runtime::__private::Borrowed("weird_2fa"),
+        title: ::atip_runtime::__private::Borrowed("weird 2fa"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("2fa")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("Starts with a digit"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("_1st"),
-                    description: ::std::borrow::Cow::Borrowed("option '1st'"),
-                    kind: ::atip_runtime::ValueKind::Integer,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("_9"),
-                    description: ::std::borrow::Cow::Borrowed("option '9'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                __atip::P0,
+                __atip::P1,
+                ::atip_runtime::__private::param(
+                    "_1st",
+                    "option '1st'",
+                    ::atip_runtime::ValueKind::Integer,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "_9",
+                    "option '9'",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self._1st {
-            argv.long("--1st", value);
-        }
-        if self._9 {
-            argv.flag("-9");
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose, &self._1st, &self._9],
+        );
     }
 }
 /// Non-ASCII name
@@ -1814,11 +1902,11 @@ impl ::atip_runtime::__private::serde::Serialize for UfcNUefCode {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("_ame", &self.uf1_ame);
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.uf1_ame, &self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for UfcNUefCode {
@@ -1830,13 +1918,14 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for UfcNUefCode {
 }
 impl ::atip_runtime::FromArguments for UfcNUefCode {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            uf1_ame: args.required("_ame")?,
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            uf1_ame: args.field("_ame"),
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1906,63 +1995,71 @@ impl UfcNUefCode {
         3541,
         3931,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "_ame",
+            ::atip_runtime::__private::Arg::Positional("ñame"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for UfcNUefCode {
     const NAME: &'static str = "weird__n_code";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["ünïcode"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird__n_code"),
-        title: ::std::borrow::Cow::Borrowed("weird ünïcode"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("ünïcode")]),
-        description: ::std::borrow::Cow::Borrowed("Non-ASCII name"),
+        name: ::atip_runtime::__private::Borrowed("weird__n_code"),
+        title: ::atip_runtime::__private::Borrowed("weird ünïcode"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("ünïcode")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("Non-ASCII name"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("_ame"),
-                    description: ::std::borrow::Cow::Borrowed("argument 'ñame'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: true,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "_ame",
+                    "argument 'ñame'",
+                    ::atip_runtime::ValueKind::String,
+                    true,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        argv.positional("ñame", &self.uf1_ame);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.uf1_ame, &self.r#type, &self.verbose],
+        );
     }
 }
 /// Dot in the name
@@ -1987,10 +2084,11 @@ impl ::atip_runtime::__private::serde::Serialize for AB {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for AB {
@@ -2002,12 +2100,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for AB {
 }
 impl ::atip_runtime::FromArguments for AB {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -2076,6 +2175,24 @@ impl AB {
         3932,
         4235,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for AB {
     fn default() -> Self {
@@ -2086,48 +2203,27 @@ impl ::atip_runtime::Command for AB {
     const NAME: &'static str = "weird_a_b";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["a.b"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_a_b"),
-        title: ::std::borrow::Cow::Borrowed("weird a.b"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("a.b")]),
-        description: ::std::borrow::Cow::Borrowed("Dot in the name"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_a_b"),
+        title: ::atip_runtime::__private::Borrowed("weird a.b"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("a.b")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Dot in the name"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Underscore in the name
@@ -2152,10 +2248,11 @@ impl ::atip_runtime::__private::serde::Serialize for ListAll {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll {
@@ -2167,12 +2264,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll {
 }
 impl ::atip_runtime::FromArguments for ListAll {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -2241,6 +2339,24 @@ impl ListAll {
         4236,
         4556,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for ListAll {
     fn default() -> Self {
@@ -2251,48 +2367,27 @@ impl ::atip_runtime::Command for ListAll {
     const NAME: &'static str = "weird_list_all";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["list_all"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_list_all"),
-        title: ::std::borrow::Cow::Borrowed("weird list_all"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("list_all")]),
-        description: ::std::borrow::Cow::Borrowed("Underscore in the name"),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        name: ::atip_runtime::__private::Borrowed("weird_list_all"),
+        title: ::atip_runtime::__private::Borrowed("weird list_all"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("list_all")],
         ),
+        description: ::atip_runtime::__private::Borrowed("Underscore in the name"),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Dash in the name; camel-cases like list_all
@@ -2317,10 +2412,11 @@ impl ::atip_runtime::__private::serde::Serialize for ListAll2 {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll2 {
@@ -2332,12 +2428,13 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for ListAll2 {
 }
 impl ::atip_runtime::FromArguments for ListAll2 {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -2406,6 +2503,24 @@ impl ListAll2 {
         4557,
         4898,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for ListAll2 {
     fn default() -> Self {
@@ -2416,50 +2531,29 @@ impl ::atip_runtime::Command for ListAll2 {
     const NAME: &'static str = "weird_list-all";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["list-all"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_list-all"),
-        title: ::std::borrow::Cow::Borrowed("weird list-all"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("list-all")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("weird_list-all"),
+        title: ::atip_runtime::__private::Borrowed("weird list-all"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("list-all")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Dash in the name; camel-cases like list_all",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0, __atip::P1]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.r#type, &self.verbose],
+        );
     }
 }
 /// Values of `--mode` of `weird enums`.
@@ -2552,6 +2646,16 @@ impl ::core::fmt::Display for EnumsMode {
         f.write_str(self.as_str())
     }
 }
+impl ::atip_runtime::__private::Scalar for EnumsMode {
+    fn from_json(
+        value: &::atip_runtime::__private::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::atip_runtime::__private::enum_from_json(value, Self::from_value)
+    }
+    fn placeholder() -> Self {
+        Self::Empty
+    }
+}
 impl ::atip_runtime::ArgValue for EnumsMode {
     fn to_arg(
         &self,
@@ -2626,6 +2730,16 @@ impl ::core::fmt::Display for EnumsLevel {
         f.write_str(self.as_str())
     }
 }
+impl ::atip_runtime::__private::Scalar for EnumsLevel {
+    fn from_json(
+        value: &::atip_runtime::__private::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::atip_runtime::__private::enum_from_json(value, Self::from_value)
+    }
+    fn placeholder() -> Self {
+        Self::_1
+    }
+}
 impl ::atip_runtime::ArgValue for EnumsLevel {
     fn to_arg(
         &self,
@@ -2694,6 +2808,16 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for EnumsTags {
 impl ::core::fmt::Display for EnumsTags {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::atip_runtime::__private::Scalar for EnumsTags {
+    fn from_json(
+        value: &::atip_runtime::__private::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::atip_runtime::__private::enum_from_json(value, Self::from_value)
+    }
+    fn placeholder() -> Self {
+        Self::X
     }
 }
 impl ::atip_runtime::ArgValue for EnumsTags {
@@ -2771,20 +2895,24 @@ impl ::atip_runtime::__private::serde::Serialize for Enums {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("files", &self.files);
-        fields.optional("type", &self.r#type);
-        fields.flag("verbose", self.verbose);
-        fields.optional("mode", &self.mode);
-        fields.optional("level", &self.level);
-        fields.optional("count", &self.count);
-        fields.list("tags", &self.tags);
-        fields.flag("dry_run", self.dry_run);
-        fields.flag("dryRun", self.dry_run_2);
-        fields.optional("ratio", &self.ratio);
-        fields.optional("home", &self.home);
-        fields.value("out", &self.out);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.r#type,
+                &self.verbose,
+                &self.mode,
+                &self.level,
+                &self.count,
+                &self.tags,
+                &self.dry_run,
+                &self.dry_run_2,
+                &self.ratio,
+                &self.home,
+                &self.out,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Enums {
@@ -2796,22 +2924,23 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Enums {
 }
 impl ::atip_runtime::FromArguments for Enums {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            files: args.required("files")?,
-            r#type: args.optional("type")?,
-            verbose: args.flag("verbose")?,
-            mode: args.optional("mode")?,
-            level: args.optional("level")?,
-            count: args.optional("count")?,
-            tags: args.list("tags")?,
-            dry_run: args.flag("dry_run")?,
-            dry_run_2: args.flag("dryRun")?,
-            ratio: args.optional("ratio")?,
-            home: args.optional("home")?,
-            out: args.required("out")?,
-        })
+        let command = Self {
+            files: args.field("files"),
+            r#type: args.field("type"),
+            verbose: args.field("verbose"),
+            mode: args.field("mode"),
+            level: args.field("level"),
+            count: args.field("count"),
+            tags: args.field("tags"),
+            dry_run: args.field("dry_run"),
+            dry_run_2: args.field("dryRun"),
+            ratio: args.field("ratio"),
+            home: args.field("home"),
+            out: args.field("out"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -2949,229 +3078,259 @@ impl Enums {
         4899,
         6303,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "files",
+            ::atip_runtime::__private::Arg::Positional("files"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "mode",
+            ::atip_runtime::__private::Arg::Long("--mode"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "level",
+            ::atip_runtime::__private::Arg::Long("--level"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "count",
+            ::atip_runtime::__private::Arg::Long("--count"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "tags",
+            ::atip_runtime::__private::Arg::Long("--tag"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "dry_run",
+            ::atip_runtime::__private::Arg::Flag("--dry-run"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "dryRun",
+            ::atip_runtime::__private::Arg::Flag("--dry-run-2"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "ratio",
+            ::atip_runtime::__private::Arg::Long("--ratio"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "home",
+            ::atip_runtime::__private::Arg::Long("--home"),
+            false,
+            false,
+            true,
+        ),
+        ::atip_runtime::__private::field(
+            "out",
+            ::atip_runtime::__private::Arg::Short("-o"),
+            false,
+            true,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Enums {
     const NAME: &'static str = "weird_enums";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["enums"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false)
-        .with_reversible(false)
-        .with_destructive(true)
-        .with_creates(::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("x")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::Optional),
-            prompts: ::core::option::Option::None,
-            tty: ::core::option::Option::None,
-        })
-        .with_cost(::atip_runtime::Cost {
-            estimate: ::core::option::Option::Some(::atip_runtime::CostEstimate::High),
-            billable: ::core::option::Option::Some(true),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::None,
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("5m")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E1;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_enums"),
-        title: ::std::borrow::Cow::Borrowed("weird enums"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("enums")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("weird_enums"),
+        title: ::atip_runtime::__private::Borrowed("weird enums"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("enums")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Ends a comment */ opens an attribute #[x] has `backticks` \"quotes\" \\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\r\nSecond line /* unclosed",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("files"),
-                    description: ::std::borrow::Cow::Borrowed("argument 'files'"),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("mode"),
-                    description: ::std::borrow::Cow::Borrowed("option 'mode'"),
-                    kind: ::atip_runtime::ValueKind::Enum,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::std::borrow::Cow::Borrowed(""),
-                                ::std::borrow::Cow::Borrowed("a"),
-                                ::std::borrow::Cow::Borrowed("A"),
-                                ::std::borrow::Cow::Borrowed("blue-green"),
-                                ::std::borrow::Cow::Borrowed("1"),
-                                ::std::borrow::Cow::Borrowed("1.5"),
-                                ::std::borrow::Cow::Borrowed(">="),
-                                ::std::borrow::Cow::Borrowed("<="),
-                                ::std::borrow::Cow::Borrowed("Self"),
-                                ::std::borrow::Cow::Borrowed("self"),
-                            ],
-                        ),
+                ::atip_runtime::__private::param(
+                    "files",
+                    "argument 'files'",
+                    ::atip_runtime::ValueKind::File,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                ::atip_runtime::__private::param(
+                    "mode",
+                    "option 'mode'",
+                    ::atip_runtime::ValueKind::Enum,
+                    false,
+                    false,
+                    ::core::option::Option::Some(
+                        &[
+                            ::atip_runtime::__private::Borrowed(""),
+                            ::atip_runtime::__private::Borrowed("a"),
+                            ::atip_runtime::__private::Borrowed("A"),
+                            ::atip_runtime::__private::Borrowed("blue-green"),
+                            ::atip_runtime::__private::Borrowed("1"),
+                            ::atip_runtime::__private::Borrowed("1.5"),
+                            ::atip_runtime::__private::Borrowed(">="),
+                            ::atip_runtime::__private::Borrowed("<="),
+                            ::atip_runtime::__private::Borrowed("Self"),
+                            ::atip_runtime::__private::Borrowed("self"),
+                        ],
                     ),
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("level"),
-                    description: ::std::borrow::Cow::Borrowed("option 'level'"),
-                    kind: ::atip_runtime::ValueKind::Enum,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::std::borrow::Cow::Borrowed("1"),
-                                ::std::borrow::Cow::Borrowed("2"),
-                                ::std::borrow::Cow::Borrowed("3"),
-                            ],
-                        ),
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "level",
+                    "option 'level'",
+                    ::atip_runtime::ValueKind::Enum,
+                    false,
+                    false,
+                    ::core::option::Option::Some(
+                        &[
+                            ::atip_runtime::__private::Borrowed("1"),
+                            ::atip_runtime::__private::Borrowed("2"),
+                            ::atip_runtime::__private::Borrowed("3"),
+                        ],
                     ),
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("count"),
-                    description: ::std::borrow::Cow::Borrowed("option 'count'"),
-                    kind: ::atip_runtime::ValueKind::Integer,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::std::borrow::Cow::Borrowed("10"),
-                                ::std::borrow::Cow::Borrowed("20"),
-                            ],
-                        ),
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "count",
+                    "option 'count'",
+                    ::atip_runtime::ValueKind::Integer,
+                    false,
+                    false,
+                    ::core::option::Option::Some(
+                        &[
+                            ::atip_runtime::__private::Borrowed("10"),
+                            ::atip_runtime::__private::Borrowed("20"),
+                        ],
                     ),
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("tags"),
-                    description: ::std::borrow::Cow::Borrowed("option 'tags'"),
-                    kind: ::atip_runtime::ValueKind::Enum,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::std::borrow::Cow::Borrowed("x"),
-                                ::std::borrow::Cow::Borrowed("y"),
-                            ],
-                        ),
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "tags",
+                    "option 'tags'",
+                    ::atip_runtime::ValueKind::Enum,
+                    false,
+                    true,
+                    ::core::option::Option::Some(
+                        &[
+                            ::atip_runtime::__private::Borrowed("x"),
+                            ::atip_runtime::__private::Borrowed("y"),
+                        ],
                     ),
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("dry_run"),
-                    description: ::std::borrow::Cow::Borrowed("option 'dry-run'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("dryRun"),
-                    description: ::std::borrow::Cow::Borrowed("option 'dryRun'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("ratio"),
-                    description: ::std::borrow::Cow::Borrowed("option 'ratio'"),
-                    kind: ::atip_runtime::ValueKind::Number,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed("0.5"),
-                    ),
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("home"),
-                    description: ::std::borrow::Cow::Borrowed("option 'home'"),
-                    kind: ::atip_runtime::ValueKind::Url,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("out"),
-                    description: ::std::borrow::Cow::Borrowed("option 'out'"),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: true,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "dry_run",
+                    "option 'dry-run'",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "dryRun",
+                    "option 'dryRun'",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "ratio",
+                    "option 'ratio'",
+                    ::atip_runtime::ValueKind::Number,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::Some("0.5"),
+                ),
+                ::atip_runtime::__private::param(
+                    "home",
+                    "option 'home'",
+                    ::atip_runtime::ValueKind::Url,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "out",
+                    "option 'out'",
+                    ::atip_runtime::ValueKind::File,
+                    true,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type", value);
-        }
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.mode {
-            argv.long("--mode", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.level {
-            argv.long("--level", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.count {
-            argv.long("--count", value);
-        }
-        for value in &self.tags {
-            argv.long("--tag", value);
-        }
-        if self.dry_run {
-            argv.flag("--dry-run");
-        }
-        if self.dry_run_2 {
-            argv.flag("--dry-run-2");
-        }
-        if let ::core::option::Option::Some(value) = &self.ratio {
-            argv.long("--ratio", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.home {
-            argv.long("--home", &::atip_runtime::argv::Url(value.as_str()));
-        }
-        argv.short("-o", &self.out);
-        argv.require_values("files", self.files.len());
-        for value in &self.files {
-            argv.positional("files", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.r#type,
+                &self.verbose,
+                &self.mode,
+                &self.level,
+                &self.count,
+                &self.tags,
+                &self.dry_run,
+                &self.dry_run_2,
+                &self.ratio,
+                &self.home,
+                &self.out,
+            ],
+        );
     }
 }
 /// The group itself
@@ -3200,11 +3359,11 @@ impl ::atip_runtime::__private::serde::Serialize for Group {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.flag("verbose", self.verbose);
-        fields.optional("type", &self.r#type);
-        fields.optional("depth", &self.depth);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.verbose, &self.r#type, &self.depth],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Group {
@@ -3216,13 +3375,14 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Group {
 }
 impl ::atip_runtime::FromArguments for Group {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            verbose: args.flag("verbose")?,
-            r#type: args.optional("type")?,
-            depth: args.optional("depth")?,
-        })
+        let command = Self {
+            verbose: args.field("verbose"),
+            r#type: args.field("type"),
+            depth: args.field("depth"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -3298,6 +3458,31 @@ impl Group {
         6304,
         6670,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type-in-group"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "depth",
+            ::atip_runtime::__private::Arg::Long("--depth-own"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Group {
     fn default() -> Self {
@@ -3308,60 +3493,41 @@ impl ::atip_runtime::Command for Group {
     const NAME: &'static str = "weird_group";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["group"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_group"),
-        title: ::std::borrow::Cow::Borrowed("weird group"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("group")]),
-        description: ::std::borrow::Cow::Borrowed("The group itself"),
+        name: ::atip_runtime::__private::Borrowed("weird_group"),
+        title: ::atip_runtime::__private::Borrowed("weird group"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("group")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("The group itself"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("depth"),
-                    description: ::std::borrow::Cow::Borrowed("option 'depth'"),
-                    kind: ::atip_runtime::ValueKind::Integer,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "depth",
+                    "option 'depth'",
+                    ::atip_runtime::ValueKind::Integer,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type-in-group", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.depth {
-            argv.long("--depth-own", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.verbose, &self.r#type, &self.depth],
+        );
     }
 }
 /// Inherits --type-in-group and --depth
@@ -3394,12 +3560,11 @@ impl ::atip_runtime::__private::serde::Serialize for GroupInner {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("rest", &self.rest);
-        fields.flag("verbose", self.verbose);
-        fields.optional("type", &self.r#type);
-        fields.optional("depth", &self.depth);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.rest, &self.verbose, &self.r#type, &self.depth],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for GroupInner {
@@ -3411,14 +3576,15 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for GroupInner {
 }
 impl ::atip_runtime::FromArguments for GroupInner {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            rest: args.required("rest")?,
-            verbose: args.flag("verbose")?,
-            r#type: args.optional("type")?,
-            depth: args.optional("depth")?,
-        })
+        let command = Self {
+            rest: args.field("rest"),
+            verbose: args.field("verbose"),
+            r#type: args.field("type"),
+            depth: args.field("depth"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -3499,86 +3665,152 @@ impl GroupInner {
         6671,
         7171,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "rest",
+            ::atip_runtime::__private::Arg::Positional("rest"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("-v"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "type",
+            ::atip_runtime::__private::Arg::Long("--type-in-group"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "depth",
+            ::atip_runtime::__private::Arg::Long("--depth"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for GroupInner {
     const NAME: &'static str = "weird_group_inner";
     const PROGRAM: &'static str = "weird";
     const PATH: &'static [&'static str] = &["group", "inner"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::Community,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("weird_group_inner"),
-        title: ::std::borrow::Cow::Borrowed("weird group inner"),
-        path: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("weird_group_inner"),
+        title: ::atip_runtime::__private::Borrowed("weird group inner"),
+        path: ::atip_runtime::__private::Borrowed(
             &[
-                ::std::borrow::Cow::Borrowed("group"),
-                ::std::borrow::Cow::Borrowed("inner"),
+                ::atip_runtime::__private::Borrowed("group"),
+                ::atip_runtime::__private::Borrowed("inner"),
             ],
         ),
-        description: ::std::borrow::Cow::Borrowed(
+        description: ::atip_runtime::__private::Borrowed(
             "Inherits --type-in-group and --depth",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("rest"),
-                    description: ::std::borrow::Cow::Borrowed("argument 'rest'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("option 'verbose'"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("type"),
-                    description: ::std::borrow::Cow::Borrowed("option 'type'"),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("depth"),
-                    description: ::std::borrow::Cow::Borrowed("option 'depth'"),
-                    kind: ::atip_runtime::ValueKind::Integer,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "rest",
+                    "argument 'rest'",
+                    ::atip_runtime::ValueKind::String,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P1,
+                __atip::P2,
+                __atip::P3,
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if self.verbose {
-            argv.flag("-v");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.r#type {
-            argv.long("--type-in-group", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.depth {
-            argv.long("--depth", value);
-        }
-        argv.require_values("rest", self.rest.len());
-        for value in &self.rest {
-            argv.positional("rest", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.rest, &self.verbose, &self.r#type, &self.depth],
+        );
     }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const P0: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "type",
+        "option 'type'",
+        ::atip_runtime::ValueKind::String,
+        false,
+        false,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const P1: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "verbose",
+        "option 'verbose'",
+        ::atip_runtime::ValueKind::Boolean,
+        false,
+        false,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const P2: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "type",
+        "option 'type'",
+        ::atip_runtime::ValueKind::String,
+        false,
+        false,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const P3: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "depth",
+        "option 'depth'",
+        ::atip_runtime::ValueKind::Integer,
+        false,
+        false,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_network(false);
+    pub const E1: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_network(false)
+        .with_reversible(false)
+        .with_destructive(true)
+        .with_creates(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("x")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::Optional),
+            prompts: ::core::option::Option::None,
+            tty: ::core::option::Option::None,
+        })
+        .with_cost(::atip_runtime::Cost {
+            estimate: ::core::option::Option::Some(::atip_runtime::CostEstimate::High),
+            billable: ::core::option::Option::Some(true),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::None,
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("5m"),
+            ),
+        });
 }
 /// A call of any command of `weird`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

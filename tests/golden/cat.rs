@@ -34,13 +34,17 @@ impl ::atip_runtime::__private::serde::Serialize for Cat {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("files", &self.files);
-        fields.flag("number", self.number);
-        fields.flag("number_nonblank", self.number_nonblank);
-        fields.flag("show_ends", self.show_ends);
-        fields.flag("squeeze_blank", self.squeeze_blank);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.number,
+                &self.number_nonblank,
+                &self.show_ends,
+                &self.squeeze_blank,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Cat {
@@ -52,15 +56,16 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Cat {
 }
 impl ::atip_runtime::FromArguments for Cat {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            files: args.required("files")?,
-            number: args.flag("number")?,
-            number_nonblank: args.flag("number_nonblank")?,
-            show_ends: args.flag("show_ends")?,
-            squeeze_blank: args.flag("squeeze_blank")?,
-        })
+        let command = Self {
+            files: args.field("files"),
+            number: args.field("number"),
+            number_nonblank: args.field("number_nonblank"),
+            show_ends: args.field("show_ends"),
+            squeeze_blank: args.field("squeeze_blank"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -145,12 +150,132 @@ impl Cat {
         1,
         698,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "files",
+            ::atip_runtime::__private::Arg::Positional("files"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "number",
+            ::atip_runtime::__private::Arg::Flag("--number"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "number_nonblank",
+            ::atip_runtime::__private::Arg::Flag("--number-nonblank"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "show_ends",
+            ::atip_runtime::__private::Arg::Flag("--show-ends"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "squeeze_blank",
+            ::atip_runtime::__private::Arg::Flag("--squeeze-blank"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Cat {
     const NAME: &'static str = "cat";
     const PROGRAM: &'static str = "cat";
     const PATH: &'static [&'static str] = &[];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
+    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
+        ::atip_runtime::TrustSource::User,
+    );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::atip_runtime::__private::Borrowed("cat"),
+        title: ::atip_runtime::__private::Borrowed("cat"),
+        path: ::atip_runtime::__private::Borrowed(&[]),
+        description: ::atip_runtime::__private::Borrowed(
+            "Print the contents of files, one after another",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::param(
+                    "files",
+                    "Files to print",
+                    ::atip_runtime::ValueKind::File,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "number",
+                    "Number all output lines",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "number_nonblank",
+                    "Number non-empty output lines only",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "show_ends",
+                    "Display $ at the end of each line",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "squeeze_blank",
+                    "Suppress repeated empty lines",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+            ],
+        ),
+    };
+    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.number,
+                &self.number_nonblank,
+                &self.show_ends,
+                &self.squeeze_blank,
+            ],
+        );
+    }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: ::core::option::Option::Some(true),
             write: ::core::option::Option::Some(false),
@@ -166,92 +291,6 @@ impl ::atip_runtime::Command for Cat {
             prompts: ::core::option::Option::Some(false),
             tty: ::core::option::Option::Some(false),
         });
-    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
-        ::atip_runtime::TrustSource::User,
-    );
-    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("cat"),
-        title: ::std::borrow::Cow::Borrowed("cat"),
-        path: ::std::borrow::Cow::Borrowed(&[]),
-        description: ::std::borrow::Cow::Borrowed(
-            "Print the contents of files, one after another",
-        ),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("files"),
-                    description: ::std::borrow::Cow::Borrowed("Files to print"),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("number"),
-                    description: ::std::borrow::Cow::Borrowed("Number all output lines"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("number_nonblank"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Number non-empty output lines only",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("show_ends"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Display $ at the end of each line",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("squeeze_blank"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Suppress repeated empty lines",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
-    };
-    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.number {
-            argv.flag("--number");
-        }
-        if self.number_nonblank {
-            argv.flag("--number-nonblank");
-        }
-        if self.show_ends {
-            argv.flag("--show-ends");
-        }
-        if self.squeeze_blank {
-            argv.flag("--squeeze-blank");
-        }
-        argv.require_values("files", self.files.len());
-        for value in &self.files {
-            argv.positional("files", value);
-        }
-    }
 }
 /// A call of any command of `cat`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

@@ -42,15 +42,19 @@ impl ::atip_runtime::__private::serde::Serialize for Init {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("directory", &self.directory);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.optional("initial_branch", &self.initial_branch);
-        fields.flag("bare", self.bare);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.directory,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.initial_branch,
+                &self.bare,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Init {
@@ -62,17 +66,18 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Init {
 }
 impl ::atip_runtime::FromArguments for Init {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            directory: args.optional("directory")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            initial_branch: args.optional("initial_branch")?,
-            bare: args.flag("bare")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            directory: args.field("directory"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            initial_branch: args.field("initial_branch"),
+            bare: args.field("bare"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -187,6 +192,59 @@ impl Init {
         1,
         1068,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "directory",
+            ::atip_runtime::__private::Arg::Positional("directory"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "initial_branch",
+            ::atip_runtime::__private::Arg::Long("--initial-branch"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "bare",
+            ::atip_runtime::__private::Arg::Flag("--bare"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Init {
     fn default() -> Self {
@@ -197,145 +255,79 @@ impl ::atip_runtime::Command for Init {
     const NAME: &'static str = "git_init";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["init"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_creates(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("repository")]),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_init"),
-        title: ::std::borrow::Cow::Borrowed("git init"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("init")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_init"),
+        title: ::atip_runtime::__private::Borrowed("git init"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("init")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Create an empty repository, or reinitialise an existing one",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("directory"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Directory to create the repository in (default: the current directory)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("initial_branch"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Name of the first branch",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("bare"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Create a bare repository, without a working tree",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print only errors and warnings",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "directory",
+                    "Directory to create the repository in (default: the current directory)",
+                    ::atip_runtime::ValueKind::Directory,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "initial_branch",
+                    "Name of the first branch",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "bare",
+                    "Create a bare repository, without a working tree",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Print only errors and warnings",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.initial_branch {
-            argv.long("--initial-branch", value);
-        }
-        if self.bare {
-            argv.flag("--bare");
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
-        if let ::core::option::Option::Some(value) = &self.directory {
-            argv.positional("directory", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.directory,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.initial_branch,
+                &self.bare,
+                &self.quiet,
+            ],
+        );
     }
 }
 /// Values of `--untracked-files` of `git status`.
@@ -400,6 +392,16 @@ impl ::core::fmt::Display for StatusUntrackedFiles {
         f.write_str(self.as_str())
     }
 }
+impl ::atip_runtime::__private::Scalar for StatusUntrackedFiles {
+    fn from_json(
+        value: &::atip_runtime::__private::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::atip_runtime::__private::enum_from_json(value, Self::from_value)
+    }
+    fn placeholder() -> Self {
+        Self::No
+    }
+}
 impl ::atip_runtime::ArgValue for StatusUntrackedFiles {
     fn to_arg(
         &self,
@@ -458,16 +460,20 @@ impl ::atip_runtime::__private::serde::Serialize for Status {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.list("pathspec", &self.pathspec);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("short", self.short);
-        fields.flag("branch", self.branch);
-        fields.flag("porcelain", self.porcelain);
-        fields.optional("untracked_files", &self.untracked_files);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.pathspec,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.short,
+                &self.branch,
+                &self.porcelain,
+                &self.untracked_files,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Status {
@@ -479,18 +485,19 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Status {
 }
 impl ::atip_runtime::FromArguments for Status {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            pathspec: args.list("pathspec")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            short: args.flag("short")?,
-            branch: args.flag("branch")?,
-            porcelain: args.flag("porcelain")?,
-            untracked_files: args.optional("untracked_files")?,
-        })
+        let command = Self {
+            pathspec: args.field("pathspec"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            short: args.field("short"),
+            branch: args.field("branch"),
+            porcelain: args.field("porcelain"),
+            untracked_files: args.field("untracked_files"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -611,6 +618,66 @@ impl Status {
         1069,
         2238,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "pathspec",
+            ::atip_runtime::__private::Arg::Positional("pathspec"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "short",
+            ::atip_runtime::__private::Arg::Flag("--short"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "branch",
+            ::atip_runtime::__private::Arg::Flag("--branch"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "porcelain",
+            ::atip_runtime::__private::Arg::Flag("--porcelain"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "untracked_files",
+            ::atip_runtime::__private::Arg::Long("--untracked-files"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Status {
     fn default() -> Self {
@@ -621,164 +688,93 @@ impl ::atip_runtime::Command for Status {
     const NAME: &'static str = "git_status";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["status"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(false),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E1;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_status"),
-        title: ::std::borrow::Cow::Borrowed("git status"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("status")]),
-        description: ::std::borrow::Cow::Borrowed("Show the working tree status"),
+        name: ::atip_runtime::__private::Borrowed("git_status"),
+        title: ::atip_runtime::__private::Borrowed("git status"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("status")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("Show the working tree status"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("pathspec"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Limit the output to these paths",
+                ::atip_runtime::__private::param(
+                    "pathspec",
+                    "Limit the output to these paths",
+                    ::atip_runtime::ValueKind::File,
+                    false,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "short",
+                    "Give the output in the short format",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "branch",
+                    "Show the branch and tracking info, even in short format",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "porcelain",
+                    "Stable, script-friendly output (porcelain v1)",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "untracked_files",
+                    "How to show untracked files",
+                    ::atip_runtime::ValueKind::Enum,
+                    false,
+                    false,
+                    ::core::option::Option::Some(
+                        &[
+                            ::atip_runtime::__private::Borrowed("no"),
+                            ::atip_runtime::__private::Borrowed("normal"),
+                            ::atip_runtime::__private::Borrowed("all"),
+                        ],
                     ),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("short"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Give the output in the short format",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("branch"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show the branch and tracking info, even in short format",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("porcelain"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Stable, script-friendly output (porcelain v1)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("untracked_files"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "How to show untracked files",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Enum,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::std::borrow::Cow::Borrowed("no"),
-                                ::std::borrow::Cow::Borrowed("normal"),
-                                ::std::borrow::Cow::Borrowed("all"),
-                            ],
-                        ),
-                    ),
-                    default: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed("normal"),
-                    ),
-                },
+                    ::core::option::Option::Some("normal"),
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.short {
-            argv.flag("--short");
-        }
-        if self.branch {
-            argv.flag("--branch");
-        }
-        if self.porcelain {
-            argv.flag("--porcelain");
-        }
-        if let ::core::option::Option::Some(value) = &self.untracked_files {
-            argv.long("--untracked-files", value);
-        }
-        for value in &self.pathspec {
-            argv.positional("pathspec", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.pathspec,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.short,
+                &self.branch,
+                &self.porcelain,
+                &self.untracked_files,
+            ],
+        );
     }
 }
 /// Add file contents to the index (stage changes for the next commit)
@@ -835,18 +831,22 @@ impl ::atip_runtime::__private::serde::Serialize for Add {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("pathspec", &self.pathspec);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("all", self.all);
-        fields.flag("update", self.update);
-        fields.flag("force", self.force);
-        fields.flag("dry_run", self.dry_run);
-        fields.flag("intent_to_add", self.intent_to_add);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.pathspec,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.all,
+                &self.update,
+                &self.force,
+                &self.dry_run,
+                &self.intent_to_add,
+                &self.verbose,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Add {
@@ -858,20 +858,21 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Add {
 }
 impl ::atip_runtime::FromArguments for Add {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            pathspec: args.required("pathspec")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            all: args.flag("all")?,
-            update: args.flag("update")?,
-            force: args.flag("force")?,
-            dry_run: args.flag("dry_run")?,
-            intent_to_add: args.flag("intent_to_add")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            pathspec: args.field("pathspec"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            all: args.field("all"),
+            update: args.field("update"),
+            force: args.field("force"),
+            dry_run: args.field("dry_run"),
+            intent_to_add: args.field("intent_to_add"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -999,191 +1000,188 @@ impl Add {
         2239,
         3611,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "pathspec",
+            ::atip_runtime::__private::Arg::Positional("pathspec"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "all",
+            ::atip_runtime::__private::Arg::Flag("--all"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "update",
+            ::atip_runtime::__private::Arg::Flag("--update"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "force",
+            ::atip_runtime::__private::Arg::Flag("--force"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "dry_run",
+            ::atip_runtime::__private::Arg::Flag("--dry-run"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "intent_to_add",
+            ::atip_runtime::__private::Arg::Flag("--intent-to-add"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("--verbose"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Add {
     const NAME: &'static str = "git_add";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["add"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_modifies(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("index")]),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E2;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_add"),
-        title: ::std::borrow::Cow::Borrowed("git add"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("add")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_add"),
+        title: ::atip_runtime::__private::Borrowed("git add"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("add")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Add file contents to the index (stage changes for the next commit)",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("pathspec"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Files to add; directories add everything below them",
-                    ),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("all"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Also stage removals and untracked files in the whole tree",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("update"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Stage only files that are already tracked",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("force"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Allow adding otherwise ignored files",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("dry_run"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show what would be added without adding it",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("intent_to_add"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Record only that the paths will be added later",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed("List the files added"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "pathspec",
+                    "Files to add; directories add everything below them",
+                    ::atip_runtime::ValueKind::File,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "all",
+                    "Also stage removals and untracked files in the whole tree",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "update",
+                    "Stage only files that are already tracked",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "force",
+                    "Allow adding otherwise ignored files",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "dry_run",
+                    "Show what would be added without adding it",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "intent_to_add",
+                    "Record only that the paths will be added later",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "verbose",
+                    "List the files added",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.all {
-            argv.flag("--all");
-        }
-        if self.update {
-            argv.flag("--update");
-        }
-        if self.force {
-            argv.flag("--force");
-        }
-        if self.dry_run {
-            argv.flag("--dry-run");
-        }
-        if self.intent_to_add {
-            argv.flag("--intent-to-add");
-        }
-        if self.verbose {
-            argv.flag("--verbose");
-        }
-        argv.require_values("pathspec", self.pathspec.len());
-        for value in &self.pathspec {
-            argv.positional("pathspec", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.pathspec,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.all,
+                &self.update,
+                &self.force,
+                &self.dry_run,
+                &self.intent_to_add,
+                &self.verbose,
+            ],
+        );
     }
 }
 /// Record the staged changes as a new commit
@@ -1244,19 +1242,23 @@ impl ::atip_runtime::__private::serde::Serialize for Commit {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.value("message", &self.message);
-        fields.flag("all", self.all);
-        fields.flag("allow_empty", self.allow_empty);
-        fields.flag("amend", self.amend);
-        fields.optional("author", &self.author);
-        fields.flag("signoff", self.signoff);
-        fields.flag("no_verify", self.no_verify);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.message,
+                &self.all,
+                &self.allow_empty,
+                &self.amend,
+                &self.author,
+                &self.signoff,
+                &self.no_verify,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Commit {
@@ -1268,21 +1270,22 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Commit {
 }
 impl ::atip_runtime::FromArguments for Commit {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            message: args.required("message")?,
-            all: args.flag("all")?,
-            allow_empty: args.flag("allow_empty")?,
-            amend: args.flag("amend")?,
-            author: args.optional("author")?,
-            signoff: args.flag("signoff")?,
-            no_verify: args.flag("no_verify")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            message: args.field("message"),
+            all: args.field("all"),
+            allow_empty: args.field("allow_empty"),
+            amend: args.field("amend"),
+            author: args.field("author"),
+            signoff: args.field("signoff"),
+            no_verify: args.field("no_verify"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1416,205 +1419,205 @@ impl Commit {
         3612,
         5083,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "message",
+            ::atip_runtime::__private::Arg::Long("--message"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "all",
+            ::atip_runtime::__private::Arg::Flag("--all"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "allow_empty",
+            ::atip_runtime::__private::Arg::Flag("--allow-empty"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "amend",
+            ::atip_runtime::__private::Arg::Flag("--amend"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "author",
+            ::atip_runtime::__private::Arg::Long("--author"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "signoff",
+            ::atip_runtime::__private::Arg::Flag("--signoff"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_verify",
+            ::atip_runtime::__private::Arg::Flag("--no-verify"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Commit {
     const NAME: &'static str = "git_commit";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["commit"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_subprocess(true)
-        .with_idempotent(false)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_creates(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("commit")]),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E3;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_commit"),
-        title: ::std::borrow::Cow::Borrowed("git commit"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("commit")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_commit"),
+        title: ::atip_runtime::__private::Borrowed("git commit"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("commit")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Record the staged changes as a new commit",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("message"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "The commit message (required here: without it git opens an editor)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: true,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("all"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Stage every modified and deleted tracked file first",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("allow_empty"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Allow a commit that changes nothing",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("amend"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Replace the tip of the current branch with a new commit (the old one stays in the reflog)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("author"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Override the author, written 'Name <email>'",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("signoff"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Add a Signed-off-by trailer",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_verify"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Skip the pre-commit and commit-msg hooks",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Do not print the commit summary",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "message",
+                    "The commit message (required here: without it git opens an editor)",
+                    ::atip_runtime::ValueKind::String,
+                    true,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "all",
+                    "Stage every modified and deleted tracked file first",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "allow_empty",
+                    "Allow a commit that changes nothing",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "amend",
+                    "Replace the tip of the current branch with a new commit (the old one stays in the reflog)",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "author",
+                    "Override the author, written 'Name <email>'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "signoff",
+                    "Add a Signed-off-by trailer",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "no_verify",
+                    "Skip the pre-commit and commit-msg hooks",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Do not print the commit summary",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        argv.long("--message", &self.message);
-        if self.all {
-            argv.flag("--all");
-        }
-        if self.allow_empty {
-            argv.flag("--allow-empty");
-        }
-        if self.amend {
-            argv.flag("--amend");
-        }
-        if let ::core::option::Option::Some(value) = &self.author {
-            argv.long("--author", value);
-        }
-        if self.signoff {
-            argv.flag("--signoff");
-        }
-        if self.no_verify {
-            argv.flag("--no-verify");
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.message,
+                &self.all,
+                &self.allow_empty,
+                &self.amend,
+                &self.author,
+                &self.signoff,
+                &self.no_verify,
+                &self.quiet,
+            ],
+        );
     }
 }
 /// Show the commit history
@@ -1679,20 +1682,24 @@ impl ::atip_runtime::__private::serde::Serialize for Log {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("revision_range", &self.revision_range);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("oneline", self.oneline);
-        fields.optional("max_count", &self.max_count);
-        fields.optional("format", &self.format);
-        fields.optional("author", &self.author);
-        fields.optional("grep", &self.grep);
-        fields.optional("since", &self.since);
-        fields.flag("stat", self.stat);
-        fields.flag("all", self.all);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.revision_range,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.oneline,
+                &self.max_count,
+                &self.format,
+                &self.author,
+                &self.grep,
+                &self.since,
+                &self.stat,
+                &self.all,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Log {
@@ -1704,22 +1711,23 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Log {
 }
 impl ::atip_runtime::FromArguments for Log {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            revision_range: args.optional("revision_range")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            oneline: args.flag("oneline")?,
-            max_count: args.optional("max_count")?,
-            format: args.optional("format")?,
-            author: args.optional("author")?,
-            grep: args.optional("grep")?,
-            since: args.optional("since")?,
-            stat: args.flag("stat")?,
-            all: args.flag("all")?,
-        })
+        let command = Self {
+            revision_range: args.field("revision_range"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            oneline: args.field("oneline"),
+            max_count: args.field("max_count"),
+            format: args.field("format"),
+            author: args.field("author"),
+            grep: args.field("grep"),
+            since: args.field("since"),
+            stat: args.field("stat"),
+            all: args.field("all"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -1878,6 +1886,94 @@ impl Log {
         5084,
         6537,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "revision_range",
+            ::atip_runtime::__private::Arg::Positional("revision-range"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "oneline",
+            ::atip_runtime::__private::Arg::Flag("--oneline"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "max_count",
+            ::atip_runtime::__private::Arg::Long("--max-count"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "format",
+            ::atip_runtime::__private::Arg::Long("--format"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "author",
+            ::atip_runtime::__private::Arg::Long("--author"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "grep",
+            ::atip_runtime::__private::Arg::Long("--grep"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "since",
+            ::atip_runtime::__private::Arg::Long("--since"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "stat",
+            ::atip_runtime::__private::Arg::Flag("--stat"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "all",
+            ::atip_runtime::__private::Arg::Flag("--all"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Log {
     fn default() -> Self {
@@ -1888,210 +1984,127 @@ impl ::atip_runtime::Command for Log {
     const NAME: &'static str = "git_log";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["log"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(false),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E1;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_log"),
-        title: ::std::borrow::Cow::Borrowed("git log"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("log")]),
-        description: ::std::borrow::Cow::Borrowed("Show the commit history"),
+        name: ::atip_runtime::__private::Borrowed("git_log"),
+        title: ::atip_runtime::__private::Borrowed("git log"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("log")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("Show the commit history"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("revision_range"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Commits to show, e.g. main..feature (default: HEAD)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("oneline"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "One line per commit: abbreviated hash and subject",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("max_count"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show at most this many commits",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Integer,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("format"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Pretty-print format, e.g. '%h %an %s'",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("author"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Only commits whose author matches this regular expression",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("grep"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Only commits whose message matches this regular expression",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("since"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Only commits newer than this date, e.g. '2 weeks ago'",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("stat"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show a diffstat for each commit",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("all"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show commits reachable from every ref",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "revision_range",
+                    "Commits to show, e.g. main..feature (default: HEAD)",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "oneline",
+                    "One line per commit: abbreviated hash and subject",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "max_count",
+                    "Show at most this many commits",
+                    ::atip_runtime::ValueKind::Integer,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "format",
+                    "Pretty-print format, e.g. '%h %an %s'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "author",
+                    "Only commits whose author matches this regular expression",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "grep",
+                    "Only commits whose message matches this regular expression",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "since",
+                    "Only commits newer than this date, e.g. '2 weeks ago'",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "stat",
+                    "Show a diffstat for each commit",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "all",
+                    "Show commits reachable from every ref",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.oneline {
-            argv.flag("--oneline");
-        }
-        if let ::core::option::Option::Some(value) = &self.max_count {
-            argv.long("--max-count", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.format {
-            argv.long("--format", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.author {
-            argv.long("--author", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.grep {
-            argv.long("--grep", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.since {
-            argv.long("--since", value);
-        }
-        if self.stat {
-            argv.flag("--stat");
-        }
-        if self.all {
-            argv.flag("--all");
-        }
-        if let ::core::option::Option::Some(value) = &self.revision_range {
-            argv.positional("revision-range", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.revision_range,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.oneline,
+                &self.max_count,
+                &self.format,
+                &self.author,
+                &self.grep,
+                &self.since,
+                &self.stat,
+                &self.all,
+            ],
+        );
     }
 }
 /// List, create or delete branches
@@ -2144,17 +2157,21 @@ impl ::atip_runtime::__private::serde::Serialize for Branch {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("branchname", &self.branchname);
-        fields.optional("start_point", &self.start_point);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("delete", self.delete);
-        fields.flag("all", self.all);
-        fields.flag("show_current", self.show_current);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.branchname,
+                &self.start_point,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.delete,
+                &self.all,
+                &self.show_current,
+                &self.verbose,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Branch {
@@ -2166,19 +2183,20 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Branch {
 }
 impl ::atip_runtime::FromArguments for Branch {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            branchname: args.optional("branchname")?,
-            start_point: args.optional("start_point")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            delete: args.flag("delete")?,
-            all: args.flag("all")?,
-            show_current: args.flag("show_current")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            branchname: args.field("branchname"),
+            start_point: args.field("start_point"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            delete: args.field("delete"),
+            all: args.field("all"),
+            show_current: args.field("show_current"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -2307,6 +2325,73 @@ impl Branch {
         6538,
         7800,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "branchname",
+            ::atip_runtime::__private::Arg::Positional("branchname"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "start_point",
+            ::atip_runtime::__private::Arg::Positional("start-point"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "delete",
+            ::atip_runtime::__private::Arg::Flag("--delete"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "all",
+            ::atip_runtime::__private::Arg::Flag("--all"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "show_current",
+            ::atip_runtime::__private::Arg::Flag("--show-current"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("--verbose"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Branch {
     fn default() -> Self {
@@ -2317,174 +2402,99 @@ impl ::atip_runtime::Command for Branch {
     const NAME: &'static str = "git_branch";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["branch"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(false)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_creates(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("branch")]),
-        )
-        .with_deletes(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("branch")]),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E4;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_branch"),
-        title: ::std::borrow::Cow::Borrowed("git branch"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("branch")]),
-        description: ::std::borrow::Cow::Borrowed("List, create or delete branches"),
+        name: ::atip_runtime::__private::Borrowed("git_branch"),
+        title: ::atip_runtime::__private::Borrowed("git branch"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("branch")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
+            "List, create or delete branches",
+        ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("branchname"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Branch to create (or, with --delete, to delete); list branches when absent",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("start_point"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Commit the new branch starts at (default: HEAD)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("delete"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Delete the branch; git refuses when it is not fully merged",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("all"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "List remote-tracking branches too",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("show_current"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print the name of the current branch",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show hash and subject of each branch tip",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "branchname",
+                    "Branch to create (or, with --delete, to delete); list branches when absent",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "start_point",
+                    "Commit the new branch starts at (default: HEAD)",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "delete",
+                    "Delete the branch; git refuses when it is not fully merged",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "all",
+                    "List remote-tracking branches too",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "show_current",
+                    "Print the name of the current branch",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "verbose",
+                    "Show hash and subject of each branch tip",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.delete {
-            argv.flag("--delete");
-        }
-        if self.all {
-            argv.flag("--all");
-        }
-        if self.show_current {
-            argv.flag("--show-current");
-        }
-        if self.verbose {
-            argv.flag("--verbose");
-        }
-        if let ::core::option::Option::Some(value) = &self.branchname {
-            argv.positional("branchname", value);
-        }
-        if let ::core::option::Option::Some(value) = &self.start_point {
-            argv.positional("start-point", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.branchname,
+                &self.start_point,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.delete,
+                &self.all,
+                &self.show_current,
+                &self.verbose,
+            ],
+        );
     }
 }
 /// Switch to a branch, refusing when local changes would be lost
@@ -2529,15 +2539,19 @@ impl ::atip_runtime::__private::serde::Serialize for Switch {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("branch", &self.branch);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.optional("create", &self.create);
-        fields.flag("detach", self.detach);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.branch,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.create,
+                &self.detach,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Switch {
@@ -2549,17 +2563,18 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Switch {
 }
 impl ::atip_runtime::FromArguments for Switch {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            branch: args.optional("branch")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            create: args.optional("create")?,
-            detach: args.flag("detach")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            branch: args.field("branch"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            create: args.field("create"),
+            detach: args.field("detach"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -2674,6 +2689,59 @@ impl Switch {
         7801,
         8884,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "branch",
+            ::atip_runtime::__private::Arg::Positional("branch"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "create",
+            ::atip_runtime::__private::Arg::Long("--create"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "detach",
+            ::atip_runtime::__private::Arg::Flag("--detach"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Switch {
     fn default() -> Self {
@@ -2684,142 +2752,79 @@ impl ::atip_runtime::Command for Switch {
     const NAME: &'static str = "git_switch";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["switch"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(false)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E5;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_switch"),
-        title: ::std::borrow::Cow::Borrowed("git switch"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("switch")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_switch"),
+        title: ::atip_runtime::__private::Borrowed("git switch"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("switch")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Switch to a branch, refusing when local changes would be lost",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("branch"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Branch to switch to; with --create, the commit the new branch starts at",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("create"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Create a branch with this name and switch to it",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("detach"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Switch to a commit with a detached HEAD",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Suppress feedback messages",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "branch",
+                    "Branch to switch to; with --create, the commit the new branch starts at",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "create",
+                    "Create a branch with this name and switch to it",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "detach",
+                    "Switch to a commit with a detached HEAD",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Suppress feedback messages",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.create {
-            argv.long("--create", value);
-        }
-        if self.detach {
-            argv.flag("--detach");
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
-        if let ::core::option::Option::Some(value) = &self.branch {
-            argv.positional("branch", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.branch,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.create,
+                &self.detach,
+                &self.quiet,
+            ],
+        );
     }
 }
 /// Show changes between the working tree and the index, or between the index and HEAD
@@ -2868,16 +2873,20 @@ impl ::atip_runtime::__private::serde::Serialize for Diff {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.list("paths", &self.paths);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("cached", self.cached);
-        fields.flag("stat", self.stat);
-        fields.flag("name_only", self.name_only);
-        fields.optional("unified", &self.unified);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.paths,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.cached,
+                &self.stat,
+                &self.name_only,
+                &self.unified,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Diff {
@@ -2889,18 +2898,19 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Diff {
 }
 impl ::atip_runtime::FromArguments for Diff {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            paths: args.list("paths")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            cached: args.flag("cached")?,
-            stat: args.flag("stat")?,
-            name_only: args.flag("name_only")?,
-            unified: args.optional("unified")?,
-        })
+        let command = Self {
+            paths: args.field("paths"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            cached: args.field("cached"),
+            stat: args.field("stat"),
+            name_only: args.field("name_only"),
+            unified: args.field("unified"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -3021,6 +3031,66 @@ impl Diff {
         8885,
         10043,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "paths",
+            ::atip_runtime::__private::Arg::Positional("paths"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "cached",
+            ::atip_runtime::__private::Arg::Flag("--cached"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "stat",
+            ::atip_runtime::__private::Arg::Flag("--stat"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "name_only",
+            ::atip_runtime::__private::Arg::Flag("--name-only"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "unified",
+            ::atip_runtime::__private::Arg::Long("--unified"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Diff {
     fn default() -> Self {
@@ -3031,156 +3101,89 @@ impl ::atip_runtime::Command for Diff {
     const NAME: &'static str = "git_diff";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["diff"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(false),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E1;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_diff"),
-        title: ::std::borrow::Cow::Borrowed("git diff"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("diff")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_diff"),
+        title: ::atip_runtime::__private::Borrowed("git diff"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("diff")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Show changes between the working tree and the index, or between the index and HEAD",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("paths"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Limit the diff to these paths",
-                    ),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("cached"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Compare the index with HEAD (what would be committed)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("stat"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show a diffstat instead of the patch",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("name_only"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Show only the names of changed files",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("unified"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Lines of context around each change",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Integer,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "paths",
+                    "Limit the diff to these paths",
+                    ::atip_runtime::ValueKind::File,
+                    false,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "cached",
+                    "Compare the index with HEAD (what would be committed)",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "stat",
+                    "Show a diffstat instead of the patch",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "name_only",
+                    "Show only the names of changed files",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "unified",
+                    "Lines of context around each change",
+                    ::atip_runtime::ValueKind::Integer,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.cached {
-            argv.flag("--cached");
-        }
-        if self.stat {
-            argv.flag("--stat");
-        }
-        if self.name_only {
-            argv.flag("--name-only");
-        }
-        if let ::core::option::Option::Some(value) = &self.unified {
-            argv.long("--unified", value);
-        }
-        for value in &self.paths {
-            argv.positional("paths", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.paths,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.cached,
+                &self.stat,
+                &self.name_only,
+                &self.unified,
+            ],
+        );
     }
 }
 /// Delete untracked files from the working tree
@@ -3237,18 +3240,22 @@ impl ::atip_runtime::__private::serde::Serialize for Clean {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.list("pathspec", &self.pathspec);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("force", self.force);
-        fields.flag("dry_run", self.dry_run);
-        fields.flag("directories", self.directories);
-        fields.flag("ignored", self.ignored);
-        fields.list("exclude", &self.exclude);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.pathspec,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.force,
+                &self.dry_run,
+                &self.directories,
+                &self.ignored,
+                &self.exclude,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Clean {
@@ -3260,20 +3267,21 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Clean {
 }
 impl ::atip_runtime::FromArguments for Clean {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            pathspec: args.list("pathspec")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            force: args.flag("force")?,
-            dry_run: args.flag("dry_run")?,
-            directories: args.flag("directories")?,
-            ignored: args.flag("ignored")?,
-            exclude: args.list("exclude")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            pathspec: args.field("pathspec"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            force: args.field("force"),
+            dry_run: args.field("dry_run"),
+            directories: args.field("directories"),
+            ignored: args.field("ignored"),
+            exclude: args.field("exclude"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -3413,6 +3421,80 @@ impl Clean {
         10044,
         11385,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "pathspec",
+            ::atip_runtime::__private::Arg::Positional("pathspec"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "force",
+            ::atip_runtime::__private::Arg::Flag("--force"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "dry_run",
+            ::atip_runtime::__private::Arg::Flag("--dry-run"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "directories",
+            ::atip_runtime::__private::Arg::Flag("-d"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "ignored",
+            ::atip_runtime::__private::Arg::Flag("-x"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "exclude",
+            ::atip_runtime::__private::Arg::Long("--exclude"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Clean {
     fn default() -> Self {
@@ -3423,187 +3505,109 @@ impl ::atip_runtime::Command for Clean {
     const NAME: &'static str = "git_clean";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["clean"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(true),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(false)
-        .with_destructive(true)
-        .with_deletes(
-            ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("untracked file")],
-            ),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E6;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_clean"),
-        title: ::std::borrow::Cow::Borrowed("git clean"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("clean")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_clean"),
+        title: ::atip_runtime::__private::Borrowed("git clean"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("clean")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Delete untracked files from the working tree",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("pathspec"),
-                    description: ::std::borrow::Cow::Borrowed("Only clean these paths"),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("force"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Actually delete (git refuses without it by default)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("dry_run"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Only show what would be deleted",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("directories"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Also delete untracked directories",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("ignored"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Also delete ignored files",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("exclude"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Keep files matching this pattern; repeatable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Do not list the deleted files",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "pathspec",
+                    "Only clean these paths",
+                    ::atip_runtime::ValueKind::File,
+                    false,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "force",
+                    "Actually delete (git refuses without it by default)",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "dry_run",
+                    "Only show what would be deleted",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "directories",
+                    "Also delete untracked directories",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "ignored",
+                    "Also delete ignored files",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "exclude",
+                    "Keep files matching this pattern; repeatable",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Do not list the deleted files",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.force {
-            argv.flag("--force");
-        }
-        if self.dry_run {
-            argv.flag("--dry-run");
-        }
-        if self.directories {
-            argv.flag("-d");
-        }
-        if self.ignored {
-            argv.flag("-x");
-        }
-        for value in &self.exclude {
-            argv.long("--exclude", value);
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
-        for value in &self.pathspec {
-            argv.positional("pathspec", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.pathspec,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.force,
+                &self.dry_run,
+                &self.directories,
+                &self.ignored,
+                &self.exclude,
+                &self.quiet,
+            ],
+        );
     }
 }
 /// Move the current branch to a commit and reset the index, and with --hard the working tree
@@ -3656,17 +3660,21 @@ impl ::atip_runtime::__private::serde::Serialize for Reset {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("commit", &self.commit);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("soft", self.soft);
-        fields.flag("mixed", self.mixed);
-        fields.flag("hard", self.hard);
-        fields.flag("keep", self.keep);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.commit,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.soft,
+                &self.mixed,
+                &self.hard,
+                &self.keep,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Reset {
@@ -3678,19 +3686,20 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Reset {
 }
 impl ::atip_runtime::FromArguments for Reset {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            commit: args.optional("commit")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            soft: args.flag("soft")?,
-            mixed: args.flag("mixed")?,
-            hard: args.flag("hard")?,
-            keep: args.flag("keep")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            commit: args.field("commit"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            soft: args.field("soft"),
+            mixed: args.field("mixed"),
+            hard: args.field("hard"),
+            keep: args.field("keep"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -3816,6 +3825,73 @@ impl Reset {
         11386,
         12665,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "commit",
+            ::atip_runtime::__private::Arg::Positional("commit"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "soft",
+            ::atip_runtime::__private::Arg::Flag("--soft"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "mixed",
+            ::atip_runtime::__private::Arg::Flag("--mixed"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "hard",
+            ::atip_runtime::__private::Arg::Flag("--hard"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "keep",
+            ::atip_runtime::__private::Arg::Flag("--keep"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Reset {
     fn default() -> Self {
@@ -3826,177 +3902,99 @@ impl ::atip_runtime::Command for Reset {
     const NAME: &'static str = "git_reset";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["reset"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(true),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(false)
-        .with_destructive(true)
-        .with_modifies(
-            ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("branch"),
-                    ::std::borrow::Cow::Borrowed("index"),
-                    ::std::borrow::Cow::Borrowed("working tree"),
-                ],
-            ),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E7;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_reset"),
-        title: ::std::borrow::Cow::Borrowed("git reset"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("reset")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_reset"),
+        title: ::atip_runtime::__private::Borrowed("git reset"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("reset")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Move the current branch to a commit and reset the index, and with --hard the working tree",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("commit"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Commit to reset to (default: HEAD)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("soft"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Keep the index and the working tree",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("mixed"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Reset the index but keep the working tree (default)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("hard"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Reset the index and the working tree: uncommitted changes are lost",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("keep"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Reset, but stop if local changes would be lost",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed("Report errors only"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                ::atip_runtime::__private::param(
+                    "commit",
+                    "Commit to reset to (default: HEAD)",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "soft",
+                    "Keep the index and the working tree",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "mixed",
+                    "Reset the index but keep the working tree (default)",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "hard",
+                    "Reset the index and the working tree: uncommitted changes are lost",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "keep",
+                    "Reset, but stop if local changes would be lost",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Report errors only",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.soft {
-            argv.flag("--soft");
-        }
-        if self.mixed {
-            argv.flag("--mixed");
-        }
-        if self.hard {
-            argv.flag("--hard");
-        }
-        if self.keep {
-            argv.flag("--keep");
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
-        if let ::core::option::Option::Some(value) = &self.commit {
-            argv.positional("commit", value);
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.commit,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.soft,
+                &self.mixed,
+                &self.hard,
+                &self.keep,
+                &self.quiet,
+            ],
+        );
     }
 }
 /// Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)
@@ -4041,15 +4039,19 @@ impl ::atip_runtime::__private::serde::Serialize for Stash {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.optional("message", &self.message);
-        fields.flag("include_untracked", self.include_untracked);
-        fields.flag("keep_index", self.keep_index);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.message,
+                &self.include_untracked,
+                &self.keep_index,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Stash {
@@ -4061,17 +4063,18 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Stash {
 }
 impl ::atip_runtime::FromArguments for Stash {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            message: args.optional("message")?,
-            include_untracked: args.flag("include_untracked")?,
-            keep_index: args.flag("keep_index")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            message: args.field("message"),
+            include_untracked: args.field("include_untracked"),
+            keep_index: args.field("keep_index"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -4183,6 +4186,59 @@ impl Stash {
         12666,
         13730,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "message",
+            ::atip_runtime::__private::Arg::Long("--message"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "include_untracked",
+            ::atip_runtime::__private::Arg::Flag("--include-untracked"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "keep_index",
+            ::atip_runtime::__private::Arg::Flag("--keep-index"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Stash {
     fn default() -> Self {
@@ -4193,145 +4249,79 @@ impl ::atip_runtime::Command for Stash {
     const NAME: &'static str = "git_stash";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["stash"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(true),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(false)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_creates(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("stash entry")]),
-        )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E8;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_stash"),
-        title: ::std::borrow::Cow::Borrowed("git stash"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("stash")]),
-        description: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_stash"),
+        title: ::atip_runtime::__private::Borrowed("git stash"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("stash")],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
             "Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",
         ),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
+        params: ::atip_runtime::__private::Borrowed(
             &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("message"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Description of the stash entry",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("include_untracked"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Also stash untracked files",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("keep_index"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Keep the staged changes in the index",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Suppress feedback messages",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "message",
+                    "Description of the stash entry",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "include_untracked",
+                    "Also stash untracked files",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "keep_index",
+                    "Keep the staged changes in the index",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Suppress feedback messages",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
             ],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if let ::core::option::Option::Some(value) = &self.message {
-            argv.long("--message", value);
-        }
-        if self.include_untracked {
-            argv.flag("--include-untracked");
-        }
-        if self.keep_index {
-            argv.flag("--keep-index");
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.message,
+                &self.include_untracked,
+                &self.keep_index,
+                &self.quiet,
+            ],
+        );
     }
 }
 /// List the stash entries
@@ -4360,11 +4350,11 @@ impl ::atip_runtime::__private::serde::Serialize for StashList {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.chdir, &self.config, &self.no_pager],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashList {
@@ -4376,13 +4366,14 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashList {
 }
 impl ::atip_runtime::FromArguments for StashList {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-        })
+        let command = Self {
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -4463,6 +4454,31 @@ impl StashList {
         13731,
         14390,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for StashList {
     fn default() -> Self {
@@ -4473,89 +4489,32 @@ impl ::atip_runtime::Command for StashList {
     const NAME: &'static str = "git_stash_list";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["stash", "list"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::Some(true),
-            write: ::core::option::Option::Some(false),
-            delete: ::core::option::Option::Some(false),
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false)
-        .with_idempotent(true)
-        .with_reversible(true)
-        .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
-            prompts: ::core::option::Option::Some(false),
-            tty: ::core::option::Option::Some(false),
-        })
-        .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
-        });
+    const EFFECTS: ::atip_runtime::Effects = __atip::E1;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
         ::atip_runtime::TrustSource::User,
     );
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_stash_list"),
-        title: ::std::borrow::Cow::Borrowed("git stash list"),
-        path: ::std::borrow::Cow::Borrowed(
+        name: ::atip_runtime::__private::Borrowed("git_stash_list"),
+        title: ::atip_runtime::__private::Borrowed("git stash list"),
+        path: ::atip_runtime::__private::Borrowed(
             &[
-                ::std::borrow::Cow::Borrowed("stash"),
-                ::std::borrow::Cow::Borrowed("list"),
+                ::atip_runtime::__private::Borrowed("stash"),
+                ::atip_runtime::__private::Borrowed("list"),
             ],
         ),
-        description: ::std::borrow::Cow::Borrowed("List the stash entries"),
+        description: ::atip_runtime::__private::Borrowed("List the stash entries"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
+        params: ::atip_runtime::__private::Borrowed(
+            &[__atip::P0, __atip::P1, __atip::P2],
         ),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.chdir, &self.config, &self.no_pager],
+        );
     }
 }
 /// Apply a stash entry to the working tree and drop it
@@ -4596,14 +4555,18 @@ impl ::atip_runtime::__private::serde::Serialize for StashPop {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.optional("stash", &self.stash);
-        fields.optional("chdir", &self.chdir);
-        fields.list("config", &self.config);
-        fields.flag("no_pager", self.no_pager);
-        fields.flag("index", self.index);
-        fields.flag("quiet", self.quiet);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.stash,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.index,
+                &self.quiet,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashPop {
@@ -4615,16 +4578,17 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for StashPop {
 }
 impl ::atip_runtime::FromArguments for StashPop {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            stash: args.optional("stash")?,
-            chdir: args.optional("chdir")?,
-            config: args.list("config")?,
-            no_pager: args.flag("no_pager")?,
-            index: args.flag("index")?,
-            quiet: args.flag("quiet")?,
-        })
+        let command = Self {
+            stash: args.field("stash"),
+            chdir: args.field("chdir"),
+            config: args.field("config"),
+            no_pager: args.field("no_pager"),
+            index: args.field("index"),
+            quiet: args.field("quiet"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -4729,6 +4693,52 @@ impl StashPop {
         14391,
         15336,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "stash",
+            ::atip_runtime::__private::Arg::Positional("stash"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chdir",
+            ::atip_runtime::__private::Arg::Short("-C"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "config",
+            ::atip_runtime::__private::Arg::Short("-c"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "no_pager",
+            ::atip_runtime::__private::Arg::Flag("--no-pager"),
+            true,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "index",
+            ::atip_runtime::__private::Arg::Flag("--index"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "quiet",
+            ::atip_runtime::__private::Arg::Flag("--quiet"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for StashPop {
     fn default() -> Self {
@@ -4739,7 +4749,367 @@ impl ::atip_runtime::Command for StashPop {
     const NAME: &'static str = "git_stash_pop";
     const PROGRAM: &'static str = "git";
     const PATH: &'static [&'static str] = &["stash", "pop"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+    const EFFECTS: ::atip_runtime::Effects = __atip::E9;
+    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
+        ::atip_runtime::TrustSource::User,
+    );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::atip_runtime::__private::Borrowed("git_stash_pop"),
+        title: ::atip_runtime::__private::Borrowed("git stash pop"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::Borrowed("stash"),
+                ::atip_runtime::__private::Borrowed("pop"),
+            ],
+        ),
+        description: ::atip_runtime::__private::Borrowed(
+            "Apply a stash entry to the working tree and drop it",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::param(
+                    "stash",
+                    "The entry, e.g. stash@{1} (default: the latest)",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                __atip::P0,
+                __atip::P1,
+                __atip::P2,
+                ::atip_runtime::__private::param(
+                    "index",
+                    "Also restore the index",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "quiet",
+                    "Suppress feedback messages",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+            ],
+        ),
+    };
+    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.stash,
+                &self.chdir,
+                &self.config,
+                &self.no_pager,
+                &self.index,
+                &self.quiet,
+            ],
+        );
+    }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const P0: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "chdir",
+        "Run as if git was started in this directory instead of the current one",
+        ::atip_runtime::ValueKind::Directory,
+        false,
+        false,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const P1: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "config",
+        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
+        ::atip_runtime::ValueKind::String,
+        false,
+        true,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const P2: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
+        "no_pager",
+        "Never send output through a pager",
+        ::atip_runtime::ValueKind::Boolean,
+        false,
+        false,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+    );
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(true)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_creates(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("repository")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E1: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(false),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(true)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E2: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(true)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_modifies(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("index")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E3: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_subprocess(true)
+        .with_idempotent(false)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_creates(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("commit")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E4: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(false)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_creates(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("branch")],
+            ),
+        )
+        .with_deletes(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("branch")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E5: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(false)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E6: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(true),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(true)
+        .with_reversible(false)
+        .with_destructive(true)
+        .with_deletes(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("untracked file")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E7: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(true),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(true)
+        .with_reversible(false)
+        .with_destructive(true)
+        .with_modifies(
+            ::atip_runtime::__private::Borrowed(
+                &[
+                    ::atip_runtime::__private::Borrowed("branch"),
+                    ::atip_runtime::__private::Borrowed("index"),
+                    ::atip_runtime::__private::Borrowed("working tree"),
+                ],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E8: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::Some(true),
+            write: ::core::option::Option::Some(true),
+            delete: ::core::option::Option::Some(false),
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false)
+        .with_idempotent(false)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_creates(
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("stash entry")],
+            ),
+        )
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
+            prompts: ::core::option::Option::Some(false),
+            tty: ::core::option::Option::Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
+        });
+    pub const E9: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: ::core::option::Option::Some(true),
             write: ::core::option::Option::Some(true),
@@ -4751,7 +5121,9 @@ impl ::atip_runtime::Command for StashPop {
         .with_reversible(true)
         .with_destructive(false)
         .with_deletes(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("stash entry")]),
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("stash entry")],
+            ),
         )
         .with_interactive(::atip_runtime::Interactive {
             stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
@@ -4759,112 +5131,13 @@ impl ::atip_runtime::Command for StashPop {
             tty: ::core::option::Option::Some(false),
         })
         .with_duration(::atip_runtime::DurationHint {
-            typical: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("0-1s")),
-            timeout: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("30s")),
+            typical: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("0-1s"),
+            ),
+            timeout: ::core::option::Option::Some(
+                ::atip_runtime::__private::Borrowed("30s"),
+            ),
         });
-    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
-        ::atip_runtime::TrustSource::User,
-    );
-    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("git_stash_pop"),
-        title: ::std::borrow::Cow::Borrowed("git stash pop"),
-        path: ::std::borrow::Cow::Borrowed(
-            &[::std::borrow::Cow::Borrowed("stash"), ::std::borrow::Cow::Borrowed("pop")],
-        ),
-        description: ::std::borrow::Cow::Borrowed(
-            "Apply a stash entry to the working tree and drop it",
-        ),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("stash"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "The entry, e.g. stash@{1} (default: the latest)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chdir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Run as if git was started in this directory instead of the current one",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("config"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("no_pager"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Never send output through a pager",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("index"),
-                    description: ::std::borrow::Cow::Borrowed("Also restore the index"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("quiet"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Suppress feedback messages",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
-    };
-    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        if let ::core::option::Option::Some(value) = &self.chdir {
-            argv.short("-C", value);
-        }
-        for value in &self.config {
-            argv.short("-c", value);
-        }
-        if self.no_pager {
-            argv.flag("--no-pager");
-        }
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.index {
-            argv.flag("--index");
-        }
-        if self.quiet {
-            argv.flag("--quiet");
-        }
-        if let ::core::option::Option::Some(value) = &self.stash {
-            argv.positional("stash", value);
-        }
-    }
 }
 /// A call of any command of `git`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

@@ -74,6 +74,16 @@ impl ::core::fmt::Display for LsSort {
         f.write_str(self.as_str())
     }
 }
+impl ::atip_runtime::__private::Scalar for LsSort {
+    fn from_json(
+        value: &::atip_runtime::__private::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::std::string::String> {
+        ::atip_runtime::__private::enum_from_json(value, Self::from_value)
+    }
+    fn placeholder() -> Self {
+        Self::None
+    }
+}
 impl ::atip_runtime::ArgValue for LsSort {
     fn to_arg(
         &self,
@@ -140,18 +150,22 @@ impl ::atip_runtime::__private::serde::Serialize for Ls {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.list("files", &self.files);
-        fields.flag("all", self.all);
-        fields.flag("almost_all", self.almost_all);
-        fields.flag("long", self.long);
-        fields.flag("human_readable", self.human_readable);
-        fields.flag("one_per_line", self.one_per_line);
-        fields.flag("directory", self.directory);
-        fields.flag("recursive", self.recursive);
-        fields.flag("reverse", self.reverse);
-        fields.optional("sort", &self.sort);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.all,
+                &self.almost_all,
+                &self.long,
+                &self.human_readable,
+                &self.one_per_line,
+                &self.directory,
+                &self.recursive,
+                &self.reverse,
+                &self.sort,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Ls {
@@ -163,20 +177,21 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Ls {
 }
 impl ::atip_runtime::FromArguments for Ls {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            files: args.list("files")?,
-            all: args.flag("all")?,
-            almost_all: args.flag("almost_all")?,
-            long: args.flag("long")?,
-            human_readable: args.flag("human_readable")?,
-            one_per_line: args.flag("one_per_line")?,
-            directory: args.flag("directory")?,
-            recursive: args.flag("recursive")?,
-            reverse: args.flag("reverse")?,
-            sort: args.optional("sort")?,
-        })
+        let command = Self {
+            files: args.field("files"),
+            all: args.field("all"),
+            almost_all: args.field("almost_all"),
+            long: args.field("long"),
+            human_readable: args.field("human_readable"),
+            one_per_line: args.field("one_per_line"),
+            directory: args.field("directory"),
+            recursive: args.field("recursive"),
+            reverse: args.field("reverse"),
+            sort: args.field("sort"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -303,6 +318,80 @@ impl Ls {
         1,
         1220,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "files",
+            ::atip_runtime::__private::Arg::Positional("files"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "all",
+            ::atip_runtime::__private::Arg::Flag("--all"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "almost_all",
+            ::atip_runtime::__private::Arg::Flag("--almost-all"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "long",
+            ::atip_runtime::__private::Arg::Flag("-l"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "human_readable",
+            ::atip_runtime::__private::Arg::Flag("--human-readable"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "one_per_line",
+            ::atip_runtime::__private::Arg::Flag("-1"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "directory",
+            ::atip_runtime::__private::Arg::Flag("--directory"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "recursive",
+            ::atip_runtime::__private::Arg::Flag("--recursive"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "reverse",
+            ::atip_runtime::__private::Arg::Flag("--reverse"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "sort",
+            ::atip_runtime::__private::Arg::Long("--sort"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::core::default::Default for Ls {
     fn default() -> Self {
@@ -313,7 +402,147 @@ impl ::atip_runtime::Command for Ls {
     const NAME: &'static str = "ls";
     const PROGRAM: &'static str = "ls";
     const PATH: &'static [&'static str] = &[];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
+    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
+        ::atip_runtime::TrustSource::User,
+    );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::atip_runtime::__private::Borrowed("ls"),
+        title: ::atip_runtime::__private::Borrowed("ls"),
+        path: ::atip_runtime::__private::Borrowed(&[]),
+        description: ::atip_runtime::__private::Borrowed(
+            "List information about files and directories, sorted by name by default",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::param(
+                    "files",
+                    "Files or directories to list (default: the current directory)",
+                    ::atip_runtime::ValueKind::File,
+                    false,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "all",
+                    "Include entries starting with a dot",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "almost_all",
+                    "Include dot entries except . and ..",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "long",
+                    "Long listing: mode, links, owner, group, size, time",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "human_readable",
+                    "With --long, sizes like 1K 234M 2G",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "one_per_line",
+                    "One entry per line",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "directory",
+                    "List directories themselves, not their contents",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "recursive",
+                    "List subdirectories recursively",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "reverse",
+                    "Reverse the sort order",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "sort",
+                    "Sort by this key instead of the name",
+                    ::atip_runtime::ValueKind::Enum,
+                    false,
+                    false,
+                    ::core::option::Option::Some(
+                        &[
+                            ::atip_runtime::__private::Borrowed("none"),
+                            ::atip_runtime::__private::Borrowed("size"),
+                            ::atip_runtime::__private::Borrowed("time"),
+                            ::atip_runtime::__private::Borrowed("version"),
+                            ::atip_runtime::__private::Borrowed("extension"),
+                            ::atip_runtime::__private::Borrowed("width"),
+                        ],
+                    ),
+                    ::core::option::Option::None,
+                ),
+            ],
+        ),
+    };
+    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.all,
+                &self.almost_all,
+                &self.long,
+                &self.human_readable,
+                &self.one_per_line,
+                &self.directory,
+                &self.recursive,
+                &self.reverse,
+                &self.sort,
+            ],
+        );
+    }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: ::core::option::Option::Some(true),
             write: ::core::option::Option::Some(false),
@@ -329,172 +558,6 @@ impl ::atip_runtime::Command for Ls {
             prompts: ::core::option::Option::Some(false),
             tty: ::core::option::Option::Some(false),
         });
-    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
-        ::atip_runtime::TrustSource::User,
-    );
-    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("ls"),
-        title: ::std::borrow::Cow::Borrowed("ls"),
-        path: ::std::borrow::Cow::Borrowed(&[]),
-        description: ::std::borrow::Cow::Borrowed(
-            "List information about files and directories, sorted by name by default",
-        ),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("files"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Files or directories to list (default: the current directory)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: false,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("all"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Include entries starting with a dot",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("almost_all"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Include dot entries except . and ..",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("long"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Long listing: mode, links, owner, group, size, time",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("human_readable"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "With --long, sizes like 1K 234M 2G",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("one_per_line"),
-                    description: ::std::borrow::Cow::Borrowed("One entry per line"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("directory"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "List directories themselves, not their contents",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("recursive"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "List subdirectories recursively",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("reverse"),
-                    description: ::std::borrow::Cow::Borrowed("Reverse the sort order"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("sort"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Sort by this key instead of the name",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Enum,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::Some(
-                        ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::std::borrow::Cow::Borrowed("none"),
-                                ::std::borrow::Cow::Borrowed("size"),
-                                ::std::borrow::Cow::Borrowed("time"),
-                                ::std::borrow::Cow::Borrowed("version"),
-                                ::std::borrow::Cow::Borrowed("extension"),
-                                ::std::borrow::Cow::Borrowed("width"),
-                            ],
-                        ),
-                    ),
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
-    };
-    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.all {
-            argv.flag("--all");
-        }
-        if self.almost_all {
-            argv.flag("--almost-all");
-        }
-        if self.long {
-            argv.flag("-l");
-        }
-        if self.human_readable {
-            argv.flag("--human-readable");
-        }
-        if self.one_per_line {
-            argv.flag("-1");
-        }
-        if self.directory {
-            argv.flag("--directory");
-        }
-        if self.recursive {
-            argv.flag("--recursive");
-        }
-        if self.reverse {
-            argv.flag("--reverse");
-        }
-        if let ::core::option::Option::Some(value) = &self.sort {
-            argv.long("--sort", value);
-        }
-        for value in &self.files {
-            argv.positional("files", value);
-        }
-    }
 }
 /// A call of any command of `ls`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

@@ -13,8 +13,7 @@ impl ::atip_runtime::__private::serde::Serialize for Hello {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(serializer, Self::__FIELDS, &[])
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Hello {
@@ -26,9 +25,10 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Hello {
 }
 impl ::atip_runtime::FromArguments for Hello {
     fn from_arguments(
-        _args: ::atip_runtime::Arguments,
+        args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {})
+        let command = Self {};
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -79,6 +79,9 @@ impl Hello {
         1,
         218,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[];
 }
 impl ::core::default::Default for Hello {
     fn default() -> Self {
@@ -89,25 +92,23 @@ impl ::atip_runtime::Command for Hello {
     const NAME: &'static str = "hello";
     const PROGRAM: &'static str = "hello";
     const PATH: &'static [&'static str] = &[];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
-            read: ::core::option::Option::None,
-            write: ::core::option::Option::Some(false),
-            delete: ::core::option::Option::None,
-            paths: ::core::option::Option::None,
-        })
-        .with_network(false);
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::None;
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("hello"),
-        title: ::std::borrow::Cow::Borrowed("hello"),
-        path: ::std::borrow::Cow::Borrowed(&[]),
-        description: ::std::borrow::Cow::Borrowed("Print a greeting"),
+        name: ::atip_runtime::__private::Borrowed("hello"),
+        title: ::atip_runtime::__private::Borrowed("hello"),
+        path: ::atip_runtime::__private::Borrowed(&[]),
+        description: ::atip_runtime::__private::Borrowed("Print a greeting"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(&[]),
+        params: ::atip_runtime::__private::Borrowed(&[]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[],
+        );
     }
 }
 /// Print a farewell
@@ -123,8 +124,7 @@ impl ::atip_runtime::__private::serde::Serialize for Bye {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(serializer, Self::__FIELDS, &[])
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Bye {
@@ -136,9 +136,10 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Bye {
 }
 impl ::atip_runtime::FromArguments for Bye {
     fn from_arguments(
-        _args: ::atip_runtime::Arguments,
+        args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {})
+        let command = Self {};
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -189,6 +190,9 @@ impl Bye {
         219,
         369,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[];
 }
 impl ::core::default::Default for Bye {
     fn default() -> Self {
@@ -199,19 +203,40 @@ impl ::atip_runtime::Command for Bye {
     const NAME: &'static str = "hello_bye";
     const PROGRAM: &'static str = "hello";
     const PATH: &'static [&'static str] = &["bye"];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN;
+    const EFFECTS: ::atip_runtime::Effects = __atip::E1;
     const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::None;
     const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("hello_bye"),
-        title: ::std::borrow::Cow::Borrowed("hello bye"),
-        path: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("bye")]),
-        description: ::std::borrow::Cow::Borrowed("Print a farewell"),
+        name: ::atip_runtime::__private::Borrowed("hello_bye"),
+        title: ::atip_runtime::__private::Borrowed("hello bye"),
+        path: ::atip_runtime::__private::Borrowed(
+            &[::atip_runtime::__private::Borrowed("bye")],
+        ),
+        description: ::atip_runtime::__private::Borrowed("Print a farewell"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(&[]),
+        params: ::atip_runtime::__private::Borrowed(&[]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[],
+        );
     }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: ::core::option::Option::None,
+            write: ::core::option::Option::Some(false),
+            delete: ::core::option::Option::None,
+            paths: ::core::option::Option::None,
+        })
+        .with_network(false);
+    pub const E1: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN;
 }
 /// A call of any command of `hello`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

@@ -30,12 +30,11 @@ impl ::atip_runtime::__private::serde::Serialize for Mkdir {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("directories", &self.directories);
-        fields.flag("parents", self.parents);
-        fields.optional("mode", &self.mode);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.directories, &self.parents, &self.mode, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Mkdir {
@@ -47,14 +46,15 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Mkdir {
 }
 impl ::atip_runtime::FromArguments for Mkdir {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            directories: args.required("directories")?,
-            parents: args.flag("parents")?,
-            mode: args.optional("mode")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            directories: args.field("directories"),
+            parents: args.field("parents"),
+            mode: args.field("mode"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -138,12 +138,110 @@ impl Mkdir {
         1,
         756,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "directories",
+            ::atip_runtime::__private::Arg::Positional("directories"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "parents",
+            ::atip_runtime::__private::Arg::Flag("--parents"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "mode",
+            ::atip_runtime::__private::Arg::Long("--mode"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("--verbose"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Mkdir {
     const NAME: &'static str = "mkdir";
     const PROGRAM: &'static str = "mkdir";
     const PATH: &'static [&'static str] = &[];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
+    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
+        ::atip_runtime::TrustSource::User,
+    );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::atip_runtime::__private::Borrowed("mkdir"),
+        title: ::atip_runtime::__private::Borrowed("mkdir"),
+        path: ::atip_runtime::__private::Borrowed(&[]),
+        description: ::atip_runtime::__private::Borrowed(
+            "Create directories; fails on existing ones unless --parents is given",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::param(
+                    "directories",
+                    "Directories to create",
+                    ::atip_runtime::ValueKind::Directory,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "parents",
+                    "Create missing parent directories; no error if a directory exists",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "mode",
+                    "Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)",
+                    ::atip_runtime::ValueKind::String,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "verbose",
+                    "Print a line for every directory created",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+            ],
+        ),
+    };
+    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.directories, &self.parents, &self.mode, &self.verbose],
+        );
+    }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: ::core::option::Option::Some(false),
             write: ::core::option::Option::Some(true),
@@ -155,87 +253,15 @@ impl ::atip_runtime::Command for Mkdir {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(
-            ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("directory")]),
+            ::atip_runtime::__private::Borrowed(
+                &[::atip_runtime::__private::Borrowed("directory")],
+            ),
         )
         .with_interactive(::atip_runtime::Interactive {
             stdin: ::core::option::Option::Some(::atip_runtime::StdinMode::None),
             prompts: ::core::option::Option::Some(false),
             tty: ::core::option::Option::Some(false),
         });
-    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
-        ::atip_runtime::TrustSource::User,
-    );
-    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("mkdir"),
-        title: ::std::borrow::Cow::Borrowed("mkdir"),
-        path: ::std::borrow::Cow::Borrowed(&[]),
-        description: ::std::borrow::Cow::Borrowed(
-            "Create directories; fails on existing ones unless --parents is given",
-        ),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("directories"),
-                    description: ::std::borrow::Cow::Borrowed("Directories to create"),
-                    kind: ::atip_runtime::ValueKind::Directory,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("parents"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Create missing parent directories; no error if a directory exists",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("mode"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)",
-                    ),
-                    kind: ::atip_runtime::ValueKind::String,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print a line for every directory created",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
-    };
-    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.parents {
-            argv.flag("--parents");
-        }
-        if let ::core::option::Option::Some(value) = &self.mode {
-            argv.long("--mode", value);
-        }
-        if self.verbose {
-            argv.flag("--verbose");
-        }
-        argv.require_values("directories", self.directories.len());
-        for value in &self.directories {
-            argv.positional("directories", value);
-        }
-    }
 }
 /// A call of any command of `mkdir`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

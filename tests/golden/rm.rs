@@ -34,13 +34,11 @@ impl ::atip_runtime::__private::serde::Serialize for Rm {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("files", &self.files);
-        fields.flag("force", self.force);
-        fields.flag("recursive", self.recursive);
-        fields.flag("dir", self.dir);
-        fields.flag("verbose", self.verbose);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[&self.files, &self.force, &self.recursive, &self.dir, &self.verbose],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Rm {
@@ -52,15 +50,16 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Rm {
 }
 impl ::atip_runtime::FromArguments for Rm {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            files: args.required("files")?,
-            force: args.flag("force")?,
-            recursive: args.flag("recursive")?,
-            dir: args.flag("dir")?,
-            verbose: args.flag("verbose")?,
-        })
+        let command = Self {
+            files: args.field("files"),
+            force: args.field("force"),
+            recursive: args.field("recursive"),
+            dir: args.field("dir"),
+            verbose: args.field("verbose"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -145,12 +144,126 @@ impl Rm {
         1,
         787,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "files",
+            ::atip_runtime::__private::Arg::Positional("files"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "force",
+            ::atip_runtime::__private::Arg::Flag("--force"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "recursive",
+            ::atip_runtime::__private::Arg::Flag("--recursive"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "dir",
+            ::atip_runtime::__private::Arg::Flag("--dir"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "verbose",
+            ::atip_runtime::__private::Arg::Flag("--verbose"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Rm {
     const NAME: &'static str = "rm";
     const PROGRAM: &'static str = "rm";
     const PATH: &'static [&'static str] = &[];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
+    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
+        ::atip_runtime::TrustSource::User,
+    );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::atip_runtime::__private::Borrowed("rm"),
+        title: ::atip_runtime::__private::Borrowed("rm"),
+        path: ::atip_runtime::__private::Borrowed(&[]),
+        description: ::atip_runtime::__private::Borrowed(
+            "Delete files, and with --recursive whole directory trees; there is no undo",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::param(
+                    "files",
+                    "Files or directories to delete",
+                    ::atip_runtime::ValueKind::File,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "force",
+                    "Ignore missing files and never prompt",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "recursive",
+                    "Delete directories and their contents",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "dir",
+                    "Delete empty directories",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "verbose",
+                    "Print a line for every file deleted",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+            ],
+        ),
+    };
+    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[&self.files, &self.force, &self.recursive, &self.dir, &self.verbose],
+        );
+    }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: ::core::option::Option::Some(false),
             write: ::core::option::Option::Some(true),
@@ -162,10 +275,10 @@ impl ::atip_runtime::Command for Rm {
         .with_reversible(false)
         .with_destructive(true)
         .with_deletes(
-            ::std::borrow::Cow::Borrowed(
+            ::atip_runtime::__private::Borrowed(
                 &[
-                    ::std::borrow::Cow::Borrowed("file"),
-                    ::std::borrow::Cow::Borrowed("directory"),
+                    ::atip_runtime::__private::Borrowed("file"),
+                    ::atip_runtime::__private::Borrowed("directory"),
                 ],
             ),
         )
@@ -174,96 +287,6 @@ impl ::atip_runtime::Command for Rm {
             prompts: ::core::option::Option::Some(false),
             tty: ::core::option::Option::Some(false),
         });
-    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
-        ::atip_runtime::TrustSource::User,
-    );
-    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("rm"),
-        title: ::std::borrow::Cow::Borrowed("rm"),
-        path: ::std::borrow::Cow::Borrowed(&[]),
-        description: ::std::borrow::Cow::Borrowed(
-            "Delete files, and with --recursive whole directory trees; there is no undo",
-        ),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("files"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Files or directories to delete",
-                    ),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("force"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Ignore missing files and never prompt",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("recursive"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Delete directories and their contents",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("dir"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Delete empty directories",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("verbose"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print a line for every file deleted",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
-    };
-    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.force {
-            argv.flag("--force");
-        }
-        if self.recursive {
-            argv.flag("--recursive");
-        }
-        if self.dir {
-            argv.flag("--dir");
-        }
-        if self.verbose {
-            argv.flag("--verbose");
-        }
-        argv.require_values("files", self.files.len());
-        for value in &self.files {
-            argv.positional("files", value);
-        }
-    }
 }
 /// A call of any command of `rm`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

@@ -38,14 +38,18 @@ impl ::atip_runtime::__private::serde::Serialize for Wc {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let mut fields = ::atip_runtime::__private::FieldsWriter::default();
-        fields.value("files", &self.files);
-        fields.flag("lines", self.lines);
-        fields.flag("words", self.words);
-        fields.flag("bytes", self.bytes);
-        fields.flag("chars", self.chars);
-        fields.flag("max_line_length", self.max_line_length);
-        fields.finish(serializer)
+        ::atip_runtime::__private::serialize_fields(
+            serializer,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.lines,
+                &self.words,
+                &self.bytes,
+                &self.chars,
+                &self.max_line_length,
+            ],
+        )
     }
 }
 impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Wc {
@@ -57,16 +61,17 @@ impl<'de> ::atip_runtime::__private::serde::Deserialize<'de> for Wc {
 }
 impl ::atip_runtime::FromArguments for Wc {
     fn from_arguments(
-        mut args: ::atip_runtime::Arguments,
+        mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
-        ::core::result::Result::Ok(Self {
-            files: args.required("files")?,
-            lines: args.flag("lines")?,
-            words: args.flag("words")?,
-            bytes: args.flag("bytes")?,
-            chars: args.flag("chars")?,
-            max_line_length: args.flag("max_line_length")?,
-        })
+        let command = Self {
+            files: args.field("files"),
+            lines: args.field("lines"),
+            words: args.field("words"),
+            bytes: args.field("bytes"),
+            chars: args.field("chars"),
+            max_line_length: args.field("max_line_length"),
+        };
+        args.finish(command)
     }
 }
 #[allow(dead_code, clippy::too_many_arguments, clippy::should_implement_trait)]
@@ -158,12 +163,149 @@ impl Wc {
         1,
         769,
     );
+    /// How each field goes on the command line and into JSON.
+    #[doc(hidden)]
+    pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+        ::atip_runtime::__private::field(
+            "files",
+            ::atip_runtime::__private::Arg::Positional("files"),
+            false,
+            true,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "lines",
+            ::atip_runtime::__private::Arg::Flag("--lines"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "words",
+            ::atip_runtime::__private::Arg::Flag("--words"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "bytes",
+            ::atip_runtime::__private::Arg::Flag("--bytes"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "chars",
+            ::atip_runtime::__private::Arg::Flag("--chars"),
+            false,
+            false,
+            false,
+        ),
+        ::atip_runtime::__private::field(
+            "max_line_length",
+            ::atip_runtime::__private::Arg::Flag("--max-line-length"),
+            false,
+            false,
+            false,
+        ),
+    ];
 }
 impl ::atip_runtime::Command for Wc {
     const NAME: &'static str = "wc";
     const PROGRAM: &'static str = "wc";
     const PATH: &'static [&'static str] = &[];
-    const EFFECTS: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
+    const EFFECTS: ::atip_runtime::Effects = __atip::E0;
+    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
+        ::atip_runtime::TrustSource::User,
+    );
+    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
+        name: ::atip_runtime::__private::Borrowed("wc"),
+        title: ::atip_runtime::__private::Borrowed("wc"),
+        path: ::atip_runtime::__private::Borrowed(&[]),
+        description: ::atip_runtime::__private::Borrowed(
+            "Count lines, words and bytes of files, with a total line when there are several",
+        ),
+        effects: <Self as ::atip_runtime::Command>::EFFECTS,
+        params: ::atip_runtime::__private::Borrowed(
+            &[
+                ::atip_runtime::__private::param(
+                    "files",
+                    "Files to count",
+                    ::atip_runtime::ValueKind::File,
+                    true,
+                    true,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "lines",
+                    "Print the newline counts",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "words",
+                    "Print the word counts",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "bytes",
+                    "Print the byte counts",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "chars",
+                    "Print the character counts",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+                ::atip_runtime::__private::param(
+                    "max_line_length",
+                    "Print the length of the longest line",
+                    ::atip_runtime::ValueKind::Boolean,
+                    false,
+                    false,
+                    ::core::option::Option::None,
+                    ::core::option::Option::None,
+                ),
+            ],
+        ),
+    };
+    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
+        ::atip_runtime::__private::write_fields(
+            argv,
+            <Self as ::atip_runtime::Command>::PATH,
+            Self::__FIELDS,
+            &[
+                &self.files,
+                &self.lines,
+                &self.words,
+                &self.bytes,
+                &self.chars,
+                &self.max_line_length,
+            ],
+        );
+    }
+}
+/// Parameter specs and effects shared by several commands.
+#[doc(hidden)]
+#[allow(dead_code)]
+mod __atip {
+    pub const E0: ::atip_runtime::Effects = ::atip_runtime::Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: ::core::option::Option::Some(true),
             write: ::core::option::Option::Some(false),
@@ -179,104 +321,6 @@ impl ::atip_runtime::Command for Wc {
             prompts: ::core::option::Option::Some(false),
             tty: ::core::option::Option::Some(false),
         });
-    const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = ::core::option::Option::Some(
-        ::atip_runtime::TrustSource::User,
-    );
-    const TOOL: ::atip_runtime::ToolSpec = ::atip_runtime::ToolSpec {
-        name: ::std::borrow::Cow::Borrowed("wc"),
-        title: ::std::borrow::Cow::Borrowed("wc"),
-        path: ::std::borrow::Cow::Borrowed(&[]),
-        description: ::std::borrow::Cow::Borrowed(
-            "Count lines, words and bytes of files, with a total line when there are several",
-        ),
-        effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::std::borrow::Cow::Borrowed(
-            &[
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("files"),
-                    description: ::std::borrow::Cow::Borrowed("Files to count"),
-                    kind: ::atip_runtime::ValueKind::File,
-                    required: true,
-                    multiple: true,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("lines"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print the newline counts",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("words"),
-                    description: ::std::borrow::Cow::Borrowed("Print the word counts"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("bytes"),
-                    description: ::std::borrow::Cow::Borrowed("Print the byte counts"),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("chars"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print the character counts",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-                ::atip_runtime::ParamSpec {
-                    name: ::std::borrow::Cow::Borrowed("max_line_length"),
-                    description: ::std::borrow::Cow::Borrowed(
-                        "Print the length of the longest line",
-                    ),
-                    kind: ::atip_runtime::ValueKind::Boolean,
-                    required: false,
-                    multiple: false,
-                    values: ::core::option::Option::None,
-                    default: ::core::option::Option::None,
-                },
-            ],
-        ),
-    };
-    fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        if self.lines {
-            argv.flag("--lines");
-        }
-        if self.words {
-            argv.flag("--words");
-        }
-        if self.bytes {
-            argv.flag("--bytes");
-        }
-        if self.chars {
-            argv.flag("--chars");
-        }
-        if self.max_line_length {
-            argv.flag("--max-line-length");
-        }
-        argv.require_values("files", self.files.len());
-        for value in &self.files {
-            argv.positional("files", value);
-        }
-    }
 }
 /// A call of any command of `wc`: one variant per command, for typed dispatch.
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]

@@ -3,6 +3,8 @@
 //! used by the tests as ordinary typed code.
 #![deny(warnings, missing_docs)]
 
+pub mod large;
+
 /// `git`, from `examples/atip/git.json`.
 pub mod git {
     include!("../golden/git.rs");

@@ -119,13 +119,26 @@ struct FieldPlan<'a> {
     param: &'a FlatParam,
     field: Ident,
     setter: Ident,
-    /// The generated enum, when the parameter is an enumeration.
-    enum_ty: Option<EnumPlan>,
+    /// The generated enum's name, when the parameter is an enumeration.
+    enum_ty: Option<Ident>,
 }
 
+/// An enum for an enumeration parameter: one per command for the command's own parameters,
+/// one per declaring command (or the tool, for global options) for inherited and global ones,
+/// shared by every command that has the option.
 struct EnumPlan {
     ty: Ident,
     variants: Vec<(Ident, String)>,
+    /// What the doc comment says the values are of.
+    of: String,
+    /// The first command using it: the enum is emitted just before that command.
+    first_user: usize,
+}
+
+/// Everything the generator emits, named.
+struct Plan<'a> {
+    commands: Vec<CommandPlan<'a>>,
+    enums: Vec<EnumPlan>,
 }
 
 /// How a parameter is held in its struct.
@@ -159,8 +172,7 @@ impl FieldPlan<'_> {
 
     /// The type of one value.
     fn value_ty(&self) -> TokenStream {
-        if let Some(e) = &self.enum_ty {
-            let ty = &e.ty;
+        if let Some(ty) = &self.enum_ty {
             return quote!(#ty);
         }
         match self.param.ty {
@@ -223,15 +235,6 @@ impl FieldPlan<'_> {
             (_, true) => quote!(#var.into()),
         }
     }
-
-    /// `argv` argument for a value reference `v`.
-    fn arg_expr(&self, v: TokenStream) -> TokenStream {
-        if self.enum_ty.is_none() && self.param.ty == ParamType::Url {
-            quote!(&::atip_runtime::argv::Url(#v.as_str()))
-        } else {
-            v
-        }
-    }
 }
 
 /// Generates the items for `doc`. See the module documentation for what is emitted.
@@ -245,25 +248,101 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
-    let plans = plan(doc);
+    let plan = plan(doc);
     // Every provider's array, and where each command's definition sits in it.
     let schemas: Vec<ProviderSchemas> = Provider::ALL
         .into_iter()
         .map(|p| {
             let (text, ranges) =
-                tool_definitions_json_with_offsets(plans.iter().map(|c| &c.spec), p);
+                tool_definitions_json_with_offsets(plan.commands.iter().map(|c| &c.spec), p);
             (p, text, ranges)
         })
         .collect();
+    let mut shared = Shared::default();
     let mut items = TokenStream::new();
-    for (i, p) in plans.iter().enumerate() {
+    for (i, p) in plan.commands.iter().enumerate() {
+        // Enums first, so each reads before the first struct that uses it.
+        for e in plan.enums.iter().filter(|e| e.first_user == i) {
+            items.extend(enum_items(e));
+        }
         let ranges: Vec<(Provider, (usize, usize))> =
             schemas.iter().map(|(prov, _, r)| (*prov, r[i])).collect();
-        items.extend(command_items(doc, p, program, &trust, &ranges));
+        items.extend(command_items(p, program, &trust, &ranges, &mut shared));
     }
-    items.extend(call_enum(doc, &plans));
+    items.extend(shared.module());
+    items.extend(call_enum(doc, &plan.commands));
     items.extend(schemas_module(doc, &schemas));
     items
+}
+
+/// Constants that many commands share, emitted once in a hidden module: the specs of
+/// inherited and global parameters, and each distinct set of merged effects.
+#[derive(Default)]
+struct Shared {
+    params: Vec<(*const FlatParam, TokenStream)>,
+    effects: Vec<(Effects, TokenStream)>,
+}
+
+impl Shared {
+    /// The spec of a parameter: a shared constant for inherited and global options, the
+    /// expression itself for a command's own parameters.
+    fn param(&mut self, flat: &FlatParam, spec: &ParamSpec) -> TokenStream {
+        let own = matches!(
+            flat.kind,
+            ParamKind::Argument
+                | ParamKind::Option {
+                    scope: OptionScope::Own,
+                    ..
+                }
+        );
+        if own {
+            return param_spec_tokens(spec);
+        }
+        let key = flat as *const FlatParam;
+        let index = match self.params.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                self.params.push((key, param_spec_tokens(spec)));
+                self.params.len() - 1
+            }
+        };
+        let name = format_ident!("P{index}");
+        quote!(__atip::#name)
+    }
+
+    /// The constant holding `effects`.
+    fn effects(&mut self, effects: &Effects) -> TokenStream {
+        let index = match self.effects.iter().position(|(e, _)| e == effects) {
+            Some(i) => i,
+            None => {
+                self.effects
+                    .push((effects.clone(), effects_tokens(effects)));
+                self.effects.len() - 1
+            }
+        };
+        let name = format_ident!("E{index}");
+        quote!(__atip::#name)
+    }
+
+    fn module(&self) -> TokenStream {
+        let params = self.params.iter().enumerate().map(|(i, (_, tokens))| {
+            let name = format_ident!("P{i}");
+            quote!(pub const #name: ::atip_runtime::ParamSpec = #tokens;)
+        });
+        let effects = self.effects.iter().enumerate().map(|(i, (_, tokens))| {
+            let name = format_ident!("E{i}");
+            quote!(pub const #name: ::atip_runtime::Effects = #tokens;)
+        });
+        quote! {
+            /// Parameter specs and effects shared by several commands.
+            #[doc(hidden)]
+            #[allow(dead_code)]
+            mod __atip {
+                #(#params)*
+                #(#effects)*
+            }
+        }
+    }
 }
 
 /// One provider's array of definitions and the byte range of each command in it.
@@ -298,7 +377,7 @@ fn schemas_module(doc: &Document, schemas: &[ProviderSchemas]) -> TokenStream {
 }
 
 /// Assigns every Rust name, in declaration order, so the result is deterministic.
-fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
+fn plan(doc: &Document) -> Plan<'_> {
     let mut types = Scope::with_reserved(RESERVED_TYPES);
     let struct_names: Vec<Ident> = doc
         .commands
@@ -319,10 +398,15 @@ fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
         })
         .collect();
 
-    doc.commands
+    let mut enums: Vec<EnumPlan> = Vec::new();
+    // Shared (inherited or global) options are one value in memory: their address names them.
+    let mut shared_enums: Vec<(*const FlatParam, usize)> = Vec::new();
+    let commands = doc
+        .commands
         .iter()
         .zip(struct_names)
-        .map(|(cmd, ty)| {
+        .enumerate()
+        .map(|(index, (cmd, ty))| {
             let mut fields = Scope::default();
             let mut methods = Scope::with_reserved(RESERVED_METHODS);
             let plans = cmd
@@ -336,12 +420,38 @@ fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
                     };
                     let setter = ident(&methods.claim(&setter_base, "_"));
                     let enum_ty = param.enum_values.as_ref().map(|values| {
-                        let base = format!(
-                            "{ty}{}",
-                            upper_camel(&[param.declared_name.as_str()])
-                                .map(|s| s.trim_start_matches('_').to_owned())
-                                .unwrap_or_else(|| "Value".to_owned())
+                        let shared = !matches!(
+                            param.kind,
+                            ParamKind::Argument
+                                | ParamKind::Option {
+                                    scope: OptionScope::Own,
+                                    ..
+                                }
                         );
+                        let key = param as *const FlatParam;
+                        if let Some((_, i)) = shared_enums.iter().find(|(k, _)| *k == key) {
+                            return enums[*i].ty.clone();
+                        }
+                        let value_name = upper_camel(&[param.declared_name.as_str()])
+                            .map(|s| s.trim_start_matches('_').to_owned())
+                            .unwrap_or_else(|| "Value".to_owned());
+                        let (base, of) = if shared {
+                            let (prefix, of) = declaring_level(doc, param);
+                            (format!("{prefix}{value_name}"), of)
+                        } else {
+                            let what = match param.flag() {
+                                Some(flag) => format!("`{}`", flag.text),
+                                None => format!("argument `{}`", param.declared_name),
+                            };
+                            let invocation = std::iter::once(doc.tool.name.as_str())
+                                .chain(cmd.path.iter().map(String::as_str))
+                                .collect::<Vec<_>>()
+                                .join(" ");
+                            (
+                                format!("{ty}{value_name}"),
+                                format!("{what} of `{invocation}`"),
+                            )
+                        };
                         let enum_name = ident(&types.claim(&base, ""));
                         let mut variants = Scope::with_reserved(&["Self"]);
                         let variants = values
@@ -359,10 +469,16 @@ fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
                                 (ident(&variants.claim(&base, "")), v.clone())
                             })
                             .collect();
-                        EnumPlan {
-                            ty: enum_name,
+                        enums.push(EnumPlan {
+                            ty: enum_name.clone(),
                             variants,
+                            of,
+                            first_user: index,
+                        });
+                        if shared {
+                            shared_enums.push((key, enums.len() - 1));
                         }
+                        enum_name
                     });
                     FieldPlan {
                         param,
@@ -379,26 +495,58 @@ fn plan(doc: &Document) -> Vec<CommandPlan<'_>> {
                 spec: ToolSpec::from_flat(&doc.tool.name, cmd),
             }
         })
-        .collect()
+        .collect();
+    Plan { commands, enums }
+}
+
+/// For an inherited or global option: the type-name prefix of its shared enum (`Global`, or
+/// the declaring command's path, `PrView`) and what its doc comment calls it.
+fn declaring_level(doc: &Document, param: &FlatParam) -> (String, String) {
+    let flag = param
+        .flag()
+        .map(|f| format!("`{}`", f.text))
+        .unwrap_or_default();
+    // `$.commands.a.commands.b` → `["a", "b"]`
+    let path: Vec<String> = param
+        .origin
+        .node
+        .0
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter_map(|seg| match seg {
+            atip_core::diagnostic::PathSegment::Key(k) => Some(k.clone()),
+            atip_core::diagnostic::PathSegment::Index(_) => None,
+        })
+        .filter(|k| !k.is_empty())
+        .collect();
+    if path.is_empty() {
+        (
+            "Global".to_owned(),
+            format!("{flag} (a global option of `{}`)", doc.tool.name),
+        )
+    } else {
+        let invocation = std::iter::once(doc.tool.name.as_str())
+            .chain(path.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        (
+            upper_camel(&path).unwrap_or_default(),
+            format!("{flag} of `{invocation}` and every command below it"),
+        )
+    }
 }
 
 fn command_items(
-    doc: &Document,
     plan: &CommandPlan<'_>,
     program: &str,
     trust: &TokenStream,
     schema_ranges: &[(Provider, (usize, usize))],
+    shared: &mut Shared,
 ) -> TokenStream {
     let cmd = plan.cmd;
     let ty = &plan.ty;
     let mut out = TokenStream::new();
-
-    // Enums first, so the struct reads top-down in the formatted file.
-    for f in &plan.fields {
-        if let Some(e) = &f.enum_ty {
-            out.extend(enum_items(doc, plan, f, e));
-        }
-    }
 
     let invocation = std::iter::once(program.to_owned())
         .chain(cmd.path.iter().cloned())
@@ -421,39 +569,59 @@ fn command_items(
             pub #field: #fty,
         }
     });
-    // serde, by hand: derives cost most of the compile time of large tools, and going
-    // through `check_arguments` makes serde and dispatch accept exactly the same input.
-    let serialize_fields = plan.fields.iter().map(|f| {
-        let field = &f.field;
+    // serde and argv through one table per command and a list of its fields: a statement per
+    // field would cost compile time in every command of a large tool.
+    let field_refs: Vec<TokenStream> = plan
+        .fields
+        .iter()
+        .map(|f| {
+            let field = &f.field;
+            quote!(&self.#field)
+        })
+        .collect();
+    let field_table = plan.fields.iter().map(|f| {
         let name = Literal::string(&f.param.name);
-        match f.shape() {
-            Shape::Flag => quote!(fields.flag(#name, self.#field);),
-            Shape::Optional => quote!(fields.optional(#name, &self.#field);),
-            Shape::List { required: false } => quote!(fields.list(#name, &self.#field);),
-            Shape::Required | Shape::List { required: true } => {
-                quote!(fields.value(#name, &self.#field);)
+        let arg = match (&f.param.kind, f.shape()) {
+            (ParamKind::Option { flag, .. }, Shape::Flag) => {
+                let t = Literal::string(&flag.text);
+                quote!(Flag(#t))
             }
+            (ParamKind::Option { flag, .. }, _) => {
+                let t = Literal::string(&flag.text);
+                if flag.attached {
+                    quote!(Long(#t))
+                } else {
+                    quote!(Short(#t))
+                }
+            }
+            (ParamKind::Argument, _) => {
+                let t = Literal::string(&f.param.declared_name);
+                quote!(Positional(#t))
+            }
+        };
+        let global = f.param.is_global();
+        let required = f.param.required;
+        let url = f.enum_ty.is_none() && f.param.ty == ParamType::Url;
+        quote! {
+            ::atip_runtime::__private::field(
+                #name,
+                ::atip_runtime::__private::Arg::#arg,
+                #global,
+                #required,
+                #url
+            ),
         }
     });
-    // A command without parameters reads and writes nothing.
-    let (fields_binding, args_binding) = if plan.fields.is_empty() {
-        (quote!(fields), quote!(_args))
+    // A command without parameters reads nothing.
+    let args_binding = if plan.fields.is_empty() {
+        quote!(args)
     } else {
-        (quote!(mut fields), quote!(mut args))
+        quote!(mut args)
     };
     let read_fields = plan.fields.iter().map(|f| {
         let field = &f.field;
         let name = Literal::string(&f.param.name);
-        let getter = format_ident!(
-            "{}",
-            match f.shape() {
-                Shape::Flag => "flag",
-                Shape::Optional => "optional",
-                Shape::List { required: false } => "list",
-                Shape::Required | Shape::List { required: true } => "required",
-            }
-        );
-        quote!(#field: args.#getter(#name)?,)
+        quote!(#field: args.field(#name),)
     });
 
     // Constructor: arguments in declaration order, then required options (params() order).
@@ -546,9 +714,9 @@ fn command_items(
     let name = Literal::string(&cmd.name);
     let program = Literal::string(program);
     let path = cmd.path.iter().map(|s| Literal::string(s));
-    let effects = effects_tokens(&cmd.effects);
-    let tool = tool_spec_tokens(&plan.spec);
-    let argv = write_argv(plan);
+    let effects = shared.effects(&cmd.effects);
+    let tool = tool_spec_tokens(plan, shared);
+
     let schema_consts = schema_ranges.iter().map(|(p, (start, end))| {
         let name = format_ident!("{}_TOOL", p.const_name());
         let array = format_ident!("{}", p.const_name());
@@ -581,9 +749,11 @@ fn command_items(
                 &self,
                 serializer: S,
             ) -> ::core::result::Result<S::Ok, S::Error> {
-                let #fields_binding = ::atip_runtime::__private::FieldsWriter::default();
-                #(#serialize_fields)*
-                fields.finish(serializer)
+                ::atip_runtime::__private::serialize_fields(
+                    serializer,
+                    Self::__FIELDS,
+                    &[#(#field_refs),*],
+                )
             }
         }
 
@@ -597,9 +767,10 @@ fn command_items(
 
         impl ::atip_runtime::FromArguments for #ty {
             fn from_arguments(
-                #args_binding: ::atip_runtime::Arguments,
+                #args_binding: ::atip_runtime::Arguments<'_>,
             ) -> ::core::result::Result<Self, ::std::string::String> {
-                ::core::result::Result::Ok(Self { #(#read_fields)* })
+                let command = Self { #(#read_fields)* };
+                args.finish(command)
             }
         }
 
@@ -613,6 +784,12 @@ fn command_items(
             #(#setters)*
 
             #(#schema_consts)*
+
+            /// How each field goes on the command line and into JSON.
+            #[doc(hidden)]
+            pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
+                #(#field_table)*
+            ];
         }
 
         #default_impl
@@ -626,108 +803,22 @@ fn command_items(
             const TOOL: ::atip_runtime::ToolSpec = #tool;
 
             fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
-                #argv
+                ::atip_runtime::__private::write_fields(
+                    argv,
+                    <Self as ::atip_runtime::Command>::PATH,
+                    Self::__FIELDS,
+                    &[#(#field_refs),*],
+                );
             }
         }
     });
     out
 }
 
-/// The body of `write_argv`: global options, path, other options, positionals.
-fn write_argv(plan: &CommandPlan<'_>) -> TokenStream {
-    let mut globals = TokenStream::new();
-    let mut options = TokenStream::new();
-    let mut positionals = TokenStream::new();
-    for f in &plan.fields {
-        let field = &f.field;
-        // `label` names the parameter in argv errors; `push(v)` writes one value.
-        let (label, push, target): (Literal, Box<dyn Fn(TokenStream) -> TokenStream>, _) =
-            match &f.param.kind {
-                ParamKind::Option { flag, scope } => {
-                    let text = Literal::string(&flag.text);
-                    let method = if flag.attached {
-                        format_ident!("long")
-                    } else {
-                        format_ident!("short")
-                    };
-                    let t = text.clone();
-                    let target = if *scope == OptionScope::Global {
-                        &mut globals
-                    } else {
-                        &mut options
-                    };
-                    (
-                        text,
-                        Box::new(move |v| quote!(argv.#method(#t, #v);)),
-                        target,
-                    )
-                }
-                ParamKind::Argument => {
-                    let name = Literal::string(&f.param.declared_name);
-                    let n = name.clone();
-                    (
-                        name,
-                        Box::new(move |v| quote!(argv.positional(#n, #v);)),
-                        &mut positionals,
-                    )
-                }
-            };
-        let stmt = match (f.shape(), &f.param.kind) {
-            (Shape::Flag, ParamKind::Option { .. }) => quote! {
-                if self.#field {
-                    argv.flag(#label);
-                }
-            },
-            (Shape::Flag, ParamKind::Argument) => {
-                push(quote!(if self.#field { "true" } else { "false" }))
-            }
-            (Shape::Required, _) => push(f.arg_expr(quote!(&self.#field))),
-            (Shape::Optional, _) => {
-                let write = push(f.arg_expr(quote!(value)));
-                quote! {
-                    if let ::core::option::Option::Some(value) = &self.#field {
-                        #write
-                    }
-                }
-            }
-            (Shape::List { required }, _) => {
-                let write = push(f.arg_expr(quote!(value)));
-                let check =
-                    required.then(|| quote!(argv.require_values(#label, self.#field.len());));
-                quote! {
-                    #check
-                    for value in &self.#field {
-                        #write
-                    }
-                }
-            }
-        };
-        target.extend(stmt);
-    }
-    quote! {
-        #globals
-        argv.subcommand(<Self as ::atip_runtime::Command>::PATH);
-        #options
-        #positionals
-    }
-}
-
-fn enum_items(
-    doc: &Document,
-    plan: &CommandPlan<'_>,
-    f: &FieldPlan<'_>,
-    e: &EnumPlan,
-) -> TokenStream {
+fn enum_items(e: &EnumPlan) -> TokenStream {
     let ty = &e.ty;
-    let what = match f.param.flag() {
-        Some(flag) => format!("`{}`", flag.text),
-        None => format!("argument `{}`", f.param.declared_name),
-    };
-    let invocation = std::iter::once(doc.tool.name.as_str())
-        .chain(plan.cmd.path.iter().map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let enum_doc = doc_attrs(&format!("Values of {what} of `{invocation}`."));
+    let first = &e.variants[0].0;
+    let enum_doc = doc_attrs(&format!("Values of {}.", e.of));
     let variants = e.variants.iter().map(|(v, text)| {
         let docs = doc_attrs(&format!("`{text}`"));
         quote! {
@@ -797,6 +888,18 @@ fn enum_items(
         impl ::core::fmt::Display for #ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        impl ::atip_runtime::__private::Scalar for #ty {
+            fn from_json(
+                value: &::atip_runtime::__private::serde_json::Value,
+            ) -> ::core::result::Result<Self, ::std::string::String> {
+                ::atip_runtime::__private::enum_from_json(value, Self::from_value)
+            }
+
+            fn placeholder() -> Self {
+                Self::#first
             }
         }
 
@@ -982,12 +1085,18 @@ fn compact(v: &serde_json::Value) -> String {
 
 // ----- tool spec as a const expression ----------------------------------------------------
 
-fn tool_spec_tokens(spec: &ToolSpec) -> TokenStream {
+fn tool_spec_tokens(plan: &CommandPlan<'_>, shared: &mut Shared) -> TokenStream {
+    let spec = &plan.spec;
     let name = text_tokens(&spec.name);
     let title = text_tokens(&spec.title);
     let path = list_tokens(&spec.path);
     let description = text_tokens(&spec.description);
-    let params = spec.params.iter().map(param_spec_tokens);
+    let params: Vec<TokenStream> = plan
+        .fields
+        .iter()
+        .zip(spec.params.iter())
+        .map(|(f, p)| shared.param(f.param, p))
+        .collect();
     quote! {
         ::atip_runtime::ToolSpec {
             name: #name,
@@ -995,14 +1104,15 @@ fn tool_spec_tokens(spec: &ToolSpec) -> TokenStream {
             path: #path,
             description: #description,
             effects: <Self as ::atip_runtime::Command>::EFFECTS,
-            params: ::std::borrow::Cow::Borrowed(&[#(#params),*]),
+            params: ::atip_runtime::__private::Borrowed(&[#(#params),*]),
         }
     }
 }
 
+/// A parameter spec through `__private::param` (fewer tokens than the struct literal).
 fn param_spec_tokens(p: &ParamSpec) -> TokenStream {
-    let name = text_tokens(&p.name);
-    let description = text_tokens(&p.description);
+    let name = Literal::string(&p.name);
+    let description = Literal::string(&p.description);
     let kind = format_ident!(
         "{}",
         match p.kind {
@@ -1018,18 +1128,24 @@ fn param_spec_tokens(p: &ParamSpec) -> TokenStream {
     );
     let required = p.required;
     let multiple = p.multiple;
-    let values = opt(p.values.as_ref(), list_tokens);
-    let default = opt(p.default.as_deref(), text_tokens);
+    let values = opt(p.values.as_ref(), |list| {
+        let items = list.iter().map(|s| Literal::string(s));
+        quote!(&[#(::atip_runtime::__private::Borrowed(#items)),*])
+    });
+    let default = opt(p.default.as_deref(), |d| {
+        let lit = Literal::string(d);
+        quote!(#lit)
+    });
     quote! {
-        ::atip_runtime::ParamSpec {
-            name: #name,
-            description: #description,
-            kind: ::atip_runtime::ValueKind::#kind,
-            required: #required,
-            multiple: #multiple,
-            values: #values,
-            default: #default,
-        }
+        ::atip_runtime::__private::param(
+            #name,
+            #description,
+            ::atip_runtime::ValueKind::#kind,
+            #required,
+            #multiple,
+            #values,
+            #default
+        )
     }
 }
 
@@ -1091,12 +1207,12 @@ fn opt<T>(v: Option<T>, f: impl FnOnce(T) -> TokenStream) -> TokenStream {
 
 fn list_tokens(list: &TextList) -> TokenStream {
     let items = list.iter().map(|s| Literal::string(s));
-    quote!(::std::borrow::Cow::Borrowed(&[#(::std::borrow::Cow::Borrowed(#items)),*]))
+    quote!(::atip_runtime::__private::Borrowed(&[#(::atip_runtime::__private::Borrowed(#items)),*]))
 }
 
 fn text_tokens(s: &str) -> TokenStream {
     let lit = Literal::string(s);
-    quote!(::std::borrow::Cow::Borrowed(#lit))
+    quote!(::atip_runtime::__private::Borrowed(#lit))
 }
 
 fn filesystem_tokens(fs: &FilesystemEffects) -> TokenStream {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use atip_build::{expand, Options};
 use atip_runtime::canonical::Format;
 use atip_runtime::lifecycle::{parse_response, ResponseFormat};
-use atip_runtime::providers::{tool_definitions, Provider};
+use atip_runtime::providers::Provider;
 use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
@@ -367,12 +367,12 @@ fn load_tools(
     }
     let mut seen = std::collections::HashMap::new();
     for (i, t) in tools.iter().enumerate() {
-        for spec in t.tools() {
-            if let Some(first) = seen.insert(spec.name.to_string(), i) {
+        for name in t.names() {
+            if let Some(first) = seen.insert(name.to_owned(), i) {
                 eprintln!(
                     "{}: tool name `{}` is also defined by {}; every tool of one request needs a distinct name",
                     files[i].display(),
-                    spec.name,
+                    name,
                     files[first].display()
                 );
                 failed = true;
@@ -400,10 +400,22 @@ fn compile(
         Ok(t) => t,
         Err(code) => return code,
     };
-    let specs = tools.iter().flat_map(|t| t.tools());
-    let code = emit(&format!("{}\n", tool_definitions(specs, provider)));
+    // Each file's array, joined: written without building a JSON value of the whole.
+    let mut out = String::from("[");
+    for t in &tools {
+        let array = t.definitions_json(provider);
+        let inner = &array[1..array.len() - 1];
+        if !inner.is_empty() {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(inner);
+        }
+    }
+    out.push_str("]\n");
+    let code = emit(&out);
     if let Some(max) = provider.max_tools() {
-        let n: usize = tools.iter().map(|t| t.tools().len()).sum();
+        let n: usize = tools.iter().map(|t| t.document().commands.len()).sum();
         if n > max {
             eprintln!(
                 "warning: {n} tools; {} accepts at most {max} per request: send a subset \
@@ -476,13 +488,10 @@ fn invocation_for(
     tools: &[LoadedTool],
     call: &atip_runtime::ToolCall,
 ) -> Result<atip_runtime::Invocation, atip_runtime::DispatchError> {
-    match tools.iter().find(|t| t.command(&call.name).is_some()) {
+    match tools.iter().find(|t| t.has_command(&call.name)) {
         Some(t) => t.invocation(call),
         None => {
-            let names: Vec<&str> = tools
-                .iter()
-                .flat_map(|t| t.tools().iter().map(|s| s.name.as_ref()))
-                .collect();
+            let names: Vec<&str> = tools.iter().flat_map(LoadedTool::names).collect();
             Err(atip_runtime::DispatchError::unknown_tool(call, &names))
         }
     }

@@ -114,7 +114,7 @@ impl ArgvBuilder {
     /// Starts an argv with the program (argv\[0\]).
     pub fn new(program: impl Into<OsString>) -> Self {
         let mut b = ArgvBuilder {
-            argv: Vec::new(),
+            argv: Vec::with_capacity(8),
             positionals: Vec::new(),
             problems: Vec::new(),
         };
@@ -164,6 +164,7 @@ impl ArgvBuilder {
     /// Appends `flag` and `value` as two elements (short or single-dash flags).
     pub fn short<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
         if let Some(v) = self.value(flag, value) {
+            let v = v.into_owned();
             self.argv.push(flag.into());
             self.argv.push(v);
         }
@@ -181,6 +182,7 @@ impl ArgvBuilder {
     /// Queues a positional argument; positionals go after every option.
     pub fn positional<V: ArgValue + ?Sized>(&mut self, name: &str, value: &V) {
         if let Some(v) = self.value(name, value) {
+            let v = v.into_owned();
             self.positionals.push(v);
         }
     }
@@ -194,7 +196,11 @@ impl ArgvBuilder {
         }
     }
 
-    fn value<V: ArgValue + ?Sized>(&mut self, param: &str, value: &V) -> Option<OsString> {
+    fn value<'v, V: ArgValue + ?Sized>(
+        &mut self,
+        param: &str,
+        value: &'v V,
+    ) -> Option<Cow<'v, OsStr>> {
         match value.to_arg() {
             Ok(v) => {
                 if contains_nul(&v) {
@@ -202,7 +208,7 @@ impl ArgvBuilder {
                         param: param.to_owned(),
                     });
                 }
-                Some(v.into_owned())
+                Some(v)
             }
             Err(ValueProblem::NotFinite) => {
                 self.problems.push(ArgvProblem::NotFinite {

@@ -10,6 +10,7 @@
 //! float for an integer (`3.0` → `3`, never `3.5`). An explicit `null` means absent (OpenAI strict
 //! mode sends one for every unset parameter).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
@@ -280,115 +281,207 @@ pub fn check_arguments(
     spec: &ToolSpec,
     args: &Map<String, Value>,
 ) -> Result<Map<String, Value>, Vec<Problem>> {
-    let mut problems = Vec::new();
-    for key in args.keys() {
-        if spec.param(key).is_none() {
-            problems.push(Problem::UnknownParameter { param: key.clone() });
-        }
-    }
-    let mut out = Map::new();
-    for p in spec.params.iter() {
-        match args.get(p.name.as_ref()) {
-            None | Some(Value::Null) => {
-                if p.required {
-                    problems.push(Problem::Missing {
-                        param: p.name.to_string(),
-                        expected: expected(p),
-                    });
-                }
-            }
-            Some(v) if p.multiple => match v {
-                Value::Array(items) => {
-                    let mut good = Vec::with_capacity(items.len());
-                    for (i, item) in items.iter().enumerate() {
-                        match check_value(p, item, &format!("{}[{i}]", p.name)) {
-                            Ok(v) => good.push(v),
-                            Err(e) => problems.push(e),
-                        }
-                    }
-                    out.insert(p.name.to_string(), Value::Array(good));
-                }
-                other => problems.push(Problem::WrongType {
-                    param: p.name.to_string(),
-                    expected: expected(p),
-                    found: crate::validate::describe(other),
-                }),
-            },
-            Some(v) => match check_value(p, v, &p.name) {
-                Ok(v) => {
-                    out.insert(p.name.to_string(), v);
-                }
-                Err(e) => problems.push(e),
-            },
-        }
-    }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(problems)
-    }
+    Ok(Arguments::check(spec, args)?
+        .0
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value.into_owned()))
+        .collect())
 }
 
 /// Arguments that passed [`check_arguments`], read field by field into a typed command.
 ///
 /// Generated commands implement [`FromArguments`] with these getters; each getter converts one
-/// already checked value, so a failure means the command and its `TOOL` spec disagree.
+/// already checked value, so a failure means the command and its `TOOL` spec disagree. Names
+/// and values are borrowed (from the spec and the tool call) unless a coercion changed a
+/// value.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Arguments(Map<String, Value>);
+pub struct Arguments<'a>(Vec<(&'a str, Cow<'a, Value>)>, Vec<String>);
 
-impl Arguments {
-    /// Wraps arguments returned by [`check_arguments`].
-    pub fn new(checked: Map<String, Value>) -> Self {
-        Arguments(checked)
-    }
-
-    fn convert<T: serde::de::DeserializeOwned>(name: &str, v: Value) -> Result<T, String> {
-        serde_json::from_value(v).map_err(|e| format!("parameter `{name}`: {e}"))
-    }
-
-    /// A required value.
+impl<'a> Arguments<'a> {
+    /// Checks `args` against `spec` with the rules of [`check_arguments`]; the present
+    /// parameters in the spec's order, borrowed unless coerced.
     ///
     /// # Errors
     ///
-    /// When it is absent or does not convert.
-    pub fn required<T: serde::de::DeserializeOwned>(&mut self, name: &str) -> Result<T, String> {
-        match self.0.remove(name) {
-            Some(v) => Self::convert(name, v),
-            None => Err(format!("parameter `{name}` is required")),
+    /// Every [`Problem`] found.
+    pub fn check(spec: &'a ToolSpec, args: &'a Map<String, Value>) -> Result<Self, Vec<Problem>> {
+        let mut problems = Vec::new();
+        // Each argument matched to its parameter by comparing names: a few short comparisons
+        // cost less than hashing every parameter name into the map.
+        const INLINE: usize = 32;
+        let n = spec.params.len();
+        let mut inline: [Option<&'a Value>; INLINE] = [None; INLINE];
+        let mut heap: Vec<Option<&'a Value>>;
+        let slots: &mut [Option<&'a Value>] = if n <= INLINE {
+            &mut inline[..n]
+        } else {
+            heap = vec![None; n];
+            &mut heap
+        };
+        for (key, value) in args {
+            match spec.params.iter().position(|p| p.name == key.as_str()) {
+                Some(i) => slots[i] = Some(value),
+                None => problems.push(Problem::UnknownParameter { param: key.clone() }),
+            }
+        }
+        let mut out = Vec::with_capacity(args.len());
+        for (p, slot) in spec.params.iter().zip(slots.iter()) {
+            match *slot {
+                None | Some(Value::Null) => {
+                    if p.required {
+                        problems.push(Problem::Missing {
+                            param: p.name.to_string(),
+                            expected: expected(p),
+                        });
+                    }
+                }
+                Some(v) if p.multiple => match v {
+                    Value::Array(items) => {
+                        let mut coerced: Option<Vec<Value>> = None;
+                        for (i, item) in items.iter().enumerate() {
+                            match check_value(p, item, || format!("{}[{i}]", p.name)) {
+                                Ok(Cow::Borrowed(_)) => {
+                                    if let Some(c) = &mut coerced {
+                                        c.push(item.clone());
+                                    }
+                                }
+                                Ok(Cow::Owned(v)) => {
+                                    coerced.get_or_insert_with(|| items[..i].to_vec()).push(v);
+                                }
+                                Err(e) => problems.push(e),
+                            }
+                        }
+                        let value = match coerced {
+                            Some(c) => Cow::Owned(Value::Array(c)),
+                            None => Cow::Borrowed(v),
+                        };
+                        out.push((p.name.as_ref(), value));
+                    }
+                    other => problems.push(Problem::WrongType {
+                        param: p.name.to_string(),
+                        expected: expected(p),
+                        found: crate::validate::describe(other),
+                    }),
+                },
+                Some(v) => match check_value(p, v, || p.name.to_string()) {
+                    Ok(v) => out.push((p.name.as_ref(), v)),
+                    Err(e) => problems.push(e),
+                },
+            }
+        }
+        if problems.is_empty() {
+            Ok(Arguments(out, Vec::new()))
+        } else {
+            Err(problems)
         }
     }
 
-    /// An optional value, `None` when absent.
-    ///
-    /// # Errors
-    ///
-    /// When it does not convert.
-    pub fn optional<T: serde::de::DeserializeOwned>(
-        &mut self,
-        name: &str,
-    ) -> Result<Option<T>, String> {
-        self.0
-            .remove(name)
-            .map(|v| Self::convert(name, v))
-            .transpose()
+    fn take(&mut self, name: &str) -> Option<Cow<'a, Value>> {
+        let i = self.0.iter().position(|(k, _)| *k == name)?;
+        Some(self.0.swap_remove(i).1)
     }
 
-    /// A list, empty when absent.
-    ///
-    /// # Errors
-    ///
-    /// When it does not convert.
-    pub fn list<T: serde::de::DeserializeOwned>(&mut self, name: &str) -> Result<Vec<T>, String> {
-        Ok(self.optional(name)?.unwrap_or_default())
+    /// The field called `name`, converted to the field's type: absent is `false` for a flag,
+    /// `None` for an option, empty for a list. A problem (a required value absent, a value
+    /// that does not convert) is kept for [`Arguments::finish`], and a placeholder returned,
+    /// so that generated code builds the command in one expression.
+    pub fn field<T: FromArgument>(&mut self, name: &str) -> T {
+        let value = self.take(name);
+        match T::from_argument(value.as_deref()) {
+            Ok(v) => v,
+            Err(e) => {
+                self.1.push(format!("parameter `{name}`: {e}"));
+                T::placeholder()
+            }
+        }
     }
 
-    /// A boolean flag, `false` when absent.
+    /// The command built from the fields, or every problem found reading them.
     ///
     /// # Errors
     ///
-    /// When it is not a boolean.
-    pub fn flag(&mut self, name: &str) -> Result<bool, String> {
-        Ok(self.optional(name)?.unwrap_or(false))
+    /// The problems, joined by `; `.
+    pub fn finish<C>(self, command: C) -> Result<C, String> {
+        if self.1.is_empty() {
+            Ok(command)
+        } else {
+            Err(self.1.join("; "))
+        }
+    }
+}
+
+/// A field type of a generated command, read from a checked argument (`None`: absent).
+///
+/// Implemented for `bool`, the [`Scalar`](crate::__private::Scalar) values (strings, paths,
+/// numbers, generated enumerations), and `Option`s and `Vec`s of them. A small trait of this
+/// crate rather than serde's `DeserializeOwned`, whose higher-ranked bound costs compile time
+/// in every field of every generated command.
+pub trait FromArgument: Sized {
+    /// Converts the value.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with it.
+    fn from_argument(value: Option<&Value>) -> Result<Self, String>;
+
+    /// A value to stand in for one that could not be read (never seen: the build fails).
+    fn placeholder() -> Self;
+}
+
+impl FromArgument for bool {
+    fn placeholder() -> Self {
+        false
+    }
+
+    fn from_argument(value: Option<&Value>) -> Result<Self, String> {
+        match value {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(format!(
+                "expected a boolean, found {}",
+                crate::validate::describe(other)
+            )),
+        }
+    }
+}
+
+impl<T: crate::__private::Scalar> FromArgument for T {
+    fn placeholder() -> Self {
+        T::placeholder()
+    }
+
+    fn from_argument(value: Option<&Value>) -> Result<Self, String> {
+        match value {
+            None => Err("is required".to_owned()),
+            Some(v) => T::from_json(v),
+        }
+    }
+}
+
+impl<T: crate::__private::Scalar> FromArgument for Option<T> {
+    fn placeholder() -> Self {
+        None
+    }
+
+    fn from_argument(value: Option<&Value>) -> Result<Self, String> {
+        value.map(T::from_json).transpose()
+    }
+}
+
+impl<T: crate::__private::Scalar> FromArgument for Vec<T> {
+    fn placeholder() -> Self {
+        Vec::new()
+    }
+
+    fn from_argument(value: Option<&Value>) -> Result<Self, String> {
+        match value {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items.iter().map(T::from_json).collect(),
+            Some(other) => Err(format!(
+                "expected an array, found {}",
+                crate::validate::describe(other)
+            )),
+        }
     }
 }
 
@@ -398,76 +491,88 @@ pub trait FromArguments: Sized {
     ///
     /// # Errors
     ///
-    /// When a checked value does not convert (the command and its `TOOL` spec disagree).
-    fn from_arguments(args: Arguments) -> Result<Self, String>;
+    /// A message when an argument does not convert to its field (a bug in the generator).
+    fn from_arguments(args: Arguments<'_>) -> Result<Self, String>;
 }
 
-fn check_value(p: &ParamSpec, v: &Value, label: &str) -> Result<Value, Problem> {
-    let wrong = |expected: String| Problem::WrongType {
-        param: label.to_owned(),
-        expected,
-        found: crate::validate::describe(v),
+/// Checks one value (one item of a list); the label names it in problems. The value comes back
+/// borrowed when it is already in its normal form, owned when a coercion changed it.
+fn check_value<'a>(
+    p: &ParamSpec,
+    v: &'a Value,
+    label: impl Fn() -> String,
+) -> Result<Cow<'a, Value>, Problem> {
+    let wrong = |ignore_values: bool| {
+        let one = ParamSpec {
+            multiple: false,
+            values: if ignore_values {
+                None
+            } else {
+                p.values.clone()
+            },
+            ..p.clone()
+        };
+        Problem::WrongType {
+            param: label(),
+            expected: expected(&one),
+            found: crate::validate::describe(v),
+        }
     };
-    let one = ParamSpec {
-        multiple: false,
-        ..p.clone()
-    };
-    let value = match p.kind {
+    let value: Cow<'a, Value> = match p.kind {
         ValueKind::Boolean => match v {
-            Value::Bool(_) => v.clone(),
-            Value::String(s) if s == "true" => Value::Bool(true),
-            Value::String(s) if s == "false" => Value::Bool(false),
-            _ => return Err(wrong(expected(&one))),
+            Value::Bool(_) => Cow::Borrowed(v),
+            Value::String(s) if s == "true" => Cow::Owned(Value::Bool(true)),
+            Value::String(s) if s == "false" => Cow::Owned(Value::Bool(false)),
+            _ => return Err(wrong(false)),
         },
-        ValueKind::Integer => match integer(v) {
-            Some(i) => Value::from(i),
-            None => {
-                return Err(wrong(expected(&ParamSpec {
-                    values: None,
-                    ..one
-                })))
-            }
+        ValueKind::Integer => match (v, integer(v)) {
+            (Value::Number(n), Some(i)) if n.as_i64() == Some(i) => Cow::Borrowed(v),
+            (_, Some(i)) => Cow::Owned(Value::from(i)),
+            (_, None) => return Err(wrong(true)),
         },
         ValueKind::Number => match number(v) {
-            Some(_) if v.is_number() => v.clone(),
-            Some(n) => Value::from(n),
-            None => {
-                return Err(wrong(expected(&ParamSpec {
-                    values: None,
-                    ..one
-                })))
-            }
+            Some(_) if v.is_number() => Cow::Borrowed(v),
+            Some(n) => Cow::Owned(Value::from(n)),
+            None => return Err(wrong(true)),
         },
         ValueKind::String
         | ValueKind::File
         | ValueKind::Directory
         | ValueKind::Url
         | ValueKind::Enum => {
-            let s = match v {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                _ => return Err(wrong(expected(&one))),
+            let value = match v {
+                Value::String(_) => Cow::Borrowed(v),
+                Value::Number(n) => Cow::Owned(Value::String(n.to_string())),
+                _ => return Err(wrong(false)),
             };
-            if p.kind == ValueKind::Url && !crate::validate::is_uri(&s) {
-                return Err(wrong(expected(&one)));
+            if p.kind == ValueKind::Url
+                && !crate::validate::is_uri(value.as_str().unwrap_or_default())
+            {
+                return Err(wrong(false));
             }
-            Value::String(s)
+            value
         }
     };
     if let Some(values) = &p.values {
-        let text = match &value {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let allowed = match p.kind {
-            ValueKind::Integer | ValueKind::Number => values.iter().any(|a| {
-                a.parse::<f64>().ok() == text.parse::<f64>().ok() && a.parse::<f64>().is_ok()
-            }),
-            _ => values.iter().any(|a| *a == text),
+        let allowed = match (p.kind, &*value) {
+            (ValueKind::Integer | ValueKind::Number, value) => {
+                let found = match value {
+                    Value::String(s) => s.parse::<f64>().ok(),
+                    other => other.as_f64(),
+                };
+                values
+                    .iter()
+                    .any(|a| a.parse::<f64>().is_ok() && a.parse::<f64>().ok() == found)
+            }
+            (_, Value::String(s)) => values.iter().any(|a| a == s),
+            (_, other) => {
+                let text = other.to_string();
+                values.iter().any(|a| *a == text)
+            }
         };
         if !allowed {
             return Err(Problem::NotAllowed {
-                param: label.to_owned(),
+                param: label(),
                 allowed: values.iter().map(|s| s.to_string()).collect(),
                 found: crate::validate::describe(v),
             });
@@ -516,8 +621,9 @@ where
             }],
         )
     })?;
-    let normalised = check_arguments(&C::TOOL, args).map_err(|p| DispatchError::new(call, p))?;
-    C::from_arguments(Arguments::new(normalised)).map_err(|e| {
+    let tool = C::TOOL;
+    let args = Arguments::check(&tool, args).map_err(|p| DispatchError::new(call, p))?;
+    C::from_arguments(args).map_err(|e| {
         DispatchError::new(
             call,
             vec![Problem::InvalidArguments {
@@ -528,23 +634,21 @@ where
 }
 
 /// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
+///
+/// The [`ToolSpec`]s are built on first use of [`LoadedTool::tools`] (or
+/// [`LoadedTool::command`]); dispatch and [`LoadedTool::definitions_json`] do not need them
+/// all, so a large document costs only what it holds.
 #[derive(Debug, Clone)]
 pub struct LoadedTool {
     document: Document,
     program: String,
-    specs: Vec<ToolSpec>,
+    specs: std::sync::OnceLock<Vec<ToolSpec>>,
     index: HashMap<String, usize>,
 }
 
 impl LoadedTool {
     /// Prepares `document`; `program` overrides the executable (default: the tool's `name`).
     pub fn new(document: Document, program: Option<String>) -> Self {
-        let tool = document.tool.name.clone();
-        let specs: Vec<ToolSpec> = document
-            .commands
-            .iter()
-            .map(|c| ToolSpec::from_flat(&tool, c))
-            .collect();
         let index = document
             .commands
             .iter()
@@ -552,9 +656,9 @@ impl LoadedTool {
             .map(|(i, c)| (c.name.clone(), i))
             .collect();
         LoadedTool {
-            program: program.unwrap_or(tool),
+            program: program.unwrap_or_else(|| document.tool.name.clone()),
             document,
-            specs,
+            specs: std::sync::OnceLock::new(),
             index,
         }
     }
@@ -564,21 +668,81 @@ impl LoadedTool {
         &self.document
     }
 
-    /// One spec per command, in declaration order.
+    /// One spec per command, in declaration order (built on first call).
     pub fn tools(&self) -> &[ToolSpec] {
-        &self.specs
+        self.specs.get_or_init(|| {
+            self.document
+                .commands
+                .iter()
+                .map(|c| ToolSpec::from_flat(&self.document.tool.name, c))
+                .collect()
+        })
+    }
+
+    /// The names of the commands, in declaration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.document.commands.iter().map(|c| c.name.as_str())
     }
 
     /// `(name, effects)` of every command, e.g. for [`crate::prompt::safety_prompt`].
     pub fn effects(&self) -> impl Iterator<Item = (&str, &Effects)> {
-        self.specs.iter().map(|s| (s.name.as_ref(), &s.effects))
+        self.document
+            .commands
+            .iter()
+            .map(|c| (c.name.as_str(), &c.effects))
     }
 
     /// The command called `name`.
     pub fn command(&self, name: &str) -> Option<(&FlatCommand, &ToolSpec)> {
         self.index
             .get(name)
-            .map(|&i| (&self.document.commands[i], &self.specs[i]))
+            .map(|&i| (&self.document.commands[i], &self.tools()[i]))
+    }
+
+    /// Whether a command is called `name`.
+    pub fn has_command(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// Every command as `provider` tool definitions: a compact JSON array, the same text as
+    /// [`crate::providers::tool_definitions_json`] over [`LoadedTool::tools`], written one
+    /// command at a time without building every spec first.
+    pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
+        if let Some(specs) = self.specs.get() {
+            return crate::providers::tool_definitions_json(specs, provider);
+        }
+        // The text is as large as the document: grown by estimate, not by doubling, so that
+        // it never holds much more than it needs.
+        const SAMPLE: usize = 64;
+        let commands = &self.document.commands;
+        let mut out = String::from("[");
+        for (i, c) in commands.iter().enumerate() {
+            if i == SAMPLE && commands.len() > 2 * SAMPLE {
+                let estimate = out.len() / SAMPLE * commands.len();
+                out.reserve_exact(estimate + estimate / 16 - out.len());
+            } else if out.capacity() - out.len() < 4096 {
+                out.reserve_exact((out.len() / 4).max(1 << 16));
+            }
+            if i > 0 {
+                out.push(',');
+            }
+            let spec = ToolSpec::from_flat(&self.document.tool.name, c);
+            crate::providers::write_definition(&mut out, &spec, provider);
+        }
+        out.push(']');
+        out.shrink_to_fit();
+        out
+    }
+
+    /// The spec of command `i`, built if the specs are not.
+    fn spec(&self, i: usize) -> std::borrow::Cow<'_, ToolSpec> {
+        match self.specs.get() {
+            Some(specs) => std::borrow::Cow::Borrowed(&specs[i]),
+            None => std::borrow::Cow::Owned(ToolSpec::from_flat(
+                &self.document.tool.name,
+                &self.document.commands[i],
+            )),
+        }
     }
 
     /// Checks `call` and builds the command line it asks for, with the same rules as a
@@ -588,10 +752,11 @@ impl LoadedTool {
     ///
     /// [`DispatchError`] with every problem found, including values no argv can carry.
     pub fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
-        let Some((cmd, spec)) = self.command(&call.name) else {
-            let names: Vec<&str> = self.specs.iter().map(|s| s.name.as_ref()).collect();
+        let Some(&i) = self.index.get(&call.name) else {
+            let names: Vec<&str> = self.names().collect();
             return Err(DispatchError::unknown_tool(call, &names));
         };
+        let (cmd, spec) = (&self.document.commands[i], self.spec(i));
         let args = call.arguments.as_ref().map_err(|e| {
             DispatchError::new(
                 call,
@@ -600,7 +765,7 @@ impl LoadedTool {
                 }],
             )
         })?;
-        let normalised = check_arguments(spec, args).map_err(|p| DispatchError::new(call, p))?;
+        let normalised = check_arguments(&spec, args).map_err(|p| DispatchError::new(call, p))?;
         let argv = argv_from_json(&self.program, cmd, &normalised).map_err(|e| {
             DispatchError::new(
                 call,

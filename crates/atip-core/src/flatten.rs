@@ -14,6 +14,7 @@
 //!   parameter name (an argument and an option included), are errors naming both JSON paths.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -21,6 +22,7 @@ use crate::diagnostic::{Diagnostic, JsonPath};
 use crate::effects::Effects;
 use crate::model::{ArgumentSpec, AtipTool, CommandSpec, EnumValue, OptionSpec, ParamType};
 use crate::names;
+use indexmap::IndexMap;
 
 /// Settings for [`flatten`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,15 +50,17 @@ pub struct FlatCommand {
     /// Subcommand path as it goes into the argv, `""` segments removed: `["pr", "create"]`;
     /// empty for the tool itself.
     pub path: Vec<String>,
-    /// Where the command is declared, e.g. `$.commands.pr.commands.create`.
-    pub json_path: JsonPath,
+    /// Where the command is declared, e.g. `$.commands.pr.commands.create` (shared with its
+    /// own parameters' [`ParamOrigin`]).
+    pub json_path: Arc<JsonPath>,
     /// The command's description.
     pub description: String,
     /// Positional arguments in declaration order.
     pub arguments: Vec<FlatParam>,
     /// Options in argv order: global options, then inherited ones (outermost level first),
     /// then the command's own, each level in declaration order. Shadowed options are gone.
-    pub options: Vec<FlatParam>,
+    /// An inherited or global option is one value shared by every command that has it.
+    pub options: Vec<Arc<FlatParam>>,
     /// Effects merged from the tool, every ancestor and the command.
     pub effects: Effects,
     /// The command's examples.
@@ -66,7 +70,9 @@ pub struct FlatCommand {
 impl FlatCommand {
     /// Arguments, then options.
     pub fn params(&self) -> impl Iterator<Item = &FlatParam> {
-        self.arguments.iter().chain(self.options.iter())
+        self.arguments
+            .iter()
+            .chain(self.options.iter().map(|p| &**p))
     }
 }
 
@@ -77,8 +83,8 @@ pub struct FlatParam {
     pub name: String,
     /// The name as declared (`dry-run`).
     pub declared_name: String,
-    /// Where it is declared, e.g. `$.commands.pr.options[0]`.
-    pub json_path: JsonPath,
+    /// Where it is declared: see [`FlatParam::json_path`].
+    pub origin: ParamOrigin,
     /// Its description.
     pub description: String,
     /// The declared type.
@@ -93,11 +99,31 @@ pub struct FlatParam {
     /// Takes a list of values: variadic, or of type `array`.
     pub multiple: bool,
     /// The tool's default when left out, as declared.
-    pub default: Option<Value>,
+    pub default: Option<Box<Value>>,
     /// Environment variable that overrides the option.
     pub env_var: Option<String>,
     /// Positional argument or option.
     pub kind: ParamKind,
+}
+
+/// Where a parameter is declared: the command (or root, for global options) that declares
+/// it, shared by all its parameters, and its index in that node's `arguments`, `options` or
+/// `globalOptions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamOrigin {
+    /// The declaring node, e.g. `$.commands.pr`; `$` for global options.
+    pub node: Arc<JsonPath>,
+    /// The member holding the parameter: `arguments`, `options` or `globalOptions`.
+    pub member: &'static str,
+    /// Its index there.
+    pub index: usize,
+}
+
+impl ParamOrigin {
+    /// `$.commands.pr.options[0]`.
+    pub fn json_path(&self) -> JsonPath {
+        self.node.key(self.member).index(self.index)
+    }
 }
 
 /// Whether a parameter is positional or flagged.
@@ -137,6 +163,11 @@ pub enum OptionScope {
 }
 
 impl FlatParam {
+    /// Where it is declared, e.g. `$.commands.pr.options[0]`.
+    pub fn json_path(&self) -> JsonPath {
+        self.origin.json_path()
+    }
+
     /// The option's flag, `None` for an argument.
     pub fn flag(&self) -> Option<&Flag> {
         match &self.kind {
@@ -164,8 +195,40 @@ impl FlatParam {
 /// All error diagnostics found (name collisions, unusable flags, filter entries that match
 /// nothing), together with the warnings.
 pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, Vec<Diagnostic>> {
+    flatten_parts(
+        &tool.name,
+        tool.effects.as_ref(),
+        tool.global_options.clone(),
+        tool.commands.clone(),
+        options,
+    )
+}
+
+/// [`flatten`], taking the command tree out of `tool` (left empty) instead of copying it:
+/// each command's texts move into its [`FlatCommand`], so memory holds the document once.
+pub(crate) fn flatten_owned(
+    tool: &mut AtipTool,
+    options: &FlattenOptions,
+) -> Result<Flattened, Vec<Diagnostic>> {
+    let commands = std::mem::take(&mut tool.commands);
+    flatten_parts(
+        &tool.name,
+        tool.effects.as_ref(),
+        tool.global_options.clone(),
+        commands,
+        options,
+    )
+}
+
+fn flatten_parts(
+    tool_name: &str,
+    tool_effects: Option<&Effects>,
+    global_options: Vec<OptionSpec>,
+    commands: IndexMap<String, CommandSpec>,
+    options: &FlattenOptions,
+) -> Result<Flattened, Vec<Diagnostic>> {
     let mut w = Walker {
-        tool,
+        tool_name,
         filter: None,
         out: Vec::new(),
         names: HashMap::new(),
@@ -187,26 +250,15 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
         w.filter = Some(parsed);
     }
 
-    let root = JsonPath::root();
-    let globals = w.params_of_level(
-        &[],
-        &tool.global_options,
-        &root.key("globalOptions"),
-        OptionScope::Global,
-    );
+    let root = Arc::new(JsonPath::root());
+    let globals = w.params_of_level(&root, Vec::new(), global_options, OptionScope::Global);
     let mut levels = vec![globals];
-    let tool_effects = tool.effects.clone().unwrap_or_default();
+    let tool_effects = tool_effects.cloned().unwrap_or_default();
     let mut visible = Vec::new();
     let commands_path = root.key("commands");
-    for (name, cmd) in &tool.commands {
-        w.walk(
-            name,
-            cmd,
-            &mut visible,
-            commands_path.key(name),
-            &mut levels,
-            &tool_effects,
-        );
+    for (name, cmd) in commands {
+        let json = commands_path.key(&name);
+        w.walk(&name, cmd, &mut visible, json, &mut levels, &tool_effects);
     }
 
     if let Some(filter) = &w.filter {
@@ -214,10 +266,7 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
             if !hit && !segs.is_empty() {
                 w.diags.push(Diagnostic::error(
                     JsonPath::root().key("commands"),
-                    format!(
-                        "command filter entry {entry:?} matches no command of `{}`",
-                        tool.name
-                    ),
+                    format!("command filter entry {entry:?} matches no command of `{tool_name}`"),
                 ));
             }
         }
@@ -234,24 +283,25 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
 }
 
 struct Walker<'a> {
-    tool: &'a AtipTool,
+    tool_name: &'a str,
     /// (entry as given, its segments, whether it matched a command)
     filter: Option<Vec<(String, Vec<String>, bool)>>,
     out: Vec<FlatCommand>,
     names: HashMap<String, JsonPath>,
     diags: Vec<Diagnostic>,
-    /// Shadowed options already reported (each is reported once, with its first shadower).
-    shadow_seen: HashSet<JsonPath>,
+    /// Shadowed options already reported (each is reported once, with its first shadower),
+    /// by the address of their shared value.
+    shadow_seen: HashSet<*const FlatParam>,
 }
 
 impl Walker<'_> {
     fn walk(
         &mut self,
         name: &str,
-        cmd: &CommandSpec,
+        cmd: CommandSpec,
         visible: &mut Vec<String>,
         json: JsonPath,
-        levels: &mut Vec<Vec<FlatParam>>,
+        levels: &mut Vec<Vec<Arc<FlatParam>>>,
         effects: &Effects,
     ) {
         let pushed = !name.is_empty();
@@ -263,42 +313,28 @@ impl Walker<'_> {
                 Some(own) => effects.merged_with(own),
                 None => effects.clone(),
             };
-            let own_options = self.params_of_level(
-                &cmd.arguments,
-                &cmd.options,
-                &json.key("options"),
-                OptionScope::Own,
-            );
+            let node = Arc::new(json);
             if cmd.commands.is_empty() {
-                self.leaf(cmd, visible, json, levels, own_options, merged);
+                self.leaf(cmd, visible, node, levels, merged);
             } else {
                 if !cmd.arguments.is_empty() {
                     self.diags.push(Diagnostic::warning(
-                        json.key("arguments"),
+                        node.key("arguments"),
                         "arguments declared on a command that has subcommands are ignored: \
                          declare them on the subcommands (or on a \"\" child for the command itself)",
                     ));
                 }
-                let inherited = own_options
+                // A group's arguments are ignored, but still checked for collisions.
+                let inherited = self
+                    .params_of_level(&node, cmd.arguments, cmd.options, OptionScope::Inherited)
                     .into_iter()
-                    .map(|mut p| {
-                        if let ParamKind::Option { scope, .. } = &mut p.kind {
-                            *scope = OptionScope::Inherited;
-                        }
-                        p
-                    })
+                    .filter(|p| !matches!(p.kind, ParamKind::Argument))
                     .collect();
                 levels.push(inherited);
-                let children = json.key("commands");
-                for (child_name, child) in &cmd.commands {
-                    self.walk(
-                        child_name,
-                        child,
-                        visible,
-                        children.key(child_name),
-                        levels,
-                        &merged,
-                    );
+                let children = node.key("commands");
+                for (child_name, child) in cmd.commands {
+                    let json = children.key(&child_name);
+                    self.walk(&child_name, child, visible, json, levels, &merged);
                 }
                 levels.pop();
             }
@@ -337,20 +373,20 @@ impl Walker<'_> {
 
     fn leaf(
         &mut self,
-        cmd: &CommandSpec,
+        cmd: CommandSpec,
         visible: &[String],
-        json: JsonPath,
-        levels: &[Vec<FlatParam>],
-        own_options: Vec<FlatParam>,
+        node: Arc<JsonPath>,
+        levels: &[Vec<Arc<FlatParam>>],
         effects: Effects,
     ) {
         if !self.wanted_leaf(visible) {
             return;
         }
-        let name = names::tool_name(&self.tool.name, visible);
+        let own = self.params_of_level(&node, cmd.arguments, cmd.options, OptionScope::Own);
+        let name = names::tool_name(self.tool_name, visible);
         if let Some(first) = self.names.get(&name) {
             self.diags.push(Diagnostic::error(
-                json.clone(),
+                (*node).clone(),
                 format!(
                     "flattened tool name `{name}` is also the name of the command at {first}; \
                      rename one of the two commands"
@@ -358,133 +394,155 @@ impl Walker<'_> {
             ));
             return;
         }
-        self.names.insert(name.clone(), json.clone());
+        self.names.insert(name.clone(), (*node).clone());
 
-        let arguments: Vec<FlatParam> = cmd
-            .arguments
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| self.argument(a, json.key("arguments").index(i)))
-            .collect();
+        let (arguments, own_options): (Vec<Arc<FlatParam>>, Vec<Arc<FlatParam>>) = own
+            .into_iter()
+            .partition(|p| matches!(p.kind, ParamKind::Argument));
 
         // Innermost level first: the first occurrence of a name wins, later ones are shadowed.
-        let mut taken: HashMap<String, JsonPath> = arguments
-            .iter()
-            .map(|a| (a.name.clone(), a.json_path.clone()))
-            .collect();
-        let mut kept_levels: Vec<Vec<FlatParam>> = Vec::new();
+        let mut taken: HashMap<&str, &FlatParam> =
+            arguments.iter().map(|a| (a.name.as_str(), &**a)).collect();
+        let mut kept_levels: Vec<Vec<Arc<FlatParam>>> = Vec::with_capacity(levels.len() + 1);
+        let mut shadowed = Vec::new();
         for level in std::iter::once(&own_options).chain(levels.iter().rev()) {
-            let mut kept = Vec::new();
+            let mut kept = Vec::with_capacity(level.len());
             for p in level {
-                if let Some(winner) = taken.get(&p.name) {
-                    if *winner != p.json_path && self.shadow_seen.insert(p.json_path.clone()) {
-                        self.diags.push(Diagnostic::warning(
-                            p.json_path.clone(),
+                if let Some(winner) = taken.get(p.name.as_str()) {
+                    if !std::ptr::eq(*winner, &**p) && self.shadow_seen.insert(Arc::as_ptr(p)) {
+                        shadowed.push(Diagnostic::warning(
+                            p.json_path(),
                             format!(
-                                "option `{}` is shadowed by the parameter of the same name at {winner}",
-                                p.declared_name
+                                "option `{}` is shadowed by the parameter of the same name at {}",
+                                p.declared_name,
+                                winner.json_path()
                             ),
                         ));
                     }
                     continue;
                 }
-                taken.insert(p.name.clone(), p.json_path.clone());
-                kept.push(p.clone());
+                taken.insert(&p.name, p);
+                kept.push(Arc::clone(p));
             }
             kept_levels.push(kept);
         }
+        drop(taken);
+        self.diags.extend(shadowed);
         let options = kept_levels.into_iter().rev().flatten().collect();
+        let arguments = arguments
+            .into_iter()
+            .map(|a| Arc::try_unwrap(a).unwrap_or_else(|shared| (*shared).clone()))
+            .collect();
 
         self.out.push(FlatCommand {
             name,
             path: visible.to_vec(),
-            json_path: json,
-            description: cmd.description.clone(),
+            json_path: node,
+            description: cmd.description,
             arguments,
             options,
             effects,
-            examples: cmd.examples.clone(),
+            examples: cmd.examples,
         });
     }
 
-    /// Converts the options of one level and reports name collisions inside the level
-    /// (between its options, and between its options and its arguments).
+    /// Converts the arguments and options of one level (each option once, shared by every
+    /// command below) and reports name collisions inside the level (between its options, and
+    /// between its options and its arguments). Arguments come first.
     fn params_of_level(
         &mut self,
-        arguments: &[ArgumentSpec],
-        options: &[OptionSpec],
-        options_path: &JsonPath,
+        node: &Arc<JsonPath>,
+        arguments: Vec<ArgumentSpec>,
+        options: Vec<OptionSpec>,
         scope: OptionScope,
-    ) -> Vec<FlatParam> {
-        let args_path = options_path_sibling(options_path, "arguments");
-        let mut seen: HashMap<String, (JsonPath, String)> = HashMap::new();
-        for (i, a) in arguments.iter().enumerate() {
+    ) -> Vec<Arc<FlatParam>> {
+        let options_member = if scope == OptionScope::Global {
+            "globalOptions"
+        } else {
+            "options"
+        };
+        let origin = |member: &'static str, index: usize| ParamOrigin {
+            node: Arc::clone(node),
+            member,
+            index,
+        };
+        let mut seen: HashMap<String, (ParamOrigin, String)> = HashMap::new();
+        let mut out = Vec::with_capacity(arguments.len() + options.len());
+        for (i, a) in arguments.into_iter().enumerate() {
             let pname = names::param_name(&a.name);
-            let path = args_path.index(i);
+            let here = origin("arguments", i);
             if let Some((first, first_name)) = seen.get(&pname) {
                 self.diags
-                    .push(collision(&path, &a.name, &pname, first, first_name));
-            } else {
-                seen.insert(pname, (path, a.name.clone()));
-            }
-        }
-        let mut out = Vec::new();
-        for (i, o) in options.iter().enumerate() {
-            let path = options_path.index(i);
-            let pname = names::param_name(&o.name);
-            if let Some((first, first_name)) = seen.get(&pname) {
-                self.diags
-                    .push(collision(&path, &o.name, &pname, first, first_name));
+                    .push(collision(&here, &a.name, &pname, first, first_name));
                 continue;
             }
-            seen.insert(pname, (path.clone(), o.name.clone()));
-            if let Some(p) = self.option(o, path, scope) {
-                out.push(p);
+            seen.insert(pname.clone(), (here.clone(), a.name.clone()));
+            out.push(Arc::new(self.argument(a, pname, here)));
+        }
+        for (i, o) in options.into_iter().enumerate() {
+            let pname = names::param_name(&o.name);
+            let here = origin(options_member, i);
+            if let Some((first, first_name)) = seen.get(&pname) {
+                self.diags
+                    .push(collision(&here, &o.name, &pname, first, first_name));
+                continue;
+            }
+            seen.insert(pname.clone(), (here.clone(), o.name.clone()));
+            if let Some(p) = self.option(o, pname, here, scope) {
+                out.push(Arc::new(p));
             }
         }
         out
     }
 
-    fn argument(&mut self, a: &ArgumentSpec, path: JsonPath) -> Option<FlatParam> {
-        let (enum_values, listed_values) = self.values(a.ty, a.enum_values.as_deref(), &path);
-        let multiple = self.multiple(a.ty, a.variadic, &path);
-        Some(FlatParam {
-            name: names::param_name(&a.name),
-            declared_name: a.name.clone(),
-            json_path: path,
-            description: a.description.clone(),
+    fn argument(&mut self, a: ArgumentSpec, name: String, origin: ParamOrigin) -> FlatParam {
+        let (enum_values, listed_values) = self.values(a.ty, a.enum_values.as_deref(), &origin);
+        let multiple = self.multiple(a.ty, a.variadic, &origin);
+        let required = a.is_required();
+        FlatParam {
+            name,
+            declared_name: a.name,
+            origin,
+            description: a.description,
             ty: a.ty,
             enum_values,
             listed_values,
-            required: a.is_required(),
+            required,
             multiple,
-            default: a.default.clone(),
+            default: a.default.map(Box::new),
             env_var: None,
             kind: ParamKind::Argument,
-        })
+        }
     }
 
-    fn option(&mut self, o: &OptionSpec, path: JsonPath, scope: OptionScope) -> Option<FlatParam> {
-        let flag = self.pick_flag(&o.flags, &path)?;
-        let (enum_values, listed_values) = self.values(o.ty, o.enum_values.as_deref(), &path);
-        let multiple = self.multiple(o.ty, o.variadic, &path);
+    fn option(
+        &mut self,
+        o: OptionSpec,
+        name: String,
+        origin: ParamOrigin,
+        scope: OptionScope,
+    ) -> Option<FlatParam> {
+        let flag = self.pick_flag(&o.flags, &origin)?;
+        let (enum_values, listed_values) = self.values(o.ty, o.enum_values.as_deref(), &origin);
+        let multiple = self.multiple(o.ty, o.variadic, &origin);
+        let required = o.is_required();
         Some(FlatParam {
-            name: names::param_name(&o.name),
-            declared_name: o.name.clone(),
-            json_path: path,
-            description: o.description.clone(),
+            name,
+            declared_name: o.name,
+            origin,
+            description: o.description,
             ty: o.ty,
             enum_values,
             listed_values,
-            required: o.is_required(),
+            required,
             multiple,
-            default: o.default.clone(),
-            env_var: o.env_var.clone(),
+            default: o.default.map(Box::new),
+            env_var: o.env_var,
             kind: ParamKind::Option { flag, scope },
         })
     }
 
-    fn pick_flag(&mut self, flags: &[String], path: &JsonPath) -> Option<Flag> {
+    fn pick_flag(&mut self, flags: &[String], origin: &ParamOrigin) -> Option<Flag> {
         for (i, f) in flags.iter().enumerate() {
             let usable = f.len() >= 2
                 && f.starts_with('-')
@@ -494,7 +552,7 @@ impl Walker<'_> {
                     .any(|c| c == '=' || c.is_whitespace() || c.is_control());
             if !usable {
                 self.diags.push(Diagnostic::error(
-                    path.key("flags").index(i),
+                    origin.json_path().key("flags").index(i),
                     format!(
                         "flag {f:?} cannot be passed on a command line: expected `-x` or `--name` \
                          without `=`, spaces or control characters"
@@ -519,14 +577,14 @@ impl Walker<'_> {
         &mut self,
         ty: ParamType,
         list: Option<&[EnumValue]>,
-        path: &JsonPath,
+        origin: &ParamOrigin,
     ) -> (Option<Vec<String>>, Vec<String>) {
         let mut texts: Vec<String> = Vec::new();
         for v in list.unwrap_or_default() {
             let t = v.as_text();
             if texts.contains(&t) {
                 self.diags.push(Diagnostic::warning(
-                    path.key("enum"),
+                    origin.json_path().key("enum"),
                     format!("duplicate enum value {t:?} is listed once"),
                 ));
             } else {
@@ -539,7 +597,7 @@ impl Walker<'_> {
             }
             ParamType::Enum => {
                 self.diags.push(Diagnostic::warning(
-                    path.clone(),
+                    origin.json_path(),
                     "type `enum` without an `enum` list: any string is accepted",
                 ));
                 (None, Vec::new())
@@ -548,11 +606,11 @@ impl Walker<'_> {
         }
     }
 
-    fn multiple(&mut self, ty: ParamType, variadic: Option<bool>, path: &JsonPath) -> bool {
+    fn multiple(&mut self, ty: ParamType, variadic: Option<bool>, origin: &ParamOrigin) -> bool {
         match (ty, variadic == Some(true)) {
             (ParamType::Boolean, true) => {
                 self.diags.push(Diagnostic::warning(
-                    path.key("variadic"),
+                    origin.json_path().key("variadic"),
                     "`variadic` is ignored for a boolean: it is a flag that is present or not",
                 ));
                 false
@@ -564,24 +622,18 @@ impl Walker<'_> {
 }
 
 fn collision(
-    path: &JsonPath,
+    here: &ParamOrigin,
     name: &str,
     pname: &str,
-    first: &JsonPath,
+    first: &ParamOrigin,
     first_name: &str,
 ) -> Diagnostic {
     Diagnostic::error(
-        path.clone(),
+        here.json_path(),
         format!(
-            "parameter `{name}` and `{first_name}` at {first} both become the parameter name \
-             `{pname}`; rename one of them"
+            "parameter `{name}` and `{first_name}` at {} both become the parameter name \
+             `{pname}`; rename one of them",
+            first.json_path()
         ),
     )
-}
-
-/// `$.x.options` → `$.x.arguments` (the sibling member of the same command).
-fn options_path_sibling(options_path: &JsonPath, member: &str) -> JsonPath {
-    let mut p = options_path.clone();
-    p.0.pop();
-    p.key(member)
 }

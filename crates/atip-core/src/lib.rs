@@ -30,6 +30,7 @@ pub mod command;
 pub mod diagnostic;
 pub mod dispatch;
 pub mod effects;
+mod fields;
 pub mod flatten;
 pub mod lifecycle;
 pub mod load;
@@ -44,8 +45,8 @@ pub use argv::{ArgValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 pub use diagnostic::{Diagnostic, JsonPath, LoadError, Location, Severity};
 pub use dispatch::{
-    Arguments, ArgumentsError, DispatchError, FromArguments, LoadedTool, Problem, ToolCall,
-    ToolGroup,
+    Arguments, ArgumentsError, DispatchError, FromArgument, FromArguments, LoadedTool, Problem,
+    ToolCall, ToolGroup,
 };
 pub use effects::{
     Cost, CostEstimate, DurationHint, Effects, FilesystemEffects, Interactive, StdinMode, Text,
@@ -87,7 +88,7 @@ pub mod __private {
     use serde::de::Error as _;
     use serde::ser::SerializeMap as _;
 
-    use crate::dispatch::{check_arguments, Arguments, FromArguments};
+    use crate::dispatch::{Arguments, FromArguments};
     use crate::Command;
 
     /// `Deserialize` of a generated command: a JSON object checked against `C::TOOL` with the
@@ -99,7 +100,8 @@ pub mod __private {
     {
         use serde::Deserialize;
         let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
-        let checked = check_arguments(&C::TOOL, &map).map_err(|problems| {
+        let tool = C::TOOL;
+        let checked = Arguments::check(&tool, &map).map_err(|problems| {
             D::Error::custom(
                 problems
                     .iter()
@@ -108,7 +110,7 @@ pub mod __private {
                     .join("; "),
             )
         })?;
-        C::from_arguments(Arguments::new(checked)).map_err(D::Error::custom)
+        C::from_arguments(checked).map_err(D::Error::custom)
     }
 
     /// `Serialize` of a generated command, field by field with provider parameter names;
@@ -168,6 +170,76 @@ pub mod __private {
         use serde::Deserialize;
         let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         parse(&text).ok_or_else(|| D::Error::unknown_variant(&text, values))
+    }
+
+    /// `Cow::Borrowed`, shorter in generated code.
+    pub use std::borrow::Cow::Borrowed;
+
+    pub use crate::fields::{serialize_fields, write_fields, Arg, Field, FieldSpec, Scalar};
+    pub use serde_json;
+
+    /// [`Scalar::from_json`] of a generated enumeration: a string naming one of its values.
+    ///
+    /// # Errors
+    ///
+    /// When the value is not a string, or not one of the values.
+    pub fn enum_from_json<E>(
+        value: &serde_json::Value,
+        parse: fn(&str) -> Option<E>,
+    ) -> Result<E, String> {
+        match value.as_str() {
+            Some(text) => parse(text).ok_or_else(|| format!("{text:?} is not one of its values")),
+            None => Err(format!(
+                "expected a string, found {}",
+                crate::validate::describe(value)
+            )),
+        }
+    }
+
+    /// A [`FieldSpec`] in a `const`, with fewer tokens than the struct literal.
+    pub const fn field(
+        name: &'static str,
+        arg: Arg,
+        global: bool,
+        required: bool,
+        url: bool,
+    ) -> FieldSpec {
+        FieldSpec {
+            name,
+            arg,
+            global,
+            required,
+            url,
+        }
+    }
+
+    /// A [`ParamSpec`](crate::ParamSpec) in a `const`, with fewer tokens than the struct
+    /// literal (generated tables hold thousands of them).
+    #[allow(clippy::too_many_arguments)]
+    pub const fn param(
+        name: &'static str,
+        description: &'static str,
+        kind: crate::ValueKind,
+        required: bool,
+        multiple: bool,
+        values: Option<&'static [crate::effects::Text]>,
+        default: Option<&'static str>,
+    ) -> crate::ParamSpec {
+        crate::ParamSpec {
+            name: Borrowed(name),
+            description: Borrowed(description),
+            kind,
+            required,
+            multiple,
+            values: match values {
+                Some(v) => Some(Borrowed(v)),
+                None => None,
+            },
+            default: match default {
+                Some(d) => Some(Borrowed(d)),
+                None => None,
+            },
+        }
     }
 
     /// `&s[start..end]` in a `const`: the generated per-command schema constants are slices

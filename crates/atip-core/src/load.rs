@@ -2,12 +2,14 @@
 
 use std::path::Path;
 
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::diagnostic::{locate, Diagnostic, JsonPath, LoadError, Location};
-use crate::flatten::{flatten, FlatCommand, FlattenOptions};
-use crate::model::AtipTool;
-use crate::validate::{validate, Mode};
+use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions};
+use crate::model::{AtipTool, CommandSpec};
+use crate::validate::{Mode, Validation};
 
 /// Settings for [`load`] and [`Document::parse`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,39 +60,153 @@ pub struct Loaded {
 /// version), each with its JSON path and line:column, plus the warnings.
 pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut value: Value = serde_json::from_str(text).map_err(|e| LoadError {
+    let syntax_error = |e: serde_json::Error| LoadError {
         file: options.file.clone(),
         diagnostics: vec![json_syntax(&e)],
-    })?;
-    let mut diags = validate(&mut value, options.mode);
-    if diags.iter().any(Diagnostic::is_error) {
-        locate(text, &mut diags);
-        return Err(LoadError {
+    };
+    // Reading node by node never nests deeply, so the parser's depth limit (which keeps the
+    // stack bounded) is checked here, reported as parsing the whole value would.
+    if nesting_depth(text) > MAX_JSON_DEPTH {
+        if let Err(e) = serde_json::from_str::<Value>(text) {
+            return Err(syntax_error(e));
+        }
+    }
+    let mut v = Validation::new(options.mode);
+    let tool = match split(text) {
+        // An object: checked and read one command at a time.
+        Some(fields) => load_root(&mut v, fields),
+        // Invalid JSON, or not an object: the whole-value path reports why.
+        None => {
+            let mut value: Value = serde_json::from_str(text).map_err(syntax_error)?;
+            v.root(&mut value);
+            read_model::<AtipTool>(&mut v, value)
+        }
+    };
+    let mut diags = v.finish();
+    locate(text, &mut diags);
+    match tool {
+        Some(tool) if !diags.iter().any(Diagnostic::is_error) => Ok(Loaded {
+            tool,
+            warnings: diags,
+        }),
+        _ => Err(LoadError {
             file: options.file.clone(),
             diagnostics: diags,
-        });
+        }),
     }
-    match serde_json::from_value::<AtipTool>(value) {
-        Ok(tool) => {
-            locate(text, &mut diags);
-            Ok(Loaded {
-                tool,
-                warnings: diags,
-            })
+}
+
+/// serde_json's nesting limit for arrays and objects.
+const MAX_JSON_DEPTH: usize = 128;
+
+/// The deepest nesting of arrays and objects in `text` (valid or not), strings skipped.
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
         }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The members of a JSON object as raw text, or `None` when `text` is not an object.
+fn split(text: &str) -> Option<IndexMap<String, &RawValue>> {
+    serde_json::from_str(text).ok()
+}
+
+/// Splits a node's members into a `Value` holding all but `commands` (which becomes `{}`)
+/// and the raw subcommands; a `commands` that is not an object stays in the value, so that
+/// validation reports it.
+fn node(fields: IndexMap<String, &RawValue>) -> (Value, Option<IndexMap<String, &RawValue>>) {
+    let mut map = serde_json::Map::new();
+    let mut children = None;
+    for (key, raw) in fields {
+        if key == "commands" {
+            if let Some(c) = split(raw.get()) {
+                children = Some(c);
+                map.insert(key, Value::Object(serde_json::Map::new()));
+                continue;
+            }
+        }
+        let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        map.insert(key, value);
+    }
+    (Value::Object(map), children)
+}
+
+fn load_root(v: &mut Validation, fields: IndexMap<String, &RawValue>) -> Option<AtipTool> {
+    let (mut value, children) = node(fields);
+    v.root(&mut value);
+    let mut tool = read_model::<AtipTool>(v, value);
+    let mut names = Vec::new();
+    for (name, raw) in children.into_iter().flatten() {
+        names.push(name);
+        let child = load_command(v, raw, &mut names);
+        let name = names.pop().unwrap_or_default();
+        if let (Some(tool), Some(child)) = (&mut tool, child) {
+            tool.commands.insert(name, child);
+        }
+    }
+    tool
+}
+
+fn load_command(
+    v: &mut Validation,
+    raw: &RawValue,
+    names: &mut Vec<String>,
+) -> Option<CommandSpec> {
+    let Some(fields) = split(raw.get()) else {
+        let mut value: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        v.command(names, &mut value);
+        return read_model(v, value);
+    };
+    let (mut value, children) = node(fields);
+    v.command(names, &mut value);
+    let mut spec = read_model::<CommandSpec>(v, value);
+    for (name, raw) in children.into_iter().flatten() {
+        names.push(name);
+        let child = load_command(v, raw, names);
+        let name = names.pop().unwrap_or_default();
+        if let (Some(spec), Some(child)) = (&mut spec, child) {
+            spec.commands.insert(name, child);
+        }
+    }
+    spec
+}
+
+/// Reads a validated node into the model; nothing once an error was found (validation goes
+/// on, the model is not needed).
+fn read_model<T: serde::de::DeserializeOwned>(v: &mut Validation, value: Value) -> Option<T> {
+    if v.has_errors() {
+        return None;
+    }
+    match serde_json::from_value::<T>(value) {
+        Ok(t) => Some(t),
         Err(e) => {
-            // Validation accepts exactly what the model reads; reaching this is a bug in
-            // this library, reported as an error rather than a panic.
-            diags.push(Diagnostic::error(
-                JsonPath::root(),
-                format!(
-                    "document passed validation but could not be read ({e}); please report this"
-                ),
+            // Validation accepts exactly what the model reads; reaching this is a bug in this
+            // library, reported as an error rather than a panic.
+            v.bug(format!(
+                "document passed validation but could not be read ({e}); please report this"
             ));
-            Err(LoadError {
-                file: options.file.clone(),
-                diagnostics: diags,
-            })
+            None
         }
     }
 }
@@ -121,7 +237,8 @@ fn json_syntax(e: &serde_json::Error) -> Diagnostic {
 /// A loaded and flattened document: what the generator and the runtime work from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
-    /// The validated document.
+    /// The validated document, without its command tree: that moved into `commands` (so that
+    /// a large document is held once). [`load`] gives the whole tree.
     pub tool: AtipTool,
     /// Its tools, one per leaf command (after the command filter).
     pub commands: Vec<FlatCommand>,
@@ -141,9 +258,9 @@ impl Document {
         options: &LoadOptions,
         flatten_options: &FlattenOptions,
     ) -> Result<Document, LoadError> {
-        let loaded = load(text, options)?;
+        let mut loaded = load(text, options)?;
         let mut warnings = loaded.warnings;
-        match flatten(&loaded.tool, flatten_options) {
+        match flatten_owned(&mut loaded.tool, flatten_options) {
             Ok(flat) => {
                 let mut extra = flat.warnings;
                 locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut extra);

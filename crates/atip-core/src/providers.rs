@@ -223,64 +223,147 @@ pub fn param_description(p: &ParamSpec) -> String {
 
 /// The tool definition of `spec` in `provider`'s format.
 pub fn tool_definition(spec: &ToolSpec, provider: Provider) -> Value {
+    let mut text = String::new();
+    write_definition(&mut text, spec, provider);
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+/// Appends the compact JSON text of [`tool_definition`] to `out`: the one implementation of
+/// every provider's shape, written directly (no intermediate `Value`), byte-identical to
+/// serialising the `Value` with serde_json.
+pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
     let description = describe(
         &spec.description,
         &spec.effects,
         provider.description_limit(),
     );
+    let mut w = JsonOut(out);
     match provider {
-        Provider::OpenAi => json!({
-            "type": "function",
-            "function": {
-                "name": spec.name,
-                "description": description,
-                "parameters": json_schema(spec, false),
+        Provider::OpenAi | Provider::OpenAiStrict => {
+            w.raw("{\"type\":\"function\",\"function\":{\"name\":");
+            w.string(&spec.name);
+            w.raw(",\"description\":");
+            w.string(&description);
+            if provider == Provider::OpenAiStrict {
+                w.raw(",\"strict\":true");
             }
-        }),
-        Provider::OpenAiStrict => json!({
-            "type": "function",
-            "function": {
-                "name": spec.name,
-                "description": description,
-                "strict": true,
-                "parameters": json_schema(spec, true),
-            }
-        }),
+            w.raw(",\"parameters\":");
+            json_schema(&mut w, spec, provider.is_strict());
+            w.raw("}}");
+        }
         Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => {
             let strict = provider.is_strict();
-            json!({
-                "type": "function",
-                "name": spec.name,
-                "description": description,
-                "parameters": json_schema(spec, strict),
-                "strict": strict,
-            })
+            w.raw("{\"type\":\"function\",\"name\":");
+            w.string(&spec.name);
+            w.raw(",\"description\":");
+            w.string(&description);
+            w.raw(",\"parameters\":");
+            json_schema(&mut w, spec, strict);
+            w.raw(if strict {
+                ",\"strict\":true}"
+            } else {
+                ",\"strict\":false}"
+            });
         }
-        Provider::Anthropic => json!({
-            "name": spec.name,
-            "description": description,
-            "input_schema": json_schema(spec, false),
-        }),
+        Provider::Anthropic => {
+            w.raw("{\"name\":");
+            w.string(&spec.name);
+            w.raw(",\"description\":");
+            w.string(&description);
+            w.raw(",\"input_schema\":");
+            json_schema(&mut w, spec, false);
+            w.raw("}");
+        }
         Provider::Gemini => {
-            let mut decl = Map::new();
-            decl.insert("name".into(), json!(spec.name));
-            decl.insert("description".into(), json!(description));
+            w.raw("{\"name\":");
+            w.string(&spec.name);
+            w.raw(",\"description\":");
+            w.string(&description);
             if !spec.params.is_empty() {
-                decl.insert("parameters".into(), gemini_schema(spec));
+                w.raw(",\"parameters\":");
+                gemini_schema(&mut w, spec);
             }
-            Value::Object(decl)
+            w.raw("}");
         }
         Provider::Mcp => {
-            let mut tool = Map::new();
-            tool.insert("name".into(), json!(spec.name));
-            tool.insert("title".into(), json!(spec.title));
-            tool.insert("description".into(), json!(description));
-            tool.insert("inputSchema".into(), json_schema(spec, false));
+            w.raw("{\"name\":");
+            w.string(&spec.name);
+            w.raw(",\"title\":");
+            w.string(&spec.title);
+            w.raw(",\"description\":");
+            w.string(&description);
+            w.raw(",\"inputSchema\":");
+            json_schema(&mut w, spec, false);
             let ann = mcp_annotations(&spec.effects);
             if !ann.is_empty() {
-                tool.insert("annotations".into(), Value::Object(ann));
+                w.raw(",\"annotations\":{");
+                for (i, (k, v)) in ann.iter().enumerate() {
+                    if i > 0 {
+                        w.raw(",");
+                    }
+                    w.string(k);
+                    w.raw(if v == &Value::Bool(true) {
+                        ":true"
+                    } else {
+                        ":false"
+                    });
+                }
+                w.raw("}");
             }
-            Value::Object(tool)
+            w.raw("}");
+        }
+    }
+}
+
+/// Compact JSON written straight into a `String`, escaped as serde_json escapes.
+struct JsonOut<'a>(&'a mut String);
+
+impl JsonOut<'_> {
+    fn raw(&mut self, s: &str) {
+        self.0.push_str(s);
+    }
+
+    /// A JSON string: `"` and `\\` escaped, control characters as `\b \t \n \f \r` or
+    /// `\u00XX`, everything else (non-ASCII included) as it is.
+    fn string(&mut self, s: &str) {
+        self.0.push('"');
+        let bytes = s.as_bytes();
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let escape: &str = match b {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                b'\n' => "\\n",
+                b'\r' => "\\r",
+                b'\t' => "\\t",
+                0x08 => "\\b",
+                0x0c => "\\f",
+                0x00..=0x1f => "",
+                _ => continue,
+            };
+            self.0.push_str(&s[start..i]);
+            if escape.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                self.0.push_str("\\u00");
+                self.0.push(HEX[(b >> 4) as usize] as char);
+                self.0.push(HEX[(b & 0xf) as usize] as char);
+            } else {
+                self.0.push_str(escape);
+            }
+            start = i + 1;
+        }
+        self.0.push_str(&s[start..]);
+        self.0.push('"');
+    }
+
+    /// `"type"` as one type, or `[type, "null"]`.
+    fn type_value(&mut self, ty: &str, nullable: bool) {
+        if nullable {
+            self.raw("[");
+            self.string(ty);
+            self.raw(",\"null\"]");
+        } else {
+            self.string(ty);
         }
     }
 }
@@ -320,7 +403,7 @@ pub fn tool_definitions_json_with_offsets<'a>(
             out.push(',');
         }
         let start = out.len();
-        out.push_str(&tool_definition(spec, provider).to_string());
+        write_definition(&mut out, spec, provider);
         ranges.push((start, out.len()));
     }
     out.push(']');
@@ -377,113 +460,131 @@ pub fn mcp_annotations(effects: &Effects) -> Map<String, Value> {
 }
 
 /// JSON Schema for the parameters; `strict` applies OpenAI's strict-mode rules.
-fn json_schema(spec: &ToolSpec, strict: bool) -> Value {
-    let mut props = Map::new();
-    let mut required = Vec::new();
-    for p in spec.params.iter() {
-        let nullable = strict && !p.required;
-        props.insert(p.name.to_string(), json_param(p, nullable));
-        if strict || p.required {
-            required.push(json!(p.name));
+fn json_schema(w: &mut JsonOut<'_>, spec: &ToolSpec, strict: bool) {
+    w.raw("{\"type\":\"object\",\"properties\":{");
+    for (i, p) in spec.params.iter().enumerate() {
+        if i > 0 {
+            w.raw(",");
         }
+        w.string(&p.name);
+        w.raw(":");
+        json_param(w, p, strict && !p.required);
     }
-    let mut schema = Map::new();
-    schema.insert("type".into(), json!("object"));
-    schema.insert("properties".into(), Value::Object(props));
-    if strict || !required.is_empty() {
-        schema.insert("required".into(), Value::Array(required));
+    w.raw("}");
+    if strict || spec.params.iter().any(|p| p.required) {
+        w.raw(",\"required\":[");
+        let mut first = true;
+        for p in spec.params.iter().filter(|p| strict || p.required) {
+            if !first {
+                w.raw(",");
+            }
+            first = false;
+            w.string(&p.name);
+        }
+        w.raw("]");
     }
-    schema.insert("additionalProperties".into(), json!(false));
-    Value::Object(schema)
+    w.raw(",\"additionalProperties\":false}");
 }
 
-fn json_param(p: &ParamSpec, nullable: bool) -> Value {
-    let item = json_value_schema(p, nullable && !p.multiple);
-    let mut schema = if p.multiple {
-        let mut s = Map::new();
-        s.insert("type".into(), type_value("array", nullable));
-        s.insert("items".into(), Value::Object(item));
-        s
+fn json_param(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool) {
+    if p.multiple {
+        w.raw("{\"type\":");
+        w.type_value("array", nullable);
+        w.raw(",\"items\":{");
+        json_value_schema(w, p, false);
+        w.raw("}");
     } else {
-        item
-    };
+        w.raw("{");
+        json_value_schema(w, p, nullable);
+    }
     let text = param_description(p);
     if !text.is_empty() {
-        schema.insert("description".into(), json!(text));
+        w.raw(",\"description\":");
+        w.string(&text);
     }
-    Value::Object(schema)
+    w.raw("}");
 }
 
-/// The schema of one value (an array's `items`, or a scalar parameter).
-fn json_value_schema(p: &ParamSpec, nullable: bool) -> Map<String, Value> {
-    let mut s = Map::new();
-    s.insert("type".into(), type_value(p.kind.json_type(), nullable));
+/// The members of the schema of one value (an array's `items`, or a scalar parameter).
+fn json_value_schema(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool) {
+    w.raw("\"type\":");
+    w.type_value(p.kind.json_type(), nullable);
     if let Some(values) = &p.values {
-        let mut list: Vec<Value> = values.iter().map(|v| typed_value(p.kind, v)).collect();
-        if nullable {
-            list.push(Value::Null);
+        w.raw(",\"enum\":[");
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                w.raw(",");
+            }
+            typed_value(w, p.kind, v);
         }
-        s.insert("enum".into(), Value::Array(list));
-    }
-    s
-}
-
-fn type_value(ty: &str, nullable: bool) -> Value {
-    if nullable {
-        json!([ty, "null"])
-    } else {
-        json!(ty)
+        if nullable {
+            w.raw(if values.is_empty() { "null" } else { ",null" });
+        }
+        w.raw("]");
     }
 }
 
 /// An allowed value as JSON: numbers for integer and number parameters, strings otherwise.
-fn typed_value(kind: ValueKind, text: &str) -> Value {
-    match kind {
-        ValueKind::Integer | ValueKind::Number => serde_json::from_str::<serde_json::Number>(text)
-            .map(Value::Number)
-            .unwrap_or_else(|_| json!(text)),
-        _ => json!(text),
+fn typed_value(w: &mut JsonOut<'_>, kind: ValueKind, text: &str) {
+    if let ValueKind::Integer | ValueKind::Number = kind {
+        if let Ok(n) = serde_json::from_str::<serde_json::Number>(text) {
+            w.raw(&n.to_string());
+            return;
+        }
     }
+    w.string(text);
 }
 
 /// Gemini's OpenAPI-subset schema (`FunctionDeclaration.parameters`).
-fn gemini_schema(spec: &ToolSpec) -> Value {
-    let mut props = Map::new();
-    let mut required = Vec::new();
-    for p in spec.params.iter() {
-        let mut item = Map::new();
-        item.insert("type".into(), json!(gemini_type(p.kind)));
-        if let Some(values) = &p.values {
-            item.insert("format".into(), json!("enum"));
-            item.insert(
-                "enum".into(),
-                Value::Array(values.iter().map(|v| json!(v)).collect()),
-            );
+fn gemini_schema(w: &mut JsonOut<'_>, spec: &ToolSpec) {
+    w.raw("{\"type\":\"OBJECT\",\"properties\":{");
+    for (i, p) in spec.params.iter().enumerate() {
+        if i > 0 {
+            w.raw(",");
         }
-        let mut schema = if p.multiple {
-            let mut s = Map::new();
-            s.insert("type".into(), json!("ARRAY"));
-            s.insert("items".into(), Value::Object(item));
-            s
-        } else {
-            item
+        w.string(&p.name);
+        w.raw(":{\"type\":");
+        let item = |w: &mut JsonOut<'_>| {
+            w.string(gemini_type(p.kind));
+            if let Some(values) = &p.values {
+                w.raw(",\"format\":\"enum\",\"enum\":[");
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        w.raw(",");
+                    }
+                    w.string(v);
+                }
+                w.raw("]");
+            }
         };
+        if p.multiple {
+            w.raw("\"ARRAY\",\"items\":{\"type\":");
+            item(w);
+            w.raw("}");
+        } else {
+            item(w);
+        }
         let text = param_description(p);
         if !text.is_empty() {
-            schema.insert("description".into(), json!(text));
+            w.raw(",\"description\":");
+            w.string(&text);
         }
-        props.insert(p.name.to_string(), Value::Object(schema));
-        if p.required {
-            required.push(json!(p.name));
+        w.raw("}");
+    }
+    w.raw("}");
+    if spec.params.iter().any(|p| p.required) {
+        w.raw(",\"required\":[");
+        let mut first = true;
+        for p in spec.params.iter().filter(|p| p.required) {
+            if !first {
+                w.raw(",");
+            }
+            first = false;
+            w.string(&p.name);
         }
+        w.raw("]");
     }
-    let mut schema = Map::new();
-    schema.insert("type".into(), json!("OBJECT"));
-    schema.insert("properties".into(), Value::Object(props));
-    if !required.is_empty() {
-        schema.insert("required".into(), Value::Array(required));
-    }
-    Value::Object(schema)
+    w.raw("}");
 }
 
 fn gemini_type(kind: ValueKind) -> &'static str {
@@ -498,6 +599,22 @@ fn gemini_type(kind: ValueKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let all_controls: String = (0u8..0x20).map(char::from).collect();
+        for s in [
+            "plain",
+            "quote \" and \\ backslash",
+            all_controls.as_str(),
+            "\u{7f} é ☃ 😀 \u{2028}",
+            "",
+        ] {
+            let mut out = String::new();
+            JsonOut(&mut out).string(s);
+            assert_eq!(out, serde_json::to_string(s).unwrap());
+        }
+    }
     use std::borrow::Cow;
 
     fn effects(json: &str) -> Effects {

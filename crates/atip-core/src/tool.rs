@@ -135,7 +135,7 @@ impl ToolSpec {
                             values: values
                                 .map(|v| Cow::Owned(v.into_iter().map(Cow::Owned).collect())),
                             default: p.default.as_ref().map(|d| {
-                                Cow::Owned(match d {
+                                Cow::Owned(match &**d {
                                     serde_json::Value::String(s) => s.clone(),
                                     other => other.to_string(),
                                 })

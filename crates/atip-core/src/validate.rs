@@ -70,20 +70,61 @@ const PARAM_TYPES: &[&str] = &[
     "array",
 ];
 
-/// Validates `root` in place. In lenient mode, dropped values are removed from `root` and
-/// integral floats in integer members are normalised to integers in both modes.
-pub(crate) fn validate(root: &mut Value, mode: Mode) -> Vec<Diagnostic> {
-    let mut v = Validator {
-        mode,
-        schema: Schema::V06,
-        path: Vec::new(),
-        diags: Vec::new(),
-        demote: 0,
-        violations: 0,
-        demoted: Vec::new(),
-    };
-    v.root(root);
-    v.diags
+/// Validation of a document against its schema, one node at a time, so that a large document
+/// never needs to be held as one [`Value`]: the root and each command are checked with their
+/// `commands` member replaced by an empty object, their subcommands then checked one by one.
+/// Values are checked in place: in lenient mode dropped values are removed, and integral
+/// floats in integer members are normalised to integers in both modes.
+pub(crate) struct Validation {
+    v: Validator,
+}
+
+impl Validation {
+    pub(crate) fn new(mode: Mode) -> Self {
+        Validation {
+            v: Validator {
+                mode,
+                schema: Schema::V06,
+                path: Vec::new(),
+                diags: Vec::new(),
+                demote: 0,
+                violations: 0,
+                demoted: Vec::new(),
+            },
+        }
+    }
+
+    /// Checks the root; it also selects the schema from the declared version.
+    pub(crate) fn root(&mut self, root: &mut Value) {
+        self.v.root(root);
+    }
+
+    /// Checks the command at `$.commands.<names[0]>.commands.<names[1]>…`.
+    pub(crate) fn command(&mut self, names: &[String], value: &mut Value) {
+        let depth = self.v.path.len();
+        for name in names {
+            self.v.path.push(PathSegment::Key("commands".to_owned()));
+            self.v.path.push(PathSegment::Key(name.clone()));
+        }
+        self.v.command(value);
+        self.v.path.truncate(depth);
+    }
+
+    /// Reports an internal error at the root.
+    pub(crate) fn bug(&mut self, message: String) {
+        self.v
+            .diags
+            .push(Diagnostic::error(JsonPath::root(), message));
+    }
+
+    /// Whether an error was found so far.
+    pub(crate) fn has_errors(&self) -> bool {
+        self.v.diags.iter().any(Diagnostic::is_error)
+    }
+
+    pub(crate) fn finish(self) -> Vec<Diagnostic> {
+        self.v.diags
+    }
 }
 
 struct Validator {

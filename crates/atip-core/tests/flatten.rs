@@ -134,7 +134,7 @@ fn own_option_shadows_inherited_and_global_with_a_warning() {
     let view = find(&d, "git_pr_view");
     assert_eq!(view.options.len(), 1);
     assert_eq!(
-        view.options[0].json_path.to_string(),
+        view.options[0].json_path().to_string(),
         "$.commands.pr.options[0]"
     );
     let warned: Vec<String> = d.warnings.iter().map(|w| w.path.to_string()).collect();
