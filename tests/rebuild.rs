@@ -21,3 +21,54 @@ fn editing_the_metadata_rebuilds_the_crate() {
     krate.write_file("atip/tool.json", &doc("second"));
     assert_eq!(krate.build_and_run().trim(), r#"["tool_second"]"#);
 }
+
+/// Rebuilding after an unrelated edit takes the expansion from the macro's cache; changing
+/// the metadata generates it again.
+#[test]
+#[ignore = "slow: builds a scratch crate three times (run by .ci/run)"]
+fn an_unrelated_edit_reuses_the_cached_expansion_and_a_metadata_edit_does_not() {
+    let mut krate = support::ScratchCrate::new("atip-macro-cache");
+    let doc = |cmd: &str| {
+        format!(
+            r#"{{"atip": "0.6", "name": "tool", "version": "1", "description": "d",
+                "commands": {{"{cmd}": {{"description": "a command"}}}}}}"#
+        )
+    };
+    let lib =
+        "/// The tool.\npub mod tool {\n    atip_runtime::include_atip!(\"atip/tool.json\");\n}\n";
+    krate.raw_lib(lib);
+    krate.main("fn main() { println!(\"{:?}\", scratch::tool::Call::NAMES); }\n");
+    let _ = std::fs::remove_dir_all(krate.macro_cache());
+    krate.write_file("atip/tool.json", &doc("first"));
+    assert_eq!(krate.build_and_run().trim(), r#"["tool_first"]"#);
+
+    // One slot for the one call site, holding the key and the expansion.
+    let slots: Vec<_> = std::fs::read_dir(krate.macro_cache())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(slots.len(), 1, "{slots:?}");
+    let cached = std::fs::read_to_string(&slots[0]).unwrap();
+    assert!(
+        cached.starts_with("atip-macro-cache 1 "),
+        "{}",
+        &cached[..80]
+    );
+    assert!(cached.contains("\"tool_first\""));
+
+    // Mark the cached expansion: if the next build shows the mark, the macro did not
+    // generate the code again.
+    std::fs::write(
+        &slots[0],
+        cached.replace("\"tool_first\"", "\"tool_from_cache\""),
+    )
+    .unwrap();
+    krate.raw_lib("\n/// Unrelated to the tool.\npub fn unrelated() -> u32 {\n    1\n}\n");
+    assert_eq!(krate.build_and_run().trim(), r#"["tool_from_cache"]"#);
+
+    // A metadata edit changes the key: generated again, slot overwritten.
+    krate.write_file("atip/tool.json", &doc("second"));
+    assert_eq!(krate.build_and_run().trim(), r#"["tool_second"]"#);
+    let slots = std::fs::read_dir(krate.macro_cache()).unwrap().count();
+    assert_eq!(slots, 1);
+}

@@ -55,6 +55,11 @@ impl ScratchCrate {
         std::fs::write(full, content).unwrap();
     }
 
+    /// Where `include_atip!` caches its expansions for this crate.
+    pub fn macro_cache(&self) -> PathBuf {
+        self.dir.join("macro-cache")
+    }
+
     /// Sets `src/main.rs` (run by [`ScratchCrate::build_and_run`]).
     pub fn main(&mut self, source: &str) {
         self.main = source.to_owned();
@@ -90,6 +95,8 @@ impl ScratchCrate {
             .args(["run", "--quiet", "--offline", "--manifest-path"])
             .arg(self.dir.join("Cargo.toml"))
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            // The macro's expansion cache stays inside the scratch crate.
+            .env("ATIP_MACRO_CACHE", self.macro_cache())
             // Generated code for thousands of commands: no incremental cache to keep in memory.
             .env("CARGO_INCREMENTAL", "0")
             .env_remove("RUSTFLAGS")

@@ -26,6 +26,7 @@ pub struct Input {
     source: Source,
     commands: Option<Vec<String>>,
     program: Option<String>,
+    max_commands: usize,
 }
 
 impl Input {
@@ -35,6 +36,7 @@ impl Input {
             source: Source::File(path.into()),
             commands: None,
             program: None,
+            max_commands: crate::DEFAULT_MAX_COMMANDS,
         }
     }
 
@@ -50,6 +52,7 @@ impl Input {
             },
             commands: None,
             program: None,
+            max_commands: crate::DEFAULT_MAX_COMMANDS,
         }
     }
 
@@ -82,6 +85,13 @@ impl Input {
     /// Run this executable instead of the tool's `name`.
     pub fn program(mut self, program: impl Into<String>) -> Self {
         self.program = Some(program.into());
+        self
+    }
+
+    /// Generate code for up to `limit` commands (after the filter) instead of
+    /// [`DEFAULT_MAX_COMMANDS`](crate::DEFAULT_MAX_COMMANDS); more is an error.
+    pub fn max_commands(mut self, limit: usize) -> Self {
+        self.max_commands = limit;
         self
     }
 }
@@ -221,6 +231,7 @@ impl Builder {
                 file: Some(display.clone()),
                 commands: input.commands.clone(),
                 program: input.program.clone(),
+                max_commands: input.max_commands,
             };
             match expand(&text, &gen_options) {
                 Ok(exp) => {

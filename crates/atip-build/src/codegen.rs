@@ -16,6 +16,8 @@
 //! Then `pub enum Call` (one variant per command) and `pub const EFFECTS` (flattened name →
 //! merged effects).
 
+use std::collections::HashMap;
+
 use atip_core::effects::{Cost, DurationHint, FilesystemEffects, Interactive, TextList};
 use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
 use atip_core::providers::{tool_definitions_json_with_offsets, Provider};
@@ -260,9 +262,11 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
         .collect();
     let mut shared = Shared::default();
     let mut items = TokenStream::new();
+    // Enums are planned in the order of their first user: walk them alongside the commands.
+    let mut enums = plan.enums.iter().peekable();
     for (i, p) in plan.commands.iter().enumerate() {
         // Enums first, so each reads before the first struct that uses it.
-        for e in plan.enums.iter().filter(|e| e.first_user == i) {
+        while let Some(e) = enums.next_if(|e| e.first_user == i) {
             items.extend(enum_items(e));
         }
         let ranges: Vec<(Provider, (usize, usize))> =
@@ -279,8 +283,12 @@ pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
 /// inherited and global parameters, and each distinct set of merged effects.
 #[derive(Default)]
 struct Shared {
-    params: Vec<(*const FlatParam, TokenStream)>,
-    effects: Vec<(Effects, TokenStream)>,
+    params: Vec<TokenStream>,
+    /// Index in `params` of each shared parameter, by its address.
+    param_index: HashMap<*const FlatParam, usize>,
+    effects: Vec<TokenStream>,
+    /// Index in `effects` of each distinct set, by its token text.
+    effects_index: HashMap<String, usize>,
 }
 
 impl Shared {
@@ -298,38 +306,36 @@ impl Shared {
         if own {
             return param_spec_tokens(spec);
         }
-        let key = flat as *const FlatParam;
-        let index = match self.params.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                self.params.push((key, param_spec_tokens(spec)));
-                self.params.len() - 1
-            }
-        };
+        let next = self.params.len();
+        let index = *self
+            .param_index
+            .entry(flat as *const FlatParam)
+            .or_insert(next);
+        if index == next {
+            self.params.push(param_spec_tokens(spec));
+        }
         let name = format_ident!("P{index}");
         quote!(__atip::#name)
     }
 
     /// The constant holding `effects`.
     fn effects(&mut self, effects: &Effects) -> TokenStream {
-        let index = match self.effects.iter().position(|(e, _)| e == effects) {
-            Some(i) => i,
-            None => {
-                self.effects
-                    .push((effects.clone(), effects_tokens(effects)));
-                self.effects.len() - 1
-            }
-        };
+        let tokens = effects_tokens(effects);
+        let next = self.effects.len();
+        let index = *self.effects_index.entry(tokens.to_string()).or_insert(next);
+        if index == next {
+            self.effects.push(tokens);
+        }
         let name = format_ident!("E{index}");
         quote!(__atip::#name)
     }
 
     fn module(&self) -> TokenStream {
-        let params = self.params.iter().enumerate().map(|(i, (_, tokens))| {
+        let params = self.params.iter().enumerate().map(|(i, tokens)| {
             let name = format_ident!("P{i}");
             quote!(pub const #name: ::atip_runtime::ParamSpec = #tokens;)
         });
-        let effects = self.effects.iter().enumerate().map(|(i, (_, tokens))| {
+        let effects = self.effects.iter().enumerate().map(|(i, tokens)| {
             let name = format_ident!("E{i}");
             quote!(pub const #name: ::atip_runtime::Effects = #tokens;)
         });
@@ -400,7 +406,7 @@ fn plan(doc: &Document) -> Plan<'_> {
 
     let mut enums: Vec<EnumPlan> = Vec::new();
     // Shared (inherited or global) options are one value in memory: their address names them.
-    let mut shared_enums: Vec<(*const FlatParam, usize)> = Vec::new();
+    let mut shared_enums: HashMap<*const FlatParam, usize> = HashMap::new();
     let commands = doc
         .commands
         .iter()
@@ -429,7 +435,7 @@ fn plan(doc: &Document) -> Plan<'_> {
                                 }
                         );
                         let key = param as *const FlatParam;
-                        if let Some((_, i)) = shared_enums.iter().find(|(k, _)| *k == key) {
+                        if let Some(i) = shared_enums.get(&key) {
                             return enums[*i].ty.clone();
                         }
                         let value_name = upper_camel(&[param.declared_name.as_str()])
@@ -476,7 +482,7 @@ fn plan(doc: &Document) -> Plan<'_> {
                             first_user: index,
                         });
                         if shared {
-                            shared_enums.push((key, enums.len() - 1));
+                            shared_enums.insert(key, enums.len() - 1);
                         }
                         enum_name
                     });

@@ -119,7 +119,20 @@ pub fn discover(tool: &str, timeout: Duration) -> Result<String, DiscoverError> 
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    let mut child = cmd.spawn().map_err(|source| {
+    // ETXTBSY: the executable is still open for writing somewhere (being installed, or a
+    // file descriptor inherited by a process another thread forked in that instant); it
+    // passes within milliseconds.
+    let mut spawned = cmd.spawn();
+    for _ in 0..10 {
+        match &spawned {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(Duration::from_millis(20));
+                spawned = cmd.spawn();
+            }
+            _ => break,
+        }
+    }
+    let mut child = spawned.map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
             DiscoverError::NotFound { tool: tool.into() }
         } else {

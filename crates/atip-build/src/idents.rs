@@ -11,7 +11,7 @@
 //! * Collisions inside one scope are resolved deterministically, in declaration order, by
 //!   appending `2`, `3`, … (types, variants) or `_2`, `_3`, … (fields).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, Span};
 
@@ -119,6 +119,9 @@ pub fn ident_text(name: &str) -> String {
 #[derive(Debug, Default)]
 pub struct Scope {
     taken: HashSet<String>,
+    /// The next suffix to try for each base already claimed, so that k names on one base
+    /// cost O(k), not O(k²).
+    next: HashMap<String, usize>,
 }
 
 impl Scope {
@@ -126,6 +129,7 @@ impl Scope {
     pub fn with_reserved(reserved: &[&str]) -> Self {
         Scope {
             taken: reserved.iter().map(|s| (*s).to_owned()).collect(),
+            next: HashMap::new(),
         }
     }
 
@@ -138,10 +142,10 @@ impl Scope {
             sep
         };
         let mut name = base.to_owned();
-        let mut n = 2;
+        let counter = self.next.entry(format!("{base}\0{sep}")).or_insert(2);
         while self.taken.contains(&ident_text(&name)) {
-            name = format!("{base}{sep}{n}");
-            n += 1;
+            name = format!("{base}{sep}{counter}");
+            *counter += 1;
         }
         self.taken.insert(ident_text(&name));
         name

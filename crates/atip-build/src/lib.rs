@@ -37,8 +37,21 @@ pub use builder::{BuildError, Builder, Generated, Input};
 pub use codegen::{generate, Settings};
 pub use discover::{discover, DiscoverError};
 
+/// The versions of this crate and of the `atip-core` it was built with: what [`expand`]
+/// emits depends on both, so caches of generated code are keyed on them.
+pub const GENERATOR_VERSION: [&str; 2] = [env!("CARGO_PKG_VERSION"), atip_core::VERSION];
+
+/// The most commands [`expand`] generates code for unless [`Options::max_commands`] says
+/// otherwise.
+///
+/// Generated code costs the compiler about 14 ms and 1.6 MB of memory per command of an
+/// aws-sized CLI (19 parameters each) in `cargo check`, 25 ms and 2.3 MB in a debug build (see
+/// BENCHMARKS.md): 2,000 commands are a build of about a minute and 5 GB. Larger documents
+/// are refused before any code is generated, with an error that says how to filter them.
+pub const DEFAULT_MAX_COMMANDS: usize = 2_000;
+
 /// What to generate from a document.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// File name used in diagnostics.
     pub file: Option<String>,
@@ -46,6 +59,20 @@ pub struct Options {
     pub commands: Option<Vec<String>>,
     /// Executable to run instead of the tool's `name`.
     pub program: Option<String>,
+    /// Refuse to generate code for more commands than this (after the `commands` filter).
+    /// Default [`DEFAULT_MAX_COMMANDS`].
+    pub max_commands: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            file: None,
+            commands: None,
+            program: None,
+            max_commands: DEFAULT_MAX_COMMANDS,
+        }
+    }
 }
 
 /// Generated items for one document.
@@ -63,7 +90,9 @@ pub struct Expansion {
 ///
 /// # Errors
 ///
-/// [`LoadError`] with every error of the document.
+/// [`LoadError`] with every error of the document; or, when more than
+/// [`Options::max_commands`] commands remain after the filter, one error at `$.commands` that
+/// says how many there are and how to keep fewer (`commands = [...]`) or raise the limit.
 pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
     let load = LoadOptions {
         mode: Mode::Strict,
@@ -73,6 +102,9 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
         commands: options.commands.clone(),
     };
     let doc = Document::parse(text, &load, &flatten)?;
+    if doc.commands.len() > options.max_commands {
+        return Err(too_many_commands(&doc, options));
+    }
     let tokens = generate(
         &doc,
         &Settings {
@@ -84,6 +116,42 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
         tokens,
         warnings: doc.warnings,
     })
+}
+
+/// The error for a document with more commands than the generator is allowed to emit.
+fn too_many_commands(doc: &Document, options: &Options) -> LoadError {
+    let n = doc.commands.len();
+    let filtered = if options.commands.is_some() {
+        " after the `commands` filter"
+    } else {
+        ""
+    };
+    // Two real command lines of this tool, as an example filter.
+    let example: Vec<String> = doc
+        .commands
+        .iter()
+        .filter(|c| !c.path.is_empty())
+        .step_by((n / 2).max(1))
+        .take(2)
+        .map(|c| format!("\"{}\"", c.path.join(" ")))
+        .collect();
+    let message = format!(
+        "`{tool}` has {n} commands{filtered}, more than the limit of {max} for generated code \
+         (each command costs the compiler ~14 ms and ~1.6 MB in `cargo check`, more in a \
+         build; see BENCHMARKS.md); keep the ones the agent uses with a command filter \
+         (`commands = [{example}]`; a command keeps everything below it), or raise the limit \
+         (`max_commands = {n}`)",
+        tool = doc.tool.name,
+        max = options.max_commands,
+        example = example.join(", "),
+    );
+    LoadError {
+        file: options.file.clone(),
+        diagnostics: vec![Diagnostic::error(
+            atip_core::JsonPath::root().key("commands"),
+            message,
+        )],
+    }
 }
 
 impl Expansion {

@@ -47,6 +47,9 @@ enum Cmd {
         /// Executable to run instead of the tool's name.
         #[arg(long)]
         program: Option<String>,
+        /// Refuse more commands than this (after --commands).
+        #[arg(long, default_value_t = atip_build::DEFAULT_MAX_COMMANDS)]
+        max_commands: usize,
     },
     /// Print the tool definitions of every command of the files as one JSON array, in a
     /// provider's format (for gemini: the function declarations) — the same JSON as the
@@ -163,7 +166,8 @@ fn main() -> ExitCode {
             file,
             commands,
             program,
-        } => gen(&file, commands, program),
+            max_commands,
+        } => gen(&file, commands, program, max_commands),
         Cmd::Compile {
             provider,
             files,
@@ -564,7 +568,12 @@ fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
     }
 }
 
-fn gen(file: &std::path::Path, commands: Vec<String>, program: Option<String>) -> ExitCode {
+fn gen(
+    file: &std::path::Path,
+    commands: Vec<String>,
+    program: Option<String>,
+    max_commands: usize,
+) -> ExitCode {
     let name = file.display().to_string();
     let options = LoadOptions::strict().with_file(name.clone());
     let text = match atip_runtime::load::read_text(file, &options) {
@@ -578,6 +587,7 @@ fn gen(file: &std::path::Path, commands: Vec<String>, program: Option<String>) -
         file: Some(name.clone()),
         commands: (!commands.is_empty()).then_some(commands),
         program,
+        max_commands,
     };
     match expand(&text, &options) {
         Ok(exp) => {

@@ -43,6 +43,9 @@ pub mod validate;
 
 pub use argv::{ArgValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
+/// This crate's version (`CARGO_PKG_VERSION`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub use diagnostic::{Diagnostic, JsonPath, LoadError, Location, Severity};
 pub use dispatch::{
     Arguments, ArgumentsError, DispatchError, FromArgument, FromArguments, LoadedTool, Problem,

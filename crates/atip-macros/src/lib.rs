@@ -13,13 +13,23 @@
 //!
 //! * `commands = ["pr", "repo delete"]` keeps only those command subtrees (segments
 //!   separated by spaces, as typed on the command line);
-//! * `program = "/usr/local/bin/gh"` runs that executable instead of the tool's `name`.
+//! * `program = "/usr/local/bin/gh"` runs that executable instead of the tool's `name`;
+//! * `max_commands = 5000` raises the limit on the number of commands generated (default
+//!   `atip_build::DEFAULT_MAX_COMMANDS`, 2,000): a larger document is a compile error that says
+//!   how to filter it, instead of a build that takes many minutes and gigabytes.
+//!
+//! Expansions are cached on disk (in the user's cache directory, `~/.cache/atip/macros`; set
+//! `ATIP_MACRO_CACHE=off` to disable or to a directory to move it), keyed on the metadata,
+//! the options and the generator, so editing unrelated code does not load and generate a large
+//! document again.
 //!
 //! The expansion is the same code `atip gen` prints and `atip_build::Builder` writes. Cargo
 //! rebuilds the crate when the metadata file changes. Every error in the metadata becomes a
 //! compile error on the path literal, as `file:line:col: $.json.path: message`. Warnings are
 //! not shown by the macro (stable Rust has no API for it): run `atip check FILE` to see them.
 #![deny(missing_docs)]
+
+mod cache;
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +44,7 @@ struct Args {
     path: LitStr,
     commands: Option<Vec<String>>,
     program: Option<String>,
+    max_commands: Option<usize>,
 }
 
 impl Parse for Args {
@@ -45,6 +56,7 @@ impl Parse for Args {
         let path: LitStr = input.parse()?;
         let mut commands = None;
         let mut program = None;
+        let mut max_commands = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -62,15 +74,18 @@ impl Parse for Args {
                 "program" if program.is_none() => {
                     program = Some(input.parse::<LitStr>()?.value());
                 }
-                "commands" | "program" => {
+                "max_commands" if max_commands.is_none() => {
+                    max_commands = Some(input.parse::<syn::LitInt>()?.base10_parse::<usize>()?);
+                }
+                "commands" | "program" | "max_commands" => {
                     return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")))
                 }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown option `{other}`: expected `commands = [\"pr\", \"repo delete\"]` \
-                             or `program = \"/path/to/tool\"`"
+                            "unknown option `{other}`: expected `commands = [\"pr\", \"repo delete\"]`, \
+                             `program = \"/path/to/tool\"` or `max_commands = 5000`"
                         ),
                     ))
                 }
@@ -80,6 +95,7 @@ impl Parse for Args {
             path,
             commands,
             program,
+            max_commands,
         })
     }
 }
@@ -130,11 +146,25 @@ fn expand(args: Args) -> proc_macro2::TokenStream {
         file: Some(written.clone()),
         commands: args.commands,
         program: args.program,
+        max_commands: args
+            .max_commands
+            .unwrap_or(atip_build::DEFAULT_MAX_COMMANDS),
     };
+    let cache = cache::Entry::new(&full.to_string_lossy(), &text, &format!("{options:?}"));
+    if let Some(items) = cache.as_ref().and_then(cache::Entry::load) {
+        let track = track(&full);
+        return quote! {
+            #track
+            #items
+        };
+    }
     match atip_build::expand(&text, &options) {
         Ok(expansion) => {
             let track = track(&full);
             let items = expansion.tokens;
+            if let Some(cache) = &cache {
+                cache.store(&items);
+            }
             quote! {
                 #track
                 #items
