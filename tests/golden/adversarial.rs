@@ -3870,26 +3870,53 @@ impl Call {
         "weird_group",
         "weird_group_inner",
     ];
+    /// The position of the called command in declaration order: its index in
+    /// [`Call::NAMES`], `TOOLS` and `EFFECTS`.
+    pub const fn index(&self) -> usize {
+        match *self {
+            Call::Type(_) => 0,
+            Call::SelfCommand(_) => 1,
+            Call::CallCommand(_) => 2,
+            Call::OptionCommand(_) => 3,
+            Call::ResultCommand(_) => 4,
+            Call::StringCommand(_) => 5,
+            Call::VecCommand(_) => 6,
+            Call::EffectsCommand(_) => 7,
+            Call::_2fa(_) => 8,
+            Call::UfcNUefCode(_) => 9,
+            Call::AB(_) => 10,
+            Call::ListAll(_) => 11,
+            Call::ListAll2(_) => 12,
+            Call::Enums(_) => 13,
+            Call::Group(_) => 14,
+            Call::GroupInner(_) => 15,
+        }
+    }
+    /// The called command, for what every command can do. One `match` serves every
+    /// method below, so thousands of commands do not mean thousands of arms each.
+    pub fn command(&self) -> &dyn ::atip_runtime::__private::DynCommand {
+        match *self {
+            Call::Type(ref command) => command,
+            Call::SelfCommand(ref command) => command,
+            Call::CallCommand(ref command) => command,
+            Call::OptionCommand(ref command) => command,
+            Call::ResultCommand(ref command) => command,
+            Call::StringCommand(ref command) => command,
+            Call::VecCommand(ref command) => command,
+            Call::EffectsCommand(ref command) => command,
+            Call::_2fa(ref command) => command,
+            Call::UfcNUefCode(ref command) => command,
+            Call::AB(ref command) => command,
+            Call::ListAll(ref command) => command,
+            Call::ListAll2(ref command) => command,
+            Call::Enums(ref command) => command,
+            Call::Group(ref command) => command,
+            Call::GroupInner(ref command) => command,
+        }
+    }
     /// The flattened name of the called command.
     pub fn name(&self) -> &'static str {
-        match *self {
-            Call::Type(_) => <Type as ::atip_runtime::Command>::NAME,
-            Call::SelfCommand(_) => <SelfCommand as ::atip_runtime::Command>::NAME,
-            Call::CallCommand(_) => <CallCommand as ::atip_runtime::Command>::NAME,
-            Call::OptionCommand(_) => <OptionCommand as ::atip_runtime::Command>::NAME,
-            Call::ResultCommand(_) => <ResultCommand as ::atip_runtime::Command>::NAME,
-            Call::StringCommand(_) => <StringCommand as ::atip_runtime::Command>::NAME,
-            Call::VecCommand(_) => <VecCommand as ::atip_runtime::Command>::NAME,
-            Call::EffectsCommand(_) => <EffectsCommand as ::atip_runtime::Command>::NAME,
-            Call::_2fa(_) => <_2fa as ::atip_runtime::Command>::NAME,
-            Call::UfcNUefCode(_) => <UfcNUefCode as ::atip_runtime::Command>::NAME,
-            Call::AB(_) => <AB as ::atip_runtime::Command>::NAME,
-            Call::ListAll(_) => <ListAll as ::atip_runtime::Command>::NAME,
-            Call::ListAll2(_) => <ListAll2 as ::atip_runtime::Command>::NAME,
-            Call::Enums(_) => <Enums as ::atip_runtime::Command>::NAME,
-            Call::Group(_) => <Group as ::atip_runtime::Command>::NAME,
-            Call::GroupInner(_) => <GroupInner as ::atip_runtime::Command>::NAME,
-        }
+        Self::NAMES[self.index()]
     }
     /// Dispatches a model's tool call to the typed command it names, checking the
     /// arguments first; every problem is reported at once (see
@@ -3897,106 +3924,51 @@ impl Call {
     pub fn from_tool_call(
         call: &::atip_runtime::ToolCall,
     ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
-        match call.name.as_str() {
-            "weird_type" => ::atip_runtime::dispatch::typed::<Type>(call).map(Call::Type),
-            "weird_self" => {
-                ::atip_runtime::dispatch::typed::<SelfCommand>(call)
-                    .map(Call::SelfCommand)
-            }
-            "weird_call" => {
-                ::atip_runtime::dispatch::typed::<CallCommand>(call)
-                    .map(Call::CallCommand)
-            }
-            "weird_option" => {
-                ::atip_runtime::dispatch::typed::<OptionCommand>(call)
-                    .map(Call::OptionCommand)
-            }
-            "weird_result" => {
-                ::atip_runtime::dispatch::typed::<ResultCommand>(call)
-                    .map(Call::ResultCommand)
-            }
-            "weird_string" => {
-                ::atip_runtime::dispatch::typed::<StringCommand>(call)
-                    .map(Call::StringCommand)
-            }
-            "weird_vec" => {
-                ::atip_runtime::dispatch::typed::<VecCommand>(call).map(Call::VecCommand)
-            }
-            "weird_effects" => {
-                ::atip_runtime::dispatch::typed::<EffectsCommand>(call)
-                    .map(Call::EffectsCommand)
-            }
-            "weird_2fa" => ::atip_runtime::dispatch::typed::<_2fa>(call).map(Call::_2fa),
-            "weird__n_code" => {
-                ::atip_runtime::dispatch::typed::<UfcNUefCode>(call)
-                    .map(Call::UfcNUefCode)
-            }
-            "weird_a_b" => ::atip_runtime::dispatch::typed::<AB>(call).map(Call::AB),
-            "weird_list_all" => {
-                ::atip_runtime::dispatch::typed::<ListAll>(call).map(Call::ListAll)
-            }
-            "weird_list-all" => {
-                ::atip_runtime::dispatch::typed::<ListAll2>(call).map(Call::ListAll2)
-            }
-            "weird_enums" => {
-                ::atip_runtime::dispatch::typed::<Enums>(call).map(Call::Enums)
-            }
-            "weird_group" => {
-                ::atip_runtime::dispatch::typed::<Group>(call).map(Call::Group)
-            }
-            "weird_group_inner" => {
-                ::atip_runtime::dispatch::typed::<GroupInner>(call).map(Call::GroupInner)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
-                )
-            }
-        }
+        const TABLE: &[::atip_runtime::__private::DispatchEntry<Call>] = &[
+            ("weird_2fa", ::atip_runtime::__private::dispatch_to::<_2fa, Call>),
+            (
+                "weird__n_code",
+                ::atip_runtime::__private::dispatch_to::<UfcNUefCode, Call>,
+            ),
+            ("weird_a_b", ::atip_runtime::__private::dispatch_to::<AB, Call>),
+            ("weird_call", ::atip_runtime::__private::dispatch_to::<CallCommand, Call>),
+            (
+                "weird_effects",
+                ::atip_runtime::__private::dispatch_to::<EffectsCommand, Call>,
+            ),
+            ("weird_enums", ::atip_runtime::__private::dispatch_to::<Enums, Call>),
+            ("weird_group", ::atip_runtime::__private::dispatch_to::<Group, Call>),
+            (
+                "weird_group_inner",
+                ::atip_runtime::__private::dispatch_to::<GroupInner, Call>,
+            ),
+            ("weird_list-all", ::atip_runtime::__private::dispatch_to::<ListAll2, Call>),
+            ("weird_list_all", ::atip_runtime::__private::dispatch_to::<ListAll, Call>),
+            (
+                "weird_option",
+                ::atip_runtime::__private::dispatch_to::<OptionCommand, Call>,
+            ),
+            (
+                "weird_result",
+                ::atip_runtime::__private::dispatch_to::<ResultCommand, Call>,
+            ),
+            ("weird_self", ::atip_runtime::__private::dispatch_to::<SelfCommand, Call>),
+            (
+                "weird_string",
+                ::atip_runtime::__private::dispatch_to::<StringCommand, Call>,
+            ),
+            ("weird_type", ::atip_runtime::__private::dispatch_to::<Type, Call>),
+            ("weird_vec", ::atip_runtime::__private::dispatch_to::<VecCommand, Call>),
+        ];
+        ::atip_runtime::__private::dispatch_by_name(call, TABLE, Self::NAMES)
     }
     /// The merged effects of the called command.
     pub fn effects(&self) -> ::atip_runtime::Effects {
-        match *self {
-            Call::Type(_) => <Type as ::atip_runtime::Command>::EFFECTS,
-            Call::SelfCommand(_) => <SelfCommand as ::atip_runtime::Command>::EFFECTS,
-            Call::CallCommand(_) => <CallCommand as ::atip_runtime::Command>::EFFECTS,
-            Call::OptionCommand(_) => <OptionCommand as ::atip_runtime::Command>::EFFECTS,
-            Call::ResultCommand(_) => <ResultCommand as ::atip_runtime::Command>::EFFECTS,
-            Call::StringCommand(_) => <StringCommand as ::atip_runtime::Command>::EFFECTS,
-            Call::VecCommand(_) => <VecCommand as ::atip_runtime::Command>::EFFECTS,
-            Call::EffectsCommand(_) => {
-                <EffectsCommand as ::atip_runtime::Command>::EFFECTS
-            }
-            Call::_2fa(_) => <_2fa as ::atip_runtime::Command>::EFFECTS,
-            Call::UfcNUefCode(_) => <UfcNUefCode as ::atip_runtime::Command>::EFFECTS,
-            Call::AB(_) => <AB as ::atip_runtime::Command>::EFFECTS,
-            Call::ListAll(_) => <ListAll as ::atip_runtime::Command>::EFFECTS,
-            Call::ListAll2(_) => <ListAll2 as ::atip_runtime::Command>::EFFECTS,
-            Call::Enums(_) => <Enums as ::atip_runtime::Command>::EFFECTS,
-            Call::Group(_) => <Group as ::atip_runtime::Command>::EFFECTS,
-            Call::GroupInner(_) => <GroupInner as ::atip_runtime::Command>::EFFECTS,
-        }
+        EFFECTS[self.index()].1.clone()
     }
     /// The argv, program first, unchecked (see `Command::argv`).
     pub fn argv(&self) -> ::std::vec::Vec<::std::ffi::OsString> {
-        match *self {
-            Call::Type(ref command) => ::atip_runtime::Command::argv(command),
-            Call::SelfCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::CallCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::OptionCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::ResultCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::StringCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::VecCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::EffectsCommand(ref command) => ::atip_runtime::Command::argv(command),
-            Call::_2fa(ref command) => ::atip_runtime::Command::argv(command),
-            Call::UfcNUefCode(ref command) => ::atip_runtime::Command::argv(command),
-            Call::AB(ref command) => ::atip_runtime::Command::argv(command),
-            Call::ListAll(ref command) => ::atip_runtime::Command::argv(command),
-            Call::ListAll2(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Enums(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Group(ref command) => ::atip_runtime::Command::argv(command),
-            Call::GroupInner(ref command) => ::atip_runtime::Command::argv(command),
-        }
+        self.command().argv()
     }
     /// The argv, program first, with every value checked (see `Command::try_argv`).
     pub fn try_argv(
@@ -4005,86 +3977,14 @@ impl Call {
         ::std::vec::Vec<::std::ffi::OsString>,
         ::atip_runtime::ArgvError,
     > {
-        match *self {
-            Call::Type(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::SelfCommand(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::CallCommand(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::OptionCommand(ref command) => {
-                ::atip_runtime::Command::try_argv(command)
-            }
-            Call::ResultCommand(ref command) => {
-                ::atip_runtime::Command::try_argv(command)
-            }
-            Call::StringCommand(ref command) => {
-                ::atip_runtime::Command::try_argv(command)
-            }
-            Call::VecCommand(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::EffectsCommand(ref command) => {
-                ::atip_runtime::Command::try_argv(command)
-            }
-            Call::_2fa(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::UfcNUefCode(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::AB(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::ListAll(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::ListAll2(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Enums(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Group(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::GroupInner(ref command) => ::atip_runtime::Command::try_argv(command),
-        }
+        self.command().try_argv()
     }
 }
 impl ::atip_runtime::ToInvocation for Call {
     fn to_invocation(
         &self,
     ) -> ::core::result::Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
-        match *self {
-            Call::Type(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::SelfCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::CallCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::OptionCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::ResultCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::StringCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::VecCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::EffectsCommand(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::_2fa(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::UfcNUefCode(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::AB(ref command) => ::atip_runtime::ToInvocation::to_invocation(command),
-            Call::ListAll(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::ListAll2(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Enums(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Group(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::GroupInner(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-        }
+        self.command().to_invocation()
     }
 }
 impl ::core::convert::From<Type> for Call {

@@ -5188,23 +5188,47 @@ impl Call {
         "git_stash_list",
         "git_stash_pop",
     ];
+    /// The position of the called command in declaration order: its index in
+    /// [`Call::NAMES`], `TOOLS` and `EFFECTS`.
+    pub const fn index(&self) -> usize {
+        match *self {
+            Call::Init(_) => 0,
+            Call::Status(_) => 1,
+            Call::Add(_) => 2,
+            Call::Commit(_) => 3,
+            Call::Log(_) => 4,
+            Call::Branch(_) => 5,
+            Call::Switch(_) => 6,
+            Call::Diff(_) => 7,
+            Call::Clean(_) => 8,
+            Call::Reset(_) => 9,
+            Call::Stash(_) => 10,
+            Call::StashList(_) => 11,
+            Call::StashPop(_) => 12,
+        }
+    }
+    /// The called command, for what every command can do. One `match` serves every
+    /// method below, so thousands of commands do not mean thousands of arms each.
+    pub fn command(&self) -> &dyn ::atip_runtime::__private::DynCommand {
+        match *self {
+            Call::Init(ref command) => command,
+            Call::Status(ref command) => command,
+            Call::Add(ref command) => command,
+            Call::Commit(ref command) => command,
+            Call::Log(ref command) => command,
+            Call::Branch(ref command) => command,
+            Call::Switch(ref command) => command,
+            Call::Diff(ref command) => command,
+            Call::Clean(ref command) => command,
+            Call::Reset(ref command) => command,
+            Call::Stash(ref command) => command,
+            Call::StashList(ref command) => command,
+            Call::StashPop(ref command) => command,
+        }
+    }
     /// The flattened name of the called command.
     pub fn name(&self) -> &'static str {
-        match *self {
-            Call::Init(_) => <Init as ::atip_runtime::Command>::NAME,
-            Call::Status(_) => <Status as ::atip_runtime::Command>::NAME,
-            Call::Add(_) => <Add as ::atip_runtime::Command>::NAME,
-            Call::Commit(_) => <Commit as ::atip_runtime::Command>::NAME,
-            Call::Log(_) => <Log as ::atip_runtime::Command>::NAME,
-            Call::Branch(_) => <Branch as ::atip_runtime::Command>::NAME,
-            Call::Switch(_) => <Switch as ::atip_runtime::Command>::NAME,
-            Call::Diff(_) => <Diff as ::atip_runtime::Command>::NAME,
-            Call::Clean(_) => <Clean as ::atip_runtime::Command>::NAME,
-            Call::Reset(_) => <Reset as ::atip_runtime::Command>::NAME,
-            Call::Stash(_) => <Stash as ::atip_runtime::Command>::NAME,
-            Call::StashList(_) => <StashList as ::atip_runtime::Command>::NAME,
-            Call::StashPop(_) => <StashPop as ::atip_runtime::Command>::NAME,
-        }
+        Self::NAMES[self.index()]
     }
     /// Dispatches a model's tool call to the typed command it names, checking the
     /// arguments first; every problem is reported at once (see
@@ -5212,80 +5236,33 @@ impl Call {
     pub fn from_tool_call(
         call: &::atip_runtime::ToolCall,
     ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
-        match call.name.as_str() {
-            "git_init" => ::atip_runtime::dispatch::typed::<Init>(call).map(Call::Init),
-            "git_status" => {
-                ::atip_runtime::dispatch::typed::<Status>(call).map(Call::Status)
-            }
-            "git_add" => ::atip_runtime::dispatch::typed::<Add>(call).map(Call::Add),
-            "git_commit" => {
-                ::atip_runtime::dispatch::typed::<Commit>(call).map(Call::Commit)
-            }
-            "git_log" => ::atip_runtime::dispatch::typed::<Log>(call).map(Call::Log),
-            "git_branch" => {
-                ::atip_runtime::dispatch::typed::<Branch>(call).map(Call::Branch)
-            }
-            "git_switch" => {
-                ::atip_runtime::dispatch::typed::<Switch>(call).map(Call::Switch)
-            }
-            "git_diff" => ::atip_runtime::dispatch::typed::<Diff>(call).map(Call::Diff),
-            "git_clean" => {
-                ::atip_runtime::dispatch::typed::<Clean>(call).map(Call::Clean)
-            }
-            "git_reset" => {
-                ::atip_runtime::dispatch::typed::<Reset>(call).map(Call::Reset)
-            }
-            "git_stash" => {
-                ::atip_runtime::dispatch::typed::<Stash>(call).map(Call::Stash)
-            }
-            "git_stash_list" => {
-                ::atip_runtime::dispatch::typed::<StashList>(call).map(Call::StashList)
-            }
-            "git_stash_pop" => {
-                ::atip_runtime::dispatch::typed::<StashPop>(call).map(Call::StashPop)
-            }
-            _ => {
-                ::core::result::Result::Err(
-                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
-                )
-            }
-        }
+        const TABLE: &[::atip_runtime::__private::DispatchEntry<Call>] = &[
+            ("git_add", ::atip_runtime::__private::dispatch_to::<Add, Call>),
+            ("git_branch", ::atip_runtime::__private::dispatch_to::<Branch, Call>),
+            ("git_clean", ::atip_runtime::__private::dispatch_to::<Clean, Call>),
+            ("git_commit", ::atip_runtime::__private::dispatch_to::<Commit, Call>),
+            ("git_diff", ::atip_runtime::__private::dispatch_to::<Diff, Call>),
+            ("git_init", ::atip_runtime::__private::dispatch_to::<Init, Call>),
+            ("git_log", ::atip_runtime::__private::dispatch_to::<Log, Call>),
+            ("git_reset", ::atip_runtime::__private::dispatch_to::<Reset, Call>),
+            ("git_stash", ::atip_runtime::__private::dispatch_to::<Stash, Call>),
+            (
+                "git_stash_list",
+                ::atip_runtime::__private::dispatch_to::<StashList, Call>,
+            ),
+            ("git_stash_pop", ::atip_runtime::__private::dispatch_to::<StashPop, Call>),
+            ("git_status", ::atip_runtime::__private::dispatch_to::<Status, Call>),
+            ("git_switch", ::atip_runtime::__private::dispatch_to::<Switch, Call>),
+        ];
+        ::atip_runtime::__private::dispatch_by_name(call, TABLE, Self::NAMES)
     }
     /// The merged effects of the called command.
     pub fn effects(&self) -> ::atip_runtime::Effects {
-        match *self {
-            Call::Init(_) => <Init as ::atip_runtime::Command>::EFFECTS,
-            Call::Status(_) => <Status as ::atip_runtime::Command>::EFFECTS,
-            Call::Add(_) => <Add as ::atip_runtime::Command>::EFFECTS,
-            Call::Commit(_) => <Commit as ::atip_runtime::Command>::EFFECTS,
-            Call::Log(_) => <Log as ::atip_runtime::Command>::EFFECTS,
-            Call::Branch(_) => <Branch as ::atip_runtime::Command>::EFFECTS,
-            Call::Switch(_) => <Switch as ::atip_runtime::Command>::EFFECTS,
-            Call::Diff(_) => <Diff as ::atip_runtime::Command>::EFFECTS,
-            Call::Clean(_) => <Clean as ::atip_runtime::Command>::EFFECTS,
-            Call::Reset(_) => <Reset as ::atip_runtime::Command>::EFFECTS,
-            Call::Stash(_) => <Stash as ::atip_runtime::Command>::EFFECTS,
-            Call::StashList(_) => <StashList as ::atip_runtime::Command>::EFFECTS,
-            Call::StashPop(_) => <StashPop as ::atip_runtime::Command>::EFFECTS,
-        }
+        EFFECTS[self.index()].1.clone()
     }
     /// The argv, program first, unchecked (see `Command::argv`).
     pub fn argv(&self) -> ::std::vec::Vec<::std::ffi::OsString> {
-        match *self {
-            Call::Init(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Status(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Add(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Commit(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Log(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Branch(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Switch(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Diff(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Clean(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Reset(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Stash(ref command) => ::atip_runtime::Command::argv(command),
-            Call::StashList(ref command) => ::atip_runtime::Command::argv(command),
-            Call::StashPop(ref command) => ::atip_runtime::Command::argv(command),
-        }
+        self.command().argv()
     }
     /// The argv, program first, with every value checked (see `Command::try_argv`).
     pub fn try_argv(
@@ -5294,68 +5271,14 @@ impl Call {
         ::std::vec::Vec<::std::ffi::OsString>,
         ::atip_runtime::ArgvError,
     > {
-        match *self {
-            Call::Init(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Status(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Add(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Commit(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Log(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Branch(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Switch(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Diff(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Clean(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Reset(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Stash(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::StashList(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::StashPop(ref command) => ::atip_runtime::Command::try_argv(command),
-        }
+        self.command().try_argv()
     }
 }
 impl ::atip_runtime::ToInvocation for Call {
     fn to_invocation(
         &self,
     ) -> ::core::result::Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
-        match *self {
-            Call::Init(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Status(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Add(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Commit(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Log(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Branch(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Switch(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Diff(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Clean(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Reset(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Stash(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::StashList(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::StashPop(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-        }
+        self.command().to_invocation()
     }
 }
 impl ::core::convert::From<Init> for Call {

@@ -251,12 +251,25 @@ pub enum Call {
 impl Call {
     /// Flattened names of every command, in declaration order.
     pub const NAMES: &'static [&'static str] = &["hello", "hello_bye"];
+    /// The position of the called command in declaration order: its index in
+    /// [`Call::NAMES`], `TOOLS` and `EFFECTS`.
+    pub const fn index(&self) -> usize {
+        match *self {
+            Call::Hello(_) => 0,
+            Call::Bye(_) => 1,
+        }
+    }
+    /// The called command, for what every command can do. One `match` serves every
+    /// method below, so thousands of commands do not mean thousands of arms each.
+    pub fn command(&self) -> &dyn ::atip_runtime::__private::DynCommand {
+        match *self {
+            Call::Hello(ref command) => command,
+            Call::Bye(ref command) => command,
+        }
+    }
     /// The flattened name of the called command.
     pub fn name(&self) -> &'static str {
-        match *self {
-            Call::Hello(_) => <Hello as ::atip_runtime::Command>::NAME,
-            Call::Bye(_) => <Bye as ::atip_runtime::Command>::NAME,
-        }
+        Self::NAMES[self.index()]
     }
     /// Dispatches a model's tool call to the typed command it names, checking the
     /// arguments first; every problem is reported at once (see
@@ -264,29 +277,19 @@ impl Call {
     pub fn from_tool_call(
         call: &::atip_runtime::ToolCall,
     ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
-        match call.name.as_str() {
-            "hello" => ::atip_runtime::dispatch::typed::<Hello>(call).map(Call::Hello),
-            "hello_bye" => ::atip_runtime::dispatch::typed::<Bye>(call).map(Call::Bye),
-            _ => {
-                ::core::result::Result::Err(
-                    ::atip_runtime::DispatchError::unknown_tool(call, Self::NAMES),
-                )
-            }
-        }
+        const TABLE: &[::atip_runtime::__private::DispatchEntry<Call>] = &[
+            ("hello", ::atip_runtime::__private::dispatch_to::<Hello, Call>),
+            ("hello_bye", ::atip_runtime::__private::dispatch_to::<Bye, Call>),
+        ];
+        ::atip_runtime::__private::dispatch_by_name(call, TABLE, Self::NAMES)
     }
     /// The merged effects of the called command.
     pub fn effects(&self) -> ::atip_runtime::Effects {
-        match *self {
-            Call::Hello(_) => <Hello as ::atip_runtime::Command>::EFFECTS,
-            Call::Bye(_) => <Bye as ::atip_runtime::Command>::EFFECTS,
-        }
+        EFFECTS[self.index()].1.clone()
     }
     /// The argv, program first, unchecked (see `Command::argv`).
     pub fn argv(&self) -> ::std::vec::Vec<::std::ffi::OsString> {
-        match *self {
-            Call::Hello(ref command) => ::atip_runtime::Command::argv(command),
-            Call::Bye(ref command) => ::atip_runtime::Command::argv(command),
-        }
+        self.command().argv()
     }
     /// The argv, program first, with every value checked (see `Command::try_argv`).
     pub fn try_argv(
@@ -295,24 +298,14 @@ impl Call {
         ::std::vec::Vec<::std::ffi::OsString>,
         ::atip_runtime::ArgvError,
     > {
-        match *self {
-            Call::Hello(ref command) => ::atip_runtime::Command::try_argv(command),
-            Call::Bye(ref command) => ::atip_runtime::Command::try_argv(command),
-        }
+        self.command().try_argv()
     }
 }
 impl ::atip_runtime::ToInvocation for Call {
     fn to_invocation(
         &self,
     ) -> ::core::result::Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
-        match *self {
-            Call::Hello(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-            Call::Bye(ref command) => {
-                ::atip_runtime::ToInvocation::to_invocation(command)
-            }
-        }
+        self.command().to_invocation()
     }
 }
 impl ::core::convert::From<Hello> for Call {

@@ -30,11 +30,13 @@ impl Shape {
         description_len: 200,
     };
 
-    /// About `n` commands with the aws document's proportions per command.
+    /// Exactly `n` commands (`n` ≥ 1) with the aws document's proportions per command: as
+    /// many operations per service as the largest divisor of `n` up to 70.
     pub fn commands(n: usize) -> Shape {
-        let operations = n.clamp(1, 70);
+        let n = n.max(1);
+        let operations = (1..=n.min(70)).rev().find(|d| n.is_multiple_of(*d)).unwrap_or(1);
         Shape {
-            services: n.div_ceil(operations),
+            services: n / operations,
             operations,
             ..Shape::AWS
         }
@@ -157,21 +159,21 @@ const WORDS: [&str; 32] = [
 ];
 
 /// A small deterministic generator (xorshift64*), so the document never changes.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
+    pub(crate) fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
         list[(self.next() % list.len() as u64) as usize]
     }
 
-    fn prose(&mut self, len: usize) -> String {
+    pub(crate) fn prose(&mut self, len: usize) -> String {
         let mut out = String::with_capacity(len + 16);
         while out.len() < len {
             if !out.is_empty() {
@@ -322,4 +324,17 @@ pub fn value(shape: &Shape) -> Value {
 /// The document as pretty-printed JSON text.
 pub fn document(shape: &Shape) -> String {
     serde_json::to_string_pretty(&value(shape)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_gives_exactly_n() {
+        for n in [1, 10, 97, 100, 1_000, 10_000] {
+            assert_eq!(Shape::commands(n).command_count(), n);
+        }
+        assert_eq!(Shape::commands(1_000).operations, 50);
+    }
 }

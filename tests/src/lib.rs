@@ -4,6 +4,7 @@
 #![deny(warnings, missing_docs)]
 
 pub mod large;
+pub mod output;
 
 /// `git`, from `examples/atip/git.json`.
 pub mod git {

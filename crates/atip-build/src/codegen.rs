@@ -953,13 +953,17 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             }
         }
     });
-    let dispatch_arms = plans.iter().map(|p| {
+    // The dispatch table, sorted by tool name for binary search.
+    let mut by_name: Vec<&CommandPlan<'_>> = plans.iter().collect();
+    by_name.sort_by(|a, b| a.cmd.name.cmp(&b.cmd.name));
+    let dispatch_rows = by_name.iter().map(|p| {
         let ty = &p.ty;
         let name = Literal::string(&p.cmd.name);
         quote! {
-            #name => ::atip_runtime::dispatch::typed::<#ty>(call).map(Call::#ty),
+            (#name, ::atip_runtime::__private::dispatch_to::<#ty, Call>),
         }
     });
+    let indices = (0..plans.len()).map(Literal::usize_unsuffixed);
     let tools = tys
         .iter()
         .map(|ty| quote!(<#ty as ::atip_runtime::Command>::TOOL,));
@@ -984,11 +988,25 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             /// Flattened names of every command, in declaration order.
             pub const NAMES: &'static [&'static str] = &[#(#names),*];
 
+            /// The position of the called command in declaration order: its index in
+            /// [`Call::NAMES`], `TOOLS` and `EFFECTS`.
+            pub const fn index(&self) -> usize {
+                match *self {
+                    #(Call::#tys(_) => #indices,)*
+                }
+            }
+
+            /// The called command, for what every command can do. One `match` serves every
+            /// method below, so thousands of commands do not mean thousands of arms each.
+            pub fn command(&self) -> &dyn ::atip_runtime::__private::DynCommand {
+                match *self {
+                    #(Call::#tys(ref command) => command,)*
+                }
+            }
+
             /// The flattened name of the called command.
             pub fn name(&self) -> &'static str {
-                match *self {
-                    #(Call::#tys(_) => <#tys as ::atip_runtime::Command>::NAME,)*
-                }
+                Self::NAMES[self.index()]
             }
 
             /// Dispatches a model's tool call to the typed command it names, checking the
@@ -997,36 +1015,27 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             pub fn from_tool_call(
                 call: &::atip_runtime::ToolCall,
             ) -> ::core::result::Result<Self, ::atip_runtime::DispatchError> {
-                match call.name.as_str() {
-                    #(#dispatch_arms)*
-                    _ => ::core::result::Result::Err(::atip_runtime::DispatchError::unknown_tool(
-                        call,
-                        Self::NAMES,
-                    )),
-                }
+                const TABLE: &[::atip_runtime::__private::DispatchEntry<Call>] = &[
+                    #(#dispatch_rows)*
+                ];
+                ::atip_runtime::__private::dispatch_by_name(call, TABLE, Self::NAMES)
             }
 
             /// The merged effects of the called command.
             pub fn effects(&self) -> ::atip_runtime::Effects {
-                match *self {
-                    #(Call::#tys(_) => <#tys as ::atip_runtime::Command>::EFFECTS,)*
-                }
+                EFFECTS[self.index()].1.clone()
             }
 
             /// The argv, program first, unchecked (see `Command::argv`).
             pub fn argv(&self) -> ::std::vec::Vec<::std::ffi::OsString> {
-                match *self {
-                    #(Call::#tys(ref command) => ::atip_runtime::Command::argv(command),)*
-                }
+                self.command().argv()
             }
 
             /// The argv, program first, with every value checked (see `Command::try_argv`).
             pub fn try_argv(
                 &self,
             ) -> ::core::result::Result<::std::vec::Vec<::std::ffi::OsString>, ::atip_runtime::ArgvError> {
-                match *self {
-                    #(Call::#tys(ref command) => ::atip_runtime::Command::try_argv(command),)*
-                }
+                self.command().try_argv()
             }
         }
 
@@ -1034,9 +1043,7 @@ fn call_enum(doc: &Document, plans: &[CommandPlan<'_>]) -> TokenStream {
             fn to_invocation(
                 &self,
             ) -> ::core::result::Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
-                match *self {
-                    #(Call::#tys(ref command) => ::atip_runtime::ToInvocation::to_invocation(command),)*
-                }
+                self.command().to_invocation()
             }
         }
 

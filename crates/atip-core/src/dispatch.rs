@@ -282,9 +282,9 @@ pub fn check_arguments(
     args: &Map<String, Value>,
 ) -> Result<Map<String, Value>, Vec<Problem>> {
     Ok(Arguments::check(spec, args)?
-        .0
+        .slots
         .into_iter()
-        .map(|(name, value)| (name.to_owned(), value.into_owned()))
+        .filter_map(|(name, value)| Some((name.to_owned(), value?.into_owned())))
         .collect())
 }
 
@@ -295,7 +295,15 @@ pub fn check_arguments(
 /// and values are borrowed (from the spec and the tool call) unless a coercion changed a
 /// value.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Arguments<'a>(Vec<(&'a str, Cow<'a, Value>)>, Vec<String>);
+pub struct Arguments<'a> {
+    /// One slot per parameter of the spec, in its order: the name and the value, if present.
+    slots: Vec<(&'a str, Option<Cow<'a, Value>>)>,
+    /// The slot after the last one read: generated code reads fields in spec order, so the
+    /// next field is almost always there.
+    next: usize,
+    /// Problems met reading fields.
+    problems: Vec<String>,
+}
 
 impl<'a> Arguments<'a> {
     /// Checks `args` against `spec` with the rules of [`check_arguments`]; the present
@@ -306,79 +314,94 @@ impl<'a> Arguments<'a> {
     /// Every [`Problem`] found.
     pub fn check(spec: &'a ToolSpec, args: &'a Map<String, Value>) -> Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
-        // Each argument matched to its parameter by comparing names: a few short comparisons
-        // cost less than hashing every parameter name into the map.
-        const INLINE: usize = 32;
-        let n = spec.params.len();
-        let mut inline: [Option<&'a Value>; INLINE] = [None; INLINE];
-        let mut heap: Vec<Option<&'a Value>>;
-        let slots: &mut [Option<&'a Value>] = if n <= INLINE {
-            &mut inline[..n]
-        } else {
-            heap = vec![None; n];
-            &mut heap
-        };
+        // One slot per parameter; each argument is matched to its parameter by comparing
+        // names: a few short comparisons cost less than hashing every parameter name.
+        let mut slots: Vec<(&'a str, Option<Cow<'a, Value>>)> = spec
+            .params
+            .iter()
+            .map(|p| (p.name.as_ref(), None))
+            .collect();
         for (key, value) in args {
             match spec.params.iter().position(|p| p.name == key.as_str()) {
-                Some(i) => slots[i] = Some(value),
+                Some(i) => slots[i].1 = Some(Cow::Borrowed(value)),
                 None => problems.push(Problem::UnknownParameter { param: key.clone() }),
             }
         }
-        let mut out = Vec::with_capacity(args.len());
-        for (p, slot) in spec.params.iter().zip(slots.iter()) {
-            match *slot {
-                None | Some(Value::Null) => {
+        for (p, slot) in spec.params.iter().zip(slots.iter_mut()) {
+            let Some(Cow::Borrowed(v)) = slot.1 else {
+                if p.required {
+                    problems.push(Problem::Missing {
+                        param: p.name.to_string(),
+                        expected: expected(p),
+                    });
+                }
+                continue;
+            };
+            slot.1 = match v {
+                Value::Null => {
                     if p.required {
                         problems.push(Problem::Missing {
                             param: p.name.to_string(),
                             expected: expected(p),
                         });
                     }
+                    None
                 }
-                Some(v) if p.multiple => match v {
-                    Value::Array(items) => {
-                        let mut coerced: Option<Vec<Value>> = None;
-                        for (i, item) in items.iter().enumerate() {
-                            match check_value(p, item, || format!("{}[{i}]", p.name)) {
-                                Ok(Cow::Borrowed(_)) => {
-                                    if let Some(c) = &mut coerced {
-                                        c.push(item.clone());
-                                    }
+                Value::Array(items) if p.multiple => {
+                    let mut coerced: Option<Vec<Value>> = None;
+                    for (i, item) in items.iter().enumerate() {
+                        match check_value(p, item, || format!("{}[{i}]", p.name)) {
+                            Ok(Cow::Borrowed(_)) => {
+                                if let Some(c) = &mut coerced {
+                                    c.push(item.clone());
                                 }
-                                Ok(Cow::Owned(v)) => {
-                                    coerced.get_or_insert_with(|| items[..i].to_vec()).push(v);
-                                }
-                                Err(e) => problems.push(e),
                             }
+                            Ok(Cow::Owned(v)) => {
+                                coerced.get_or_insert_with(|| items[..i].to_vec()).push(v);
+                            }
+                            Err(e) => problems.push(e),
                         }
-                        let value = match coerced {
-                            Some(c) => Cow::Owned(Value::Array(c)),
-                            None => Cow::Borrowed(v),
-                        };
-                        out.push((p.name.as_ref(), value));
                     }
-                    other => problems.push(Problem::WrongType {
+                    Some(match coerced {
+                        Some(c) => Cow::Owned(Value::Array(c)),
+                        None => Cow::Borrowed(v),
+                    })
+                }
+                other if p.multiple => {
+                    problems.push(Problem::WrongType {
                         param: p.name.to_string(),
                         expected: expected(p),
                         found: crate::validate::describe(other),
-                    }),
+                    });
+                    None
+                }
+                v => match check_value(p, v, || p.name.to_string()) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        problems.push(e);
+                        None
+                    }
                 },
-                Some(v) => match check_value(p, v, || p.name.to_string()) {
-                    Ok(v) => out.push((p.name.as_ref(), v)),
-                    Err(e) => problems.push(e),
-                },
-            }
+            };
         }
         if problems.is_empty() {
-            Ok(Arguments(out, Vec::new()))
+            Ok(Arguments {
+                slots,
+                next: 0,
+                problems: Vec::new(),
+            })
         } else {
             Err(problems)
         }
     }
 
     fn take(&mut self, name: &str) -> Option<Cow<'a, Value>> {
-        let i = self.0.iter().position(|(k, _)| *k == name)?;
-        Some(self.0.swap_remove(i).1)
+        let i = match self.slots.get(self.next) {
+            Some((k, _)) if *k == name => self.next,
+            _ => self.slots.iter().position(|(k, _)| *k == name)?,
+        };
+        self.next = i + 1;
+        self.slots[i].1.take()
     }
 
     /// The field called `name`, converted to the field's type: absent is `false` for a flag,
@@ -390,7 +413,7 @@ impl<'a> Arguments<'a> {
         match T::from_argument(value.as_deref()) {
             Ok(v) => v,
             Err(e) => {
-                self.1.push(format!("parameter `{name}`: {e}"));
+                self.problems.push(format!("parameter `{name}`: {e}"));
                 T::placeholder()
             }
         }
@@ -402,10 +425,10 @@ impl<'a> Arguments<'a> {
     ///
     /// The problems, joined by `; `.
     pub fn finish<C>(self, command: C) -> Result<C, String> {
-        if self.1.is_empty() {
+        if self.problems.is_empty() {
             Ok(command)
         } else {
-            Err(self.1.join("; "))
+            Err(self.problems.join("; "))
         }
     }
 }

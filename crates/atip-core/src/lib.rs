@@ -175,6 +175,77 @@ pub mod __private {
         parse(&text).ok_or_else(|| D::Error::unknown_variant(&text, values))
     }
 
+    /// The object-safe part of [`Command`], so that a generated `Call` matches on its variant
+    /// once (`Call::command`) instead of once per method: with thousands of commands, every
+    /// thousand-arm `match` costs the compiler noticeably.
+    pub trait DynCommand {
+        /// [`Command::argv`].
+        fn argv(&self) -> Vec<std::ffi::OsString>;
+        /// [`Command::try_argv`].
+        ///
+        /// # Errors
+        ///
+        /// As [`Command::try_argv`].
+        fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError>;
+        /// [`ToInvocation::to_invocation`](crate::ToInvocation::to_invocation).
+        ///
+        /// # Errors
+        ///
+        /// As `try_argv`.
+        fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError>;
+    }
+
+    impl<C: Command> DynCommand for C {
+        fn argv(&self) -> Vec<std::ffi::OsString> {
+            Command::argv(self)
+        }
+        fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError> {
+            Command::try_argv(self)
+        }
+        fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError> {
+            crate::ToInvocation::to_invocation(self)
+        }
+    }
+
+    /// A generated `Call`'s dispatch function for command `C`: [`typed`](crate::dispatch::typed)
+    /// then the variant (`T: From<C>`). Generated code keeps these in a table sorted by tool
+    /// name and finds a call's entry by binary search, instead of a `match` on thousands of
+    /// strings.
+    ///
+    /// # Errors
+    ///
+    /// As [`typed`](crate::dispatch::typed).
+    pub fn dispatch_to<C, T>(call: &crate::ToolCall) -> Result<T, crate::DispatchError>
+    where
+        C: Command + FromArguments,
+        T: From<C>,
+    {
+        crate::dispatch::typed::<C>(call).map(T::from)
+    }
+
+    /// One row of a generated `Call`'s dispatch table: tool name and its dispatch function.
+    pub type DispatchEntry<T> = (
+        &'static str,
+        fn(&crate::ToolCall) -> Result<T, crate::DispatchError>,
+    );
+
+    /// Dispatches `call` through `table` (sorted by name), or reports the unknown tool with a
+    /// suggestion from `names`.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`](crate::DispatchError): unknown tool, or as the command's dispatch.
+    pub fn dispatch_by_name<T>(
+        call: &crate::ToolCall,
+        table: &[DispatchEntry<T>],
+        names: &[&str],
+    ) -> Result<T, crate::DispatchError> {
+        match table.binary_search_by(|(name, _)| (*name).cmp(call.name.as_str())) {
+            Ok(i) => (table[i].1)(call),
+            Err(_) => Err(crate::DispatchError::unknown_tool(call, names)),
+        }
+    }
+
     /// `Cow::Borrowed`, shorter in generated code.
     pub use std::borrow::Cow::Borrowed;
 

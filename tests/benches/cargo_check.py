@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Compile-time cost of generated code: `cargo check` (and, up to 1,000 commands, a debug
+build and a release binary) of a crate that includes `atip gen` output for aws-like documents
+of 10, 100, 1,000 and 10,000 commands. Prints a Markdown table with per-command figures.
+
+    python3 tests/benches/cargo_check.py [SIZES...]     # default: 10 100 1000 10000
+
+Run from the workspace root. Each measurement is the best of three runs after a warm-up
+build of the dependencies; memory is the compiler's peak resident set (max RSS of the
+children). Needs about 16 GB of memory for 10,000 commands.
+"""
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = os.path.join(ROOT, "target", "bench-cargo-check")
+CRATE = os.path.join(WORK, "crate")
+
+
+def run(cmd, **kw):
+    subprocess.run(cmd, check=True, cwd=kw.pop("cwd", ROOT), **kw)
+
+
+def timed(cmd, env=None):
+    """Wall seconds and peak RSS (bytes) of one run of `cmd` (children only)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.monotonic()
+    subprocess.run(cmd, check=True, cwd=CRATE, env=env, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # ru_maxrss is the largest child so far, in KiB: only a new maximum is visible.
+    return wall, max(after, before) * 1024
+
+
+def best_of(n, cmd, touch):
+    best, rss = None, 0
+    for _ in range(n):
+        os.utime(touch)
+        wall, peak = timed(cmd, env=dict(os.environ, CARGO_INCREMENTAL="0"))
+        best = wall if best is None else min(best, wall)
+        rss = max(rss, peak)
+    return best, rss
+
+
+def main():
+    sizes = [int(a) for a in sys.argv[1:]] or [10, 100, 1000, 10000]
+    os.makedirs(os.path.join(CRATE, "src"), exist_ok=True)
+    run(["cargo", "build", "--release", "-q", "-p", "atip-cli", "-p", "atip-tests", "--example", "large_doc"])
+    atip = os.path.join(ROOT, "target", "release", "atip")
+    large_doc = os.path.join(ROOT, "target", "release", "examples", "large_doc")
+    runtime = os.path.join(ROOT, "crates", "atip-runtime")
+    with open(os.path.join(CRATE, "Cargo.toml"), "w") as f:
+        f.write(
+            '[package]\nname = "gencheck"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
+            f'[dependencies]\natip-runtime = {{ path = "{runtime}" }}\n\n'
+            '[profile.dev]\ndebug = false\n\n[workspace]\n'
+        )
+    shutil.copy(os.path.join(ROOT, "Cargo.lock"), os.path.join(CRATE, "Cargo.lock"))
+    lib = os.path.join(CRATE, "src", "lib.rs")
+    main_rs = os.path.join(CRATE, "src", "main.rs")
+    gen = os.path.join(CRATE, "src", "gen.rs")
+    with open(lib, "w") as f:
+        f.write("//! Generated code under measurement.\n#![allow(missing_docs)]\npub mod tool {\n    include!(\"gen.rs\");\n}\n")
+    # The binary dispatches a call by name, so every command's code is linked in.
+    with open(main_rs, "w") as f:
+        f.write(
+            "fn main() {\n"
+            "    let name = std::env::args().nth(1).unwrap_or_default();\n"
+            "    let call = atip_runtime::ToolCall::from_json_text(None, name, \"{}\");\n"
+            "    match gencheck::tool::Call::from_tool_call(&call) {\n"
+            "        Ok(c) => println!(\"{:?}\", c.argv()),\n"
+            "        Err(e) => println!(\"{e}\"),\n"
+            "    }\n"
+            "}\n"
+        )
+    rows = []
+    for i, n in enumerate(sizes):
+        doc = os.path.join(WORK, f"aws{n}.json")
+        run([large_doc, str(n), doc])
+        with open(gen, "w") as out:
+            subprocess.run([atip, "gen", doc, "--max-commands", str(n + 1)], check=True, stdout=out)
+        src = os.path.getsize(gen)
+        if i == 0:
+            # Warm up: dependencies built once for check, debug and release.
+            for cmd in (["cargo", "check", "-q", "--offline"], ["cargo", "build", "-q", "--offline"], ["cargo", "build", "-q", "--offline", "--release"]):
+                run(cmd, cwd=CRATE)
+        check, check_rss = best_of(3 if n < 10000 else 1, ["cargo", "check", "-q", "--offline"], lib)
+        row = {"n": n, "src": src, "check": check, "check_rss": check_rss}
+        if n <= 1000:
+            build, build_rss = best_of(1, ["cargo", "build", "-q", "--offline", "--release"], lib)
+            binary = os.path.getsize(os.path.join(CRATE, "target", "release", "gencheck"))
+            row.update(build=build, build_rss=build_rss, binary=binary)
+        rows.append(row)
+        print(row, flush=True)
+
+    print("\n| Commands | Generated source | `cargo check` | Per command | Peak RSS | Release build | Release binary |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        build = f"{r['build']:.1f} s / {r['build_rss'] / 1e9:.2f} GB" if "build" in r else "—"
+        binary = f"{r['binary'] / 1e6:.1f} MB" if "binary" in r else "—"
+        print(
+            f"| {r['n']} | {r['src'] / 1e6:.1f} MB | {r['check']:.2f} s | {r['check'] / r['n'] * 1e3:.1f} ms "
+            f"| {r['check_rss'] / 1e9:.2f} GB | {build} | {binary} |"
+        )
+    with_binary = [r for r in rows if "binary" in r]
+    if len(with_binary) >= 2:
+        a, b = with_binary[-2], with_binary[-1]
+        print(f"\nRelease binary per command: {(b['binary'] - a['binary']) / (b['n'] - a['n']) / 1e3:.1f} KB "
+              f"({a['n']} → {b['n']} commands)")
+    if len(rows) >= 2:
+        a, b = rows[-2], rows[-1]
+        print(f"`cargo check` per command: {(b['check'] - a['check']) / (b['n'] - a['n']) * 1e3:.1f} ms "
+              f"({a['n']} → {b['n']} commands)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+//! Run-time costs, each as a ratio to a floor measured in the same run:
+//!
+//! 1. compile: a loaded aws-sized document (21,000 commands, ≈ 49 MB) to each provider's
+//!    definitions; floor: `serde_json::Value` parse of the document's bytes plus serialising it.
+//! 2. dispatch: one `git commit` tool call (arguments as the provider's JSON string) to the
+//!    typed command and its argv; floor: `serde_json::from_str::<Value>` of the arguments.
+//! 3. exec: `/bin/true` through the runner (policy, spawn, capture, tool result); floor:
+//!    `std::process::Command::new("/bin/true").output()`.
+//! 4. filter: 1 MiB of command output with 200 secrets of every kind; reported in MiB/s and as
+//!    a ratio to one `regex::bytes::Regex::find_iter` pass with a simple pattern.
+//!
+//! `cargo bench -p atip-tests --bench runtime` prints the table at the end.
+
+use std::hint::black_box;
+use std::time::{Duration, SystemTime};
+
+use atip_runtime::providers::Provider;
+use atip_runtime::{
+    Document, Effects, FlattenOptions, Invocation, LoadOptions, LoadedTool, ResultFilter, Runner,
+    ToolCall,
+};
+use atip_tests::large::{document, Shape};
+use criterion::{Criterion, Throughput};
+
+mod report;
+use report::{median_ns, Report};
+
+fn compile(c: &mut Criterion) {
+    let text = document(&Shape::AWS);
+    let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
+        .expect("the aws document loads");
+    let tool = LoadedTool::new(doc, None);
+    let mut g = c.benchmark_group("compile");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6));
+    g.bench_function("floor", |b| {
+        b.iter(|| {
+            let v: serde_json::Value = serde_json::from_slice(black_box(text.as_bytes())).unwrap();
+            serde_json::to_string(&v).unwrap()
+        })
+    });
+    for p in Provider::ALL {
+        g.bench_function(p.as_str(), |b| {
+            b.iter(|| tool.definitions_json(black_box(p)))
+        });
+    }
+    g.finish();
+}
+
+const ARGS: &str = r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","chdir":"/tmp/repo"}"#;
+
+fn dispatch(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dispatch");
+    g.bench_function("floor", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(ARGS)).unwrap())
+    });
+    g.bench_function("typed", |b| {
+        b.iter(|| {
+            let call = ToolCall::from_json_text(None, "git_commit", black_box(ARGS));
+            let command = atip_tests::git::Call::from_tool_call(&call).unwrap();
+            command.argv()
+        })
+    });
+    g.finish();
+}
+
+fn exec(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let runner = Runner::new();
+    let inv = Invocation::new("true", vec!["/bin/true".into()], Effects::UNKNOWN);
+    let mut g = c.benchmark_group("exec");
+    g.sample_size(50).measurement_time(Duration::from_secs(5));
+    g.bench_function("floor", |b| {
+        b.iter(|| std::process::Command::new("/bin/true").output().unwrap())
+    });
+    g.bench_function("runner", |b| {
+        b.iter(|| {
+            let output = rt.block_on(runner.run(&inv)).unwrap();
+            runner.tool_result(&output)
+        })
+    });
+    g.finish();
+}
+
+/// A simple pattern without a literal prefix: the regex crate runs its DFA over every byte,
+/// as the filter must. (A pattern with a literal prefix, such as `ghp_…`, is a memchr scan.)
+const SIMPLE: &str = "[A-Za-z0-9+/]{40}";
+
+fn filter(c: &mut Criterion) {
+    let sample = atip_tests::output::sample(1 << 20, 200);
+    let filter = ResultFilter::new().max_bytes(usize::MAX);
+    // What is measured must also be right: every planted secret gone, the prose kept.
+    let out = filter.filter(&sample.text);
+    for s in &sample.secrets {
+        assert!(!out.text.contains(s.as_str()), "secret survived: {s}");
+    }
+    let simple = regex::bytes::Regex::new(SIMPLE).unwrap();
+    let prefixed = regex::bytes::Regex::new("ghp_[A-Za-z0-9]{36}").unwrap();
+    let mut g = c.benchmark_group("filter");
+    g.throughput(Throughput::Bytes(sample.text.len() as u64));
+    g.bench_function("filter", |b| {
+        b.iter(|| filter.filter(black_box(&sample.text)))
+    });
+    g.bench_function("regex-simple", |b| {
+        b.iter(|| simple.find_iter(black_box(sample.text.as_bytes())).count())
+    });
+    g.bench_function("regex-prefixed", |b| {
+        b.iter(|| {
+            prefixed
+                .find_iter(black_box(sample.text.as_bytes()))
+                .count()
+        })
+    });
+    g.finish();
+}
+
+fn filter_rows(report: &mut Report, since: SystemTime, bytes: f64) {
+    let mib_s = |ns: f64| bytes / (1 << 20) as f64 / (ns / 1e9);
+    let Some(ours) = median_ns("filter", "filter", since) else {
+        return;
+    };
+    report.row(
+        "filter: 1 MiB, 200 secrets (throughput)",
+        format!("{:.0} MiB/s", mib_s(ours)),
+        "—".into(),
+        "—".into(),
+        "≥ 300 MiB/s",
+        mib_s(ours) >= 300.0,
+    );
+    if let Some(simple) = median_ns("filter", "regex-simple", since) {
+        let ratio = simple / ours;
+        report.row(
+            &format!("filter vs one `find_iter` of `{SIMPLE}`"),
+            format!("{:.0} MiB/s", mib_s(ours)),
+            format!("{:.0} MiB/s", mib_s(simple)),
+            format!("{ratio:.2}×"),
+            "≥ 0.5×",
+            ratio >= 0.5,
+        );
+    }
+    if let Some(prefixed) = median_ns("filter", "regex-prefixed", since) {
+        report.row(
+            "(for scale) one `find_iter` of `ghp_[A-Za-z0-9]{36}`",
+            format!("{:.0} MiB/s", mib_s(prefixed)),
+            "—".into(),
+            "—".into(),
+            "none",
+            true,
+        );
+    }
+}
+
+fn main() {
+    let since = SystemTime::now();
+    let mut c = Criterion::default()
+        .output_directory(&report::dir())
+        .configure_from_args();
+    compile(&mut c);
+    dispatch(&mut c);
+    exec(&mut c);
+    filter(&mut c);
+    c.final_summary();
+
+    let mut report = Report::default();
+    for p in Provider::ALL {
+        report.ratio(
+            &format!("compile aws-sized document → {}", p.as_str()),
+            ("compile", p.as_str()),
+            ("compile", "floor"),
+            2.0,
+            since,
+        );
+    }
+    report.ratio(
+        "dispatch `git commit` call → typed command + argv",
+        ("dispatch", "typed"),
+        ("dispatch", "floor"),
+        2.0,
+        since,
+    );
+    report.ratio(
+        "exec `/bin/true` through the runner",
+        ("exec", "runner"),
+        ("exec", "floor"),
+        1.2,
+        since,
+    );
+    filter_rows(
+        &mut report,
+        since,
+        atip_tests::output::sample(1 << 20, 200).text.len() as f64,
+    );
+    report.print();
+}

@@ -1,0 +1,209 @@
+//! Realistic command output with planted secrets, for the result filter's benchmark and
+//! tests: git logs, environment dumps, cloud CLI JSON, HTTP traces and config files, with a
+//! secret of every built-in kind planted at regular intervals and prose that only looks like
+//! secrets ("Basic usage", "token expired", …), which must survive redaction.
+//! Deterministic: the same arguments always give the same text.
+
+use crate::large::Rng;
+
+/// Generated output and what was planted in it.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// The output text.
+    pub text: String,
+    /// Each planted secret's value (without its label), in order; none may survive redaction.
+    pub secrets: Vec<String>,
+    /// Look-alike prose lines in the text; each must survive redaction unchanged.
+    pub prose: Vec<&'static str>,
+}
+
+/// Lines that mention secrets without holding one.
+pub const PROSE: &[&str] = &[
+    "Basic usage: aws s3 cp SOURCE DEST [--recursive]",
+    "error: token expired, run `gh auth login` to refresh it",
+    "He was the Bearer of bad news about the password policy.",
+    "A password reset email was sent to the account owner.",
+    "The secret to fast builds is a warm cache.",
+    "Set api_key in the config file before the first run.",
+    "Tokens are rotated every 90 days; see the security handbook.",
+];
+
+const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const UPPER_DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn chars(rng: &mut Rng, set: &[u8], n: usize) -> String {
+    (0..n)
+        .map(|_| set[(rng.next() % set.len() as u64) as usize] as char)
+        .collect()
+}
+
+/// The number of secret kinds [`sample`] plants, one per built-in pattern family.
+pub const KINDS: usize = 14;
+
+/// Secret number `kind` (mod [`KINDS`]): the line that holds it and the secret itself.
+fn secret(rng: &mut Rng, kind: usize) -> (String, String) {
+    match kind % KINDS {
+        0 => {
+            let s = format!("ghp_{}", chars(rng, ALNUM, 36));
+            (format!("GITHUB_TOKEN={s}"), s)
+        }
+        1 => {
+            let s = format!("AKIA{}", chars(rng, UPPER_DIGITS, 16));
+            (format!("    \"AccessKeyId\": \"{s}\","), s)
+        }
+        2 => {
+            let s = chars(rng, BASE64, 40);
+            (format!("aws_secret_access_key = {s}"), s)
+        }
+        3 => {
+            let s = format!("sk-proj-{}", chars(rng, ALNUM, 48));
+            (format!("export OPENAI_API_KEY=\"{s}\""), s)
+        }
+        4 => {
+            let s = format!("sk-ant-api03-{}", chars(rng, ALNUM, 40));
+            (format!("anthropic key: {s}"), s)
+        }
+        5 => {
+            let s = format!("AIza{}", chars(rng, ALNUM, 35));
+            (format!("  \"apiKeyString\": \"{s}\""), s)
+        }
+        6 => {
+            let s = format!(
+                "xoxb-{}-{}",
+                chars(rng, b"0123456789", 12),
+                chars(rng, ALNUM, 24)
+            );
+            (format!("SLACK_BOT={s}"), s)
+        }
+        7 => {
+            let s = format!("sk_live_{}", chars(rng, ALNUM, 24));
+            (format!("stripe.api_base key {s} (live)"), s)
+        }
+        8 => {
+            let s = format!(
+                "eyJ{}.eyJ{}.{}",
+                chars(rng, ALNUM, 20),
+                chars(rng, ALNUM, 40),
+                chars(rng, ALNUM, 43)
+            );
+            (format!("> Cookie: session={s}"), s)
+        }
+        9 => {
+            let s = chars(rng, ALNUM, 32);
+            (format!("> Authorization: Bearer {s}"), s)
+        }
+        10 => {
+            let s = chars(rng, ALNUM, 14);
+            (
+                format!("remote.origin.url=https://deploy:{s}@git.example.com/app.git"),
+                s,
+            )
+        }
+        11 => {
+            let s = chars(rng, ALNUM, 18);
+            (format!("DB_PASSWORD={s}"), s)
+        }
+        12 => {
+            let s = format!("whsec_{}", chars(rng, ALNUM, 32));
+            (format!("webhook_signing: {s}"), s)
+        }
+        _ => {
+            let body: Vec<String> = (0..4).map(|_| chars(rng, BASE64, 64)).collect();
+            let s = body.join("\n");
+            (
+                format!("-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----"),
+                s,
+            )
+        }
+    }
+}
+
+/// One block of ordinary output of kind `k` (no secrets).
+fn block(rng: &mut Rng, k: usize) -> String {
+    let hex = |rng: &mut Rng| chars(rng, b"0123456789abcdef", 40);
+    match k % 5 {
+        0 => format!(
+            "commit {}\nAuthor: Ada Lovelace <ada@example.com>\nDate:   Sat Nov 21 08:{:02}:13 2026 +0000\n\n    {}\n\n",
+            hex(rng),
+            rng.next() % 60,
+            rng.prose(60)
+        ),
+        1 => format!(
+            "HOME=/home/ada\nPATH=/usr/local/bin:/usr/bin:/bin\nLANG=C.UTF-8\nTERM=xterm-256color\nEDITOR=vim\nSHLVL={}\n",
+            rng.next() % 4
+        ),
+        2 => format!(
+            "{{\n    \"InstanceId\": \"i-{}\",\n    \"State\": {{\"Name\": \"running\"}},\n    \"PrivateIpAddress\": \"10.0.{}.{}\",\n    \"Tags\": [{{\"Key\": \"Name\", \"Value\": \"{}\"}}]\n}}\n",
+            chars(rng, b"0123456789abcdef", 17),
+            rng.next() % 256,
+            rng.next() % 256,
+            rng.prose(20)
+        ),
+        3 => format!(
+            "> GET /v1/items?page={} HTTP/1.1\n> Host: api.example.com\n> Accept: application/json\n< HTTP/1.1 200 OK\n< Content-Type: application/json\n< X-Request-Id: {}\n\n",
+            rng.next() % 100,
+            hex(rng)
+        ),
+        _ => format!(
+            "[server]\nport = {}\nworkers = 4\n# {}\n[logging]\nlevel = \"info\"\n",
+            8000 + rng.next() % 1000,
+            rng.prose(50)
+        ),
+    }
+}
+
+/// About `bytes` of output with `secrets` secrets of all kinds spread evenly through it, and
+/// a look-alike prose line after every secret.
+pub fn sample(bytes: usize, secrets: usize) -> Sample {
+    let mut rng = Rng(0x51_7cc1_b727_220a);
+    let mut text = String::with_capacity(bytes + 4096);
+    let mut planted = Vec::with_capacity(secrets);
+    let mut prose = Vec::new();
+    let every = bytes / (secrets + 1);
+    let mut k = 0;
+    while text.len() < bytes {
+        text.push_str(&block(&mut rng, k));
+        k += 1;
+        if planted.len() < secrets && text.len() >= every * (planted.len() + 1) {
+            let (line, value) = secret(&mut rng, planted.len());
+            text.push_str(&line);
+            text.push('\n');
+            planted.push(value);
+            let p = PROSE[planted.len() % PROSE.len()];
+            text.push_str(p);
+            text.push('\n');
+            prose.push(p);
+        }
+    }
+    Sample {
+        text,
+        secrets: planted,
+        prose,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mebibyte_holds_every_secret_and_the_filter_finds_them_all() {
+        let s = sample(1 << 20, 200);
+        assert!(s.text.len() >= 1 << 20 && s.text.len() < (1 << 20) + 4096);
+        assert_eq!(s.secrets.len(), 200);
+        let filter = atip_runtime::ResultFilter::new();
+        let (redacted, count) = filter.redact(&s.text);
+        assert!(count >= 200, "{count}");
+        for secret in &s.secrets {
+            assert!(!redacted.contains(secret.as_str()), "survived: {secret}");
+        }
+        for line in PROSE {
+            assert_eq!(
+                s.text.matches(line).count(),
+                redacted.matches(line).count(),
+                "prose changed: {line}"
+            );
+        }
+    }
+}
