@@ -2,16 +2,18 @@
 
 mod support;
 
+/// A one-command document whose command is `cmd`.
+fn doc(cmd: &str) -> String {
+    format!(
+        r#"{{"atip": "0.6", "name": "tool", "version": "1", "description": "d",
+            "commands": {{"{cmd}": {{"description": "a command"}}}}}}"#
+    )
+}
+
 #[test]
 #[ignore = "slow: builds a scratch crate twice (run by .ci/run)"]
 fn editing_the_metadata_rebuilds_the_crate() {
     let mut krate = support::ScratchCrate::new("atip-rebuild");
-    let doc = |cmd: &str| {
-        format!(
-            r#"{{"atip": "0.6", "name": "tool", "version": "1", "description": "d",
-                "commands": {{"{cmd}": {{"description": "a command"}}}}}}"#
-        )
-    };
     krate.raw_lib(
         "/// The tool.\npub mod tool {\n    atip_runtime::include_atip!(\"atip/tool.json\");\n}\n",
     );
@@ -28,12 +30,6 @@ fn editing_the_metadata_rebuilds_the_crate() {
 #[ignore = "slow: builds a scratch crate three times (run by .ci/run)"]
 fn an_unrelated_edit_reuses_the_cached_expansion_and_a_metadata_edit_does_not() {
     let mut krate = support::ScratchCrate::new("atip-macro-cache");
-    let doc = |cmd: &str| {
-        format!(
-            r#"{{"atip": "0.6", "name": "tool", "version": "1", "description": "d",
-                "commands": {{"{cmd}": {{"description": "a command"}}}}}}"#
-        )
-    };
     let lib =
         "/// The tool.\npub mod tool {\n    atip_runtime::include_atip!(\"atip/tool.json\");\n}\n";
     krate.raw_lib(lib);

@@ -34,7 +34,10 @@ impl Shape {
     /// many operations per service as the largest divisor of `n` up to 70.
     pub fn commands(n: usize) -> Shape {
         let n = n.max(1);
-        let operations = (1..=n.min(70)).rev().find(|d| n.is_multiple_of(*d)).unwrap_or(1);
+        let operations = (1..=n.min(70))
+            .rev()
+            .find(|d| n.is_multiple_of(*d))
+            .unwrap_or(1);
         Shape {
             services: n / operations,
             operations,
