@@ -14,8 +14,12 @@ fn a_responses_call_without_call_id_gets_a_clear_result_error() {
     assert_eq!(parsed.tool_calls.len(), 2);
     assert_eq!(parsed.tool_calls[1].id, None);
     let results = [ToolResult::ok("a"), ToolResult::ok("b")];
-    let err = result_messages(ResponseFormat::OpenAiResponses, &parsed.tool_calls, &results)
-        .unwrap_err();
+    let err = result_messages(
+        ResponseFormat::OpenAiResponses,
+        &parsed.tool_calls,
+        &results,
+    )
+    .unwrap_err();
     assert_eq!(
         err.message,
         "call `git_commit` has no id; openai-responses results must echo one"

@@ -16,6 +16,7 @@ pub const GOLDENS: &[(&str, &str)] = &[
     ("examples/atip/rm.json", "golden/rm.rs"),
     ("tests/fixtures/adversarial.json", "golden/adversarial.rs"),
     ("tests/fixtures/minimal.json", "golden/minimal.rs"),
+    ("tests/fixtures/hostile.json", "golden/hostile.rs"),
 ];
 
 fn workspace() -> &'static Path {

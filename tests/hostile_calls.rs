@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use atip_runtime::{
-    Document, DispatchError, FlattenOptions, LoadOptions, LoadedTool, Runner, ToolCall,
+    DispatchError, Document, FlattenOptions, LoadOptions, LoadedTool, Runner, ToolCall,
 };
 use serde_json::{json, Map, Value};
 
@@ -146,7 +146,10 @@ fn calls_of_the_wrong_shape_are_refused() {
         (json!({"text": "a", "force": "yes please"}), "force"),
         (json!({"text": {"nested": true}}), "text"),
         (json!({"text": "a", "extra": "--delete"}), "extra"),
-        (json!({"text": "a", "__proto__": {"admin": true}}), "__proto__"),
+        (
+            json!({"text": "a", "__proto__": {"admin": true}}),
+            "__proto__",
+        ),
         (json!({"text": "a", "constructor": "x"}), "constructor"),
         (json!({"text": "a", "Name": "x"}), "Name"),
         (json!({}), "text"),
@@ -162,11 +165,11 @@ fn names_that_are_not_tools_are_refused() {
     let tool = argvtool();
     let args = json!({"text": "a"});
     for name in [
-        "ARGVTOOL_ECHO",           // differs only in case
-        "argvtool_еcho",           // Cyrillic `е`
-        "argvtool_echo\u{200b}",   // zero-width space
-        "argvtool_group",          // interior command, not a tool
-        "argvtool",                // the program itself
+        "ARGVTOOL_ECHO",         // differs only in case
+        "argvtool_еcho",         // Cyrillic `е`
+        "argvtool_echo\u{200b}", // zero-width space
+        "argvtool_group",        // interior command, not a tool
+        "argvtool",              // the program itself
         "constructor",
         "__proto__",
         "toString",
@@ -174,10 +177,15 @@ fn names_that_are_not_tools_are_refused() {
         "argvtool_echo; rm -rf /",
     ] {
         let err = refused(&tool, &call(name, args.clone()));
-        assert!(err.contains("unknown tool") || err.contains("no tool"), "{name:?}: {err}");
+        assert!(
+            err.contains("unknown tool") || err.contains("no tool"),
+            "{name:?}: {err}"
+        );
     }
     // The real interior-leaf tool works.
-    assert!(tool.invocation(&call("argvtool_group_leaf", json!({}))).is_ok());
+    assert!(tool
+        .invocation(&call("argvtool_group_leaf", json!({})))
+        .is_ok());
 }
 
 #[test]
@@ -227,6 +235,9 @@ fn shell_syntax_in_values_is_inert_for_real_tools() {
     entries.sort();
     let mut want: Vec<String> = values.iter().map(|v| v.to_string()).collect();
     want.sort();
-    assert_eq!(entries, want, "nothing but the requested directories exists");
+    assert_eq!(
+        entries, want,
+        "nothing but the requested directories exists"
+    );
     assert!(!root.join("pwned").exists());
 }

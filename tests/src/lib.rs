@@ -42,6 +42,12 @@ pub mod weird {
     include!("../golden/adversarial.rs");
 }
 
+/// `hostile`, from `tests/fixtures/hostile.json`: descriptions with doc-comment and code
+/// injection attempts, hostile enum values, integer enums, a 10 kB description.
+pub mod hostile {
+    include!("../golden/hostile.rs");
+}
+
 /// `hello`, from `tests/fixtures/minimal.json`: commands without parameters.
 pub mod hello {
     include!("../golden/minimal.rs");

@@ -5,7 +5,9 @@
 //! comment), control characters and Unicode bidirectional overrides (which rustc rejects in
 //! comments) are written as visible `\u{…}` escapes, and the Markdown that rustdoc would
 //! misread is neutralised: `[`, `]`, `<`, `>` are escaped and bare `http(s)://` URLs are
-//! wrapped in `<…>`.
+//! wrapped in `<…>`. No description can open a code block, which `cargo test --doc` of the
+//! user's crate would compile and run: lines lose their leading whitespace (no indented
+//! blocks) and a leading ```` ``` ```` or `~~~` fence is escaped.
 
 use atip_core::Effects;
 use proc_macro2::{Literal, TokenStream};
@@ -16,7 +18,7 @@ pub fn doc_attrs(text: &str) -> TokenStream {
     let mut out = TokenStream::new();
     let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
     for line in normalized.split('\n') {
-        let line = markdown_line(&visible(line.trim_end()));
+        let line = markdown_line(&no_fence(&visible(line.trim())));
         let lit = Literal::string(&if line.is_empty() {
             String::new()
         } else {
@@ -25,6 +27,15 @@ pub fn doc_attrs(text: &str) -> TokenStream {
         out.extend(quote!(#[doc = #lit]));
     }
     out
+}
+
+/// `line` (already trimmed) with a leading code fence escaped, so it stays text.
+fn no_fence(line: &str) -> String {
+    if line.starts_with("```") || line.starts_with("~~~") {
+        format!("\\{line}")
+    } else {
+        line.to_owned()
+    }
 }
 
 /// Replaces characters that must not appear raw in a comment with `\u{…}` escapes.
@@ -137,5 +148,15 @@ mod tests {
                 .unwrap();
         assert_eq!(effects_summary(&e), "destructive, not reversible, network");
         assert_eq!(effects_summary(&Effects::UNKNOWN), "none declared");
+    }
+
+    #[test]
+    fn descriptions_cannot_open_code_blocks() {
+        let docs =
+            doc_attrs("intro\n```rust\nevil();\n```\n    indented();\n~~~\nx\n~~~").to_string();
+        assert!(docs.contains(r#"" \\```rust""#), "{docs}");
+        assert!(docs.contains(r#"" \\```""#), "{docs}");
+        assert!(docs.contains(r#"" indented();""#), "{docs}");
+        assert!(docs.contains(r#"" \\~~~""#), "{docs}");
     }
 }

@@ -73,8 +73,20 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
     }
     let mut v = Validation::new(options.mode);
     let tool = match split(text) {
-        // An object: checked and read one command at a time.
-        Some(fields) => load_root(&mut v, fields),
+        // An object: checked and read one command at a time. Splitting into raw members
+        // checks the syntax but not every value (string escapes such as lone surrogates,
+        // numbers out of range); when a member does not parse, parsing the whole text reports
+        // the error where it is.
+        Some(fields) => {
+            let mut unparsed = false;
+            let tool = load_root(&mut v, fields, &mut unparsed);
+            if unparsed {
+                if let Err(e) = serde_json::from_str::<Value>(text) {
+                    return Err(syntax_error(e));
+                }
+            }
+            tool
+        }
         // Invalid JSON, or not an object: the whole-value path reports why.
         None => {
             let mut value: Value = serde_json::from_str(text).map_err(syntax_error)?;
@@ -135,7 +147,10 @@ fn split(text: &str) -> Option<IndexMap<String, &RawValue>> {
 /// Splits a node's members into a `Value` holding all but `commands` (which becomes `{}`)
 /// and the raw subcommands; a `commands` that is not an object stays in the value, so that
 /// validation reports it.
-fn node(fields: IndexMap<String, &RawValue>) -> (Value, Option<IndexMap<String, &RawValue>>) {
+fn node<'t>(
+    fields: IndexMap<String, &'t RawValue>,
+    unparsed: &mut bool,
+) -> (Value, Option<IndexMap<String, &'t RawValue>>) {
     let mut map = serde_json::Map::new();
     let mut children = None;
     for (key, raw) in fields {
@@ -146,20 +161,27 @@ fn node(fields: IndexMap<String, &RawValue>) -> (Value, Option<IndexMap<String, 
                 continue;
             }
         }
-        let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        let value = serde_json::from_str(raw.get()).unwrap_or_else(|_| {
+            *unparsed = true;
+            Value::Null
+        });
         map.insert(key, value);
     }
     (Value::Object(map), children)
 }
 
-fn load_root(v: &mut Validation, fields: IndexMap<String, &RawValue>) -> Option<AtipTool> {
-    let (mut value, children) = node(fields);
+fn load_root(
+    v: &mut Validation,
+    fields: IndexMap<String, &RawValue>,
+    unparsed: &mut bool,
+) -> Option<AtipTool> {
+    let (mut value, children) = node(fields, unparsed);
     v.root(&mut value);
     let mut tool = read_model::<AtipTool>(v, value);
     let mut names = Vec::new();
     for (name, raw) in children.into_iter().flatten() {
         names.push(name);
-        let child = load_command(v, raw, &mut names);
+        let child = load_command(v, raw, &mut names, unparsed);
         let name = names.pop().unwrap_or_default();
         if let (Some(tool), Some(child)) = (&mut tool, child) {
             tool.commands.insert(name, child);
@@ -172,18 +194,22 @@ fn load_command(
     v: &mut Validation,
     raw: &RawValue,
     names: &mut Vec<String>,
+    unparsed: &mut bool,
 ) -> Option<CommandSpec> {
     let Some(fields) = split(raw.get()) else {
-        let mut value: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        let mut value: Value = serde_json::from_str(raw.get()).unwrap_or_else(|_| {
+            *unparsed = true;
+            Value::Null
+        });
         v.command(names, &mut value);
         return read_model(v, value);
     };
-    let (mut value, children) = node(fields);
+    let (mut value, children) = node(fields, unparsed);
     v.command(names, &mut value);
     let mut spec = read_model::<CommandSpec>(v, value);
     for (name, raw) in children.into_iter().flatten() {
         names.push(name);
-        let child = load_command(v, raw, names);
+        let child = load_command(v, raw, names, unparsed);
         let name = names.pop().unwrap_or_default();
         if let (Some(spec), Some(child)) = (&mut spec, child) {
             spec.commands.insert(name, child);

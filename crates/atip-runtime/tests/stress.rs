@@ -133,7 +133,10 @@ async fn thousand_runs() {
         .into_iter()
         .filter(|(pid, _, pgrp, _)| groups.contains(pgrp) && *pid != me)
         .collect();
-    assert!(in_groups.is_empty(), "processes left in the children's groups: {in_groups:?}");
+    assert!(
+        in_groups.is_empty(),
+        "processes left in the children's groups: {in_groups:?}"
+    );
 }
 
 async fn closes_its_pipes_and_keeps_running() {
