@@ -113,6 +113,11 @@ fn wrong_types_warn_in_optional_fields_and_fail_in_required_ones() {
         "{:?}",
         d.warnings
     );
+    let strict = error_of(optional);
+    assert!(
+        strict.contains("$.homepage: expected a string, found number 42"),
+        "{strict}"
+    );
     let required = r#"{"atip": "0.6", "name": 7, "version": "1", "description": "d",
         "commands": {"x": {"description": "x"}}}"#;
     let err = error_of(required);
@@ -151,4 +156,16 @@ fn metadata_that_lies_is_still_subject_to_the_callers_deny_list() {
         }
         other => panic!("not refused: {other:?}"),
     }
+}
+
+#[test]
+fn parameters_colliding_after_sanitising_are_an_error_naming_both() {
+    let text = doc(r#"{"x": {"description": "x", "options": [
+            {"name": "dry-run", "flags": ["--dry-run"], "type": "boolean", "description": "a"},
+            {"name": "dry_run", "flags": ["--dry_run"], "type": "boolean", "description": "b"}]}}"#);
+    let err = error_of(&text);
+    assert!(
+        err.contains("$.commands.x.options[1]: parameter `dry_run` and `dry-run` at $.commands.x.options[0] both become the parameter name `dry_run`"),
+        "{err}"
+    );
 }

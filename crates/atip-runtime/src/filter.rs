@@ -204,6 +204,12 @@ impl Default for ResultFilter {
 }
 
 impl ResultFilter {
+    /// The shared default filter. Cloning a filter gives the clone fresh regex caches, which
+    /// the first scan then has to build again; the default paths use this one instead.
+    pub(crate) fn shared_default() -> &'static ResultFilter {
+        &DEFAULT_FILTER
+    }
+
     /// The built-in patterns, capped at [`DEFAULT_MAX_BYTES`] per stream.
     pub fn new() -> Self {
         ResultFilter::default()

@@ -185,7 +185,7 @@ impl RunError {
     /// The error result for a model, its text through the default [`ResultFilter`] (argv can
     /// hold secrets too).
     pub fn to_tool_result(&self) -> ToolResult {
-        self.to_tool_result_with(&ResultFilter::default())
+        self.to_tool_result_with(ResultFilter::shared_default())
     }
 
     /// The error result for a model, its text through `filter`.

@@ -86,7 +86,7 @@ impl Output {
 
     /// The result for a model, through the default [`ResultFilter`].
     pub fn to_tool_result(&self) -> ToolResult {
-        self.to_tool_result_with(&ResultFilter::default())
+        self.to_tool_result_with(ResultFilter::shared_default())
     }
 
     /// The result for a model: stdout, then stderr under a `[stderr]` line when there is
