@@ -116,6 +116,24 @@ enum Cmd {
         #[arg(long, default_value_t = 1024 * 1024)]
         max_output: usize,
     },
+    /// Serve the commands of the files as MCP tools on stdin/stdout (rmcp): tools/list gives
+    /// their MCP definitions, tools/call dispatches, checks the policy, runs without a shell
+    /// and returns the filtered output (isError on failure). Calls that need confirmation are
+    /// answered with an error result saying so; they do not run.
+    Serve {
+        /// ATIP JSON files.
+        #[arg(long = "tools", required = true, num_args = 1..)]
+        tools: Vec<PathBuf>,
+        /// A policy as JSON (`{"allowDestructive": false, "minTrustLevel": "vendor", …}`).
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Time limit per call, in seconds, for commands that declare none.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// Cap on captured stdout and stderr together, in bytes.
+        #[arg(long, default_value_t = 1024 * 1024)]
+        max_output: usize,
+    },
     /// Convert tool definitions between formats and print them as JSON, in the input's shape
     /// (one definition, or an array). What the target cannot express goes to stderr, one line
     /// per feature, JSON pointer first. Exit status 1 when the input is not a valid definition
@@ -191,6 +209,17 @@ fn main() -> ExitCode {
             max_output,
         }),
         Cmd::Convert { from, to, file } => convert(from, to, &file),
+        Cmd::Serve {
+            tools,
+            policy,
+            timeout,
+            max_output,
+        } => serve(
+            &tools,
+            policy.as_deref(),
+            std::time::Duration::from_secs(timeout),
+            max_output,
+        ),
         Cmd::Discover { tool, out, timeout } => discover(&tool, out.as_deref(), timeout),
     }
 }
@@ -208,18 +237,9 @@ fn run(args: RunArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let policy = match &args.policy {
-        None => atip_runtime::Policy::default(),
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
-        {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("{}: {e}", path.display());
-                return ExitCode::FAILURE;
-            }
-        },
+    let policy = match read_policy(args.policy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     let parsed = match read_response(args.calls.provider, &args.calls.response) {
         Ok(p) => p,
@@ -340,6 +360,66 @@ fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> ExitCode {
 }
 
 /// Loads every file (reporting all diagnostics) and prepares it for dispatch.
+/// The policy in `path`, or the default one.
+fn read_policy(path: Option<&std::path::Path>) -> Result<atip_runtime::Policy, ExitCode> {
+    let Some(path) = path else {
+        return Ok(atip_runtime::Policy::default());
+    };
+    std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            eprintln!("{}: {e}", path.display());
+            ExitCode::FAILURE
+        })
+}
+
+/// `atip serve`: an MCP server on stdio until the client disconnects.
+fn serve(
+    files: &[PathBuf],
+    policy: Option<&std::path::Path>,
+    timeout: std::time::Duration,
+    max_output: usize,
+) -> ExitCode {
+    let tools = match load_tools(files, false, None) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let policy = match read_policy(policy) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let runner = atip_runtime::Runner::new()
+        .policy(policy)
+        .timeout(timeout)
+        .max_output_bytes(max_output);
+    let server = match atip_runtime::mcp::McpServer::new(tools, runner) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(server.serve_stdio()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn load_tools(
     files: &[PathBuf],
     lenient: bool,

@@ -1,0 +1,210 @@
+//! ATIP tools served over the Model Context Protocol, on the official Rust SDK (`rmcp`).
+//!
+//! [`McpServer`] answers `tools/list` with the MCP definitions of every command of the loaded
+//! tools (annotations from their effects, see [`crate::providers`]) and `tools/call` by
+//! dispatching the call (the same checks as every provider's calls), gating it on the
+//! [`Runner`]'s policy, running it and returning the filtered output. A call the policy wants
+//! confirmed is answered with an error result that says so and why — an MCP server cannot ask
+//! the person at the keyboard, so nothing that needs confirmation runs. Failures (unknown tool,
+//! bad arguments, refusal, non-zero exit, timeout) are results with `isError: true`, so the
+//! model sees them; only protocol misuse is a JSON-RPC error.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use atip_runtime::{mcp::McpServer, Document, LoadedTool, Mode, Runner};
+//! let doc = Document::from_path("atip/git.json".as_ref(), Mode::Strict, &Default::default())?;
+//! let server = McpServer::new(vec![LoadedTool::new(doc, None)], Runner::new())?;
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use crate::providers::Provider;
+use crate::{LoadedTool, RunError, Runner, ToolCall};
+
+/// An MCP server for loaded ATIP tools. Cheap to clone (shared state).
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tools: Vec<LoadedTool>,
+    definitions: Vec<Tool>,
+    /// Tool name → index in `tools`.
+    owner: HashMap<String, usize>,
+    runner: Runner,
+}
+
+/// Why a server could not be built or run.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum McpError {
+    /// Two loaded tools define a command with the same flattened name.
+    DuplicateTool(String),
+    /// A definition did not convert to `rmcp`'s `Tool` (a bug: ours are MCP-valid).
+    Definition(serde_json::Error),
+    /// The MCP session failed (transport or protocol).
+    Session(String),
+}
+
+impl std::fmt::Display for McpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            McpError::DuplicateTool(name) => {
+                write!(f, "two tools define a command named `{name}`")
+            }
+            McpError::Definition(e) => write!(f, "an MCP tool definition did not convert: {e}"),
+            McpError::Session(e) => write!(f, "MCP session failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for McpError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            McpError::Definition(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The MCP definitions of every command of `tool`, as `rmcp` [`Tool`]s.
+///
+/// # Errors
+///
+/// [`McpError::Definition`] if a definition does not deserialise as an `rmcp` `Tool`.
+pub fn tools_of(tool: &LoadedTool) -> Result<Vec<Tool>, McpError> {
+    serde_json::from_str(&tool.definitions_json(Provider::Mcp)).map_err(McpError::Definition)
+}
+
+impl McpServer {
+    /// A server for `tools`, running calls with `runner` (its policy, timeouts, output cap,
+    /// environment and result filter).
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::DuplicateTool`] when two tools share a command name.
+    pub fn new(tools: Vec<LoadedTool>, runner: Runner) -> Result<Self, McpError> {
+        let mut definitions = Vec::new();
+        let mut owner = HashMap::new();
+        for (i, tool) in tools.iter().enumerate() {
+            for def in tools_of(tool)? {
+                if owner.insert(def.name.to_string(), i).is_some() {
+                    return Err(McpError::DuplicateTool(def.name.to_string()));
+                }
+                definitions.push(def);
+            }
+        }
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                tools,
+                definitions,
+                owner,
+                runner,
+            }),
+        })
+    }
+
+    /// The definitions `tools/list` returns.
+    pub fn definitions(&self) -> &[Tool] {
+        &self.inner.definitions
+    }
+
+    /// Answers one `tools/call`: dispatch, policy, run, filtered output. Never an `Err`:
+    /// every failure is a result with `is_error` set and a message for the model.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> CallToolResult {
+        let inner = &self.inner;
+        let call = ToolCall::new(None, name, arguments.unwrap_or_default());
+        let Some(&i) = inner.owner.get(name) else {
+            let names: Vec<&str> = inner.owner.keys().map(String::as_str).collect();
+            let err = crate::DispatchError::unknown_tool(&call, &names);
+            return CallToolResult::error(vec![Content::text(err.to_string())]);
+        };
+        let invocation = match inner.tools[i].invocation(&call) {
+            Ok(inv) => inv,
+            Err(e) => return CallToolResult::error(vec![Content::text(e.to_string())]),
+        };
+        match inner.runner.run(&invocation).await {
+            Ok(output) => {
+                let result = inner.runner.tool_result(&output);
+                if result.is_error {
+                    CallToolResult::error(vec![Content::text(result.content)])
+                } else {
+                    CallToolResult::success(vec![Content::text(result.content)])
+                }
+            }
+            Err(RunError::NeedsConfirmation(request)) => {
+                let reasons: Vec<String> = request
+                    .reasons
+                    .iter()
+                    .map(|r| format!("{}: {}", r.code.as_str(), r.message))
+                    .collect();
+                CallToolResult::error(vec![Content::text(format!(
+                    "`{name}` was not run: it needs a person's confirmation ({}), which this MCP \
+                     server cannot ask for; the server's policy must allow it",
+                    reasons.join("; ")
+                ))])
+            }
+            Err(e) => {
+                CallToolResult::error(vec![Content::text(inner.runner.error_result(&e).content)])
+            }
+        }
+    }
+
+    /// Serves on stdin/stdout until the client disconnects.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Session`] when the session cannot start or ends with an error.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let service = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| McpError::Session(e.to_string()))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| McpError::Session(e.to_string()))?;
+        Ok(())
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("atip", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.inner.definitions.clone(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(self.call(&request.name, request.arguments).await.into())
+    }
+}
