@@ -47,6 +47,8 @@ pub use policy::{Decision, Policy, Reason, ReasonCode, ReasonSeverity};
 
 #[cfg(feature = "exec")]
 pub mod exec;
+#[cfg(feature = "async-openai")]
+pub mod interop;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 #[cfg(feature = "exec")]

@@ -30,7 +30,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::providers::Provider;
-use crate::{LoadedTool, RunError, Runner, ToolCall};
+use crate::{Invocation, LoadedTool, RunError, Runner, ToolCall};
 
 /// An MCP server for loaded ATIP tools. Cheap to clone (shared state).
 #[derive(Clone)]
@@ -39,12 +39,25 @@ pub struct McpServer {
 }
 
 struct Inner {
-    tools: Vec<LoadedTool>,
+    source: Source,
     definitions: Vec<Tool>,
-    /// Tool name → index in `tools`.
-    owner: HashMap<String, usize>,
     runner: Runner,
 }
+
+/// Where calls are dispatched.
+enum Source {
+    /// Metadata loaded at run time; tool name → index in `tools`.
+    Loaded {
+        tools: Vec<LoadedTool>,
+        owner: HashMap<String, usize>,
+    },
+    /// A generated module's `Call::from_tool_call` (see [`McpServer::generated`]).
+    Generated(GeneratedDispatch),
+}
+
+/// Dispatches a call to a generated module's commands: the invocation, or a message for the
+/// model. See [`McpServer::generated`].
+pub type GeneratedDispatch = fn(&ToolCall) -> Result<Invocation, String>;
 
 /// Why a server could not be built or run.
 #[derive(Debug)]
@@ -108,9 +121,37 @@ impl McpServer {
         }
         Ok(McpServer {
             inner: Arc::new(Inner {
-                tools,
+                source: Source::Loaded { tools, owner },
                 definitions,
-                owner,
+                runner,
+            }),
+        })
+    }
+
+    /// A server for a generated module: its `schemas::MCP` and a function that dispatches a
+    /// call through its `Call`:
+    ///
+    /// ```ignore
+    /// let server = McpServer::generated(git::schemas::MCP, |call| {
+    ///     let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
+    ///     command.to_invocation().map_err(|e| e.to_string())
+    /// }, Runner::new())?;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Definition`] when `mcp_json` is not a JSON array of MCP tool definitions.
+    pub fn generated(
+        mcp_json: &str,
+        dispatch: GeneratedDispatch,
+        runner: Runner,
+    ) -> Result<Self, McpError> {
+        let definitions: Vec<Tool> =
+            serde_json::from_str(mcp_json).map_err(McpError::Definition)?;
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                source: Source::Generated(dispatch),
+                definitions,
                 runner,
             }),
         })
@@ -130,14 +171,19 @@ impl McpServer {
     ) -> CallToolResult {
         let inner = &self.inner;
         let call = ToolCall::new(None, name, arguments.unwrap_or_default());
-        let Some(&i) = inner.owner.get(name) else {
-            let names: Vec<&str> = inner.owner.keys().map(String::as_str).collect();
-            let err = crate::DispatchError::unknown_tool(&call, &names);
-            return CallToolResult::error(vec![Content::text(err.to_string())]);
+        let invocation = match &inner.source {
+            Source::Loaded { tools, owner } => match owner.get(name) {
+                Some(&i) => tools[i].invocation(&call).map_err(|e| e.to_string()),
+                None => {
+                    let names: Vec<&str> = owner.keys().map(String::as_str).collect();
+                    Err(crate::DispatchError::unknown_tool(&call, &names).to_string())
+                }
+            },
+            Source::Generated(dispatch) => dispatch(&call),
         };
-        let invocation = match inner.tools[i].invocation(&call) {
+        let invocation = match invocation {
             Ok(inv) => inv,
-            Err(e) => return CallToolResult::error(vec![Content::text(e.to_string())]),
+            Err(e) => return CallToolResult::error(vec![Content::text(e)]),
         };
         match inner.runner.run(&invocation).await {
             Ok(output) => {

@@ -1,4 +1,4 @@
-//! Prints its arguments (after argv[0]) as a JSON array of strings, for tests that check
+//! Prints its arguments (all but the program name) as a JSON array of strings, for tests that check
 //! exactly what a process received. Non-UTF-8 arguments are printed lossily.
 
 fn main() {

@@ -1,0 +1,9 @@
+//! Typed interop with Rust LLM crates, each behind its own cargo feature (off by default).
+//!
+//! * `async-openai` (0.43): [`async_openai`] — generated tool definitions as its chat and
+//!   responses request types, and its response types accepted by dispatch.
+//!
+//! The MCP side (`rmcp` 3.9) is [`crate::mcp`], behind the `rmcp` feature.
+
+#[cfg(feature = "async-openai")]
+pub mod async_openai;

@@ -1,0 +1,100 @@
+//! rmcp interop: generated MCP definitions as rmcp `Tool`s and back unchanged; rmcp
+//! `CallToolRequestParams` dispatched through a generated module's `Call` and through loaded
+//! metadata, run for real.
+
+#![cfg(all(feature = "rmcp", feature = "macros"))]
+
+use atip_runtime::mcp::{tools_of, McpServer};
+use atip_runtime::{Runner, ToInvocation};
+use serde_json::{json, Value};
+
+mod git {
+    atip_runtime::include_atip!("../../examples/atip/git.json");
+}
+
+fn generated() -> McpServer {
+    McpServer::generated(
+        git::schemas::MCP,
+        |call| {
+            let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
+            command.to_invocation().map_err(|e| e.to_string())
+        },
+        Runner::new(),
+    )
+    .unwrap()
+}
+
+fn request(v: Value) -> rmcp::model::CallToolRequestParams {
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn generated_definitions_convert_both_ways_unchanged() {
+    let server = generated();
+    assert_eq!(server.definitions().len(), git::Call::NAMES.len());
+    let back = serde_json::to_value(server.definitions()).unwrap();
+    assert_eq!(
+        back,
+        serde_json::from_str::<Value>(git::schemas::MCP).unwrap()
+    );
+    let clean = server
+        .definitions()
+        .iter()
+        .find(|t| t.name == "git_clean")
+        .unwrap();
+    assert_eq!(
+        clean.annotations.as_ref().unwrap().destructive_hint,
+        Some(true)
+    );
+}
+
+#[test]
+fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().to_str().unwrap();
+    let doc = atip_runtime::Document::from_path(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/git.json").as_ref(),
+        atip_runtime::Mode::Strict,
+        &Default::default(),
+    )
+    .unwrap();
+    let loaded = McpServer::new(
+        vec![atip_runtime::LoadedTool::new(doc.clone(), None)],
+        Runner::new(),
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(loaded.definitions()).unwrap(),
+        serde_json::to_value(tools_of(&atip_runtime::LoadedTool::new(doc, None)).unwrap()).unwrap()
+    );
+    rt.block_on(async {
+        for server in [generated(), loaded] {
+            let init = request(json!({"name": "git_init", "arguments": {"directory": repo}}));
+            let r = server.call(&init.name, init.arguments).await;
+            assert_eq!(r.is_error, Some(false), "{r:?}");
+            assert!(dir.path().join(".git").is_dir());
+
+            let clean =
+                request(json!({"name": "git_clean", "arguments": {"chdir": repo, "force": true}}));
+            let r = server.call(&clean.name, clean.arguments).await;
+            assert_eq!(r.is_error, Some(true));
+            let text = serde_json::to_string(&r.content).unwrap();
+            assert!(
+                text.contains("was not run") && text.contains("destructive"),
+                "{text}"
+            );
+
+            let bad = request(json!({"name": "git_status", "arguments": {"short": 3}}));
+            let r = server.call(&bad.name, bad.arguments).await;
+            assert_eq!(r.is_error, Some(true));
+
+            let unknown = request(json!({"name": "git_push", "arguments": {}}));
+            let r = server.call(&unknown.name, unknown.arguments).await;
+            assert_eq!(r.is_error, Some(true));
+        }
+    });
+}
