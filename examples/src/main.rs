@@ -11,6 +11,7 @@
 //! and build the tool-result messages that would go back to the model. Last, safe execution on
 //! coreutils: `rm` refused until a confirmation handler says yes, a slow command timed out, a
 //! flood of output capped, and secrets in output redacted before a model could see them.
+#![deny(missing_docs)]
 
 use std::error::Error;
 use std::ffi::OsString;

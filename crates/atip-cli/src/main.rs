@@ -1,4 +1,5 @@
 //! `atip`: check ATIP metadata and generate typed Rust from it.
+#![deny(missing_docs)]
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

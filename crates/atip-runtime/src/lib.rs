@@ -29,7 +29,8 @@
 //! discovered while running ([`Document::parse`], [`flatten()`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
-//! [`Runner`] on tokio.
+//! [`Runner`] on tokio; `rmcp` (off) adds the MCP server `mcp::McpServer` on the official
+//! Rust SDK; `async-openai` (off) adds `interop::async_openai`.
 #![deny(missing_docs)]
 
 pub use atip_core::*;
