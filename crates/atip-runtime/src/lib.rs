@@ -30,7 +30,8 @@
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
 //! [`Runner`] on tokio; `rmcp` (off) adds the MCP server `mcp::McpServer` on the official
-//! Rust SDK; `async-openai` (off) adds `interop::async_openai`.
+//! Rust SDK; `async-openai` (off) adds `interop::async_openai`; `rig` (off) adds
+//! `interop::rig`.
 #![deny(missing_docs)]
 
 pub use atip_core::*;
@@ -48,7 +49,7 @@ pub use policy::{Decision, Policy, Reason, ReasonCode, ReasonSeverity};
 
 #[cfg(feature = "exec")]
 pub mod exec;
-#[cfg(feature = "async-openai")]
+#[cfg(any(feature = "async-openai", feature = "rig"))]
 pub mod interop;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
