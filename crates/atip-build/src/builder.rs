@@ -162,7 +162,28 @@ impl fmt::Display for BuildError {
     }
 }
 
-impl std::error::Error for BuildError {}
+impl BuildError {
+    /// Every error (and warning) of every input in rustc's layout
+    /// ([`Diagnostic::render_rustc`]), errors first.
+    pub fn render_rustc(&self) -> String {
+        let mut out = String::new();
+        for e in &self.errors {
+            for d in e.errors().chain(e.warnings()) {
+                out.push_str(&d.render_rustc(e.file.as_deref()));
+            }
+        }
+        out
+    }
+}
+
+impl std::error::Error for BuildError {
+    /// The first input's error (all of them are in [`BuildError::errors`] and the message).
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.errors
+            .first()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl Builder {
     /// An empty builder.
@@ -340,12 +361,13 @@ impl Builder {
     }
 
     /// [`Builder::generate`] for build scripts: on failure prints every diagnostic to stderr
-    /// and exits with status 1, which fails the build with the diagnostics shown.
+    /// in rustc's layout (`error: …`, `--> file:line:col`, `= note: at $.json.path`) and exits
+    /// with status 1, which fails the build with the diagnostics shown.
     pub fn generate_or_exit(self) -> Vec<Generated> {
         match self.generate() {
             Ok(g) => g,
             Err(e) => {
-                eprintln!("{e}");
+                eprint!("{}", e.render_rustc());
                 std::process::exit(1);
             }
         }

@@ -150,6 +150,34 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// The diagnostic in rustc's layout, for build output:
+    ///
+    /// ```text
+    /// error: expected a string, found number 42
+    ///   --> atip/gh.json:12:7
+    ///    = note: at $.commands.pr.options[0].name
+    /// ```
+    pub fn render_rustc(&self, file: Option<&str>) -> String {
+        let level = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut out = format!("{level}: {}\n", self.message);
+        let place = match (file, self.location) {
+            (Some(f), Some(l)) => Some(format!("{f}:{}:{}", l.line, l.column)),
+            (Some(f), None) => Some(f.to_owned()),
+            (None, Some(l)) => Some(format!("{}:{}", l.line, l.column)),
+            (None, None) => None,
+        };
+        if let Some(place) = place {
+            out.push_str(&format!("  --> {place}\n"));
+        }
+        out.push_str(&format!("   = note: at {}\n", self.path));
+        out
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(None))
@@ -337,6 +365,19 @@ mod tests {
         assert_eq!(
             d.render(Some("gh.json")),
             "gh.json:3:7: warning: $.name: expected a string"
+        );
+    }
+
+    #[test]
+    fn rustc_layout_names_file_position_and_path() {
+        let mut d = Diagnostic::error(
+            JsonPath::root().key("commands").key("pr"),
+            "expected an object, found number 3",
+        );
+        d.location = Some(Location { line: 4, column: 9 });
+        assert_eq!(
+            d.render_rustc(Some("atip/gh.json")),
+            "error: expected an object, found number 3\n  --> atip/gh.json:4:9\n   = note: at $.commands.pr\n"
         );
     }
 }

@@ -54,6 +54,8 @@ impl fmt::Display for ArgumentsError {
     }
 }
 
+impl std::error::Error for ArgumentsError {}
+
 impl ToolCall {
     /// A call with an arguments object.
     pub fn new(id: Option<String>, name: impl Into<String>, arguments: Map<String, Value>) -> Self {

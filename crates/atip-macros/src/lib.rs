@@ -3,10 +3,15 @@
 //! Use it through `atip-runtime`, which re-exports it and provides every item the generated
 //! code refers to:
 //!
-//! ```text
-//! mod gh {
-//!     atip_runtime::include_atip!("atip/gh.json", commands = ["pr", "repo delete"]);
+//! ```
+//! mod git {
+//!     // Relative to the package root; here, this repository's example metadata.
+//!     atip_runtime::include_atip!("../../examples/atip/git.json", commands = ["log", "status"]);
 //! }
+//! use atip_runtime::Command;
+//! let log = git::Log::new().max_count(3);
+//! assert_eq!(log.argv(), ["git", "log", "--max-count=3"]);
+//! assert_eq!(git::Call::NAMES, ["git_status", "git_log"]);
 //! ```
 //!
 //! The path is relative to the package root (`CARGO_MANIFEST_DIR`). Options, after the path:
