@@ -131,11 +131,15 @@ impl McpServer {
     /// A server for a generated module: its `schemas::MCP` and a function that dispatches a
     /// call through its `Call`:
     ///
-    /// ```ignore
+    /// ```
+    /// # mod git { atip_runtime::include_atip!("../../examples/atip/git.json"); }
+    /// use atip_runtime::{mcp::McpServer, Runner, ToInvocation};
     /// let server = McpServer::generated(git::schemas::MCP, |call| {
     ///     let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
     ///     command.to_invocation().map_err(|e| e.to_string())
     /// }, Runner::new())?;
+    /// assert_eq!(server.definitions().len(), git::Call::NAMES.len());
+    /// # Ok::<(), atip_runtime::mcp::McpError>(())
     /// ```
     ///
     /// # Errors

@@ -7,9 +7,12 @@
 //! command, gates it on the runner's policy, runs it and returns the filtered output. A refusal,
 //! a failed run or bad arguments are the tool's error, with the message the model should see.
 //!
-//! ```ignore
-//! let tool = RigTool::<git::Status>::new(Runner::new());
-//! // agent_builder.tool(tool)
+//! ```
+//! # mod git { atip_runtime::include_atip!("../../examples/atip/git.json"); }
+//! use atip_runtime::{interop::rig::RigTool, Runner};
+//! use rig_core::tool::PortableTool;
+//! let tool = RigTool::<git::Status>::new(Runner::new()); // e.g. for an agent builder's `.tool(…)`
+//! assert_eq!(<RigTool<git::Status> as PortableTool>::NAME, "git_status");
 //! ```
 
 use std::marker::PhantomData;
