@@ -250,15 +250,9 @@ fn run(args: RunArgs) -> ExitCode {
         .policy(policy)
         .timeout(args.timeout)
         .max_output_bytes(args.max_output);
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let results: Vec<atip_runtime::ToolResult> = rt.block_on(async {
         let mut results = Vec::new();
@@ -361,6 +355,17 @@ fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> ExitCode {
 }
 
 /// Loads every file (reporting all diagnostics) and prepares it for dispatch.
+/// A single-threaded tokio runtime for the commands that run processes or serve.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        })
+}
+
 /// The policy in `path`, or the default one.
 fn read_policy(path: Option<&std::path::Path>) -> Result<atip_runtime::Policy, ExitCode> {
     let Some(path) = path else {
@@ -401,16 +406,9 @@ fn serve(
             return ExitCode::FAILURE;
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let rt = match runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     match rt.block_on(server.serve_stdio()) {
         Ok(()) => ExitCode::SUCCESS,
