@@ -2652,7 +2652,7 @@ impl ::atip_runtime::__private::Scalar for EnumsMode {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         ::atip_runtime::__private::enum_from_json(value, Self::from_value)
     }
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Self::Empty
     }
 }
@@ -2736,7 +2736,7 @@ impl ::atip_runtime::__private::Scalar for EnumsLevel {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         ::atip_runtime::__private::enum_from_json(value, Self::from_value)
     }
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Self::_1
     }
 }
@@ -2816,7 +2816,7 @@ impl ::atip_runtime::__private::Scalar for EnumsTags {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         ::atip_runtime::__private::enum_from_json(value, Self::from_value)
     }
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Self::X
     }
 }

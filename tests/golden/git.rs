@@ -398,7 +398,7 @@ impl ::atip_runtime::__private::Scalar for StatusUntrackedFiles {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         ::atip_runtime::__private::enum_from_json(value, Self::from_value)
     }
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Self::No
     }
 }

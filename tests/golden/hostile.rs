@@ -104,7 +104,7 @@ impl ::atip_runtime::__private::Scalar for InjectMode {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         ::atip_runtime::__private::enum_from_json(value, Self::from_value)
     }
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Self::Empty
     }
 }
@@ -188,7 +188,7 @@ impl ::atip_runtime::__private::Scalar for InjectLevel {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         ::atip_runtime::__private::enum_from_json(value, Self::from_value)
     }
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Self::_1
     }
 }

@@ -904,7 +904,7 @@ fn enum_items(e: &EnumPlan) -> TokenStream {
                 ::atip_runtime::__private::enum_from_json(value, Self::from_value)
             }
 
-            fn placeholder() -> Self {
+            fn unread() -> Self {
                 Self::#first
             }
         }

@@ -259,17 +259,8 @@ fn run(args: RunArgs) -> ExitCode {
         for call in &parsed.tool_calls {
             let result = match invocation_for(&tools, call) {
                 Err(e) => atip_runtime::ToolResult::error(e.to_string()),
-                Ok(inv) => {
-                    let outcome = if args.yes {
-                        runner.run_confirmed(&inv).await
-                    } else {
-                        runner.run(&inv).await
-                    };
-                    match outcome {
-                        Ok(out) => runner.tool_result(&out),
-                        Err(e) => runner.error_result(&e),
-                    }
-                }
+                Ok(inv) if args.yes => runner.answer_confirmed(&inv).await,
+                Ok(inv) => runner.answer(&inv).await,
             };
             eprintln!(
                 "{} {}: {}",

@@ -408,15 +408,16 @@ impl<'a> Arguments<'a> {
 
     /// The field called `name`, converted to the field's type: absent is `false` for a flag,
     /// `None` for an option, empty for a list. A problem (a required value absent, a value
-    /// that does not convert) is kept for [`Arguments::finish`], and a placeholder returned,
-    /// so that generated code builds the command in one expression.
+    /// that does not convert) is kept for [`Arguments::finish`], which then discards the command,
+    /// and [`FromArgument::unread`] is returned so that generated code builds the command in one
+    /// expression.
     pub fn field<T: FromArgument>(&mut self, name: &str) -> T {
         let value = self.take(name);
         match T::from_argument(value.as_deref()) {
             Ok(v) => v,
             Err(e) => {
                 self.problems.push(format!("parameter `{name}`: {e}"));
-                T::placeholder()
+                T::unread()
             }
         }
     }
@@ -449,12 +450,13 @@ pub trait FromArgument: Sized {
     /// What is wrong with it.
     fn from_argument(value: Option<&Value>) -> Result<Self, String>;
 
-    /// A value to stand in for one that could not be read (never seen: the build fails).
-    fn placeholder() -> Self;
+    /// The value a field holds while its argument could not be read; never observed, since
+    /// [`Arguments::finish`] then returns the problem instead of the command.
+    fn unread() -> Self;
 }
 
 impl FromArgument for bool {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         false
     }
 
@@ -471,8 +473,8 @@ impl FromArgument for bool {
 }
 
 impl<T: crate::__private::Scalar> FromArgument for T {
-    fn placeholder() -> Self {
-        T::placeholder()
+    fn unread() -> Self {
+        T::unread()
     }
 
     fn from_argument(value: Option<&Value>) -> Result<Self, String> {
@@ -484,7 +486,7 @@ impl<T: crate::__private::Scalar> FromArgument for T {
 }
 
 impl<T: crate::__private::Scalar> FromArgument for Option<T> {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         None
     }
 
@@ -494,7 +496,7 @@ impl<T: crate::__private::Scalar> FromArgument for Option<T> {
 }
 
 impl<T: crate::__private::Scalar> FromArgument for Vec<T> {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         Vec::new()
     }
 

@@ -59,8 +59,11 @@ pub trait Scalar: ArgValue + serde::Serialize + Sized {
     /// When the value is of another kind.
     fn from_json(value: &Value) -> Result<Self, String>;
 
-    /// A value standing in for one that could not be read.
-    fn placeholder() -> Self;
+    /// The value a field holds while its argument could not be read. It is never observed:
+    /// [`Arguments::finish`](crate::dispatch::Arguments::finish) then discards the command and
+    /// returns the problem instead. (A value is needed so that generated code builds a
+    /// command in one struct expression, without a `?` per field.)
+    fn unread() -> Self;
 
     /// The value as text, when it is one (for the URL check).
     fn text(&self) -> Option<&str> {
@@ -76,7 +79,7 @@ fn expected(what: &str, found: &Value) -> String {
 }
 
 impl Scalar for String {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         String::new()
     }
 
@@ -93,7 +96,7 @@ impl Scalar for String {
 }
 
 impl Scalar for PathBuf {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         PathBuf::new()
     }
 
@@ -106,7 +109,7 @@ impl Scalar for PathBuf {
 }
 
 impl Scalar for i64 {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         0
     }
 
@@ -116,7 +119,7 @@ impl Scalar for i64 {
 }
 
 impl Scalar for f64 {
-    fn placeholder() -> Self {
+    fn unread() -> Self {
         0.0
     }
 

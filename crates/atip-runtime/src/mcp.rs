@@ -30,7 +30,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::providers::Provider;
-use crate::{Invocation, LoadedTool, RunError, Runner, ToolCall};
+use crate::{Invocation, LoadedTool, RunError, Runner, ToolCall, ToolResult};
 
 /// An MCP server for loaded ATIP tools. Cheap to clone (shared state).
 #[derive(Clone)]
@@ -185,34 +185,31 @@ impl McpServer {
             },
             Source::Generated(dispatch) => dispatch(&call),
         };
-        let invocation = match invocation {
-            Ok(inv) => inv,
-            Err(e) => return CallToolResult::error(vec![Content::text(e)]),
-        };
-        match inner.runner.run(&invocation).await {
-            Ok(output) => {
-                let result = inner.runner.tool_result(&output);
-                if result.is_error {
-                    CallToolResult::error(vec![Content::text(result.content)])
-                } else {
-                    CallToolResult::success(vec![Content::text(result.content)])
+        let result = match invocation {
+            Err(e) => ToolResult::error(e),
+            Ok(inv) => match inner.runner.run(&inv).await {
+                Ok(output) => inner.runner.tool_result(&output),
+                // The one answer that differs from other paths: nobody can confirm here.
+                Err(RunError::NeedsConfirmation(request)) => {
+                    let reasons: Vec<String> = request
+                        .reasons
+                        .iter()
+                        .map(|r| format!("{}: {}", r.code.as_str(), r.message))
+                        .collect();
+                    ToolResult::error(format!(
+                        "`{name}` was not run: it needs a person's confirmation ({}), which this \
+                         MCP server cannot ask for; the server's policy must allow it",
+                        reasons.join("; ")
+                    ))
                 }
-            }
-            Err(RunError::NeedsConfirmation(request)) => {
-                let reasons: Vec<String> = request
-                    .reasons
-                    .iter()
-                    .map(|r| format!("{}: {}", r.code.as_str(), r.message))
-                    .collect();
-                CallToolResult::error(vec![Content::text(format!(
-                    "`{name}` was not run: it needs a person's confirmation ({}), which this MCP \
-                     server cannot ask for; the server's policy must allow it",
-                    reasons.join("; ")
-                ))])
-            }
-            Err(e) => {
-                CallToolResult::error(vec![Content::text(inner.runner.error_result(&e).content)])
-            }
+                Err(e) => inner.runner.error_result(&e),
+            },
+        };
+        let content = vec![Content::text(result.content)];
+        if result.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
         }
     }
 

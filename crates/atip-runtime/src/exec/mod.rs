@@ -362,6 +362,24 @@ impl Runner {
         error.to_tool_result_with(&self.filter)
     }
 
+    /// [`Runner::run`], answered for a model: the filtered output of a command that ran
+    /// ([`Runner::tool_result`]; `is_error` on a non-zero exit or timeout), or why it did not
+    /// run ([`Runner::error_result`]).
+    pub async fn answer(&self, command: &(impl ToInvocation + ?Sized)) -> ToolResult {
+        match self.run(command).await {
+            Ok(output) => self.tool_result(&output),
+            Err(e) => self.error_result(&e),
+        }
+    }
+
+    /// [`Runner::run_confirmed`], answered for a model as [`Runner::answer`] does.
+    pub async fn answer_confirmed(&self, command: &(impl ToInvocation + ?Sized)) -> ToolResult {
+        match self.run_confirmed(command).await {
+            Ok(output) => self.tool_result(&output),
+            Err(e) => self.error_result(&e),
+        }
+    }
+
     /// Checks `command` against the policy and runs it. A command needing confirmation is put
     /// to the confirmation handler; without one it is refused with
     /// [`RunError::NeedsConfirmation`], which carries everything a person needs to decide.

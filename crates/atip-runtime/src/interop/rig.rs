@@ -108,16 +108,11 @@ where
     async fn call(&self, arguments: Self::Args) -> Result<Self::Output, Self::Error> {
         let call = ToolCall::new(None, C::NAME, arguments);
         let command: C = typed(&call).map_err(|e| RigToolError(e.to_string()))?;
-        match self.runner.run(&command).await {
-            Ok(output) => {
-                let result = self.runner.tool_result(&output);
-                if result.is_error {
-                    Err(RigToolError(result.content))
-                } else {
-                    Ok(result.content)
-                }
-            }
-            Err(e) => Err(RigToolError(self.runner.error_result(&e).content)),
+        let result = self.runner.answer(&command).await;
+        if result.is_error {
+            Err(RigToolError(result.content))
+        } else {
+            Ok(result.content)
         }
     }
 }
