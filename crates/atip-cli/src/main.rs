@@ -506,7 +506,7 @@ fn prompt(files: &[PathBuf], lenient: bool) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
-    emit(&safety_prompt(tools.iter().flat_map(LoadedTool::effects)))
+    emit(&safety_prompt(tools.iter().flat_map(LoadedTool::tools)))
 }
 
 fn read_input(path: &Path) -> Result<String, ExitCode> {

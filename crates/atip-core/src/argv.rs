@@ -9,13 +9,21 @@
 //! tool cannot read it as an option.
 //!
 //! Problems with values (NUL bytes, which no OS argv can carry; non-finite numbers; URLs
-//! without a scheme; empty required lists) are collected, all of them, and returned by
+//! without a scheme; empty required lists; a positional given after an omitted one, which would
+//! shift into the omitted one's slot) are collected, all of them, and returned by
 //! [`ArgvBuilder::finish`].
+//!
+//! Writers announce each parameter with [`ArgvBuilder::parameter`] before writing its values;
+//! the builder then records every value under the parameter's name
+//! ([`ArgvBuilder::finish_recorded`]), so that the policy can judge arguments by parameter
+//! (spec §11.2) without parsing the argv back.
 
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use crate::effects::Text;
 
 /// Accumulates an argv. Generated `write_argv` methods and the run-time path both drive it.
 #[derive(Debug, Clone)]
@@ -23,6 +31,26 @@ pub struct ArgvBuilder {
     argv: Vec<OsString>,
     positionals: Vec<OsString>,
     problems: Vec<ArgvProblem>,
+    /// The parameter whose values are being written, if a writer announced one.
+    current: Option<(Text, bool)>,
+    /// Every value written for an announced parameter.
+    arguments: Vec<ArgumentValue>,
+    /// The first positional left out, if any: a later positional would take its slot.
+    omitted: Option<String>,
+}
+
+/// One value a parameter put on the command line: what argument rules (spec §11.2) judge.
+///
+/// A list parameter gives one `ArgumentValue` per item; a `true` boolean flag gives the value
+/// `"true"`. `param` is the provider parameter name (`dry_run`, the name a model sends).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentValue {
+    /// Provider parameter name.
+    pub param: Text,
+    /// The value as it went into the argv (without the flag).
+    pub value: OsString,
+    /// The parameter is a `file` or `directory` (ATIP type): its values are paths.
+    pub path: bool,
 }
 
 /// A value that can be placed on a command line.
@@ -69,6 +97,14 @@ pub enum ArgvProblem {
         /// The argument or flag name.
         param: String,
     },
+    /// The positional `param` has a value but the positional `omitted` before it has none: on
+    /// the command line the value would land in `omitted`'s slot.
+    PositionalAfterOmitted {
+        /// The positional that was given.
+        param: String,
+        /// The earlier positional that was left out.
+        omitted: String,
+    },
 }
 
 impl fmt::Display for ArgvProblem {
@@ -84,6 +120,12 @@ impl fmt::Display for ArgvProblem {
             ArgvProblem::MissingValues { param } => {
                 write!(f, "{param} is required and needs at least one value")
             }
+            ArgvProblem::PositionalAfterOmitted { param, omitted } => write!(
+                f,
+                "{param} is given but {omitted}, the positional argument before it, is not: \
+                 positionals are filled in order, so the value would be read as {omitted}; \
+                 give {omitted} too"
+            ),
         }
     }
 }
@@ -117,6 +159,9 @@ impl ArgvBuilder {
             argv: Vec::with_capacity(8),
             positionals: Vec::new(),
             problems: Vec::new(),
+            current: None,
+            arguments: Vec::new(),
+            omitted: None,
         };
         b.push_fixed(program.into(), "the program name");
         b
@@ -145,9 +190,27 @@ impl ArgvBuilder {
         self.push_fixed(arg.into(), "a raw argument");
     }
 
+    /// Announces the parameter whose values are written next: `name` is its provider
+    /// parameter name, `path` whether it is a `file` or `directory`. Values written after this
+    /// (until the next call) are recorded under it for argument rules.
+    pub fn parameter(&mut self, name: impl Into<Text>, path: bool) {
+        self.current = Some((name.into(), path));
+    }
+
+    fn record(&mut self, value: &OsStr) {
+        if let Some((param, path)) = &self.current {
+            self.arguments.push(ArgumentValue {
+                param: param.clone(),
+                value: value.to_owned(),
+                path: *path,
+            });
+        }
+    }
+
     /// Appends a bare flag (a `true` boolean).
     pub fn flag(&mut self, flag: &str) {
         self.push_fixed(flag.into(), "a flag");
+        self.record(OsStr::new("true"));
     }
 
     /// Appends `flag=value` as one element (long flags).
@@ -156,8 +219,9 @@ impl ArgvBuilder {
             let mut el = OsString::with_capacity(flag.len() + 1 + v.len());
             el.push(flag);
             el.push("=");
-            el.push(v);
+            el.push(&v);
             self.argv.push(el);
+            self.record(&v);
         }
     }
 
@@ -165,6 +229,7 @@ impl ArgvBuilder {
     pub fn short<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
         if let Some(v) = self.value(flag, value) {
             let v = v.into_owned();
+            self.record(&v);
             self.argv.push(flag.into());
             self.argv.push(v);
         }
@@ -179,11 +244,32 @@ impl ArgvBuilder {
         }
     }
 
-    /// Queues a positional argument; positionals go after every option.
+    /// Queues a positional argument; positionals go after every option. A positional after
+    /// one that was [omitted](ArgvBuilder::omit_positional) is a problem.
     pub fn positional<V: ArgValue + ?Sized>(&mut self, name: &str, value: &V) {
+        if let Some(omitted) = &self.omitted {
+            if omitted != name {
+                self.problems.push(ArgvProblem::PositionalAfterOmitted {
+                    param: name.to_owned(),
+                    omitted: omitted.clone(),
+                });
+                // One problem per positional, not one per value of a list.
+                self.omitted = Some(name.to_owned());
+                return;
+            }
+        }
         if let Some(v) = self.value(name, value) {
             let v = v.into_owned();
+            self.record(&v);
             self.positionals.push(v);
+        }
+    }
+
+    /// Records that the positional `name` has no value (an absent optional argument, an empty
+    /// list): no later positional may be given, since it would take this one's slot.
+    pub fn omit_positional(&mut self, name: &str) {
+        if self.omitted.is_none() {
+            self.omitted = Some(name.to_owned());
         }
     }
 
@@ -233,8 +319,19 @@ impl ArgvBuilder {
     /// [`ArgvError`] listing every problem found, including NUL bytes in the program, the
     /// subcommand path or a flag.
     pub fn finish(self) -> Result<Vec<OsString>, ArgvError> {
+        self.finish_recorded().map(|(argv, _)| argv)
+    }
+
+    /// The finished argv and the values recorded for each announced
+    /// [parameter](ArgvBuilder::parameter), in the order they were written.
+    ///
+    /// # Errors
+    ///
+    /// As [`ArgvBuilder::finish`].
+    pub fn finish_recorded(mut self) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
         if self.problems.is_empty() {
-            Ok(self.into_argv_unchecked())
+            let arguments = std::mem::take(&mut self.arguments);
+            Ok((self.into_argv_unchecked(), arguments))
         } else {
             Err(ArgvError {
                 problems: self.problems,

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::ffi::OsString;
 
-use crate::argv::{ArgvBuilder, ArgvError};
+use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
 use crate::effects::Effects;
 use crate::model::{SafetyAssumption, TrustSource};
 use crate::tool::ToolSpec;
@@ -23,8 +23,16 @@ pub trait Command {
     const PATH: &'static [&'static str];
     /// Effects merged from the tool, every ancestor command and this command (spec §3.6).
     const EFFECTS: Effects;
-    /// `trust.source` of the metadata, if declared (spec §3.2.2).
+    /// `trust.source` of the metadata, if declared (spec §3.2.2) — or the trust the caller
+    /// assigned when generating (then [`Command::TRUST_ASSIGNED`] is `true`).
     const TRUST: Option<TrustSource>;
+    /// `true` when [`Command::TRUST`] was assigned by the caller (`trust = "…"` when
+    /// generating) rather than claimed by the metadata itself.
+    const TRUST_ASSIGNED: bool = false;
+    /// `trust.integrity.checksum` (0.5+) or `trust.checksum` (0.4): `sha256:` and the hex
+    /// digest the binary must have (spec §3.2.2). The runtime refuses to run a binary that
+    /// does not match.
+    const CHECKSUM: Option<&'static str> = None;
     /// What a model sees of the command: name, description, effects, parameters. Provider
     /// schemas and argument checking are computed from it.
     const TOOL: ToolSpec;
@@ -55,18 +63,34 @@ pub trait Command {
     }
 }
 
-/// A command ready to be checked against a policy and run: its name, argv, effects and
-/// trust. Built from a typed [`Command`], a generated `Call`, or metadata loaded at run time.
+/// A command ready to be checked against a policy and run: its name, argv, the values of its
+/// parameters, effects and trust. Built from a typed [`Command`], a generated `Call`, or
+/// metadata loaded at run time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     /// Flattened tool name (`gh_pr_create`).
     pub name: Cow<'static, str>,
+    /// The command path with the tool's name (`gh pr create`), for policies that name commands
+    /// that way; `None` for an invocation built from a bare argv.
+    pub title: Option<Cow<'static, str>>,
     /// The argv, program first.
     pub argv: Vec<OsString>,
+    /// Every value a parameter put on the argv, by provider parameter name, for argument rules
+    /// (spec §11.2). Empty for an invocation built from a bare argv ([`Invocation::new`]).
+    pub arguments: Vec<ArgumentValue>,
     /// Merged effects of the command.
     pub effects: Cow<'static, Effects>,
-    /// `trust.source` of the metadata, if declared.
+    /// `trust.source` as the metadata claims it, or as the caller assigned it (see
+    /// [`Invocation::trust_assigned`]).
     pub trust: Option<TrustSource>,
+    /// `true` when the caller assigned [`Invocation::trust`]; `false` when it is the
+    /// metadata's own claim, which a policy does not take at face value.
+    pub trust_assigned: bool,
+    /// `sha256:<hex>` the binary must hash to (`trust.integrity.checksum`), if declared.
+    pub checksum: Option<Cow<'static, str>>,
+    /// The metadata file this command was loaded from at run time, if any: trust can be
+    /// assigned by metadata location.
+    pub metadata: Option<Cow<'static, str>>,
     /// `Some` when the command is not in the loaded metadata (partial discovery, spec §3.1.1):
     /// what the metadata's `omitted.safetyAssumption` says about such commands (`unknown` when
     /// it says nothing). `None` for listed commands.
@@ -79,9 +103,14 @@ impl Invocation {
     pub fn new(name: impl Into<String>, argv: Vec<OsString>, effects: Effects) -> Self {
         Invocation {
             name: Cow::Owned(name.into()),
+            title: None,
             argv,
+            arguments: Vec::new(),
             effects: Cow::Owned(effects),
             trust: None,
+            trust_assigned: false,
+            checksum: None,
+            metadata: None,
             unlisted: None,
         }
     }
@@ -99,11 +128,19 @@ pub trait ToInvocation {
 
 impl<C: Command> ToInvocation for C {
     fn to_invocation(&self) -> Result<Invocation, ArgvError> {
+        let mut b = ArgvBuilder::new(C::PROGRAM);
+        self.write_argv(&mut b);
+        let (argv, arguments) = b.finish_recorded()?;
         Ok(Invocation {
             name: Cow::Borrowed(C::NAME),
-            argv: self.try_argv()?,
+            title: Some(C::TOOL.title),
+            argv,
+            arguments,
             effects: Cow::Owned(C::EFFECTS),
             trust: C::TRUST,
+            trust_assigned: C::TRUST_ASSIGNED,
+            checksum: C::CHECKSUM.map(Cow::Borrowed),
+            metadata: None,
             unlisted: None,
         })
     }

@@ -671,6 +671,8 @@ pub struct LoadedTool {
     program: String,
     specs: std::sync::OnceLock<Vec<ToolSpec>>,
     index: HashMap<String, usize>,
+    assigned_trust: Option<TrustSource>,
+    metadata: Option<String>,
 }
 
 impl LoadedTool {
@@ -687,7 +689,43 @@ impl LoadedTool {
             document,
             specs: std::sync::OnceLock::new(),
             index,
+            assigned_trust: None,
+            metadata: None,
         }
+    }
+
+    /// Records where the metadata was read from (a file path), so that trust can be assigned
+    /// by metadata location (the runtime's trust rules).
+    #[must_use]
+    pub fn metadata_path(mut self, path: impl Into<String>) -> Self {
+        self.metadata = Some(path.into());
+        self
+    }
+
+    /// Assigns the trust of this metadata, overriding its own `trust.source` claim (spec
+    /// §3.2.2: where metadata comes from is for the caller to say, not for the file).
+    #[must_use]
+    pub fn assign_trust(mut self, trust: TrustSource) -> Self {
+        self.assigned_trust = Some(trust);
+        self
+    }
+
+    /// `trust.integrity.checksum` (or 0.4's `trust.checksum`): what the binary must hash to.
+    pub fn checksum(&self) -> Option<&str> {
+        let trust = self.document.tool.trust.as_ref()?;
+        trust
+            .integrity
+            .as_ref()
+            .and_then(|i| i.checksum.as_deref())
+            .or(trust.checksum.as_deref())
+    }
+
+    /// The trust, checksum and metadata location every invocation of this tool carries.
+    fn stamp(&self, invocation: &mut Invocation) {
+        invocation.trust = self.trust();
+        invocation.trust_assigned = self.assigned_trust.is_some();
+        invocation.checksum = self.checksum().map(|c| Cow::Owned(c.to_owned()));
+        invocation.metadata = self.metadata.clone().map(Cow::Owned);
     }
 
     /// The document.
@@ -793,7 +831,7 @@ impl LoadedTool {
             )
         })?;
         let normalised = check_arguments(&spec, args).map_err(|p| DispatchError::new(call, p))?;
-        let argv = argv_from_json(&self.program, cmd, &normalised).map_err(|e| {
+        let (argv, arguments) = argv_and_arguments(&self.program, cmd, &normalised).map_err(|e| {
             DispatchError::new(
                 call,
                 e.problems
@@ -804,13 +842,11 @@ impl LoadedTool {
                     .collect(),
             )
         })?;
-        Ok(Invocation {
-            name: Text::Owned(cmd.name.clone()),
-            argv,
-            effects: std::borrow::Cow::Owned(cmd.effects.clone()),
-            trust: self.trust(),
-            unlisted: None,
-        })
+        let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
+        invocation.title = Some(spec.title.clone().into_owned().into());
+        invocation.arguments = arguments;
+        self.stamp(&mut invocation);
+        Ok(invocation)
     }
 
     /// For partial metadata (`partial: true`, spec §3.1.1): an invocation of a command that is
@@ -844,18 +880,24 @@ impl LoadedTool {
             .as_ref()
             .and_then(|o| o.safety_assumption)
             .unwrap_or(crate::model::SafetyAssumption::Unknown);
-        Ok(Invocation {
-            name: Text::Owned(name),
-            argv,
-            effects: std::borrow::Cow::Owned(tool.effects.clone().unwrap_or_default()),
-            trust: self.trust(),
-            unlisted: Some(assumption),
-        })
+        let mut invocation = Invocation::new(name, argv, tool.effects.clone().unwrap_or_default());
+        invocation.title = Some(
+            std::iter::once(tool.name.as_str())
+                .chain(path.iter().copied())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .into(),
+        );
+        invocation.unlisted = Some(assumption);
+        self.stamp(&mut invocation);
+        Ok(invocation)
     }
 
-    /// `trust.source` of the metadata.
+    /// The trust assigned with [`LoadedTool::assign_trust`], else the metadata's own
+    /// `trust.source` claim.
     pub fn trust(&self) -> Option<TrustSource> {
-        self.document.tool.trust.as_ref().and_then(|t| t.source)
+        self.assigned_trust
+            .or_else(|| self.document.tool.trust.as_ref().and_then(|t| t.source))
     }
 }
 
@@ -870,6 +912,15 @@ pub fn argv_from_json(
     cmd: &FlatCommand,
     args: &Map<String, Value>,
 ) -> Result<Vec<OsString>, ArgvError> {
+    argv_and_arguments(program, cmd, args).map(|(argv, _)| argv)
+}
+
+/// [`argv_from_json`] and the values each parameter put on it, for argument rules.
+fn argv_and_arguments(
+    program: &str,
+    cmd: &FlatCommand,
+    args: &Map<String, Value>,
+) -> Result<(Vec<OsString>, Vec<crate::argv::ArgumentValue>), ArgvError> {
     let mut b = ArgvBuilder::new(program);
     for o in cmd.options.iter().filter(|o| o.is_global()) {
         write_param(&mut b, o, args.get(&o.name));
@@ -881,11 +932,16 @@ pub fn argv_from_json(
     for a in &cmd.arguments {
         write_param(&mut b, a, args.get(&a.name));
     }
-    b.finish()
+    b.finish_recorded()
 }
 
 fn write_param(b: &mut ArgvBuilder, p: &crate::flatten::FlatParam, value: Option<&Value>) {
     let boolean = p.ty == crate::model::ParamType::Boolean && p.enum_values.is_none();
+    let path = matches!(
+        p.ty,
+        crate::model::ParamType::File | crate::model::ParamType::Directory
+    ) && p.enum_values.is_none();
+    b.parameter(p.name.clone(), path);
     let (label, flag) = match &p.kind {
         ParamKind::Option { flag, .. } => (flag.text.as_str(), Some(flag)),
         ParamKind::Argument => (p.declared_name.as_str(), None),
@@ -920,11 +976,16 @@ fn write_param(b: &mut ArgvBuilder, p: &crate::flatten::FlatParam, value: Option
         if p.required {
             b.require_values(label, items.len());
         }
+        if items.is_empty() && flag.is_none() {
+            b.omit_positional(label);
+        }
         for v in items {
             write_one(b, v);
         }
     } else if let Some(v) = value {
         write_one(b, v);
+    } else if flag.is_none() {
+        b.omit_positional(label);
     }
 }
 

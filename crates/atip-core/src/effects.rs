@@ -314,6 +314,38 @@ impl Effects {
             .fold(Effects::UNKNOWN, |acc, level| acc.merged_with(level))
     }
 
+    /// The fields this level declared that the conservative merge changed, as
+    /// `(field, declared, merged)`: e.g. a command declaring `destructive: false` inside a group
+    /// declaring `destructive: true` gives `("destructive", false, true)`. `merged` is the
+    /// result of merging `self` into its enclosing levels ([`Effects::merged_with`]).
+    pub fn overridden_in(&self, merged: &Effects) -> Vec<(&'static str, bool, bool)> {
+        let pairs = [
+            ("destructive", self.destructive, merged.destructive),
+            ("reversible", self.reversible, merged.reversible),
+            ("idempotent", self.idempotent, merged.idempotent),
+            ("network", self.network, merged.network),
+            ("subprocess", self.subprocess, merged.subprocess),
+            (
+                "filesystem.write",
+                self.filesystem_write(),
+                merged.filesystem_write(),
+            ),
+            (
+                "filesystem.delete",
+                self.filesystem_delete(),
+                merged.filesystem_delete(),
+            ),
+            ("cost.billable", self.billable(), merged.billable()),
+        ];
+        pairs
+            .into_iter()
+            .filter_map(|(field, own, merged)| match (own, merged) {
+                (Some(own), Some(merged)) if own != merged => Some((field, own, merged)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// `filesystem.write`, or `None` when unknown.
     pub fn filesystem_write(&self) -> Option<bool> {
         self.filesystem.as_ref().and_then(|f| f.write)

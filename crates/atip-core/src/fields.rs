@@ -48,6 +48,10 @@ pub trait Field {
     /// The field as JSON, `None` when it is left out (absent, `false`, or an empty optional
     /// list).
     fn json(&self, spec: &FieldSpec) -> Option<Value>;
+    /// Its values are paths (`file` or `directory` parameters, `PathBuf` fields).
+    fn is_path(&self) -> bool {
+        false
+    }
 }
 
 /// One value of a field: strings, paths, numbers and generated enumerations.
@@ -69,6 +73,9 @@ pub trait Scalar: ArgValue + serde::Serialize + Sized {
     fn text(&self) -> Option<&str> {
         None
     }
+
+    /// Values of this type are paths (`PathBuf`), judged by path rules.
+    const IS_PATH: bool = false;
 }
 
 fn expected(what: &str, found: &Value) -> String {
@@ -96,6 +103,8 @@ impl Scalar for String {
 }
 
 impl Scalar for PathBuf {
+    const IS_PATH: bool = true;
+
     fn unread() -> Self {
         PathBuf::new()
     }
@@ -176,17 +185,27 @@ impl<T: Scalar> Field for T {
     fn json(&self, _: &FieldSpec) -> Option<Value> {
         serde_json::to_value(self).ok()
     }
+
+    fn is_path(&self) -> bool {
+        T::IS_PATH
+    }
 }
 
 impl<T: Scalar> Field for Option<T> {
     fn write(&self, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-        if let Some(v) = self {
-            write_one(v, argv, spec);
+        match (self, spec.arg) {
+            (Some(v), _) => write_one(v, argv, spec),
+            (None, Arg::Positional(name)) => argv.omit_positional(name),
+            (None, _) => {}
         }
     }
 
     fn json(&self, _: &FieldSpec) -> Option<Value> {
         self.as_ref().and_then(|v| serde_json::to_value(v).ok())
+    }
+
+    fn is_path(&self) -> bool {
+        T::IS_PATH
     }
 }
 
@@ -197,6 +216,9 @@ impl<T: Scalar> Field for Vec<T> {
                 Arg::Long(s) | Arg::Short(s) | Arg::Positional(s) | Arg::Flag(s) => s,
             };
             argv.require_values(label, self.len());
+        }
+        if let (true, Arg::Positional(name)) = (self.is_empty(), spec.arg) {
+            argv.omit_positional(name);
         }
         for v in self {
             write_one(v, argv, spec);
@@ -210,6 +232,10 @@ impl<T: Scalar> Field for Vec<T> {
             serde_json::to_value(self).ok()
         }
     }
+
+    fn is_path(&self) -> bool {
+        T::IS_PATH
+    }
 }
 
 /// A command's argv after its program: global options, the subcommand `path`, the other
@@ -221,10 +247,12 @@ pub fn write_fields(
     fields: &[&dyn Field],
 ) {
     for (spec, field) in specs.iter().zip(fields).filter(|(s, _)| s.global) {
+        argv.parameter(spec.name, field.is_path());
         field.write(argv, spec);
     }
     argv.subcommand(path);
     for (spec, field) in specs.iter().zip(fields).filter(|(s, _)| !s.global) {
+        argv.parameter(spec.name, field.is_path());
         field.write(argv, spec);
     }
 }

@@ -313,6 +313,22 @@ impl Walker<'_> {
                 Some(own) => effects.merged_with(own),
                 None => effects.clone(),
             };
+            if let Some(own) = &cmd.effects {
+                for (field, declared, wins) in own.overridden_in(&merged) {
+                    let mut at = json.key("effects");
+                    for part in field.split('.') {
+                        at = at.key(part);
+                    }
+                    self.diags.push(Diagnostic::warning(
+                        at,
+                        format!(
+                            "declares `{field}: {declared}`, but `{field}: {wins}` from an \
+                             enclosing command or the tool wins: effects merge conservatively \
+                             (spec §3.6), so the command is treated as `{field}: {wins}`"
+                        ),
+                    ));
+                }
+            }
             let node = Arc::new(json);
             if cmd.commands.is_empty() {
                 self.leaf(cmd, visible, node, levels, merged);
@@ -399,6 +415,28 @@ impl Walker<'_> {
         let (arguments, own_options): (Vec<Arc<FlatParam>>, Vec<Arc<FlatParam>>) = own
             .into_iter()
             .partition(|p| matches!(p.kind, ParamKind::Argument));
+        // Positionals are filled in order: one that may be left out, or that takes a list,
+        // makes the ones after it unreachable when it is absent (the runtime refuses such calls).
+        if let Some((i, a)) = arguments[..arguments.len().saturating_sub(1)]
+            .iter()
+            .enumerate()
+            .find(|(_, a)| !a.required || a.multiple)
+        {
+            let later: Vec<String> = arguments[i + 1..]
+                .iter()
+                .map(|b| format!("`{}`", b.declared_name))
+                .collect();
+            self.diags.push(Diagnostic::warning(
+                a.json_path(),
+                format!(
+                    "{} argument `{}` is not the last positional: a call that leaves it out \
+                     cannot give {} (positionals are filled in order)",
+                    if a.multiple { "variadic" } else { "optional" },
+                    a.declared_name,
+                    later.join(", ")
+                ),
+            ));
+        }
 
         // Innermost level first: the first occurrence of a name wins, later ones are shadowed.
         let mut taken: HashMap<&str, &FlatParam> =

@@ -41,7 +41,7 @@ pub mod providers;
 pub mod tool;
 pub mod validate;
 
-pub use argv::{ArgValue, ArgvBuilder, ArgvError, ArgvProblem};
+pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 /// This crate's version (`CARGO_PKG_VERSION`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -76,7 +76,8 @@ pub struct ParsedResponse {
     /// `max_tokens`, `STOP`, …).
     pub stop_reason: Option<String>,
     /// Generation was cut short (token limit): calls may be incomplete even when their
-    /// arguments parse; re-ask rather than run them.
+    /// arguments parse, so every call's arguments are then an [`ArgumentsError`] asking the
+    /// model to make the call again — dispatch refuses them and answers with that error.
     pub truncated: bool,
     /// Text the model wrote besides the calls.
     pub text: Vec<String>,
@@ -139,12 +140,39 @@ const GEMINI_SHAPE: &str =
 /// the model's calls could not be produced (Gemini `MALFORMED_FUNCTION_CALL` and kin).
 pub fn parse_response(format: ResponseFormat, body: &str) -> Result<ParsedResponse, ParseError> {
     if format == ResponseFormat::Anthropic && looks_like_sse(body) {
-        return parse_anthropic_sse(body);
+        return parse_anthropic_sse(body).map(ParsedResponse::refusing_truncated);
     }
     let value: Value = serde_json::from_str(body).map_err(|e| ParseError::NotJson {
         message: e.to_string(),
     })?;
     parse_response_value(format, &value)
+}
+
+impl ParsedResponse {
+    /// When generation was cut short, every call becomes unusable: its arguments are replaced
+    /// by an [`ArgumentsError`] asking the model to make the call again (the raw arguments are
+    /// kept in [`ArgumentsError::raw`]). A call from a truncated response may look complete and
+    /// still be missing what the model meant to send, so no dispatch path can run it.
+    fn refusing_truncated(mut self) -> Self {
+        if !self.truncated {
+            return self;
+        }
+        let reason = self.stop_reason.as_deref().unwrap_or("token limit");
+        for call in &mut self.tool_calls {
+            let raw = match &call.arguments {
+                Ok(map) => serde_json::to_string(map).ok(),
+                Err(e) => e.raw.clone(),
+            };
+            call.arguments = Err(ArgumentsError {
+                raw,
+                message: format!(
+                    "not run: the response was cut short (stop reason `{reason}`), so this \
+                     call may be incomplete; make the call again"
+                ),
+            });
+        }
+        self
+    }
 }
 
 /// [`parse_response`] on an already parsed JSON body (Anthropic streams need the text form).
@@ -162,6 +190,7 @@ pub fn parse_response_value(
         ResponseFormat::Anthropic => parse_anthropic(value),
         ResponseFormat::Gemini => parse_gemini(value),
     }
+    .map(ParsedResponse::refusing_truncated)
 }
 
 fn shape(expected: &'static str, found: &Value) -> ParseError {

@@ -157,9 +157,15 @@ pub fn safety_flags(effects: &Effects) -> Vec<&'static str> {
     flags
 }
 
-/// Spec §8.2 rule 1's read-only: `filesystem.write` and `network` both declared `false`.
+/// Spec §8.2 rule 1's read-only: `filesystem.write` and `network` both declared `false` — and
+/// nothing that contradicts it: a command declared `destructive: true` or
+/// `filesystem.delete: true` is never read-only, whatever its write and network flags say (MCP
+/// clients auto-approve tools marked `readOnlyHint`).
 pub fn is_read_only(effects: &Effects) -> bool {
-    effects.filesystem_write() == Some(false) && effects.network == Some(false)
+    effects.filesystem_write() == Some(false)
+        && effects.network == Some(false)
+        && effects.destructive != Some(true)
+        && effects.filesystem_delete() != Some(true)
 }
 
 /// `"{text} [{flags}]"`, cut to `limit` characters by shortening the text (ending it with
@@ -188,8 +194,7 @@ pub fn describe(text: &str, effects: &Effects, limit: Option<usize>) -> String {
                 .saturating_sub(joined_len(0))
                 .saturating_sub(if suffix.is_empty() { 0 } else { 1 });
             body = if room > 3 {
-                let cut: String = text.chars().take(room - 3).collect();
-                format!("{}...", cut.trim_end())
+                format!("{}...", cut_graphemes(text, room - 3).trim_end())
             } else {
                 String::new()
             };
@@ -200,6 +205,23 @@ pub fn describe(text: &str, effects: &Effects, limit: Option<usize>) -> String {
         (true, false) => suffix,
         (false, false) => format!("{body} {suffix}"),
     }
+}
+
+/// The longest prefix of `text` of at most `chars` characters that ends on an extended
+/// grapheme cluster boundary (UAX #29), so a cut never splits an emoji, a flag or a letter from
+/// its combining marks.
+fn cut_graphemes(text: &str, chars: usize) -> &str {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut count = 0;
+    let mut end = 0;
+    for (at, g) in text.grapheme_indices(true) {
+        count += g.chars().count();
+        if count > chars {
+            break;
+        }
+        end = at + g.len();
+    }
+    &text[..end]
 }
 
 /// The description of a parameter as sent to the model: its text, the format hint (spec §8.2
@@ -433,7 +455,8 @@ pub fn select<'a>(tools: &'a [ToolSpec], names: &[&str]) -> Result<Vec<&'a ToolS
 }
 
 /// MCP tool annotations from effects (MCP spec `ToolAnnotations`): `readOnlyHint` from spec
-/// §8.2 rule 1's read-only, `destructiveHint` from `destructive` (left out when read-only),
+/// §8.2 rule 1's read-only ([`is_read_only`]), `destructiveHint` from `destructive` (left out
+/// when read-only, which a destructive command never is),
 /// `idempotentHint` from `idempotent`, `openWorldHint` from `network`. Unknown effects leave
 /// the hint out, so MCP's conservative defaults apply.
 pub fn mcp_annotations(effects: &Effects) -> Map<String, Value> {
@@ -662,6 +685,54 @@ mod tests {
             "Show",
             "network unknown: not read-only"
         );
+    }
+
+    #[test]
+    fn destructive_or_deleting_commands_are_never_read_only() {
+        // The lie of issue 12: no writes, no network, yet destructive.
+        for e in [
+            r#"{"destructive": true, "filesystem": {"write": false}, "network": false}"#,
+            r#"{"filesystem": {"write": false, "delete": true}, "network": false}"#,
+        ] {
+            let e = effects(e);
+            assert!(!is_read_only(&e), "{e:?}");
+            assert!(!describe("Drop", &e, None).contains("READ-ONLY"));
+            let ann = mcp_annotations(&e);
+            assert_eq!(ann.get("readOnlyHint"), Some(&json!(false)), "{ann:?}");
+        }
+        let lying = effects(
+            r#"{"destructive": true, "filesystem": {"write": false}, "network": false}"#,
+        );
+        assert_eq!(
+            mcp_annotations(&lying).get("destructiveHint"),
+            Some(&json!(true))
+        );
+        let honest = effects(
+            r#"{"destructive": false, "filesystem": {"write": false, "delete": false}, "network": false}"#,
+        );
+        assert!(is_read_only(&honest));
+        assert_eq!(mcp_annotations(&honest).get("readOnlyHint"), Some(&json!(true)));
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_grapheme_cluster() {
+        let e = effects(r#"{"destructive": true}"#);
+        // A family emoji is 7 chars (4 people joined by 3 ZWJs); an "e" with a combining acute
+        // accent is 2. Whatever the limit, the text before "..." ends on a cluster boundary.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}";
+        let text = format!("{}{}", "e\u{301}".repeat(300), family.repeat(200));
+        for limit in 40..1024 {
+            let d = describe(&text, &e, Some(limit));
+            assert!(d.chars().count() <= limit, "{limit}");
+            let body = d.strip_suffix("... [⚠️ DESTRUCTIVE]").expect("flags kept");
+            assert!(text.starts_with(body));
+            let rest = &text[body.len()..];
+            assert!(
+                rest.starts_with("e\u{301}") || rest.starts_with(family),
+                "limit {limit} split a cluster: {:?}",
+                rest.chars().take(3).collect::<String>()
+            );
+        }
     }
 
     #[test]

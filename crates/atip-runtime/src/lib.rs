@@ -45,7 +45,10 @@ pub mod filter;
 pub use filter::ResultFilter;
 
 pub mod policy;
-pub use policy::{Decision, Policy, Reason, ReasonCode, ReasonSeverity};
+pub use policy::{
+    ArgumentRule, Decision, Policy, PolicyError, Reason, ReasonCode, ReasonSeverity, ResourceLimits,
+    Verdict,
+};
 
 #[cfg(feature = "exec")]
 pub mod exec;

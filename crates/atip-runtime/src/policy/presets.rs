@@ -1,0 +1,41 @@
+//! The trust-tiered policy presets of the atip-execute design (spec §3.2.2's trust levels):
+//!
+//! | trust | preset |
+//! |---|---|
+//! | `native`, `vendor` | the default policy: destructive (or undeclared) needs confirmation, interactive is refused |
+//! | `org` | the same: confirmation for destructive |
+//! | `community`, `user` | destructive refused; non-reversible, billable, network, writes and deletes need confirmation |
+//! | `inferred` (or none) | every risky effect refused; everything else needs confirmation |
+
+use super::{Policy, Verdict};
+use crate::TrustSource;
+
+impl Policy {
+    /// The preset for metadata of trust `trust` (see the table above). Commands are judged by
+    /// their declared effects as always; the preset only sets how strict each rule is.
+    pub fn for_trust(trust: TrustSource) -> Policy {
+        let base = Policy::default();
+        match trust {
+            TrustSource::Native | TrustSource::Vendor | TrustSource::Org => base,
+            TrustSource::Community | TrustSource::User => Policy {
+                destructive: Verdict::Deny,
+                non_reversible: Verdict::Confirm,
+                billable: Verdict::Confirm,
+                network: Verdict::Confirm,
+                filesystem_write: Verdict::Confirm,
+                filesystem_delete: Verdict::Confirm,
+                ..base
+            },
+            TrustSource::Inferred => Policy {
+                destructive: Verdict::Deny,
+                non_reversible: Verdict::Deny,
+                billable: Verdict::Deny,
+                network: Verdict::Deny,
+                filesystem_write: Verdict::Deny,
+                filesystem_delete: Verdict::Deny,
+                baseline: Verdict::Confirm,
+                ..base
+            },
+        }
+    }
+}
