@@ -648,6 +648,10 @@ pub struct ToolResult {
     pub content: String,
     /// The call failed (refused, invalid, non-zero exit, timeout).
     pub is_error: bool,
+    /// Facts about the run for the application, not the model: exit status, duration, what the
+    /// sandbox enforced (keys in camelCase, e.g. `exitCode`, `durationMs`, `sandbox`). MCP
+    /// results carry it as `_meta`; the other providers' messages leave it out.
+    pub meta: Map<String, Value>,
 }
 
 impl ToolResult {
@@ -656,6 +660,7 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: false,
+            meta: Map::new(),
         }
     }
 
@@ -664,6 +669,7 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: true,
+            meta: Map::new(),
         }
     }
 }

@@ -58,6 +58,7 @@ pub mod interop;
 pub mod mcp;
 #[cfg(feature = "exec")]
 pub use exec::{
-    BatchOptions, Confirm, ConfirmationRequest, ExitStatus, Output, OutputChunk, RunError, Runner,
-    StreamKind,
+    BatchOptions, ChecksumError, Confirm, ConfirmationRequest, Containment, ExitStatus, Output,
+    OutputChunk, RunError, Runner, Sandbox, SandboxError, SandboxReport, StreamKind, TrustRule,
+    TrustTarget,
 };

@@ -16,6 +16,8 @@
 mod batch;
 mod output;
 mod process;
+pub mod sandbox;
+pub mod verify;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -34,6 +36,8 @@ use crate::{ArgvError, Effects, Invocation, ToInvocation, ToolResult};
 pub use batch::{conflicts, BatchOptions};
 pub use output::{ExitStatus, Output};
 pub use process::{OutputChunk, StreamKind};
+pub use sandbox::{Containment, Sandbox, SandboxError, SandboxReport};
+pub use verify::{ChecksumError, TrustRule, TrustTarget};
 
 use process::{EnvBase, ProcessSettings};
 
@@ -110,6 +114,12 @@ pub enum RunError {
     NeedsConfirmation(Box<ConfirmationRequest>),
     /// The confirmation handler said no.
     Declined(Box<ConfirmationRequest>),
+    /// The binary about to run does not hash to the metadata's `trust.integrity.checksum`
+    /// (spec §3.2.2), or cannot be found to be checked.
+    Checksum(Box<ChecksumError>),
+    /// The sandbox could not be set up, or the policy requires one this system cannot fully
+    /// enforce (`Policy::require_sandbox`).
+    Sandbox(SandboxError),
     /// Not run: an earlier call of a batch failed and the batch stops on the first error.
     Skipped {
         /// The command.
@@ -134,7 +144,7 @@ impl fmt::Display for RunError {
                 invocation,
                 reasons,
             } => {
-                write!(f, "policy refuses `{}`: ", invocation.name)?;
+                write!(f, "policy: refuses `{}`: ", invocation.name)?;
                 for (i, r) in reasons.iter().enumerate() {
                     if i > 0 {
                         f.write_str("; ")?;
@@ -150,6 +160,8 @@ impl fmt::Display for RunError {
                 )
             }
             RunError::Declined(req) => write!(f, "{req}; confirmation was declined"),
+            RunError::Checksum(e) => write!(f, "checksum: {e}; it was not run"),
+            RunError::Sandbox(e) => write!(f, "sandbox: {e}; it was not run"),
             RunError::Skipped { name } => {
                 write!(
                     f,
@@ -168,6 +180,8 @@ impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RunError::Argv(e) => Some(e),
+            RunError::Checksum(e) => Some(&**e),
+            RunError::Sandbox(e) => Some(e),
             RunError::Spawn { source, .. } => Some(source),
             RunError::Io(e) => Some(e),
             _ => None,
@@ -208,6 +222,9 @@ impl RunError {
 #[derive(Clone)]
 pub struct Runner {
     policy: Policy,
+    tiered: bool,
+    trust_rules: Vec<TrustRule>,
+    sandbox: Sandbox,
     settings: ProcessSettings,
     max_timeout: Duration,
     confirm: Option<Arc<dyn Confirm>>,
@@ -218,6 +235,9 @@ impl fmt::Debug for Runner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Runner")
             .field("policy", &self.policy)
+            .field("tiered", &self.tiered)
+            .field("trust_rules", &self.trust_rules)
+            .field("sandbox", &self.sandbox)
             .field("settings", &self.settings)
             .field("max_timeout", &self.max_timeout)
             .field("confirm", &self.confirm.is_some())
@@ -233,12 +253,15 @@ impl Default for Runner {
 }
 
 impl Runner {
-    /// Default policy, 30 s time limit (commands may ask for up to 10 min), 1 MiB output cap,
-    /// inherited environment and directory, `/dev/null` stdin, no confirmation handler, the
-    /// default result filter.
+    /// Default policy, the default sandbox (every run limited as its effects say), 30 s time
+    /// limit (commands may ask for up to 10 min), 1 MiB output cap, inherited environment and
+    /// directory, `/dev/null` stdin, no confirmation handler, the default result filter.
     pub fn new() -> Self {
         Runner {
             policy: Policy::default(),
+            tiered: false,
+            trust_rules: Vec::new(),
+            sandbox: Sandbox::default(),
             settings: ProcessSettings {
                 timeout: DEFAULT_TIMEOUT,
                 kill_grace: DEFAULT_KILL_GRACE,
@@ -257,6 +280,42 @@ impl Runner {
     /// Uses `policy`.
     pub fn policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Judges each command by the trust-tiered preset for its trust ([`Policy::for_trust`]):
+    /// the effect rules and baseline come from the preset, everything else (command lists,
+    /// argument rules, trust and sandbox settings) from the runner's policy.
+    pub fn trust_tiered(mut self, tiered: bool) -> Self {
+        self.tiered = tiered;
+        self
+    }
+
+    /// Assigns `trust` to commands whose program resolves to a path matching the glob
+    /// `pattern` (`/usr/bin/*`), whatever their metadata claims. The first matching rule wins.
+    pub fn trust_program(mut self, pattern: impl Into<String>, trust: crate::TrustSource) -> Self {
+        self.trust_rules.push(TrustRule {
+            target: TrustTarget::Program,
+            pattern: pattern.into(),
+            trust,
+        });
+        self
+    }
+
+    /// Assigns `trust` to commands loaded at run time from metadata files matching the glob
+    /// `pattern` (`/etc/atip/*.json`; see `LoadedTool::metadata_path`).
+    pub fn trust_metadata(mut self, pattern: impl Into<String>, trust: crate::TrustSource) -> Self {
+        self.trust_rules.push(TrustRule {
+            target: TrustTarget::Metadata,
+            pattern: pattern.into(),
+            trust,
+        });
+        self
+    }
+
+    /// Uses `sandbox` for every run (default: [`Sandbox::new`]; [`Sandbox::off`] turns it off).
+    pub fn sandbox(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = sandbox;
         self
     }
 
@@ -422,13 +481,61 @@ impl Runner {
             .await
     }
 
+    /// The directory commands run in: the one set with [`Runner::current_dir`] (made
+    /// absolute), else this process's.
+    pub fn working_dir(&self) -> PathBuf {
+        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        match &self.settings.cwd {
+            Some(dir) => here.join(dir),
+            None => here,
+        }
+    }
+
+    /// The policy `invocation` is judged by: the runner's, or with [`Runner::trust_tiered`]
+    /// the preset for its trust.
+    fn policy_for(&self, invocation: &Invocation) -> std::borrow::Cow<'_, Policy> {
+        if !self.tiered {
+            return std::borrow::Cow::Borrowed(&self.policy);
+        }
+        let trust = self
+            .policy
+            .effective_trust(invocation)
+            .unwrap_or(crate::TrustSource::Inferred);
+        let preset = Policy::for_trust(trust);
+        std::borrow::Cow::Owned(Policy {
+            destructive: preset.destructive,
+            non_reversible: preset.non_reversible,
+            billable: preset.billable,
+            network: preset.network,
+            filesystem_write: preset.filesystem_write,
+            filesystem_delete: preset.filesystem_delete,
+            interactive: preset.interactive,
+            baseline: preset.baseline,
+            ..self.policy.clone()
+        })
+    }
+
     async fn gate_and_run(
         &self,
-        invocation: Invocation,
+        mut invocation: Invocation,
         confirmed: bool,
         sink: Option<mpsc::Sender<OutputChunk>>,
     ) -> Result<Output, RunError> {
-        match self.policy.evaluate(&invocation) {
+        let working_dir = self.working_dir();
+        let program = invocation.argv.first().and_then(|p| {
+            let path = verify::child_path(&self.settings.env_base, &self.settings.env);
+            verify::resolve_program(p, &working_dir, path.as_deref())
+        });
+        if let Some(rule) = self
+            .trust_rules
+            .iter()
+            .find(|r| r.matches(program.as_deref(), invocation.metadata.as_deref()))
+        {
+            invocation.trust = Some(rule.trust);
+            invocation.trust_assigned = true;
+        }
+        let policy = self.policy_for(&invocation);
+        match policy.evaluate_in(&invocation, &working_dir) {
             Decision::Allow => {}
             Decision::Deny(reasons) => {
                 return Err(RunError::Denied {
@@ -442,37 +549,87 @@ impl Runner {
                     invocation,
                     reasons,
                 };
-                match &self.confirm {
-                    None => return Err(RunError::NeedsConfirmation(Box::new(request))),
-                    Some(handler) => {
-                        if !handler.confirm(request.clone()).await {
-                            return Err(RunError::Declined(Box::new(request)));
-                        }
-                        return self.spawn(request.invocation, sink.as_ref()).await;
-                    }
+                let Some(handler) = &self.confirm else {
+                    return Err(RunError::NeedsConfirmation(Box::new(request)));
+                };
+                if !handler.confirm(request.clone()).await {
+                    return Err(RunError::Declined(Box::new(request)));
                 }
+                invocation = request.invocation;
             }
         }
-        self.spawn(invocation, sink.as_ref()).await
+        let limits = policy.limits;
+        let require_sandbox = policy.require_sandbox;
+        drop(policy);
+        self.verified_run(
+            invocation,
+            program,
+            &working_dir,
+            limits,
+            require_sandbox,
+            sink.as_ref(),
+        )
+        .await
     }
 
-    async fn spawn(
+    /// The layers after the policy: checksum, sandbox, execution.
+    async fn verified_run(
         &self,
         invocation: Invocation,
+        program: Option<PathBuf>,
+        working_dir: &std::path::Path,
+        limits: crate::policy::ResourceLimits,
+        require_sandbox: bool,
         sink: Option<&mpsc::Sender<OutputChunk>>,
     ) -> Result<Output, RunError> {
+        if let Some(expected) = &invocation.checksum {
+            let Some(path) = &program else {
+                return Err(RunError::Checksum(Box::new(ChecksumError {
+                    program: PathBuf::from(invocation.argv[0].clone()),
+                    expected: expected.to_string(),
+                    found: "cannot be found to be checked".to_owned(),
+                })));
+            };
+            verify::verify_checksum(path, expected).map_err(|e| RunError::Checksum(Box::new(e)))?;
+        }
+        let plan = sandbox::Plan::new(&self.sandbox, &invocation.effects, limits, working_dir);
+        let prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
+            .map_err(RunError::Sandbox)?;
+        if require_sandbox && !prepared.report.not_enforced.is_empty() {
+            return Err(RunError::Sandbox(SandboxError {
+                message: format!(
+                    "the policy requires the sandbox, but this system cannot enforce: {}",
+                    prepared.report.not_enforced.join("; ")
+                ),
+            }));
+        }
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
-        process::run(invocation, &settings, sink).await
+        process::run(invocation, &settings, sink, program.as_deref(), prepared).await
     }
 
-    /// Runs `invocation` without consulting the policy (with the same limits).
+    /// Runs `invocation` without consulting the policy — with the same checksum check, sandbox
+    /// and limits.
     ///
     /// # Errors
     ///
-    /// [`RunError::Argv`] for NUL bytes, [`RunError::Spawn`] or [`RunError::Io`].
+    /// [`RunError::Argv`] for NUL bytes, [`RunError::Checksum`], [`RunError::Sandbox`],
+    /// [`RunError::Spawn`] or [`RunError::Io`].
     pub async fn execute(&self, invocation: Invocation) -> Result<Output, RunError> {
-        self.spawn(invocation, None).await
+        let working_dir = self.working_dir();
+        let program = invocation.argv.first().and_then(|p| {
+            let path = verify::child_path(&self.settings.env_base, &self.settings.env);
+            verify::resolve_program(p, &working_dir, path.as_deref())
+        });
+        self.verified_run(
+            invocation,
+            program,
+            &working_dir,
+            self.policy.limits,
+            self.policy.require_sandbox,
+            None,
+        )
+        .await
     }
 }
 

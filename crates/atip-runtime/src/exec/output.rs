@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::time::Duration;
 
+use super::sandbox::SandboxReport;
 use crate::filter::{drop_partial_tail, ResultFilter};
 use crate::ToolResult;
 
@@ -56,6 +57,8 @@ pub struct Output {
     pub timeout: Duration,
     /// Wall-clock time from spawn to exit.
     pub duration: Duration,
+    /// What the sandbox enforced for this run, and what it could not.
+    pub sandbox: SandboxReport,
 }
 
 impl Output {
@@ -128,9 +131,28 @@ impl Output {
         if omitted > 0 {
             text.push_str(&format!("\n[output truncated: {omitted} bytes omitted]"));
         }
+        let mut meta = serde_json::Map::new();
+        match self.status {
+            ExitStatus::Code(c) => meta.insert("exitCode".into(), c.into()),
+            ExitStatus::Signal(s) => meta.insert("signal".into(), s.into()),
+        };
+        meta.insert("timedOut".into(), self.timed_out.into());
+        meta.insert(
+            "durationMs".into(),
+            u64::try_from(self.duration.as_millis())
+                .unwrap_or(u64::MAX)
+                .into(),
+        );
+        if omitted > 0 {
+            meta.insert("omittedBytes".into(), omitted.into());
+        }
+        if let Ok(sandbox) = serde_json::to_value(&self.sandbox) {
+            meta.insert("sandbox".into(), sandbox);
+        }
         ToolResult {
             content: text,
             is_error: !self.success(),
+            meta,
         }
     }
 }
@@ -162,13 +184,18 @@ mod tests {
             timed_out: false,
             timeout: Duration::from_secs(30),
             duration: Duration::from_millis(5),
+            sandbox: SandboxReport::default(),
         }
     }
 
     #[test]
     fn formats_streams_status_and_markers() {
         let r = out("hello\n", "").to_tool_result();
-        assert_eq!(r, ToolResult::ok("hello\n[exit code 0]"));
+        assert_eq!(r.content, "hello\n[exit code 0]");
+        assert!(!r.is_error);
+        assert_eq!(r.meta["exitCode"], 0);
+        assert_eq!(r.meta["durationMs"], 5);
+        assert_eq!(r.meta["sandbox"]["enforced"], serde_json::json!([]));
         let mut o = out("partial", "warn: x\n");
         o.status = ExitStatus::Signal(15);
         o.timed_out = true;

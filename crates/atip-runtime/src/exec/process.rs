@@ -12,6 +12,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::output::{ExitStatus, Output};
+use super::sandbox::Prepared;
 use super::RunError;
 use crate::argv::{ArgvError, ArgvProblem};
 use crate::Invocation;
@@ -72,18 +73,22 @@ struct Capture {
     stderr_dropped: u64,
 }
 
-/// Runs `invocation` to completion (or its timeout) and collects its output.
+/// Runs `invocation` to completion (or its timeout) and collects its output. `program` is the
+/// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given), `sandbox` the
+/// limits to install in the child.
 pub(crate) async fn run(
     invocation: Invocation,
     settings: &ProcessSettings,
     sink: Option<&mpsc::Sender<OutputChunk>>,
+    program: Option<&std::path::Path>,
+    mut sandbox: Prepared,
 ) -> Result<Output, RunError> {
-    let Some(program) = invocation.argv.first() else {
+    if invocation.argv.is_empty() {
         return Err(RunError::Spawn {
             program: OsString::new(),
             source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty argv"),
         });
-    };
+    }
     // Values with NUL never reach the OS (which would cut or refuse them).
     let nul: Vec<ArgvProblem> = invocation
         .argv
@@ -98,7 +103,16 @@ pub(crate) async fn run(
         return Err(RunError::Argv(ArgvError { problems: nul }));
     }
 
-    let mut cmd = tokio::process::Command::new(program);
+    let mut cmd = match program {
+        Some(path) => {
+            let mut cmd = tokio::process::Command::new(path);
+            #[cfg(unix)]
+            cmd.arg0(&invocation.argv[0]);
+            cmd
+        }
+        None => tokio::process::Command::new(&invocation.argv[0]),
+    };
+    let program = &invocation.argv[0];
     cmd.args(&invocation.argv[1..])
         .stdin(if settings.stdin.is_some() {
             Stdio::piped()
@@ -133,6 +147,7 @@ pub(crate) async fn run(
     if let Some(dir) = &settings.cwd {
         cmd.current_dir(dir);
     }
+    sandbox.install(&mut cmd);
 
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
@@ -226,8 +241,10 @@ pub(crate) async fn run(
         timed_out,
         timeout: settings.timeout,
         duration,
+        sandbox: std::mem::take(&mut sandbox.report),
     })
 }
+
 
 async fn pump<R: AsyncRead + Unpin>(
     reader: Option<R>,

@@ -1,0 +1,423 @@
+//! The sandbox: a command's merged effects turned into kernel-enforced limits for its whole
+//! process tree, so that metadata that lies (spec §11.1: metadata is descriptive, not
+//! prescriptive) cannot do more than it declared.
+//!
+//! | declared | enforced on Linux |
+//! |---|---|
+//! | `filesystem.write: false` | no file may be created, written, truncated, renamed, linked or removed (Landlock, ABI 3+), except in a private scratch directory given as `TMPDIR` and the device files `/dev/null`, `/dev/zero`, `/dev/full` |
+//! | `filesystem.write: true` with `filesystem.paths` | writes only under those paths (`./` is the working directory, `~/` the home directory) and the scratch directory |
+//! | `filesystem.delete: false` | enforced only through `write: false` (no removal either) or `filesystem.paths` (removals only there): Landlock counts a rename as a removal, and every atomic write (git's index, editors) renames, so "writes but never deletes" cannot be told apart from an honest write |
+//! | `network: false` | a private network namespace (no interface but a down loopback: no TCP, UDP, ICMP or abstract Unix sockets) where unprivileged user namespaces are allowed, and Landlock TCP bind/connect denial (ABI 4+) in any case |
+//! | always | `no_new_privs` (no setuid gains), Landlock signal scoping (ABI 6+: no signals to processes outside the sandbox), the policy's resource limits (`setrlimit`) |
+//!
+//! Not contained anywhere: reads (effects say nothing reliable about them; a caller can confine
+//! them with [`Sandbox::confine_reads`]), pathname Unix sockets (Landlock ABI 9+, newer than many
+//! kernels), and anything an undeclared (unknown) effect leaves open — unknown effects get no
+//! limit, the policy asks a person instead. On other operating systems nothing is enforced and
+//! every run's [`SandboxReport`] says so.
+//!
+//! A run's [`SandboxReport`] (in `Output::sandbox` and the tool result's metadata) lists what
+//! was enforced and what the effects called for but this system could not enforce; with
+//! `Policy::require_sandbox` such a run is refused instead.
+
+#[cfg(target_os = "linux")]
+mod linux;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::policy::ResourceLimits;
+use crate::Effects;
+
+/// The caller's switches for the sandbox. The default sandboxes every run as its effects say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    enabled: bool,
+    writable: Vec<PathBuf>,
+    readable: Option<Vec<PathBuf>>,
+    allow_network: bool,
+    network_namespace: bool,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox {
+            enabled: true,
+            writable: Vec::new(),
+            readable: None,
+            allow_network: false,
+            network_namespace: true,
+        }
+    }
+}
+
+impl Sandbox {
+    /// The default: every run limited as its effects say.
+    pub fn new() -> Self {
+        Sandbox::default()
+    }
+
+    /// No sandbox at all: runs get only the policy gate. Every run's report says so.
+    pub fn off() -> Self {
+        Sandbox {
+            enabled: false,
+            ..Sandbox::default()
+        }
+    }
+
+    /// Whether runs are sandboxed.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Also lets runs write (and delete) under `path` when their writes are limited.
+    #[must_use]
+    pub fn writable(mut self, path: impl Into<PathBuf>) -> Self {
+        self.writable.push(path.into());
+        self
+    }
+
+    /// Confines reads of every run to the system directories a program needs (`/usr`, `/lib*`,
+    /// `/bin`, `/sbin`, `/etc`, `/opt`, `/proc`, `/sys`, `/dev`, `/run`), the program's own
+    /// directory, the scratch directory and `paths`. Off by default: effects say nothing
+    /// reliable about reads.
+    #[must_use]
+    pub fn confine_reads<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.readable = Some(paths.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Lets runs use the network even when their metadata declares `network: false`.
+    #[must_use]
+    pub fn allow_network(mut self, allow: bool) -> Self {
+        self.allow_network = allow;
+        self
+    }
+
+    /// Whether to put runs declared offline into a private network namespace (default `true`;
+    /// Landlock's TCP denial applies either way).
+    #[must_use]
+    pub fn network_namespace(mut self, use_it: bool) -> Self {
+        self.network_namespace = use_it;
+        self
+    }
+}
+
+/// One limit a run was held to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Containment {
+    /// No file writes, creations, renames or removals outside `writable`.
+    NoWrites {
+        /// Where writing stayed possible: the scratch directory and the caller's additions.
+        writable: Vec<PathBuf>,
+    },
+    /// Writes only under `writable` (the declared `filesystem.paths`, the scratch directory
+    /// and the caller's additions).
+    WritesConfined {
+        /// Where writing stayed possible.
+        writable: Vec<PathBuf>,
+    },
+    /// Reads only under `readable`.
+    ReadsConfined {
+        /// Where reading stayed possible.
+        readable: Vec<PathBuf>,
+    },
+    /// A private network namespace: no network at all.
+    NetworkNamespace,
+    /// Landlock denies TCP `bind` and `connect`.
+    NoTcp,
+    /// Landlock denies connecting to abstract Unix sockets created outside the sandbox.
+    NoAbstractUnixSockets,
+    /// Landlock denies signals to processes outside the sandbox.
+    NoSignalsOut,
+    /// `no_new_privs`: setuid and file capabilities grant nothing.
+    NoNewPrivs,
+    /// Resource limits.
+    Limits(ResourceLimits),
+}
+
+impl fmt::Display for Containment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let paths = |p: &[PathBuf]| {
+            p.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Containment::NoWrites { writable } => {
+                write!(f, "no file writes except under {}", paths(writable))
+            }
+            Containment::WritesConfined { writable } => {
+                write!(f, "file writes only under {}", paths(writable))
+            }
+            Containment::ReadsConfined { readable } => {
+                write!(f, "file reads only under {}", paths(readable))
+            }
+            Containment::NetworkNamespace => f.write_str("no network (private network namespace)"),
+            Containment::NoTcp => f.write_str("no TCP bind or connect (Landlock)"),
+            Containment::NoAbstractUnixSockets => {
+                f.write_str("no abstract Unix sockets outside the sandbox (Landlock)")
+            }
+            Containment::NoSignalsOut => {
+                f.write_str("no signals to processes outside the sandbox (Landlock)")
+            }
+            Containment::NoNewPrivs => f.write_str("no_new_privs"),
+            Containment::Limits(l) => {
+                let mut parts = Vec::new();
+                if let Some(v) = l.cpu_seconds {
+                    parts.push(format!("CPU {v} s"));
+                }
+                if let Some(v) = l.memory_bytes {
+                    parts.push(format!("memory {v} bytes"));
+                }
+                if let Some(v) = l.processes {
+                    parts.push(format!("{v} processes"));
+                }
+                if let Some(v) = l.file_size_bytes {
+                    parts.push(format!("files up to {v} bytes"));
+                }
+                write!(f, "limits: {}", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// What the sandbox did for one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SandboxReport {
+    /// Every limit the run was held to.
+    pub enforced: Vec<Containment>,
+    /// What the effects (or the policy) called for but this system could not enforce, one
+    /// sentence each; empty when everything asked for was enforced.
+    pub not_enforced: Vec<String>,
+    /// The private scratch directory given as `TMPDIR`, removed after the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch_dir: Option<PathBuf>,
+}
+
+impl SandboxReport {
+    /// Whether `containment` was enforced.
+    pub fn enforces(&self, containment: &Containment) -> bool {
+        self.enforced.contains(containment)
+    }
+
+    /// Whether writes were limited (denied or confined).
+    pub fn limits_writes(&self) -> bool {
+        self.enforced.iter().any(|c| {
+            matches!(
+                c,
+                Containment::NoWrites { .. } | Containment::WritesConfined { .. }
+            )
+        })
+    }
+
+    /// Whether network access was cut (namespace or TCP denial).
+    pub fn limits_network(&self) -> bool {
+        self.enforced
+            .iter()
+            .any(|c| matches!(c, Containment::NetworkNamespace | Containment::NoTcp))
+    }
+}
+
+impl fmt::Display for SandboxReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.enforced.is_empty() {
+            f.write_str("sandbox: nothing enforced")?;
+        } else {
+            f.write_str("sandbox: ")?;
+            for (i, c) in self.enforced.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                write!(f, "{c}")?;
+            }
+        }
+        if !self.not_enforced.is_empty() {
+            write!(f, "; not enforced: {}", self.not_enforced.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+/// What a run's effects and the caller ask the sandbox for, before the system is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Writes: `None` unrestricted, `Some(paths)` only under these (empty: nowhere but the
+    /// scratch directory and the caller's additions).
+    pub writes: Option<Vec<PathBuf>>,
+    /// Reads: `None` unrestricted.
+    pub reads: Option<Vec<PathBuf>>,
+    /// No network.
+    pub no_network: bool,
+    /// Use a network namespace for `no_network`.
+    pub network_namespace: bool,
+    /// The caller's extra writable paths.
+    pub extra_writable: Vec<PathBuf>,
+    /// Resource limits.
+    pub limits: ResourceLimits,
+}
+
+impl Plan {
+    /// The plan for a command with `effects` run in `working_dir`.
+    pub fn new(
+        sandbox: &Sandbox,
+        effects: &Effects,
+        limits: ResourceLimits,
+        working_dir: &Path,
+    ) -> Plan {
+        let declared_paths = || -> Vec<PathBuf> {
+            effects
+                .filesystem
+                .as_ref()
+                .and_then(|f| f.paths.as_ref())
+                .map(|paths| {
+                    paths
+                        .iter()
+                        .map(|p| expand_declared_path(p, working_dir))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let writes = match effects.filesystem_write() {
+            Some(false) => Some(Vec::new()),
+            Some(true) => {
+                let paths = declared_paths();
+                (!paths.is_empty()).then_some(paths)
+            }
+            None => None,
+        };
+        Plan {
+            writes,
+            reads: sandbox.readable.clone(),
+            no_network: effects.network == Some(false) && !sandbox.allow_network,
+            network_namespace: sandbox.network_namespace,
+            extra_writable: sandbox.writable.clone(),
+            limits,
+        }
+    }
+
+    /// Whether the run needs a scratch directory (its writes are limited).
+    pub fn needs_scratch(&self) -> bool {
+        self.writes.is_some()
+    }
+}
+
+/// `./x` and relative paths against `working_dir`, `~/x` against `$HOME`.
+fn expand_declared_path(declared: &str, working_dir: &Path) -> PathBuf {
+    if let Some(rest) = declared.strip_prefix("~/") {
+        if let Some(home) = std::env::var_os("HOME") {
+            return PathBuf::from(home).join(rest);
+        }
+    }
+    working_dir.join(declared)
+}
+
+/// A sandbox ready to be installed into a child: the report of what it enforces, and what the
+/// child does between `fork` and `exec`.
+pub(crate) struct Prepared {
+    /// What will be enforced.
+    pub report: SandboxReport,
+    /// The scratch directory, removed when this is dropped (after the run).
+    pub scratch: Option<tempfile::TempDir>,
+    #[cfg(target_os = "linux")]
+    child: Option<linux::ChildSetup>,
+}
+
+/// Why a sandbox could not be set up.
+#[derive(Debug)]
+pub struct SandboxError {
+    /// What failed.
+    pub message: String,
+}
+
+impl fmt::Display for SandboxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SandboxError {}
+
+/// Prepares the sandbox for one run in `working_dir` of the program at `program`.
+pub(crate) fn prepare(
+    sandbox: &Sandbox,
+    plan: &Plan,
+    program: Option<&Path>,
+) -> Result<Prepared, SandboxError> {
+    if !sandbox.enabled {
+        let mut report = SandboxReport::default();
+        if plan.writes.is_some() || plan.no_network || plan.limits.any() {
+            report
+                .not_enforced
+                .push("the caller turned the sandbox off".to_owned());
+        }
+        return Ok(Prepared {
+            report,
+            scratch: None,
+            #[cfg(target_os = "linux")]
+            child: None,
+        });
+    }
+    let scratch = if plan.needs_scratch() {
+        Some(
+            tempfile::Builder::new()
+                .prefix("atip-run-")
+                .tempdir()
+                .map_err(|e| SandboxError {
+                    message: format!("cannot create the scratch directory: {e}"),
+                })?,
+        )
+    } else {
+        None
+    };
+    let scratch_path = scratch.as_ref().map(|d| d.path().to_path_buf());
+    #[cfg(target_os = "linux")]
+    {
+        let (child, mut report) = linux::prepare(plan, scratch_path.as_deref(), program)?;
+        report.scratch_dir = scratch_path;
+        Ok(Prepared {
+            report,
+            scratch,
+            child: Some(child),
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = program;
+        let mut report = SandboxReport {
+            scratch_dir: scratch_path,
+            ..SandboxReport::default()
+        };
+        if plan.writes.is_some() || plan.no_network || plan.limits.any() || plan.reads.is_some() {
+            report.not_enforced.push(format!(
+                "no sandbox on {}: only Linux (Landlock, namespaces) is supported",
+                std::env::consts::OS
+            ));
+        }
+        Ok(Prepared { report, scratch })
+    }
+}
+
+impl Prepared {
+    /// Installs the child-side setup into `cmd` (Linux: a `pre_exec` hook) and points its
+    /// `TMPDIR` at the scratch directory.
+    pub fn install(&mut self, cmd: &mut tokio::process::Command) {
+        if let Some(dir) = &self.scratch {
+            cmd.env("TMPDIR", dir.path());
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(child) = self.child.take() {
+            child.install(cmd);
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = cmd;
+    }
+}

@@ -1,0 +1,283 @@
+//! Trust that is verified, not asserted (spec §3.2.2): the program about to run is resolved to
+//! one file, its hash compared with the metadata's `trust.integrity.checksum`, and the caller's
+//! trust rules (by program path or metadata location) override what the metadata claims.
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256, Sha512};
+
+use crate::TrustSource;
+
+/// A caller's trust assignment: metadata for programs at `pattern`, or loaded from files at
+/// `pattern`, is trusted as `trust` whatever it claims (glob syntax, matched against the
+/// resolved absolute path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustRule {
+    /// What the pattern is matched against.
+    pub target: TrustTarget,
+    /// A glob (`/usr/bin/*`, `/etc/atip/**/*.json`).
+    pub pattern: String,
+    /// The trust to assign.
+    pub trust: TrustSource,
+}
+
+/// What a [`TrustRule`] looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustTarget {
+    /// The resolved path of the program that runs.
+    Program,
+    /// The path of the metadata file a command was loaded from at run time.
+    Metadata,
+}
+
+impl TrustRule {
+    /// Whether the rule applies to a program at `program` loaded from metadata at `metadata`.
+    pub fn matches(&self, program: Option<&Path>, metadata: Option<&str>) -> bool {
+        let glob = glob::Pattern::new(&self.pattern);
+        let hit = |text: &str| match &glob {
+            Ok(g) => g.matches(text),
+            Err(_) => self.pattern == text,
+        };
+        match self.target {
+            TrustTarget::Program => program.and_then(Path::to_str).is_some_and(hit),
+            TrustTarget::Metadata => metadata.is_some_and(hit),
+        }
+    }
+}
+
+/// Finds the file `program` names, as `execvp` would: a name with a `/` relative to
+/// `working_dir`, otherwise the first executable regular file of that name in `path` (the
+/// child's `PATH`). `None` when nothing is found.
+pub fn resolve_program(
+    program: &OsStr,
+    working_dir: &Path,
+    path: Option<&OsStr>,
+) -> Option<PathBuf> {
+    let as_path = Path::new(program);
+    if program.as_encoded_bytes().contains(&b'/') {
+        let p = working_dir.join(as_path);
+        return is_executable(&p).then_some(p);
+    }
+    std::env::split_paths(path?)
+        .map(|dir| {
+            let dir = if dir.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                dir
+            };
+            working_dir.join(dir).join(as_path)
+        })
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(p) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// Why a binary did not pass its checksum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChecksumError {
+    /// The binary.
+    pub program: PathBuf,
+    /// The checksum the metadata declares.
+    pub expected: String,
+    /// What the binary hashes to (`sha256:…`), or why it could not be hashed.
+    pub found: String,
+}
+
+impl fmt::Display for ChecksumError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "binary {} does not match its metadata: trust.integrity.checksum is {}, the binary {}",
+            self.program.display(),
+            self.expected,
+            self.found
+        )
+    }
+}
+
+impl std::error::Error for ChecksumError {}
+
+/// Checks that the file at `program` hashes to `expected` (`sha256:<hex>` or `sha512:<hex>`,
+/// hex in either case). Hashes are cached by path, size and modification time, so a binary is
+/// read once until it changes.
+///
+/// # Errors
+///
+/// [`ChecksumError`] when the digests differ, the algorithm is not one of these two, or the
+/// file cannot be read.
+pub fn verify_checksum(program: &Path, expected: &str) -> Result<(), ChecksumError> {
+    let err = |found: String| ChecksumError {
+        program: program.to_path_buf(),
+        expected: expected.to_owned(),
+        found,
+    };
+    let Some((algorithm, hex)) = expected.split_once(':') else {
+        return Err(err(
+            "cannot be checked: the checksum is not written `algorithm:hex`".to_owned(),
+        ));
+    };
+    let algorithm = algorithm.to_ascii_lowercase();
+    if algorithm != "sha256" && algorithm != "sha512" {
+        return Err(err(format!(
+            "cannot be checked: algorithm `{algorithm}` is not supported (sha256, sha512)"
+        )));
+    }
+    let actual = digest(program, &algorithm).map_err(|e| err(format!("cannot be read: {e}")))?;
+    if actual.eq_ignore_ascii_case(hex) {
+        Ok(())
+    } else {
+        Err(err(format!("hashes to {algorithm}:{actual}")))
+    }
+}
+
+type CacheKey = (PathBuf, String);
+type CacheEntry = (u64, Option<SystemTime>, String);
+
+fn digest(program: &Path, algorithm: &str) -> std::io::Result<String> {
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, CacheEntry>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let meta = std::fs::metadata(program)?;
+    let (size, modified) = (meta.len(), meta.modified().ok());
+    let key = (program.to_path_buf(), algorithm.to_owned());
+    if let Some((s, m, hex)) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        if *s == size && *m == modified && modified.is_some() {
+            return Ok(hex.clone());
+        }
+    }
+    let mut file = std::fs::File::open(program)?;
+    let mut buf = vec![0u8; 64 * 1024];
+    let hex = if algorithm == "sha512" {
+        let mut h = Sha512::new();
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
+        to_hex(&h.finalize())
+    } else {
+        let mut h = Sha256::new();
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
+        to_hex(&h.finalize())
+    };
+    cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, (size, modified, hex.clone()));
+    Ok(hex)
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The `PATH` a child started with these settings sees: the runner's own setting, else this
+/// process's (unless the environment is cleared).
+pub(crate) fn child_path(
+    env_base: &super::process::EnvBase,
+    env: &[(OsString, Option<OsString>)],
+) -> Option<OsString> {
+    if let Some((_, v)) = env.iter().rev().find(|(k, _)| k == "PATH") {
+        return v.clone();
+    }
+    match env_base {
+        super::process::EnvBase::Inherit => std::env::var_os("PATH"),
+        super::process::EnvBase::Clear => None,
+        super::process::EnvBase::AllowList(keys) => {
+            if keys.iter().any(|k| k == "PATH") {
+                std::env::var_os("PATH")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksums_are_compared_and_cached_by_size_and_mtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("tool");
+        std::fs::write(&bin, b"hello").unwrap();
+        // sha256("hello")
+        let good = "sha256:2CF24DBA5FB0A30E26E83B2AC5B9E29E1B161E5C1FA7425E73043362938B9824";
+        assert_eq!(verify_checksum(&bin, good), Ok(()));
+        let bad = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+        let e = verify_checksum(&bin, bad).unwrap_err();
+        assert!(e.to_string().contains("does not match its metadata"), "{e}");
+        assert!(e.found.contains("2cf24dba"), "{e}");
+        // Changed contents (and size) are hashed again.
+        std::fs::write(&bin, b"hello!").unwrap();
+        assert!(verify_checksum(&bin, good).is_err());
+        assert!(verify_checksum(&bin, "md5:abc")
+            .unwrap_err()
+            .found
+            .contains("not supported"));
+        assert!(verify_checksum(&bin, "nonsense").is_err());
+    }
+
+    #[test]
+    fn programs_resolve_like_execvp() {
+        let sh = resolve_program(OsStr::new("sh"), Path::new("/"), std::env::var_os("PATH").as_deref());
+        assert!(sh.is_some_and(|p| p.is_absolute() && p.ends_with("sh")));
+        assert_eq!(
+            resolve_program(OsStr::new("no-such-program-atip"), Path::new("/"), Some(OsStr::new("/usr/bin"))),
+            None
+        );
+        assert_eq!(
+            resolve_program(OsStr::new("./bin/sh"), Path::new("/"), None),
+            Some(PathBuf::from("/./bin/sh")).filter(|p| p.exists())
+        );
+    }
+
+    #[test]
+    fn trust_rules_match_programs_and_metadata_locations() {
+        let rule = TrustRule {
+            target: TrustTarget::Program,
+            pattern: "/usr/bin/*".into(),
+            trust: TrustSource::Vendor,
+        };
+        assert!(rule.matches(Some(Path::new("/usr/bin/git")), None));
+        assert!(!rule.matches(Some(Path::new("/tmp/git")), None));
+        let meta = TrustRule {
+            target: TrustTarget::Metadata,
+            pattern: "/etc/atip/*.json".into(),
+            trust: TrustSource::Org,
+        };
+        assert!(meta.matches(None, Some("/etc/atip/gh.json")));
+        assert!(!meta.matches(Some(Path::new("/etc/atip/gh.json")), None));
+    }
+}
