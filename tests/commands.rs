@@ -13,26 +13,21 @@ fn s(argv: Vec<OsString>) -> Vec<String> {
 
 #[test]
 fn argv_order_is_program_globals_path_options_positionals() {
-    let c = git::Commit::new("fix: a bug")
-        .chdir("/tmp/repo")
-        .config(["user.name=A B", "user.email=a@b"])
-        .no_pager(true)
-        .all(true);
+    let c = git::Commit::new("fix: a bug").no_pager(true).all(true);
     assert_eq!(
         s(c.try_argv().unwrap()),
         [
             "git",
-            "-C",
-            "/tmp/repo",
-            "-c",
-            "user.name=A B",
-            "-c",
-            "user.email=a@b",
             "--no-pager",
             "commit",
             "--message=fix: a bug",
             "--all"
         ]
+    );
+    let b = git::Branch::new().branchname("topic").start_point("main").verbose(true);
+    assert_eq!(
+        s(b.try_argv().unwrap()),
+        ["git", "branch", "--verbose", "topic", "main"]
     );
 }
 
@@ -43,8 +38,8 @@ fn long_flags_attach_values_short_only_flags_take_two_elements() {
         ["git", "log", "--max-count=3", "--format=%h %s"]
     );
     assert_eq!(
-        s(git::Log::new().chdir("d").argv()),
-        ["git", "-C", "d", "log"]
+        s(weird::Enums::new(["f"], "o").argv()),
+        ["weird", "enums", "-o", "o", "f"]
     );
     // A short-only boolean is the bare flag.
     assert_eq!(
@@ -134,15 +129,17 @@ fn enums_keep_their_values_verbatim() {
 #[test]
 fn nul_and_other_bad_values_are_rejected_before_running() {
     let err = git::Commit::new("a\0b")
-        .chdir("x\0")
+        .author("x\0")
         .try_argv()
         .unwrap_err();
     assert_eq!(
         err.problems,
         [
-            ArgvProblem::Nul { param: "-C".into() },
             ArgvProblem::Nul {
                 param: "--message".into()
+            },
+            ArgvProblem::Nul {
+                param: "--author".into()
             }
         ]
     );
@@ -221,8 +218,7 @@ fn serde_uses_provider_names_and_accepts_strict_mode_nulls() {
     // OpenAI strict mode sends every parameter, unset ones as null.
     let c: git::Commit = serde_json::from_str(
         r#"{"message": "m", "all": true, "allow_empty": null, "amend": null, "author": null,
-            "signoff": null, "no_verify": null, "quiet": null, "chdir": null, "config": null,
-            "no_pager": null}"#,
+            "signoff": null, "no_verify": null, "quiet": null, "no_pager": null}"#,
     )
     .unwrap();
     assert_eq!(c, git::Commit::new("m").all(true));

@@ -106,12 +106,12 @@ fn call(name: &str, args: Value) -> ToolCall {
 fn typed_dispatch_returns_the_command() {
     let c = git::Call::from_tool_call(&call(
         "git_commit",
-        json!({"message": "Fix", "all": true, "no_verify": null, "config": ["user.name=A"]}),
+        json!({"message": "Fix", "all": true, "no_verify": null, "no_pager": true}),
     ))
     .unwrap();
     assert_eq!(
         c,
-        git::Call::Commit(git::Commit::new("Fix").all(true).config(["user.name=A"]))
+        git::Call::Commit(git::Commit::new("Fix").all(true).no_pager(true))
     );
     let c =
         git::Call::from_tool_call(&call("git_status", json!({"untracked_files": "no"}))).unwrap();

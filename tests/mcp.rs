@@ -1,7 +1,8 @@
 //! `atip serve` end to end against the official MCP Python SDK's stdio client
 //! (`tests/mcp/client.py`, run with the validators' Python, which has `mcp` installed):
-//! tools listed with annotations from effects, git commands run in a temp repository, a
-//! destructive call refused with the reason, bad arguments and unknown tools as error results.
+//! tools listed with annotations from effects, git commands run in a temp repository (the
+//! server's working directory), a destructive call refused with the reason, bad arguments,
+//! unknown tools and a path outside the working directory as error results.
 
 mod support;
 
@@ -78,4 +79,10 @@ fn the_python_sdk_lists_and_calls_git_tools_through_atip_serve() {
         .as_str()
         .unwrap()
         .contains("no tool of that name"));
+    let escape = &calls[5];
+    assert_eq!(escape["is_error"], true);
+    assert!(
+        escape["text"].as_str().unwrap().contains("path-outside-roots"),
+        "{escape}"
+    );
 }

@@ -2,9 +2,11 @@
 //!
 //! Run from the repository root with `cargo run -p atip-examples`.
 //!
-//! It creates a temporary repository, then: `git init`, writes a file, `git add`,
-//! `git commit` (with an identity passed through `-c`, since a fresh machine has none),
-//! `git log`, `wc -l` on the file; it shows the policy refusing `git clean` (declared
+//! It creates a temporary repository and runs every command in it (`Runner::current_dir`; the
+//! metadata exposes no `-C` or `-c`, so a model can neither leave the directory nor set git
+//! configuration that runs programs), then: `git init`, writes a file, `git add`, `git commit`
+//! (with an identity passed in the environment, since a fresh machine has none), `git log`,
+//! `wc -l` on the file, and a model's attempt to read outside the repository, refused; it shows the policy refusing `git clean` (declared
 //! destructive) until a person confirms, and then running it. Finally it replays recorded
 //! model responses in each provider's wire format (`examples/replay/*.json`) through the whole
 //! loop: parse the tool calls, dispatch them to typed commands, run them through the policy,
@@ -56,41 +58,44 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let repo = dir.path();
     println!("# temporary repository: {}\n", repo.display());
 
-    // No shell anywhere: each typed call becomes an argv that runs as is.
-    let runner = Runner::new().timeout(Duration::from_secs(20));
-    // Git needs an identity to commit; a fresh machine has none, so pass one for this
-    // invocation only (`git -c user.name=… -c user.email=… commit …`).
-    let identity = [
-        "user.name=atip example",
-        "user.email=atip-example@example.invalid",
-    ];
+    // No shell anywhere: each typed call becomes an argv that runs as is, in the repository.
+    // Git needs an identity to commit; a fresh machine has none, so the runner passes one in
+    // the environment. Each run is sandboxed as its effects say (read-only commands cannot
+    // write, offline ones cannot connect).
+    let runner = Runner::new()
+        .timeout(Duration::from_secs(20))
+        .current_dir(repo)
+        .env("GIT_AUTHOR_NAME", "atip example")
+        .env("GIT_AUTHOR_EMAIL", "atip-example@example.invalid")
+        .env("GIT_COMMITTER_NAME", "atip example")
+        .env("GIT_COMMITTER_EMAIL", "atip-example@example.invalid");
 
-    show(
-        &git::Init::new().chdir(repo).initial_branch("main"),
-        &runner,
-    )
-    .await?;
+    show(&git::Init::new().initial_branch("main"), &runner).await?;
     std::fs::write(repo.join("hello.txt"), "hello from atip\nsecond line\n")?;
-    show(&git::Add::new(["hello.txt"]).chdir(repo), &runner).await?;
-    show(
-        &git::Commit::new("Add hello.txt")
-            .chdir(repo)
-            .config(identity),
-        &runner,
-    )
-    .await?;
-    show(
-        &git::Log::new().chdir(repo).oneline(true).max_count(5),
-        &runner,
-    )
-    .await?;
-    show(&wc::Wc::new([repo.join("hello.txt")]).lines(true), &runner).await?;
+    show(&git::Add::new(["hello.txt"]), &runner).await?;
+    show(&git::Commit::new("Add hello.txt"), &runner).await?;
+    let log = show(&git::Log::new().oneline(true).max_count(5), &runner).await?;
+    println!("  {}\n", log.sandbox);
+    show(&wc::Wc::new(["hello.txt"]).lines(true), &runner).await?;
+
+    // Paths a model sends are confined to the working directory (symlinks resolved).
+    let outside = wc::Wc::new(["../../etc/passwd"]).lines(true);
+    println!("$ {}", shown(&outside.argv()));
+    match runner.run(&outside).await {
+        Err(RunError::Denied { reasons, .. }) => {
+            for reason in &reasons {
+                println!("  refused [{}]: {}", reason.code.as_str(), reason.message);
+            }
+            println!();
+        }
+        other => return Err(format!("a path outside the repository must be refused, got {other:?}").into()),
+    }
 
     // An untracked file, and a destructive command to delete it.
     let scratch = repo.join("scratch.tmp");
     std::fs::write(&scratch, "temporary\n")?;
-    show(&git::Status::new().chdir(repo).short(true), &runner).await?;
-    let clean = git::Clean::new().chdir(repo).force(true);
+    show(&git::Status::new().short(true), &runner).await?;
+    let clean = git::Clean::new().force(true);
     println!("$ {}", shown(&clean.argv()));
     match runner.run(&clean).await {
         Err(RunError::NeedsConfirmation(request)) => {
@@ -125,7 +130,6 @@ async fn main() -> Result<(), Box<dyn Error>> {
         "hello from atip\nsecond line\nthird line\n",
     )?;
     std::fs::write(repo.join("notes.tmp"), "scratch\n")?;
-    let in_repo = runner.clone().current_dir(repo);
     for (format, body) in [
         (
             ResponseFormat::OpenAi,
@@ -144,7 +148,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             include_str!("../replay/gemini.json"),
         ),
     ] {
-        replay(format, body, &in_repo).await?;
+        replay(format, body, &runner).await?;
     }
     if !repo.join("notes.tmp").exists() {
         return Err("the replayed git clean must have been refused".into());

@@ -48,7 +48,7 @@ fn compile(c: &mut Criterion) {
     g.finish();
 }
 
-const ARGS: &str = r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","chdir":"/tmp/repo"}"#;
+const ARGS: &str = r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","no_pager":true}"#;
 
 fn dispatch(c: &mut Criterion) {
     let mut g = c.benchmark_group("dispatch");

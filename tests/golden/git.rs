@@ -12,14 +12,6 @@ pub struct Init {
     ///
     /// Positional argument.
     pub directory: ::core::option::Option<::std::path::PathBuf>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -47,8 +39,6 @@ impl ::atip_runtime::__private::serde::Serialize for Init {
             Self::__FIELDS,
             &[
                 &self.directory,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.initial_branch,
                 &self.bare,
@@ -70,8 +60,6 @@ impl ::atip_runtime::FromArguments for Init {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             directory: args.field("directory"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             initial_branch: args.field("initial_branch"),
             bare: args.field("bare"),
@@ -86,8 +74,6 @@ impl Init {
     pub fn new() -> Self {
         Self {
             directory: ::core::option::Option::None,
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             initial_branch: ::core::option::Option::None,
             bare: false,
@@ -101,26 +87,6 @@ impl Init {
         value: impl ::core::convert::Into<::std::path::PathBuf>,
     ) -> Self {
         self.directory = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -154,43 +120,43 @@ impl Init {
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
         1,
-        974,
+        657,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
         1,
-        1136,
+        784,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
         1,
-        976,
+        659,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
         1,
-        1123,
+        771,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
         1,
-        945,
+        628,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
         1,
-        914,
+        597,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
         1,
-        1068,
+        751,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -199,20 +165,6 @@ impl Init {
             "directory",
             ::atip_runtime::__private::Arg::Positional("directory"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -281,8 +233,6 @@ impl ::atip_runtime::Command for Init {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "initial_branch",
                     "Name of the first branch",
@@ -320,8 +270,6 @@ impl ::atip_runtime::Command for Init {
             Self::__FIELDS,
             &[
                 &self.directory,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.initial_branch,
                 &self.bare,
@@ -426,14 +374,6 @@ pub struct Status {
     ///
     /// Positional argument.
     pub pathspec: ::std::vec::Vec<::std::path::PathBuf>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -465,8 +405,6 @@ impl ::atip_runtime::__private::serde::Serialize for Status {
             Self::__FIELDS,
             &[
                 &self.pathspec,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.short,
                 &self.branch,
@@ -489,8 +427,6 @@ impl ::atip_runtime::FromArguments for Status {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             pathspec: args.field("pathspec"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             short: args.field("short"),
             branch: args.field("branch"),
@@ -506,8 +442,6 @@ impl Status {
     pub fn new() -> Self {
         Self {
             pathspec: ::std::vec::Vec::new(),
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             short: false,
             branch: false,
@@ -524,26 +458,6 @@ impl Status {
         >,
     ) -> Self {
         self.pathspec = value.into_iter().map(::core::convert::Into::into).collect();
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -579,44 +493,44 @@ impl Status {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        975,
-        2073,
+        658,
+        1439,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        1137,
-        2425,
+        785,
+        1721,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        977,
-        2077,
+        660,
+        1443,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        1124,
-        2399,
+        772,
+        1695,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        946,
-        2015,
+        629,
+        1381,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        915,
-        1969,
+        598,
+        1335,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        1069,
-        2238,
+        752,
+        1604,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -625,20 +539,6 @@ impl Status {
             "pathspec",
             ::atip_runtime::__private::Arg::Positional("pathspec"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -712,8 +612,6 @@ impl ::atip_runtime::Command for Status {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "short",
                     "Give the output in the short format",
@@ -766,8 +664,6 @@ impl ::atip_runtime::Command for Status {
             Self::__FIELDS,
             &[
                 &self.pathspec,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.short,
                 &self.branch,
@@ -789,14 +685,6 @@ pub struct Add {
     ///
     /// Positional argument.
     pub pathspec: ::std::vec::Vec<::std::path::PathBuf>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -836,8 +724,6 @@ impl ::atip_runtime::__private::serde::Serialize for Add {
             Self::__FIELDS,
             &[
                 &self.pathspec,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.all,
                 &self.update,
@@ -862,8 +748,6 @@ impl ::atip_runtime::FromArguments for Add {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             pathspec: args.field("pathspec"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             all: args.field("all"),
             update: args.field("update"),
@@ -885,8 +769,6 @@ impl Add {
     ) -> Self {
         Self {
             pathspec: pathspec.into_iter().map(::core::convert::Into::into).collect(),
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             all: false,
             update: false,
@@ -895,26 +777,6 @@ impl Add {
             intent_to_add: false,
             verbose: false,
         }
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
-        self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
     #[must_use]
@@ -961,44 +823,44 @@ impl Add {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        2074,
-        3353,
+        1440,
+        2402,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        2426,
-        3887,
+        1722,
+        2831,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        2078,
-        3359,
+        1444,
+        2408,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        2400,
-        3848,
+        1696,
+        2792,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        2016,
-        3266,
+        1382,
+        2315,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        1970,
-        3189,
+        1336,
+        2238,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        2239,
-        3611,
+        1605,
+        2660,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -1008,20 +870,6 @@ impl Add {
             ::atip_runtime::__private::Arg::Positional("pathspec"),
             false,
             true,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
-            false,
             false,
         ),
         ::atip_runtime::__private::field(
@@ -1105,8 +953,6 @@ impl ::atip_runtime::Command for Add {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "all",
                     "Also stage removals and untracked files in the whole tree",
@@ -1171,8 +1017,6 @@ impl ::atip_runtime::Command for Add {
             Self::__FIELDS,
             &[
                 &self.pathspec,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.all,
                 &self.update,
@@ -1192,14 +1036,6 @@ impl ::atip_runtime::Command for Add {
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Commit {
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -1246,8 +1082,6 @@ impl ::atip_runtime::__private::serde::Serialize for Commit {
             serializer,
             Self::__FIELDS,
             &[
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.message,
                 &self.all,
@@ -1273,8 +1107,6 @@ impl ::atip_runtime::FromArguments for Commit {
         mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             message: args.field("message"),
             all: args.field("all"),
@@ -1293,8 +1125,6 @@ impl Commit {
     /// Creates the command from its required parameters (`message`); optional ones start unset.
     pub fn new(message: impl ::core::convert::Into<::std::string::String>) -> Self {
         Self {
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             message: message.into(),
             all: false,
@@ -1305,26 +1135,6 @@ impl Commit {
             no_verify: false,
             quiet: false,
         }
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
-        self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
     #[must_use]
@@ -1380,62 +1190,48 @@ impl Commit {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        3354,
-        4728,
+        2403,
+        3460,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        3888,
-        5461,
+        2832,
+        4053,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        3360,
-        4736,
+        2409,
+        3468,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        3849,
-        5409,
+        2793,
+        4001,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        3267,
-        4612,
+        2316,
+        3344,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        3190,
-        4504,
+        2239,
+        3236,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        3612,
-        5083,
+        2661,
+        3815,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
     pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
-            false,
-            false,
-        ),
         ::atip_runtime::__private::field(
             "no_pager",
             ::atip_runtime::__private::Arg::Flag("--no-pager"),
@@ -1522,8 +1318,6 @@ impl ::atip_runtime::Command for Commit {
         params: ::atip_runtime::__private::Borrowed(
             &[
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "message",
                     "The commit message (required here: without it git opens an editor)",
@@ -1605,8 +1399,6 @@ impl ::atip_runtime::Command for Commit {
             <Self as ::atip_runtime::Command>::PATH,
             Self::__FIELDS,
             &[
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.message,
                 &self.all,
@@ -1632,14 +1424,6 @@ pub struct Log {
     ///
     /// Positional argument.
     pub revision_range: ::core::option::Option<::std::string::String>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -1687,8 +1471,6 @@ impl ::atip_runtime::__private::serde::Serialize for Log {
             Self::__FIELDS,
             &[
                 &self.revision_range,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.oneline,
                 &self.max_count,
@@ -1715,8 +1497,6 @@ impl ::atip_runtime::FromArguments for Log {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             revision_range: args.field("revision_range"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             oneline: args.field("oneline"),
             max_count: args.field("max_count"),
@@ -1736,8 +1516,6 @@ impl Log {
     pub fn new() -> Self {
         Self {
             revision_range: ::core::option::Option::None,
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             oneline: false,
             max_count: ::core::option::Option::None,
@@ -1756,26 +1534,6 @@ impl Log {
         value: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         self.revision_range = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -1847,44 +1605,44 @@ impl Log {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        4729,
-        6114,
+        3461,
+        4529,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        5462,
-        7095,
+        4054,
+        5335,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        4737,
-        6124,
+        3469,
+        4539,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        5410,
-        7030,
+        4002,
+        5270,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        4613,
-        5969,
+        3345,
+        4384,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        4505,
-        5830,
+        3237,
+        4245,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        5084,
-        6537,
+        3816,
+        4952,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -1893,20 +1651,6 @@ impl Log {
             "revision_range",
             ::atip_runtime::__private::Arg::Positional("revision-range"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -2008,8 +1752,6 @@ impl ::atip_runtime::Command for Log {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "oneline",
                     "One line per commit: abbreviated hash and subject",
@@ -2092,8 +1834,6 @@ impl ::atip_runtime::Command for Log {
             Self::__FIELDS,
             &[
                 &self.revision_range,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.oneline,
                 &self.max_count,
@@ -2123,14 +1863,6 @@ pub struct Branch {
     ///
     /// Positional argument.
     pub start_point: ::core::option::Option<::std::string::String>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -2163,8 +1895,6 @@ impl ::atip_runtime::__private::serde::Serialize for Branch {
             &[
                 &self.branchname,
                 &self.start_point,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.delete,
                 &self.all,
@@ -2188,8 +1918,6 @@ impl ::atip_runtime::FromArguments for Branch {
         let command = Self {
             branchname: args.field("branchname"),
             start_point: args.field("start_point"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             delete: args.field("delete"),
             all: args.field("all"),
@@ -2206,8 +1934,6 @@ impl Branch {
         Self {
             branchname: ::core::option::Option::None,
             start_point: ::core::option::Option::None,
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             delete: false,
             all: false,
@@ -2231,26 +1957,6 @@ impl Branch {
         value: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         self.start_point = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -2286,44 +1992,44 @@ impl Branch {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        6115,
-        7280,
+        4530,
+        5378,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        7096,
-        8464,
+        5336,
+        6352,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        6125,
-        7292,
+        4540,
+        5390,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        7031,
-        8386,
+        5271,
+        6274,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        5970,
-        7106,
+        4385,
+        5204,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        5831,
-        6936,
+        4246,
+        5034,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        6538,
-        7800,
+        4953,
+        5898,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -2339,20 +2045,6 @@ impl Branch {
             "start_point",
             ::atip_runtime::__private::Arg::Positional("start-point"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -2437,8 +2129,6 @@ impl ::atip_runtime::Command for Branch {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "delete",
                     "Delete the branch; git refuses when it is not fully merged",
@@ -2486,8 +2176,6 @@ impl ::atip_runtime::Command for Branch {
             &[
                 &self.branchname,
                 &self.start_point,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.delete,
                 &self.all,
@@ -2509,14 +2197,6 @@ pub struct Switch {
     ///
     /// Positional argument.
     pub branch: ::core::option::Option<::std::string::String>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -2542,15 +2222,7 @@ impl ::atip_runtime::__private::serde::Serialize for Switch {
         ::atip_runtime::__private::serialize_fields(
             serializer,
             Self::__FIELDS,
-            &[
-                &self.branch,
-                &self.chdir,
-                &self.config,
-                &self.no_pager,
-                &self.create,
-                &self.detach,
-                &self.quiet,
-            ],
+            &[&self.branch, &self.no_pager, &self.create, &self.detach, &self.quiet],
         )
     }
 }
@@ -2567,8 +2239,6 @@ impl ::atip_runtime::FromArguments for Switch {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             branch: args.field("branch"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             create: args.field("create"),
             detach: args.field("detach"),
@@ -2583,8 +2253,6 @@ impl Switch {
     pub fn new() -> Self {
         Self {
             branch: ::core::option::Option::None,
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             create: ::core::option::Option::None,
             detach: false,
@@ -2598,26 +2266,6 @@ impl Switch {
         value: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         self.branch = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -2650,44 +2298,44 @@ impl Switch {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        7281,
-        8267,
+        5379,
+        6048,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        8465,
-        9604,
+        6353,
+        7140,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        7293,
-        8281,
+        5391,
+        6062,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        8387,
-        9513,
+        6275,
+        7049,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        7107,
-        8064,
+        5205,
+        5845,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        6937,
-        7863,
+        5035,
+        5644,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        7801,
-        8884,
+        5899,
+        6665,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -2696,20 +2344,6 @@ impl Switch {
             "branch",
             ::atip_runtime::__private::Arg::Positional("branch"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -2778,8 +2412,6 @@ impl ::atip_runtime::Command for Switch {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "create",
                     "Create a branch with this name and switch to it",
@@ -2815,15 +2447,7 @@ impl ::atip_runtime::Command for Switch {
             argv,
             <Self as ::atip_runtime::Command>::PATH,
             Self::__FIELDS,
-            &[
-                &self.branch,
-                &self.chdir,
-                &self.config,
-                &self.no_pager,
-                &self.create,
-                &self.detach,
-                &self.quiet,
-            ],
+            &[&self.branch, &self.no_pager, &self.create, &self.detach, &self.quiet],
         );
     }
 }
@@ -2839,14 +2463,6 @@ pub struct Diff {
     ///
     /// Positional argument.
     pub paths: ::std::vec::Vec<::std::path::PathBuf>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -2878,8 +2494,6 @@ impl ::atip_runtime::__private::serde::Serialize for Diff {
             Self::__FIELDS,
             &[
                 &self.paths,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.cached,
                 &self.stat,
@@ -2902,8 +2516,6 @@ impl ::atip_runtime::FromArguments for Diff {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             paths: args.field("paths"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             cached: args.field("cached"),
             stat: args.field("stat"),
@@ -2919,8 +2531,6 @@ impl Diff {
     pub fn new() -> Self {
         Self {
             paths: ::std::vec::Vec::new(),
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             cached: false,
             stat: false,
@@ -2937,26 +2547,6 @@ impl Diff {
         >,
     ) -> Self {
         self.paths = value.into_iter().map(::core::convert::Into::into).collect();
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -2992,44 +2582,44 @@ impl Diff {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        8268,
-        9357,
+        6049,
+        6821,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        9605,
-        10867,
+        7141,
+        8051,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        8282,
-        9373,
+        6063,
+        6837,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        9514,
-        10763,
+        7050,
+        7947,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        8065,
-        9125,
+        5846,
+        6589,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        7864,
-        8893,
+        5645,
+        6357,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        8885,
-        10043,
+        6666,
+        7507,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -3038,20 +2628,6 @@ impl Diff {
             "paths",
             ::atip_runtime::__private::Arg::Positional("paths"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -3127,8 +2703,6 @@ impl ::atip_runtime::Command for Diff {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "cached",
                     "Compare the index with HEAD (what would be committed)",
@@ -3175,8 +2749,6 @@ impl ::atip_runtime::Command for Diff {
             Self::__FIELDS,
             &[
                 &self.paths,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.cached,
                 &self.stat,
@@ -3198,14 +2770,6 @@ pub struct Clean {
     ///
     /// Positional argument.
     pub pathspec: ::std::vec::Vec<::std::path::PathBuf>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -3245,8 +2809,6 @@ impl ::atip_runtime::__private::serde::Serialize for Clean {
             Self::__FIELDS,
             &[
                 &self.pathspec,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.force,
                 &self.dry_run,
@@ -3271,8 +2833,6 @@ impl ::atip_runtime::FromArguments for Clean {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             pathspec: args.field("pathspec"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             force: args.field("force"),
             dry_run: args.field("dry_run"),
@@ -3290,8 +2850,6 @@ impl Clean {
     pub fn new() -> Self {
         Self {
             pathspec: ::std::vec::Vec::new(),
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             force: false,
             dry_run: false,
@@ -3310,26 +2868,6 @@ impl Clean {
         >,
     ) -> Self {
         self.pathspec = value.into_iter().map(::core::convert::Into::into).collect();
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -3382,44 +2920,44 @@ impl Clean {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        9358,
-        10605,
+        6822,
+        7752,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        10868,
-        12331,
+        8052,
+        9163,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        9374,
-        10623,
+        6838,
+        7770,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        10764,
-        12214,
+        7948,
+        9046,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        9126,
-        10344,
+        6590,
+        7491,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        8894,
-        10081,
+        6358,
+        7228,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        10044,
-        11385,
+        7508,
+        8532,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -3428,20 +2966,6 @@ impl Clean {
             "pathspec",
             ::atip_runtime::__private::Arg::Positional("pathspec"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -3531,8 +3055,6 @@ impl ::atip_runtime::Command for Clean {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "force",
                     "Actually delete (git refuses without it by default)",
@@ -3597,8 +3119,6 @@ impl ::atip_runtime::Command for Clean {
             Self::__FIELDS,
             &[
                 &self.pathspec,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.force,
                 &self.dry_run,
@@ -3622,14 +3142,6 @@ pub struct Reset {
     ///
     /// Positional argument.
     pub commit: ::core::option::Option<::std::string::String>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -3665,8 +3177,6 @@ impl ::atip_runtime::__private::serde::Serialize for Reset {
             Self::__FIELDS,
             &[
                 &self.commit,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.soft,
                 &self.mixed,
@@ -3690,8 +3200,6 @@ impl ::atip_runtime::FromArguments for Reset {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             commit: args.field("commit"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             soft: args.field("soft"),
             mixed: args.field("mixed"),
@@ -3708,8 +3216,6 @@ impl Reset {
     pub fn new() -> Self {
         Self {
             commit: ::core::option::Option::None,
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             soft: false,
             mixed: false,
@@ -3725,26 +3231,6 @@ impl Reset {
         value: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         self.commit = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -3786,44 +3272,44 @@ impl Reset {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        10606,
-        11791,
+        7753,
+        8621,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        12332,
-        13699,
+        9164,
+        10179,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        10624,
-        11811,
+        7771,
+        8641,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        12215,
-        13569,
+        9047,
+        10049,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        10345,
-        11501,
+        7492,
+        8331,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        10082,
-        11207,
+        7229,
+        8037,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        11386,
-        12665,
+        8533,
+        9495,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -3832,20 +3318,6 @@ impl Reset {
             "commit",
             ::atip_runtime::__private::Arg::Positional("commit"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -3928,8 +3400,6 @@ impl ::atip_runtime::Command for Reset {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "soft",
                     "Keep the index and the working tree",
@@ -3985,8 +3455,6 @@ impl ::atip_runtime::Command for Reset {
             Self::__FIELDS,
             &[
                 &self.commit,
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.soft,
                 &self.mixed,
@@ -4005,14 +3473,6 @@ impl ::atip_runtime::Command for Reset {
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct Stash {
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -4043,8 +3503,6 @@ impl ::atip_runtime::__private::serde::Serialize for Stash {
             serializer,
             Self::__FIELDS,
             &[
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.message,
                 &self.include_untracked,
@@ -4066,8 +3524,6 @@ impl ::atip_runtime::FromArguments for Stash {
         mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             message: args.field("message"),
             include_untracked: args.field("include_untracked"),
@@ -4082,34 +3538,12 @@ impl Stash {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
         Self {
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             message: ::core::option::Option::None,
             include_untracked: false,
             keep_index: false,
             quiet: false,
         }
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
-        self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
     #[must_use]
@@ -4147,62 +3581,48 @@ impl Stash {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        11792,
-        12760,
+        8622,
+        9273,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        13700,
-        14837,
+        10180,
+        10965,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        11812,
-        12782,
+        8642,
+        9295,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        13570,
-        14694,
+        10050,
+        10822,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        11502,
-        12441,
+        8332,
+        8954,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        11208,
-        12116,
+        8038,
+        8629,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        12666,
-        13730,
+        9496,
+        10243,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
     pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
-            false,
-            false,
-        ),
         ::atip_runtime::__private::field(
             "no_pager",
             ::atip_runtime::__private::Arg::Flag("--no-pager"),
@@ -4266,8 +3686,6 @@ impl ::atip_runtime::Command for Stash {
         params: ::atip_runtime::__private::Borrowed(
             &[
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "message",
                     "Description of the stash entry",
@@ -4313,8 +3731,6 @@ impl ::atip_runtime::Command for Stash {
             <Self as ::atip_runtime::Command>::PATH,
             Self::__FIELDS,
             &[
-                &self.chdir,
-                &self.config,
                 &self.no_pager,
                 &self.message,
                 &self.include_untracked,
@@ -4332,14 +3748,6 @@ impl ::atip_runtime::Command for Stash {
 #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq)]
 #[allow(dead_code)]
 pub struct StashList {
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -4353,7 +3761,7 @@ impl ::atip_runtime::__private::serde::Serialize for StashList {
         ::atip_runtime::__private::serialize_fields(
             serializer,
             Self::__FIELDS,
-            &[&self.chdir, &self.config, &self.no_pager],
+            &[&self.no_pager],
         )
     }
 }
@@ -4369,8 +3777,6 @@ impl ::atip_runtime::FromArguments for StashList {
         mut args: ::atip_runtime::Arguments<'_>,
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
         };
         args.finish(command)
@@ -4380,31 +3786,7 @@ impl ::atip_runtime::FromArguments for StashList {
 impl StashList {
     /// Creates the command with every optional parameter unset.
     pub fn new() -> Self {
-        Self {
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
-            no_pager: false,
-        }
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
-        self
+        Self { no_pager: false }
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
     #[must_use]
@@ -4415,62 +3797,48 @@ impl StashList {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        12761,
-        13345,
+        9274,
+        9541,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        14838,
-        15504,
+        10966,
+        11280,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        12783,
-        13369,
+        9296,
+        9565,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        14695,
-        15348,
+        10823,
+        11124,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        12442,
-        12997,
+        8955,
+        9193,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        12117,
-        12641,
+        8630,
+        8837,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        13731,
-        14390,
+        10244,
+        10586,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
     pub const __FIELDS: &'static [::atip_runtime::__private::FieldSpec] = &[
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
-            false,
-            false,
-        ),
         ::atip_runtime::__private::field(
             "no_pager",
             ::atip_runtime::__private::Arg::Flag("--no-pager"),
@@ -4504,16 +3872,14 @@ impl ::atip_runtime::Command for StashList {
         ),
         description: ::atip_runtime::__private::Borrowed("List the stash entries"),
         effects: <Self as ::atip_runtime::Command>::EFFECTS,
-        params: ::atip_runtime::__private::Borrowed(
-            &[__atip::P0, __atip::P1, __atip::P2],
-        ),
+        params: ::atip_runtime::__private::Borrowed(&[__atip::P0]),
     };
     fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {
         ::atip_runtime::__private::write_fields(
             argv,
             <Self as ::atip_runtime::Command>::PATH,
             Self::__FIELDS,
-            &[&self.chdir, &self.config, &self.no_pager],
+            &[&self.no_pager],
         );
     }
 }
@@ -4529,14 +3895,6 @@ pub struct StashPop {
     ///
     /// Positional argument.
     pub stash: ::core::option::Option<::std::string::String>,
-    /// Run as if git was started in this directory instead of the current one
-    ///
-    /// Flag `-C` (global option).
-    pub chdir: ::core::option::Option<::std::path::PathBuf>,
-    /// Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    ///
-    /// Flag `-c` (global option).
-    pub config: ::std::vec::Vec<::std::string::String>,
     /// Never send output through a pager
     ///
     /// Flag `--no-pager` (global option).
@@ -4558,14 +3916,7 @@ impl ::atip_runtime::__private::serde::Serialize for StashPop {
         ::atip_runtime::__private::serialize_fields(
             serializer,
             Self::__FIELDS,
-            &[
-                &self.stash,
-                &self.chdir,
-                &self.config,
-                &self.no_pager,
-                &self.index,
-                &self.quiet,
-            ],
+            &[&self.stash, &self.no_pager, &self.index, &self.quiet],
         )
     }
 }
@@ -4582,8 +3933,6 @@ impl ::atip_runtime::FromArguments for StashPop {
     ) -> ::core::result::Result<Self, ::std::string::String> {
         let command = Self {
             stash: args.field("stash"),
-            chdir: args.field("chdir"),
-            config: args.field("config"),
             no_pager: args.field("no_pager"),
             index: args.field("index"),
             quiet: args.field("quiet"),
@@ -4597,8 +3946,6 @@ impl StashPop {
     pub fn new() -> Self {
         Self {
             stash: ::core::option::Option::None,
-            chdir: ::core::option::Option::None,
-            config: ::std::vec::Vec::new(),
             no_pager: false,
             index: false,
             quiet: false,
@@ -4611,26 +3958,6 @@ impl StashPop {
         value: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         self.stash = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chdir` (`-C`): Run as if git was started in this directory instead of the current one
-    #[must_use]
-    pub fn chdir(
-        mut self,
-        value: impl ::core::convert::Into<::std::path::PathBuf>,
-    ) -> Self {
-        self.chdir = ::core::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `config` (`-c`): Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable
-    #[must_use]
-    pub fn config(
-        mut self,
-        value: impl ::core::iter::IntoIterator<
-            Item = impl ::core::convert::Into<::std::string::String>,
-        >,
-    ) -> Self {
-        self.config = value.into_iter().map(::core::convert::Into::into).collect();
         self
     }
     /// Sets `no-pager` (`--no-pager`): Never send output through a pager
@@ -4654,44 +3981,44 @@ impl StashPop {
     /// This command as a `openai` tool definition (JSON), a slice of `schemas::OPENAI`.
     pub const OPENAI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI,
-        13346,
-        14191,
+        9542,
+        10070,
     );
     /// This command as a `openai-strict` tool definition (JSON), a slice of `schemas::OPENAI_STRICT`.
     pub const OPENAI_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_STRICT,
-        15505,
-        16483,
+        11281,
+        11907,
     );
     /// This command as a `openai-responses` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES`.
     pub const OPENAI_RESPONSES_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES,
-        13370,
-        14217,
+        9566,
+        10096,
     );
     /// This command as a `openai-responses-strict` tool definition (JSON), a slice of `schemas::OPENAI_RESPONSES_STRICT`.
     pub const OPENAI_RESPONSES_STRICT_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::OPENAI_RESPONSES_STRICT,
-        15349,
-        16314,
+        11125,
+        11738,
     );
     /// This command as a `anthropic` tool definition (JSON), a slice of `schemas::ANTHROPIC`.
     pub const ANTHROPIC_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::ANTHROPIC,
-        12998,
-        13814,
+        9194,
+        9693,
     );
     /// This command as a `gemini` tool definition (JSON), a slice of `schemas::GEMINI`.
     pub const GEMINI_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::GEMINI,
-        12642,
-        13427,
+        8838,
+        9306,
     );
     /// This command as a `mcp` tool definition (JSON), a slice of `schemas::MCP`.
     pub const MCP_TOOL: &'static str = ::atip_runtime::__private::slice(
         schemas::MCP,
-        14391,
-        15336,
+        10587,
+        11215,
     );
     /// How each field goes on the command line and into JSON.
     #[doc(hidden)]
@@ -4700,20 +4027,6 @@ impl StashPop {
             "stash",
             ::atip_runtime::__private::Arg::Positional("stash"),
             false,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "chdir",
-            ::atip_runtime::__private::Arg::Short("-C"),
-            true,
-            false,
-            false,
-        ),
-        ::atip_runtime::__private::field(
-            "config",
-            ::atip_runtime::__private::Arg::Short("-c"),
-            true,
             false,
             false,
         ),
@@ -4778,8 +4091,6 @@ impl ::atip_runtime::Command for StashPop {
                     ::core::option::Option::None,
                 ),
                 __atip::P0,
-                __atip::P1,
-                __atip::P2,
                 ::atip_runtime::__private::param(
                     "index",
                     "Also restore the index",
@@ -4806,14 +4117,7 @@ impl ::atip_runtime::Command for StashPop {
             argv,
             <Self as ::atip_runtime::Command>::PATH,
             Self::__FIELDS,
-            &[
-                &self.stash,
-                &self.chdir,
-                &self.config,
-                &self.no_pager,
-                &self.index,
-                &self.quiet,
-            ],
+            &[&self.stash, &self.no_pager, &self.index, &self.quiet],
         );
     }
 }
@@ -4822,24 +4126,6 @@ impl ::atip_runtime::Command for StashPop {
 #[allow(dead_code)]
 mod __atip {
     pub const P0: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
-        "chdir",
-        "Run as if git was started in this directory instead of the current one",
-        ::atip_runtime::ValueKind::Directory,
-        false,
-        false,
-        ::core::option::Option::None,
-        ::core::option::Option::None,
-    );
-    pub const P1: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
-        "config",
-        "Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable",
-        ::atip_runtime::ValueKind::String,
-        false,
-        true,
-        ::core::option::Option::None,
-        ::core::option::Option::None,
-    );
-    pub const P2: ::atip_runtime::ParamSpec = ::atip_runtime::__private::param(
         "no_pager",
         "Never send output through a pager",
         ::atip_runtime::ValueKind::Boolean,
@@ -5417,17 +4703,17 @@ pub const EFFECTS: &[(&str, ::atip_runtime::Effects)] = &[
 #[allow(dead_code)]
 pub mod schemas {
     /// Every command of `git` as `openai` tool definitions: a JSON array.
-    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}}]";
+    pub const OPENAI: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}}]";
     /// Every command of `git` as `openai-strict` tool definitions: a JSON array.
-    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":[\"string\",\"null\"],\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Name of the first branch\"},\"bare\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print only errors and warnings\"}},\"required\":[\"directory\",\"chdir\",\"config\",\"no_pager\",\"initial_branch\",\"bare\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"short\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":[\"string\",\"null\"],\"enum\":[\"no\",\"normal\",\"all\",null],\"description\":\"How to show untracked files Default: normal.\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"short\",\"branch\",\"porcelain\",\"untracked_files\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List the files added\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"all\",\"update\",\"force\",\"dry_run\",\"intent_to_add\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not print the commit summary\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"all\",\"allow_empty\",\"amend\",\"author\",\"signoff\",\"no_verify\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":[\"string\",\"null\"],\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":[\"integer\",\"null\"],\"description\":\"Show at most this many commits\"},\"format\":{\"type\":[\"string\",\"null\"],\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show commits reachable from every ref\"}},\"required\":[\"revision_range\",\"chdir\",\"config\",\"no_pager\",\"oneline\",\"max_count\",\"format\",\"author\",\"grep\",\"since\",\"stat\",\"all\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show hash and subject of each branch tip\"}},\"required\":[\"branchname\",\"start_point\",\"chdir\",\"config\",\"no_pager\",\"delete\",\"all\",\"show_current\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"create\":{\"type\":[\"string\",\"null\"],\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"branch\",\"chdir\",\"config\",\"no_pager\",\"create\",\"detach\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":[\"integer\",\"null\"],\"description\":\"Lines of context around each change\"}},\"required\":[\"paths\",\"chdir\",\"config\",\"no_pager\",\"cached\",\"stat\",\"name_only\",\"unified\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not list the deleted files\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"force\",\"dry_run\",\"directories\",\"ignored\",\"exclude\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Report errors only\"}},\"required\":[\"commit\",\"chdir\",\"config\",\"no_pager\",\"soft\",\"mixed\",\"hard\",\"keep\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":[\"string\",\"null\"],\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"include_untracked\",\"keep_index\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"}},\"required\":[\"chdir\",\"config\",\"no_pager\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":[\"string\",\"null\"],\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also restore the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"stash\",\"chdir\",\"config\",\"no_pager\",\"index\",\"quiet\"],\"additionalProperties\":false}}}]";
+    pub const OPENAI_STRICT: &str = "[{\"type\":\"function\",\"function\":{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":[\"string\",\"null\"],\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Name of the first branch\"},\"bare\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print only errors and warnings\"}},\"required\":[\"directory\",\"no_pager\",\"initial_branch\",\"bare\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"short\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":[\"string\",\"null\"],\"enum\":[\"no\",\"normal\",\"all\",null],\"description\":\"How to show untracked files Default: normal.\"}},\"required\":[\"pathspec\",\"no_pager\",\"short\",\"branch\",\"porcelain\",\"untracked_files\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List the files added\"}},\"required\":[\"pathspec\",\"no_pager\",\"all\",\"update\",\"force\",\"dry_run\",\"intent_to_add\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not print the commit summary\"}},\"required\":[\"no_pager\",\"message\",\"all\",\"allow_empty\",\"amend\",\"author\",\"signoff\",\"no_verify\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":[\"string\",\"null\"],\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":[\"integer\",\"null\"],\"description\":\"Show at most this many commits\"},\"format\":{\"type\":[\"string\",\"null\"],\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show commits reachable from every ref\"}},\"required\":[\"revision_range\",\"no_pager\",\"oneline\",\"max_count\",\"format\",\"author\",\"grep\",\"since\",\"stat\",\"all\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show hash and subject of each branch tip\"}},\"required\":[\"branchname\",\"start_point\",\"no_pager\",\"delete\",\"all\",\"show_current\",\"verbose\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"create\":{\"type\":[\"string\",\"null\"],\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"branch\",\"no_pager\",\"create\",\"detach\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":[\"integer\",\"null\"],\"description\":\"Lines of context around each change\"}},\"required\":[\"paths\",\"no_pager\",\"cached\",\"stat\",\"name_only\",\"unified\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not list the deleted files\"}},\"required\":[\"pathspec\",\"no_pager\",\"force\",\"dry_run\",\"directories\",\"ignored\",\"exclude\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Report errors only\"}},\"required\":[\"commit\",\"no_pager\",\"soft\",\"mixed\",\"hard\",\"keep\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":[\"string\",\"null\"],\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"no_pager\",\"message\",\"include_untracked\",\"keep_index\",\"quiet\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"}},\"required\":[\"no_pager\"],\"additionalProperties\":false}}},{\"type\":\"function\",\"function\":{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"strict\":true,\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":[\"string\",\"null\"],\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also restore the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"stash\",\"no_pager\",\"index\",\"quiet\"],\"additionalProperties\":false}}}]";
     /// Every command of `git` as `openai-responses` tool definitions: a JSON array.
-    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false}]";
+    pub const OPENAI_RESPONSES: &str = "[{\"type\":\"function\",\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false},\"strict\":false},{\"type\":\"function\",\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"strict\":false}]";
     /// Every command of `git` as `openai-responses-strict` tool definitions: a JSON array.
-    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":[\"string\",\"null\"],\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Name of the first branch\"},\"bare\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print only errors and warnings\"}},\"required\":[\"directory\",\"chdir\",\"config\",\"no_pager\",\"initial_branch\",\"bare\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"short\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":[\"string\",\"null\"],\"enum\":[\"no\",\"normal\",\"all\",null],\"description\":\"How to show untracked files Default: normal.\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"short\",\"branch\",\"porcelain\",\"untracked_files\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List the files added\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"all\",\"update\",\"force\",\"dry_run\",\"intent_to_add\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not print the commit summary\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"all\",\"allow_empty\",\"amend\",\"author\",\"signoff\",\"no_verify\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":[\"string\",\"null\"],\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":[\"integer\",\"null\"],\"description\":\"Show at most this many commits\"},\"format\":{\"type\":[\"string\",\"null\"],\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show commits reachable from every ref\"}},\"required\":[\"revision_range\",\"chdir\",\"config\",\"no_pager\",\"oneline\",\"max_count\",\"format\",\"author\",\"grep\",\"since\",\"stat\",\"all\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show hash and subject of each branch tip\"}},\"required\":[\"branchname\",\"start_point\",\"chdir\",\"config\",\"no_pager\",\"delete\",\"all\",\"show_current\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"create\":{\"type\":[\"string\",\"null\"],\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"branch\",\"chdir\",\"config\",\"no_pager\",\"create\",\"detach\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":[\"integer\",\"null\"],\"description\":\"Lines of context around each change\"}},\"required\":[\"paths\",\"chdir\",\"config\",\"no_pager\",\"cached\",\"stat\",\"name_only\",\"unified\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not list the deleted files\"}},\"required\":[\"pathspec\",\"chdir\",\"config\",\"no_pager\",\"force\",\"dry_run\",\"directories\",\"ignored\",\"exclude\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Report errors only\"}},\"required\":[\"commit\",\"chdir\",\"config\",\"no_pager\",\"soft\",\"mixed\",\"hard\",\"keep\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":[\"string\",\"null\"],\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"chdir\",\"config\",\"no_pager\",\"message\",\"include_untracked\",\"keep_index\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"}},\"required\":[\"chdir\",\"config\",\"no_pager\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":[\"string\",\"null\"],\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":[\"string\",\"null\"],\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also restore the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"stash\",\"chdir\",\"config\",\"no_pager\",\"index\",\"quiet\"],\"additionalProperties\":false},\"strict\":true}]";
+    pub const OPENAI_RESPONSES_STRICT: &str = "[{\"type\":\"function\",\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":[\"string\",\"null\"],\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Name of the first branch\"},\"bare\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print only errors and warnings\"}},\"required\":[\"directory\",\"no_pager\",\"initial_branch\",\"bare\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"short\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":[\"string\",\"null\"],\"enum\":[\"no\",\"normal\",\"all\",null],\"description\":\"How to show untracked files Default: normal.\"}},\"required\":[\"pathspec\",\"no_pager\",\"short\",\"branch\",\"porcelain\",\"untracked_files\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List the files added\"}},\"required\":[\"pathspec\",\"no_pager\",\"all\",\"update\",\"force\",\"dry_run\",\"intent_to_add\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not print the commit summary\"}},\"required\":[\"no_pager\",\"message\",\"all\",\"allow_empty\",\"amend\",\"author\",\"signoff\",\"no_verify\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":[\"string\",\"null\"],\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":[\"boolean\",\"null\"],\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":[\"integer\",\"null\"],\"description\":\"Show at most this many commits\"},\"format\":{\"type\":[\"string\",\"null\"],\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":[\"string\",\"null\"],\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show commits reachable from every ref\"}},\"required\":[\"revision_range\",\"no_pager\",\"oneline\",\"max_count\",\"format\",\"author\",\"grep\",\"since\",\"stat\",\"all\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":[\"boolean\",\"null\"],\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show hash and subject of each branch tip\"}},\"required\":[\"branchname\",\"start_point\",\"no_pager\",\"delete\",\"all\",\"show_current\",\"verbose\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":[\"string\",\"null\"],\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"create\":{\"type\":[\"string\",\"null\"],\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"branch\",\"no_pager\",\"create\",\"detach\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":[\"integer\",\"null\"],\"description\":\"Lines of context around each change\"}},\"required\":[\"paths\",\"no_pager\",\"cached\",\"stat\",\"name_only\",\"unified\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"force\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Do not list the deleted files\"}},\"required\":[\"pathspec\",\"no_pager\",\"force\",\"dry_run\",\"directories\",\"ignored\",\"exclude\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":[\"string\",\"null\"],\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Report errors only\"}},\"required\":[\"commit\",\"no_pager\",\"soft\",\"mixed\",\"hard\",\"keep\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"message\":{\"type\":[\"string\",\"null\"],\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"no_pager\",\"message\",\"include_untracked\",\"keep_index\",\"quiet\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"}},\"required\":[\"no_pager\"],\"additionalProperties\":false},\"strict\":true},{\"type\":\"function\",\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":[\"string\",\"null\"],\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Never send output through a pager\"},\"index\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Also restore the index\"},\"quiet\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Suppress feedback messages\"}},\"required\":[\"stash\",\"no_pager\",\"index\",\"quiet\"],\"additionalProperties\":false},\"strict\":true}]";
     /// Every command of `git` as `anthropic` tool definitions: a JSON array.
-    pub const ANTHROPIC: &str = "[{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false}},{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false}},{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false}},{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false}},{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false}},{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false}},{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}},{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false}},{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false}},{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false}},{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}},{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false}},{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}]";
+    pub const ANTHROPIC: &str = "[{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false}},{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false}},{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false}},{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false}},{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false}},{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false}},{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}},{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false}},{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false}},{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false}},{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}},{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false}},{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false}}]";
     /// Every command of `git` as `gemini` tool definitions: a JSON array.
-    pub const GEMINI: &str = "[{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"directory\":{\"type\":\"STRING\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"STRING\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"BOOLEAN\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Print only errors and warnings\"}}}},{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"BOOLEAN\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"BOOLEAN\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"BOOLEAN\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}}}},{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"BOOLEAN\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"BOOLEAN\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"]}},{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"STRING\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"BOOLEAN\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"BOOLEAN\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"STRING\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"BOOLEAN\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"BOOLEAN\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"]}},{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"revision_range\":{\"type\":\"STRING\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"BOOLEAN\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"INTEGER\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"STRING\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"STRING\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"STRING\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"STRING\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"BOOLEAN\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Show commits reachable from every ref\"}}}},{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"branchname\":{\"type\":\"STRING\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"STRING\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"BOOLEAN\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"BOOLEAN\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"Show hash and subject of each branch tip\"}}}},{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"branch\":{\"type\":\"STRING\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"STRING\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"BOOLEAN\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}},{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"paths\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"BOOLEAN\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"BOOLEAN\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"BOOLEAN\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"INTEGER\",\"description\":\"Lines of context around each change\"}}}},{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"BOOLEAN\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"BOOLEAN\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Do not list the deleted files\"}}}},{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"commit\":{\"type\":\"STRING\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"BOOLEAN\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"BOOLEAN\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"BOOLEAN\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"BOOLEAN\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Report errors only\"}}}},{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"STRING\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"BOOLEAN\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"BOOLEAN\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}},{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"}}}},{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"stash\":{\"type\":\"STRING\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"STRING\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"BOOLEAN\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}}]";
+    pub const GEMINI: &str = "[{\"name\":\"git_init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"directory\":{\"type\":\"STRING\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"STRING\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"BOOLEAN\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Print only errors and warnings\"}}}},{\"name\":\"git_status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"BOOLEAN\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"BOOLEAN\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"BOOLEAN\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"STRING\",\"format\":\"enum\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}}}},{\"name\":\"git_add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"BOOLEAN\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"BOOLEAN\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"]}},{\"name\":\"git_commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"STRING\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"BOOLEAN\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"BOOLEAN\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"STRING\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"BOOLEAN\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"BOOLEAN\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"]}},{\"name\":\"git_log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"revision_range\":{\"type\":\"STRING\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"BOOLEAN\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"INTEGER\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"STRING\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"STRING\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"STRING\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"STRING\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"BOOLEAN\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"Show commits reachable from every ref\"}}}},{\"name\":\"git_branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"branchname\":{\"type\":\"STRING\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"STRING\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"BOOLEAN\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"BOOLEAN\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"BOOLEAN\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"BOOLEAN\",\"description\":\"Show hash and subject of each branch tip\"}}}},{\"name\":\"git_switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"branch\":{\"type\":\"STRING\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"STRING\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"BOOLEAN\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}},{\"name\":\"git_diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"paths\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"BOOLEAN\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"BOOLEAN\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"BOOLEAN\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"INTEGER\",\"description\":\"Lines of context around each change\"}}}},{\"name\":\"git_clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"pathspec\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"BOOLEAN\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"BOOLEAN\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"BOOLEAN\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"BOOLEAN\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Do not list the deleted files\"}}}},{\"name\":\"git_reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"commit\":{\"type\":\"STRING\",\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"BOOLEAN\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"BOOLEAN\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"BOOLEAN\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"BOOLEAN\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Report errors only\"}}}},{\"name\":\"git_stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"STRING\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"BOOLEAN\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"BOOLEAN\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}},{\"name\":\"git_stash_list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"}}}},{\"name\":\"git_stash_pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"stash\":{\"type\":\"STRING\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":\"BOOLEAN\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"BOOLEAN\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"BOOLEAN\",\"description\":\"Suppress feedback messages\"}}}}]";
     /// Every command of `git` as `mcp` tool definitions: a JSON array.
-    pub const MCP: &str = "[{\"name\":\"git_init\",\"title\":\"git init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_status\",\"title\":\"git status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_add\",\"title\":\"git add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_commit\",\"title\":\"git commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_log\",\"title\":\"git log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_branch\",\"title\":\"git branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_switch\",\"title\":\"git switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_diff\",\"title\":\"git diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_clean\",\"title\":\"git clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_reset\",\"title\":\"git reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_stash\",\"title\":\"git stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_stash_list\",\"title\":\"git stash list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_stash_pop\",\"title\":\"git stash pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"chdir\":{\"type\":\"string\",\"description\":\"Run as if git was started in this directory instead of the current one (directory path)\"},\"config\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Set a configuration variable for this invocation only, written name=value (e.g. user.name=Ada); one entry per variable\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}}]";
+    pub const MCP: &str = "[{\"name\":\"git_init\",\"title\":\"git init\",\"description\":\"Create an empty repository, or reinitialise an existing one\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"directory\":{\"type\":\"string\",\"description\":\"Directory to create the repository in (default: the current directory) (directory path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"initial_branch\":{\"type\":\"string\",\"description\":\"Name of the first branch\"},\"bare\":{\"type\":\"boolean\",\"description\":\"Create a bare repository, without a working tree\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Print only errors and warnings\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_status\",\"title\":\"git status\",\"description\":\"Show the working tree status [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the output to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"short\":{\"type\":\"boolean\",\"description\":\"Give the output in the short format\"},\"branch\":{\"type\":\"boolean\",\"description\":\"Show the branch and tracking info, even in short format\"},\"porcelain\":{\"type\":\"boolean\",\"description\":\"Stable, script-friendly output (porcelain v1)\"},\"untracked_files\":{\"type\":\"string\",\"enum\":[\"no\",\"normal\",\"all\"],\"description\":\"How to show untracked files Default: normal.\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_add\",\"title\":\"git add\",\"description\":\"Add file contents to the index (stage changes for the next commit)\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Files to add; directories add everything below them (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"all\":{\"type\":\"boolean\",\"description\":\"Also stage removals and untracked files in the whole tree\"},\"update\":{\"type\":\"boolean\",\"description\":\"Stage only files that are already tracked\"},\"force\":{\"type\":\"boolean\",\"description\":\"Allow adding otherwise ignored files\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Show what would be added without adding it\"},\"intent_to_add\":{\"type\":\"boolean\",\"description\":\"Record only that the paths will be added later\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"List the files added\"}},\"required\":[\"pathspec\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_commit\",\"title\":\"git commit\",\"description\":\"Record the staged changes as a new commit [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"The commit message (required here: without it git opens an editor)\"},\"all\":{\"type\":\"boolean\",\"description\":\"Stage every modified and deleted tracked file first\"},\"allow_empty\":{\"type\":\"boolean\",\"description\":\"Allow a commit that changes nothing\"},\"amend\":{\"type\":\"boolean\",\"description\":\"Replace the tip of the current branch with a new commit (the old one stays in the reflog)\"},\"author\":{\"type\":\"string\",\"description\":\"Override the author, written 'Name <email>'\"},\"signoff\":{\"type\":\"boolean\",\"description\":\"Add a Signed-off-by trailer\"},\"no_verify\":{\"type\":\"boolean\",\"description\":\"Skip the pre-commit and commit-msg hooks\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not print the commit summary\"}},\"required\":[\"message\"],\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_log\",\"title\":\"git log\",\"description\":\"Show the commit history [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"revision_range\":{\"type\":\"string\",\"description\":\"Commits to show, e.g. main..feature (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"oneline\":{\"type\":\"boolean\",\"description\":\"One line per commit: abbreviated hash and subject\"},\"max_count\":{\"type\":\"integer\",\"description\":\"Show at most this many commits\"},\"format\":{\"type\":\"string\",\"description\":\"Pretty-print format, e.g. '%h %an %s'\"},\"author\":{\"type\":\"string\",\"description\":\"Only commits whose author matches this regular expression\"},\"grep\":{\"type\":\"string\",\"description\":\"Only commits whose message matches this regular expression\"},\"since\":{\"type\":\"string\",\"description\":\"Only commits newer than this date, e.g. '2 weeks ago'\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat for each commit\"},\"all\":{\"type\":\"boolean\",\"description\":\"Show commits reachable from every ref\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_branch\",\"title\":\"git branch\",\"description\":\"List, create or delete branches [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"branchname\":{\"type\":\"string\",\"description\":\"Branch to create (or, with --delete, to delete); list branches when absent\"},\"start_point\":{\"type\":\"string\",\"description\":\"Commit the new branch starts at (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"delete\":{\"type\":\"boolean\",\"description\":\"Delete the branch; git refuses when it is not fully merged\"},\"all\":{\"type\":\"boolean\",\"description\":\"List remote-tracking branches too\"},\"show_current\":{\"type\":\"boolean\",\"description\":\"Print the name of the current branch\"},\"verbose\":{\"type\":\"boolean\",\"description\":\"Show hash and subject of each branch tip\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_switch\",\"title\":\"git switch\",\"description\":\"Switch to a branch, refusing when local changes would be lost [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"branch\":{\"type\":\"string\",\"description\":\"Branch to switch to; with --create, the commit the new branch starts at\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"create\":{\"type\":\"string\",\"description\":\"Create a branch with this name and switch to it\"},\"detach\":{\"type\":\"boolean\",\"description\":\"Switch to a commit with a detached HEAD\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_diff\",\"title\":\"git diff\",\"description\":\"Show changes between the working tree and the index, or between the index and HEAD [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Limit the diff to these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"cached\":{\"type\":\"boolean\",\"description\":\"Compare the index with HEAD (what would be committed)\"},\"stat\":{\"type\":\"boolean\",\"description\":\"Show a diffstat instead of the patch\"},\"name_only\":{\"type\":\"boolean\",\"description\":\"Show only the names of changed files\"},\"unified\":{\"type\":\"integer\",\"description\":\"Lines of context around each change\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_clean\",\"title\":\"git clean\",\"description\":\"Delete untracked files from the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pathspec\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Only clean these paths (file path)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"force\":{\"type\":\"boolean\",\"description\":\"Actually delete (git refuses without it by default)\"},\"dry_run\":{\"type\":\"boolean\",\"description\":\"Only show what would be deleted\"},\"directories\":{\"type\":\"boolean\",\"description\":\"Also delete untracked directories\"},\"ignored\":{\"type\":\"boolean\",\"description\":\"Also delete ignored files\"},\"exclude\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Keep files matching this pattern; repeatable\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Do not list the deleted files\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_reset\",\"title\":\"git reset\",\"description\":\"Move the current branch to a commit and reset the index, and with --hard the working tree [⚠\u{fe0f} DESTRUCTIVE | ⚠\u{fe0f} NOT REVERSIBLE]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"commit\":{\"type\":\"string\",\"description\":\"Commit to reset to (default: HEAD)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"soft\":{\"type\":\"boolean\",\"description\":\"Keep the index and the working tree\"},\"mixed\":{\"type\":\"boolean\",\"description\":\"Reset the index but keep the working tree (default)\"},\"hard\":{\"type\":\"boolean\",\"description\":\"Reset the index and the working tree: uncommitted changes are lost\"},\"keep\":{\"type\":\"boolean\",\"description\":\"Reset, but stop if local changes would be lost\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Report errors only\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_stash\",\"title\":\"git stash\",\"description\":\"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push) [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"message\":{\"type\":\"string\",\"description\":\"Description of the stash entry\"},\"include_untracked\":{\"type\":\"boolean\",\"description\":\"Also stash untracked files\"},\"keep_index\":{\"type\":\"boolean\",\"description\":\"Keep the staged changes in the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}},{\"name\":\"git_stash_list\",\"title\":\"git stash list\",\"description\":\"List the stash entries [🔒 READ-ONLY]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}},{\"name\":\"git_stash_pop\",\"title\":\"git stash pop\",\"description\":\"Apply a stash entry to the working tree and drop it [⚠\u{fe0f} NOT IDEMPOTENT]\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"stash\":{\"type\":\"string\",\"description\":\"The entry, e.g. stash@{1} (default: the latest)\"},\"no_pager\":{\"type\":\"boolean\",\"description\":\"Never send output through a pager\"},\"index\":{\"type\":\"boolean\",\"description\":\"Also restore the index\"},\"quiet\":{\"type\":\"boolean\",\"description\":\"Suppress feedback messages\"}},\"additionalProperties\":false},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}}]";
 }

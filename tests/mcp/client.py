@@ -2,8 +2,8 @@
 
     python client.py ATIP_BINARY GIT_JSON REPO_DIR
 
-Starts `ATIP_BINARY serve --tools GIT_JSON`, lists the tools, calls git commands in REPO_DIR
-(an empty directory), and prints one JSON transcript on stdout: what was listed and what each
+Starts `ATIP_BINARY serve --tools GIT_JSON` in REPO_DIR (an empty directory), lists the tools,
+calls git commands there, and prints one JSON transcript on stdout: what was listed and what each
 call returned. The Rust test (`tests/mcp.rs`) checks the transcript.
 """
 import asyncio
@@ -19,7 +19,7 @@ def text_of(result):
 
 
 async def main(atip, git_json, repo):
-    params = StdioServerParameters(command=atip, args=["serve", "--tools", git_json])
+    params = StdioServerParameters(command=atip, args=["serve", "--tools", git_json], cwd=repo)
     transcript = {}
     async with stdio_client(params) as streams:
         read, write = streams[0], streams[1]
@@ -39,11 +39,12 @@ async def main(atip, git_json, repo):
                 for t in listed.tools
             ]
             calls = [
-                ("git_init", {"directory": repo}),
-                ("git_status", {"chdir": repo, "short": True}),
-                ("git_clean", {"chdir": repo, "force": True}),
-                ("git_status", {"chdir": repo, "short": "not a boolean"}),
+                ("git_init", {}),
+                ("git_status", {"short": True}),
+                ("git_clean", {"force": True}),
+                ("git_status", {"short": "not a boolean"}),
                 ("git_nonexistent", {}),
+                ("git_status", {"pathspec": ["/etc/passwd"]}),
             ]
             transcript["calls"] = []
             for name, args in calls:

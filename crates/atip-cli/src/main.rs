@@ -104,18 +104,11 @@ enum Cmd {
     Run {
         #[command(flatten)]
         calls: Calls,
-        /// A policy as JSON (`{"allowDestructive": false, "minTrustLevel": "vendor", …}`).
-        #[arg(long)]
-        policy: Option<PathBuf>,
+        #[command(flatten)]
+        exec: ExecArgs,
         /// A person confirms every call that needs confirmation (refused calls stay refused).
         #[arg(long)]
         yes: bool,
-        /// Time limit per call, in seconds, for commands that declare none.
-        #[arg(long, default_value_t = 30)]
-        timeout: u64,
-        /// Cap on captured stdout and stderr together, in bytes.
-        #[arg(long, default_value_t = 1024 * 1024)]
-        max_output: usize,
     },
     /// Serve the commands of the files as MCP tools on stdin/stdout (rmcp): tools/list gives
     /// their MCP definitions, tools/call dispatches, checks the policy, runs without a shell
@@ -125,15 +118,8 @@ enum Cmd {
         /// ATIP JSON files.
         #[arg(long = "tools", required = true, num_args = 1..)]
         tools: Vec<PathBuf>,
-        /// A policy as JSON (`{"allowDestructive": false, "minTrustLevel": "vendor", …}`).
-        #[arg(long)]
-        policy: Option<PathBuf>,
-        /// Time limit per call, in seconds, for commands that declare none.
-        #[arg(long, default_value_t = 30)]
-        timeout: u64,
-        /// Cap on captured stdout and stderr together, in bytes.
-        #[arg(long, default_value_t = 1024 * 1024)]
-        max_output: usize,
+        #[command(flatten)]
+        exec: ExecArgs,
     },
     /// Convert tool definitions between formats and print them as JSON, in the input's shape
     /// (one definition, or an array). What the target cannot express goes to stderr, one line
@@ -163,6 +149,46 @@ enum Cmd {
         #[arg(long, default_value_t = 5)]
         timeout: u64,
     },
+}
+
+/// How commands are run: policy, limits, sandbox and trust.
+#[derive(clap::Args)]
+struct ExecArgs {
+    /// A policy: a JSON file, or the JSON itself (`{"destructive": "deny", "denyCommands":
+    /// ["git clean"]}`). Command patterns and argument rules that match no loaded command are
+    /// an error.
+    #[arg(long)]
+    policy: Option<String>,
+    /// Time limit per call, in seconds, for commands that declare none.
+    #[arg(long, default_value_t = 30)]
+    timeout: u64,
+    /// Cap on captured stdout and stderr together, in bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    max_output: usize,
+    /// Run without the sandbox (commands get only the policy gate).
+    #[arg(long)]
+    no_sandbox: bool,
+    /// Also let sandboxed commands write under this directory (repeatable).
+    #[arg(long = "writable")]
+    writable: Vec<PathBuf>,
+    /// Assign trust to programs whose resolved path matches a glob, whatever their metadata
+    /// claims: `GLOB=LEVEL` (`/usr/bin/*=vendor`; repeatable).
+    #[arg(long = "trust-program", value_parser = parse_trust_rule)]
+    trust_program: Vec<(String, atip_runtime::TrustSource)>,
+    /// Assign trust to the metadata files of --tools matching a glob: `GLOB=LEVEL`
+    /// (`/etc/atip/*.json=org`; repeatable).
+    #[arg(long = "trust-metadata", value_parser = parse_trust_rule)]
+    trust_metadata: Vec<(String, atip_runtime::TrustSource)>,
+}
+
+fn parse_trust_rule(text: &str) -> Result<(String, atip_runtime::TrustSource), String> {
+    let (glob, level) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected GLOB=LEVEL, found {text:?}"))?;
+    let trust = serde_json::from_value(Value::String(level.to_owned())).map_err(|_| {
+        format!("unknown trust level {level:?}: native, vendor, org, community, user or inferred")
+    })?;
+    Ok((glob.to_owned(), trust))
 }
 
 /// The tool calls of a provider response and the metadata they are dispatched to.
@@ -196,60 +222,26 @@ fn main() -> ExitCode {
         Cmd::Prompt { files, lenient } => prompt(&files, lenient),
         Cmd::Parse { provider, response } => parse(provider, &response),
         Cmd::Dispatch { calls, lenient } => dispatch(&calls, lenient),
-        Cmd::Run {
-            calls,
-            policy,
-            yes,
-            timeout,
-            max_output,
-        } => run(RunArgs {
-            calls,
-            policy,
-            yes,
-            timeout: std::time::Duration::from_secs(timeout),
-            max_output,
-        }),
+        Cmd::Run { calls, exec, yes } => run(&calls, &exec, yes),
         Cmd::Convert { from, to, file } => convert(from, to, &file),
-        Cmd::Serve {
-            tools,
-            policy,
-            timeout,
-            max_output,
-        } => serve(
-            &tools,
-            policy.as_deref(),
-            std::time::Duration::from_secs(timeout),
-            max_output,
-        ),
+        Cmd::Serve { tools, exec } => serve(&tools, &exec),
         Cmd::Discover { tool, out, timeout } => discover(&tool, out.as_deref(), timeout),
     }
 }
 
-struct RunArgs {
-    calls: Calls,
-    policy: Option<PathBuf>,
-    yes: bool,
-    timeout: std::time::Duration,
-    max_output: usize,
-}
-
-fn run(args: RunArgs) -> ExitCode {
-    let tools = match load_tools(&args.calls.tools, false, None) {
+fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> ExitCode {
+    let tools = match load_tools(&calls.tools, false, None) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let policy = match read_policy(args.policy.as_deref()) {
+    let runner = match runner(exec, &tools) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let parsed = match read_response(calls.provider, &calls.response) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let parsed = match read_response(args.calls.provider, &args.calls.response) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let runner = atip_runtime::Runner::new()
-        .policy(policy)
-        .timeout(args.timeout)
-        .max_output_bytes(args.max_output);
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -259,7 +251,7 @@ fn run(args: RunArgs) -> ExitCode {
         for call in &parsed.tool_calls {
             let result = match invocation_for(&tools, call) {
                 Err(e) => atip_runtime::ToolResult::error(e.to_string()),
-                Ok(inv) if args.yes => runner.answer_confirmed(&inv).await,
+                Ok(inv) if yes => runner.answer_confirmed(&inv).await,
                 Ok(inv) => runner.answer(&inv).await,
             };
             eprintln!(
@@ -272,7 +264,7 @@ fn run(args: RunArgs) -> ExitCode {
         }
         results
     });
-    match atip_runtime::result_messages(args.calls.provider, &parsed.tool_calls, &results) {
+    match atip_runtime::result_messages(calls.provider, &parsed.tool_calls, &results) {
         Ok(messages) => emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(&Value::Array(messages)).unwrap_or_default()
@@ -357,39 +349,64 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
         })
 }
 
-/// The policy in `path`, or the default one.
-fn read_policy(path: Option<&std::path::Path>) -> Result<atip_runtime::Policy, ExitCode> {
-    let Some(path) = path else {
+/// The policy `text` names: a file, or inline JSON (anything starting with `{`); the default
+/// policy when absent.
+fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, ExitCode> {
+    let Some(text) = text else {
         return Ok(atip_runtime::Policy::default());
     };
-    std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
+    let (json, shown) = if text.trim_start().starts_with('{') {
+        (Ok(text.to_owned()), "--policy".to_owned())
+    } else {
+        (std::fs::read_to_string(text).map_err(|e| e.to_string()), text.to_owned())
+    };
+    json.and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
         .map_err(|e| {
-            eprintln!("{}: {e}", path.display());
+            eprintln!("{shown}: {e}");
             ExitCode::FAILURE
         })
 }
 
+/// The runner `exec` describes for `tools`: its policy (checked against the tools), limits,
+/// sandbox and trust rules.
+fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner, ExitCode> {
+    let policy = read_policy(exec.policy.as_deref())?;
+    if let Err(e) = policy.check_against(tools.iter().flat_map(LoadedTool::tools)) {
+        eprintln!("--policy: {e}");
+        return Err(ExitCode::FAILURE);
+    }
+    let mut sandbox = if exec.no_sandbox {
+        atip_runtime::Sandbox::off()
+    } else {
+        atip_runtime::Sandbox::new()
+    };
+    for dir in &exec.writable {
+        sandbox = sandbox.writable(dir);
+    }
+    let mut runner = atip_runtime::Runner::new()
+        .policy(policy)
+        .sandbox(sandbox)
+        .timeout(std::time::Duration::from_secs(exec.timeout))
+        .max_output_bytes(exec.max_output);
+    for (glob, trust) in &exec.trust_program {
+        runner = runner.trust_program(glob, *trust);
+    }
+    for (glob, trust) in &exec.trust_metadata {
+        runner = runner.trust_metadata(glob, *trust);
+    }
+    Ok(runner)
+}
+
 /// `atip serve`: an MCP server on stdio until the client disconnects.
-fn serve(
-    files: &[PathBuf],
-    policy: Option<&std::path::Path>,
-    timeout: std::time::Duration,
-    max_output: usize,
-) -> ExitCode {
+fn serve(files: &[PathBuf], exec: &ExecArgs) -> ExitCode {
     let tools = match load_tools(files, false, None) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let policy = match read_policy(policy) {
-        Ok(p) => p,
+    let runner = match runner(exec, &tools) {
+        Ok(r) => r,
         Err(code) => return code,
     };
-    let runner = atip_runtime::Runner::new()
-        .policy(policy)
-        .timeout(timeout)
-        .max_output_bytes(max_output);
     let server = match atip_runtime::mcp::McpServer::new(tools, runner) {
         Ok(s) => s,
         Err(e) => {
@@ -431,7 +448,11 @@ fn load_tools(
                 for w in &doc.warnings {
                     eprintln!("{}", w.render(Some(&name)));
                 }
-                tools.push(LoadedTool::new(doc, None));
+                // Absolute, so that --trust-metadata globs match whatever the current directory.
+                let location = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+                tools.push(
+                    LoadedTool::new(doc, None).metadata_path(location.display().to_string()),
+                );
             }
             Err(e) => {
                 eprintln!("{e}");
@@ -550,8 +571,10 @@ fn read_response(
     })?;
     if parsed.truncated {
         eprintln!(
-            "warning: the response was cut short ({}); its calls may be incomplete",
-            parsed.stop_reason.as_deref().unwrap_or("truncated")
+            "warning: the response was cut short ({}); none of its {} calls runs, each is \
+             answered asking the model to make it again",
+            parsed.stop_reason.as_deref().unwrap_or("truncated"),
+            parsed.tool_calls.len()
         );
     }
     Ok(parsed)

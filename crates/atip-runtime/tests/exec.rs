@@ -18,11 +18,12 @@ use atip_runtime::{
     StreamKind,
 };
 
+/// A command declared not destructive (and nothing else), so the default policy runs it.
 fn inv(argv: &[&str]) -> Invocation {
     Invocation::new(
         argv[0],
         argv.iter().map(Into::into).collect(),
-        Effects::UNKNOWN,
+        Effects::UNKNOWN.with_destructive(false),
     )
 }
 
@@ -286,7 +287,7 @@ fn destructive_commands_need_confirmation() {
 #[test]
 fn interactive_commands_are_refused_even_when_confirmed() {
     rt().block_on(async {
-        let login = with_effects(inv(&["true"]), r#"{"interactive": {"stdin": "password"}}"#);
+        let login = with_effects(inv(&["true"]), r#"{"destructive": false, "interactive": {"stdin": "password"}}"#);
         match Runner::new().run_confirmed(&login).await {
             Err(RunError::Denied { reasons, .. }) => {
                 assert_eq!(reasons[0].code, ReasonCode::Interactive)
@@ -294,7 +295,7 @@ fn interactive_commands_are_refused_even_when_confirmed() {
             other => panic!("{other:?}"),
         }
         let allowed = Runner::new().policy(atip_runtime::Policy {
-            allow_interactive: true,
+            interactive: atip_runtime::Verdict::Allow,
             ..Default::default()
         });
         assert!(
@@ -310,7 +311,7 @@ fn per_command_timeouts_come_from_effects_and_are_clamped() {
         let runner = Runner::new()
             .timeout(Duration::from_secs(30))
             .kill_grace(Duration::from_millis(200));
-        let quick = with_effects(inv(&["sleep", "5"]), r#"{"duration": {"timeout": "1s"}}"#);
+        let quick = with_effects(inv(&["sleep", "5"]), r#"{"destructive": false, "duration": {"timeout": "1s"}}"#);
         let started = Instant::now();
         let out = runner.run(&quick).await.unwrap();
         assert!(out.timed_out);
@@ -321,7 +322,7 @@ fn per_command_timeouts_come_from_effects_and_are_clamped() {
             .content
             .ends_with("[timed out after 1 s]"));
 
-        let greedy = with_effects(inv(&["sleep", "5"]), r#"{"duration": {"timeout": "10m"}}"#);
+        let greedy = with_effects(inv(&["sleep", "5"]), r#"{"destructive": false, "duration": {"timeout": "10m"}}"#);
         let capped = runner.clone().max_timeout(Duration::from_millis(500));
         assert_eq!(
             capped.timeout_for(&greedy.effects),
@@ -472,7 +473,10 @@ fn batches_keep_order_run_safe_calls_together_and_serialise_conflicts() {
             with_effects(inv(&["sh", "-c", &stamp_script(&log, "w2", "0.3")]), writes),
             with_effects(inv(&["sh", "-c", &stamp_script(&log, "r2", "0.3")]), read_only),
         ];
-        let results = Runner::new()
+        // The "readers" write their timestamps to the log: the caller lets them, since the
+        // sandbox would otherwise hold them to their declared `write: false`.
+        let logging = Runner::new().sandbox(atip_runtime::Sandbox::new().writable(dir.path()));
+        let results = logging
             .run_batch(calls, BatchOptions { concurrency: 4, stop_on_error: false })
             .await;
         let outs: Vec<String> = results.iter().map(|r| r.as_ref().unwrap().stdout_lossy()).collect();
@@ -489,7 +493,7 @@ fn batches_keep_order_run_safe_calls_together_and_serialise_conflicts() {
             with_effects(inv(&["sh", "-c", &stamp_script(&log2, "a", "0.1")]), read_only),
             with_effects(inv(&["sh", "-c", &stamp_script(&log2, "b", "0.1")]), read_only),
         ];
-        Runner::new().run_batch(calls, BatchOptions::default()).await;
+        logging.run_batch(calls, BatchOptions::default()).await;
         let t = intervals(&log2);
         assert!(!overlap(t["a"], t["b"]));
     });
@@ -544,6 +548,7 @@ fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
             let text = format!(
                 r#"{{"atip": {{"version": "0.6"}}, "name": "printf", "version": "9", "description": "Format and print",
                     "partial": true, "omitted": {{"reason": "filtered", "safetyAssumption": "{assumption}"}},
+                    "effects": {{"destructive": false}},
                     "commands": {{"listed": {{"description": "a listed command"}}}}}}"#
             );
             LoadedTool::new(

@@ -37,7 +37,7 @@ fn a_gibibyte_of_output_stays_under_the_cap() {
                     total.to_string().into(),
                     "/dev/zero".into(),
                 ],
-                Effects::UNKNOWN,
+                Effects::UNKNOWN.with_destructive(false),
             ))
             .await
             .unwrap()

@@ -44,20 +44,20 @@ fn rig_tool_calls_dispatch_and_rig_tools_run_under_the_policy() {
     assert_eq!(command.argv(), ["git", "log", "--oneline", "--max-count=3"]);
 
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().to_str().unwrap();
+    let in_repo = Runner::new().current_dir(dir.path());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let init = RigTool::<git::Init>::new(Runner::new());
-        let args = json!({"directory": repo}).as_object().unwrap().clone();
+        let init = RigTool::<git::Init>::new(in_repo.clone());
+        let args = json!({}).as_object().unwrap().clone();
         let out = init.call(args).await.unwrap();
         assert!(out.contains("Initialized empty Git repository"), "{out}");
         assert!(dir.path().join(".git").is_dir());
 
-        let clean = RigTool::<git::Clean>::new(Runner::new());
-        let args = json!({"chdir": repo, "force": true})
+        let clean = RigTool::<git::Clean>::new(in_repo.clone());
+        let args = json!({"force": true})
             .as_object()
             .unwrap()
             .clone();

@@ -12,14 +12,14 @@ mod git {
     atip_runtime::include_atip!("../../examples/atip/git.json");
 }
 
-fn generated() -> McpServer {
+fn generated(runner: Runner) -> McpServer {
     McpServer::generated(
         git::schemas::MCP,
         |call| {
             let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
             command.to_invocation().map_err(|e| e.to_string())
         },
-        Runner::new(),
+        runner,
     )
     .unwrap()
 }
@@ -30,7 +30,7 @@ fn request(v: Value) -> rmcp::model::CallToolRequestParams {
 
 #[test]
 fn generated_definitions_convert_both_ways_unchanged() {
-    let server = generated();
+    let server = generated(Runner::new());
     assert_eq!(server.definitions().len(), git::Call::NAMES.len());
     let back = serde_json::to_value(server.definitions()).unwrap();
     assert_eq!(
@@ -55,7 +55,7 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().to_str().unwrap();
+    let in_repo = Runner::new().current_dir(dir.path());
     let doc = atip_runtime::Document::from_path(
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/git.json").as_ref(),
         atip_runtime::Mode::Strict,
@@ -64,7 +64,7 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
     .unwrap();
     let loaded = McpServer::new(
         vec![atip_runtime::LoadedTool::new(doc.clone(), None)],
-        Runner::new(),
+        in_repo.clone(),
     )
     .unwrap();
     assert_eq!(
@@ -72,14 +72,14 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         serde_json::to_value(tools_of(&atip_runtime::LoadedTool::new(doc, None)).unwrap()).unwrap()
     );
     rt.block_on(async {
-        for server in [generated(), loaded] {
-            let init = request(json!({"name": "git_init", "arguments": {"directory": repo}}));
+        for server in [generated(in_repo.clone()), loaded] {
+            let init = request(json!({"name": "git_init", "arguments": {"directory": "."}}));
             let r = server.call(&init.name, init.arguments).await;
             assert_eq!(r.is_error, Some(false), "{r:?}");
             assert!(dir.path().join(".git").is_dir());
 
             let clean =
-                request(json!({"name": "git_clean", "arguments": {"chdir": repo, "force": true}}));
+                request(json!({"name": "git_clean", "arguments": {"force": true}}));
             let r = server.call(&clean.name, clean.arguments).await;
             assert_eq!(r.is_error, Some(true));
             let text = serde_json::to_string(&r.content).unwrap();
@@ -95,6 +95,14 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
             let unknown = request(json!({"name": "git_push", "arguments": {}}));
             let r = server.call(&unknown.name, unknown.arguments).await;
             assert_eq!(r.is_error, Some(true));
+
+            let escape = request(
+                json!({"name": "git_init", "arguments": {"directory": "/tmp/atip-escape"}}),
+            );
+            let r = server.call(&escape.name, escape.arguments).await;
+            assert_eq!(r.is_error, Some(true));
+            let text = serde_json::to_string(&r.content).unwrap();
+            assert!(text.contains("path-outside-roots"), "{text}");
         }
     });
 }

@@ -20,7 +20,7 @@ fn inv(argv: &[&str]) -> Invocation {
     Invocation::new(
         argv[0],
         argv.iter().map(Into::into).collect(),
-        Effects::UNKNOWN,
+        Effects::UNKNOWN.with_destructive(false),
     )
 }
 

@@ -27,15 +27,16 @@ mod rm {
 async fn main() -> Result<(), Box<dyn Error>> {
     let dir = tempfile::tempdir()?;
     let nested = dir.path().join("a/b");
-    let runner = Runner::new();
+    // Commands run in the temporary directory; paths they are given must stay inside it.
+    let runner = Runner::new().current_dir(dir.path());
 
-    let mk = mkdir::Mkdir::new([&nested]).parents(true);
+    let mk = mkdir::Mkdir::new(["a/b"]).parents(true);
     println!("$ {:?}", mk.argv());
     runner.run(&mk).await?;
     std::fs::write(nested.join("notes.txt"), "one\ntwo\n")?;
 
     let list = ls::Ls::new()
-        .files([dir.path().join("a")])
+        .files(["a"])
         .recursive(true)
         .one_per_line(true);
     println!(
@@ -44,14 +45,14 @@ async fn main() -> Result<(), Box<dyn Error>> {
         runner.run(&list).await?.stdout_lossy()
     );
 
-    let show = cat::Cat::new([nested.join("notes.txt")]).number(true);
+    let show = cat::Cat::new(["a/b/notes.txt"]).number(true);
     println!(
         "$ {:?}\n{}",
         show.argv(),
         runner.run(&show).await?.stdout_lossy()
     );
 
-    let remove = rm::Rm::new([dir.path().join("a")]).recursive(true);
+    let remove = rm::Rm::new(["a"]).recursive(true);
     println!("$ {:?}", remove.argv());
     match runner.run(&remove).await {
         Err(RunError::NeedsConfirmation(request)) => println!("refused: {request}"),

@@ -521,6 +521,7 @@ impl Runner {
         confirmed: bool,
         sink: Option<mpsc::Sender<OutputChunk>>,
     ) -> Result<Output, RunError> {
+        process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
         let program = invocation.argv.first().and_then(|p| {
             let path = verify::child_path(&self.settings.env_base, &self.settings.env);

@@ -73,6 +73,23 @@ struct Capture {
     stderr_dropped: u64,
 }
 
+/// Refuses an argv holding NUL bytes, which never reach the OS (it would cut or refuse them).
+pub(crate) fn refuse_nul(argv: &[OsString]) -> Result<(), RunError> {
+    let nul: Vec<ArgvProblem> = argv
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.as_encoded_bytes().contains(&0))
+        .map(|(i, _)| ArgvProblem::Nul {
+            param: format!("argv[{i}]"),
+        })
+        .collect();
+    if nul.is_empty() {
+        Ok(())
+    } else {
+        Err(RunError::Argv(ArgvError { problems: nul }))
+    }
+}
+
 /// Runs `invocation` to completion (or its timeout) and collects its output. `program` is the
 /// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given), `sandbox` the
 /// limits to install in the child.
@@ -89,19 +106,7 @@ pub(crate) async fn run(
             source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty argv"),
         });
     }
-    // Values with NUL never reach the OS (which would cut or refuse them).
-    let nul: Vec<ArgvProblem> = invocation
-        .argv
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.as_encoded_bytes().contains(&0))
-        .map(|(i, _)| ArgvProblem::Nul {
-            param: format!("argv[{i}]"),
-        })
-        .collect();
-    if !nul.is_empty() {
-        return Err(RunError::Argv(ArgvError { problems: nul }));
-    }
+    refuse_nul(&invocation.argv)?;
 
     let mut cmd = match program {
         Some(path) => {
