@@ -30,8 +30,15 @@ fn check_passes_valid_files_with_warnings_on_stderr() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("examples/atip/git.json: ok: 13 commands, 0 warnings"),
+        out.contains("examples/atip/git.json: ok: 13 commands, 1 warnings"),
         "{out}"
+    );
+    assert!(
+        err.contains(
+            "examples/atip/git.json:134:9: warning: $.commands.branch.arguments[0]: optional \
+             argument `branchname` is not the last positional"
+        ),
+        "{err}"
     );
     assert!(
         out.contains("tests/fixtures/adversarial.json: ok: 16 commands, 5 warnings"),
@@ -39,9 +46,33 @@ fn check_passes_valid_files_with_warnings_on_stderr() {
     );
     assert!(
         err.lines()
-            .next()
+            .find(|l| l.starts_with("tests/fixtures/adversarial.json"))
             .unwrap()
             .starts_with("tests/fixtures/adversarial.json:13:5: warning: $.globalOptions[0]: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_says_when_the_conservative_merge_overrides_a_declaration() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("vars.json");
+    std::fs::write(
+        &file,
+        r#"{"atip": {"version": "0.6"}, "name": "gh", "version": "2", "description": "GitHub",
+  "commands": {"variable": {"description": "Variables", "effects": {"destructive": true},
+    "commands": {"list": {"description": "List variables",
+      "effects": {"destructive": false, "network": true}}}}}}"#,
+    )
+    .unwrap();
+    let (code, out, err) = atip(&["check", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ok: 1 commands, 1 warnings"), "{out}");
+    assert!(
+        err.contains(
+            "$.commands.variable.commands.list.effects.destructive: declares `destructive: \
+             false`, but `destructive: true` from an enclosing command or the tool wins"
+        ),
         "{err}"
     );
 }
@@ -285,7 +316,7 @@ fn run_executes_allowed_calls_and_refuses_unconfirmed_ones() {
     assert!(messages[1]["content"]
         .as_str()
         .unwrap()
-        .contains("policy refuses `git_log`: not-allow-listed"));
+        .contains("policy: refuses `git_log`: not-allow-listed"));
     std::fs::write(&policy, r#"{"allowDestrutive": true}"#).unwrap();
     let (code, _, err) = atip_in(dir.path(), &restricted);
     assert_eq!(code, 1);
@@ -444,4 +475,135 @@ fn convert_from_atip_matches_compile() {
     ]);
     assert_eq!(code, 1);
     assert!(err.starts_with("tests/fixtures/malformed.json"), "{err}");
+}
+
+/// Writes `body` as a response file in `dir`.
+fn response(dir: &Path, name: &str, body: serde_json::Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn run_never_executes_calls_from_truncated_responses() {
+    let dir = tempfile::tempdir().unwrap();
+    let git_json = root().join("examples/atip/git.json");
+    let args = r#"{"initial_branch": "main"}"#;
+    let init = serde_json::json!({"initial_branch": "main"});
+    for (provider, body) in [
+        (
+            "openai",
+            serde_json::json!({"choices": [{"finish_reason": "length", "message": {"role": "assistant",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "git_init", "arguments": args}}]}}]}),
+        ),
+        (
+            "openai-responses",
+            serde_json::json!({"status": "incomplete", "output": [{"type": "function_call", "call_id": "c1",
+                "name": "git_init", "arguments": args}]}),
+        ),
+        (
+            "anthropic",
+            serde_json::json!({"stop_reason": "max_tokens", "content": [{"type": "tool_use", "id": "c1",
+                "name": "git_init", "input": init}]}),
+        ),
+        (
+            "gemini",
+            serde_json::json!({"candidates": [{"finishReason": "MAX_TOKENS", "content": {"role": "model",
+                "parts": [{"functionCall": {"name": "git_init", "args": init}}]}}]}),
+        ),
+    ] {
+        let body = response(dir.path(), "response.json", body);
+        let (code, out, err) = atip_in(
+            dir.path(),
+            &[
+                "run",
+                "--tools",
+                git_json.to_str().unwrap(),
+                "--provider",
+                provider,
+                body.to_str().unwrap(),
+                "--yes",
+            ],
+        );
+        assert_eq!(code, 0, "{provider}: {err}");
+        assert!(err.contains("none of its 1 calls runs"), "{provider}: {err}");
+        assert!(out.contains("cut short"), "{provider}: {out}");
+        assert!(out.contains("make the call again"), "{provider}: {out}");
+        assert!(!dir.path().join(".git").exists(), "{provider}: git init ran");
+    }
+}
+
+#[test]
+fn run_contains_the_fsmonitor_injection() {
+    let attack = serde_json::json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant",
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "git_status",
+            "arguments": "{\"config\": [\"core.fsmonitor=touch pwned; false\"], \"short\": true}"}}]}}]});
+    let tools = root().join("tests/fixtures/git-with-config.json");
+    let run = |dir: &Path, extra: &[&str]| {
+        let body = response(dir, "attack.json", attack.clone());
+        let mut args = vec![
+            "run".to_owned(),
+            "--tools".to_owned(),
+            tools.display().to_string(),
+            "--provider".to_owned(),
+            "openai".to_owned(),
+            body.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        atip_in(dir, &args)
+    };
+    // The attack is real: without the sandbox git runs the value through a shell.
+    let dir = repo();
+    let (code, _, err) = run(dir.path(), &["--no-sandbox"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(dir.path().join("pwned").exists());
+    // Sandboxed (the default), the read-only command can write nothing.
+    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() != Ok("skip") {
+        let dir = repo();
+        let (code, out, err) = run(dir.path(), &[]);
+        assert_eq!(code, 0, "{err}");
+        assert!(!dir.path().join("pwned").exists(), "{out}");
+        assert!(out.contains("?? notes.tmp"), "git status still answers: {out}");
+    }
+    // An argument rule refuses it outright; a rule naming no parameter is an error.
+    let dir = repo();
+    let (_, out, _) = run(
+        dir.path(),
+        &["--no-sandbox", "--policy", r#"{"arguments": [{"parameter": "config", "deny": true}]}"#],
+    );
+    assert!(out.contains("argument-denied: parameter `config`"), "{out}");
+    assert!(!dir.path().join("pwned").exists());
+    let (code, _, err) = run(
+        dir.path(),
+        &["--policy", r#"{"arguments": [{"parameter": "confgi", "deny": true}]}"#],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("parameter `confgi` is not a parameter of any command"), "{err}");
+}
+
+#[test]
+fn run_refuses_a_binary_that_does_not_match_its_checksum() {
+    let dir = repo();
+    let meta = dir.path().join("git.json");
+    std::fs::write(
+        &meta,
+        r#"{"atip": {"version": "0.6"}, "name": "git", "version": "2", "description": "git",
+  "trust": {"source": "vendor", "integrity": {"checksum": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}},
+  "commands": {"status": {"description": "Status", "effects": {"destructive": false, "network": false}}}}"#,
+    )
+    .unwrap();
+    let body = response(
+        dir.path(),
+        "r.json",
+        serde_json::json!({"content": [{"type": "tool_use", "id": "t1", "name": "git_status", "input": {}}],
+            "stop_reason": "tool_use"}),
+    );
+    let (code, out, err) = atip_in(
+        dir.path(),
+        &["run", "--tools", "git.json", "--provider", "anthropic", body.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("checksum: binary"), "{out}");
+    assert!(out.contains("does not match its metadata"), "{out}");
 }
