@@ -75,9 +75,15 @@ async fn received(runner: &Runner, tool: &LoadedTool, call: &ToolCall) -> Vec<St
 #[test]
 fn hostile_values_reach_the_process_exactly_as_declared() {
     let tool = argvtool();
+    // This test is about what reaches the process; paths may point anywhere here (the policy's
+    // path confinement is tested in attacks.rs).
     let runner = Runner::new()
         .timeout(Duration::from_secs(20))
-        .max_output_bytes(8 << 20);
+        .max_output_bytes(8 << 20)
+        .policy(atip_runtime::Policy {
+            path_roots: vec!["/".into()],
+            ..Default::default()
+        });
     rt().block_on(async {
         for v in hostile_values() {
             let got = received(

@@ -158,18 +158,16 @@ impl ParsedResponse {
             return self;
         }
         let reason = self.stop_reason.as_deref().unwrap_or("token limit");
+        let refusal = format!(
+            "not run: the response was cut short (stop reason `{reason}`), so this call may be \
+             incomplete; make the call again"
+        );
         for call in &mut self.tool_calls {
-            let raw = match &call.arguments {
-                Ok(map) => serde_json::to_string(map).ok(),
-                Err(e) => e.raw.clone(),
+            let (raw, message) = match &call.arguments {
+                Ok(map) => (serde_json::to_string(map).ok(), refusal.clone()),
+                Err(e) => (e.raw.clone(), format!("{refusal} ({})", e.message)),
             };
-            call.arguments = Err(ArgumentsError {
-                raw,
-                message: format!(
-                    "not run: the response was cut short (stop reason `{reason}`), so this \
-                     call may be incomplete; make the call again"
-                ),
-            });
+            call.arguments = Err(ArgumentsError { raw, message });
         }
         self
     }
