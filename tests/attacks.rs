@@ -343,6 +343,26 @@ fn a_binary_that_does_not_match_its_checksum_never_runs() {
     assert!(out.success(), "{out:?}");
 }
 
+mod tampered {
+    //! Generated from metadata with a wrong checksum.
+    atip_runtime::include_atip!("fixtures/tampered-checksum.json");
+}
+
+#[test]
+fn generated_commands_carry_their_checksum_and_are_refused_when_it_fails() {
+    use atip_runtime::Command;
+    assert_eq!(
+        tampered::Status::CHECKSUM,
+        Some("sha256:0000000000000000000000000000000000000000000000000000000000000000")
+    );
+    assert_eq!(<git::Status as Command>::CHECKSUM, None);
+    let dir = repo();
+    let err = rt()
+        .block_on(Runner::new().current_dir(dir.path()).run(&tampered::Status::new()))
+        .unwrap_err();
+    assert!(matches!(err, RunError::Checksum(_)), "{err}");
+}
+
 #[test]
 fn trust_comes_from_the_caller_not_from_the_metadata() {
     let dir = repo();

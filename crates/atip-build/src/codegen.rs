@@ -242,12 +242,23 @@ impl FieldPlan<'_> {
 /// Generates the items for `doc`. See the module documentation for what is emitted.
 pub fn generate(doc: &Document, settings: &Settings) -> TokenStream {
     let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
-    let trust = match doc.tool.trust.as_ref().and_then(|t| t.source) {
+    let source = match doc.tool.trust.as_ref().and_then(|t| t.source) {
         Some(source) => {
             let variant = format_ident!("{}", upper_camel(&[source.as_str()]).unwrap_or_default());
             quote!(::core::option::Option::Some(::atip_runtime::TrustSource::#variant))
         }
         None => quote!(::core::option::Option::None),
+    };
+    // `TRUST`, and `CHECKSUM` only when the metadata declares one (the trait's default is None).
+    let checksum = doc
+        .tool
+        .trust
+        .as_ref()
+        .and_then(|t| t.binary_checksum())
+        .map(|c| quote!(const CHECKSUM: ::core::option::Option<&'static str> = ::core::option::Option::Some(#c);));
+    let trust = quote! {
+        const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = #source;
+        #checksum
     };
 
     let plan = plan(doc);
@@ -805,7 +816,7 @@ fn command_items(
             const PROGRAM: &'static str = #program;
             const PATH: &'static [&'static str] = &[#(#path),*];
             const EFFECTS: ::atip_runtime::Effects = #effects;
-            const TRUST: ::core::option::Option<::atip_runtime::TrustSource> = #trust;
+            #trust
             const TOOL: ::atip_runtime::ToolSpec = #tool;
 
             fn write_argv(&self, argv: &mut ::atip_runtime::ArgvBuilder) {

@@ -712,12 +712,7 @@ impl LoadedTool {
 
     /// `trust.integrity.checksum` (or 0.4's `trust.checksum`): what the binary must hash to.
     pub fn checksum(&self) -> Option<&str> {
-        let trust = self.document.tool.trust.as_ref()?;
-        trust
-            .integrity
-            .as_ref()
-            .and_then(|i| i.checksum.as_deref())
-            .or(trust.checksum.as_deref())
+        self.document.tool.trust.as_ref()?.binary_checksum()
     }
 
     /// The trust, checksum and metadata location every invocation of this tool carries.

@@ -327,6 +327,16 @@ pub struct Trust {
     pub attestation: Option<String>,
 }
 
+impl Trust {
+    /// The checksum the binary must have: `integrity.checksum` (0.5+), else 0.4's `checksum`.
+    pub fn binary_checksum(&self) -> Option<&str> {
+        self.integrity
+            .as_ref()
+            .and_then(|i| i.checksum.as_deref())
+            .or(self.checksum.as_deref())
+    }
+}
+
 /// `trust.integrity` (§3.2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Integrity {
