@@ -21,6 +21,7 @@ pub struct ScratchCrate {
     pub dir: PathBuf,
     lib: String,
     main: String,
+    build: Option<String>,
     files: Vec<(String, String)>,
 }
 
@@ -31,8 +32,14 @@ impl ScratchCrate {
             dir,
             lib: "//! Generated code under test.\n#![deny(warnings, missing_docs)]\n".to_owned(),
             main: String::new(),
+            build: None,
             files: Vec::new(),
         }
+    }
+
+    /// Sets `build.rs` (with atip-build as a build dependency).
+    pub fn build_script(&mut self, source: &str) {
+        self.build = Some(source.to_owned());
     }
 
     /// Adds `pub mod <module> { include!("<module>.rs"); }` with `source` as the file.
@@ -71,11 +78,21 @@ impl ScratchCrate {
         let src = self.dir.join("src");
         std::fs::create_dir_all(&src).unwrap();
         let runtime = workspace().join("crates/atip-runtime");
+        let build_dep = match &self.build {
+            Some(source) => {
+                write_if_changed(&self.dir.join("build.rs"), source);
+                format!(
+                    "[build-dependencies]\natip-build = {{ path = {:?} }}\n\n",
+                    workspace().join("crates/atip-build").display().to_string()
+                )
+            }
+            None => String::new(),
+        };
         write_if_changed(
             &self.dir.join("Cargo.toml"),
             &format!(
                 "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-                 [dependencies]\natip-runtime = {{ path = {:?} }}\n\n[profile.dev]\ndebug = false\n\n[workspace]\n",
+                 [dependencies]\natip-runtime = {{ path = {:?} }}\n\n{build_dep}[profile.dev]\ndebug = false\n\n[workspace]\n",
                 runtime.display().to_string()
             ),
         );

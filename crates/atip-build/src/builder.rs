@@ -42,7 +42,10 @@ impl Input {
 
     /// The metadata `tool --agent` prints at build time (spec §3.1), run under a 5 s limit
     /// without stdin and validated strictly; it is written to `$OUT_DIR/atip/<tool>.agent.json`.
-    /// When the tool is not installed, the [`Input::fallback`] file is used instead.
+    /// When the tool is not installed, the [`Input::fallback`] file is used instead; when it
+    /// runs but fails, hangs or prints invalid metadata, the fallback is used with a warning
+    /// saying why. The build script reruns when `PATH` or the file the tool resolves to
+    /// changes (installed, upgraded, replaced).
     pub fn discover(tool: impl Into<String>) -> Self {
         Input {
             source: Source::Discover {
@@ -56,7 +59,8 @@ impl Input {
         }
     }
 
-    /// For [`Input::discover`]: the checked-in metadata to use when the tool is absent.
+    /// For [`Input::discover`]: the checked-in metadata to use when the tool is absent or gives
+    /// no usable metadata.
     pub fn fallback(mut self, path: impl Into<PathBuf>) -> Self {
         if let Source::Discover { fallback, .. } = &mut self.source {
             *fallback = Some(path.into());
@@ -241,7 +245,7 @@ impl Builder {
         let mut rendered: Vec<(String, String, Vec<String>)> = Vec::new();
         let mut errors = Vec::new();
         for input in &self.inputs {
-            let (display, text) = match self.read_source(&input.source, &out_dir, cargo) {
+            let (display, text, notes) = match self.read_source(&input.source, &out_dir, cargo) {
                 Ok(v) => v,
                 Err(e) => {
                     errors.push(e);
@@ -267,10 +271,9 @@ impl Builder {
                         ));
                         continue;
                     }
-                    let warnings = exp
-                        .warnings
-                        .iter()
-                        .map(|w| w.render(Some(&display)))
+                    let warnings = notes
+                        .into_iter()
+                        .chain(exp.warnings.iter().map(|w| w.render(Some(&display))))
                         .collect();
                     let source = exp.to_source(&display);
                     rendered.push((exp.tool, source, warnings));
@@ -306,13 +309,14 @@ impl Builder {
         Ok(out)
     }
 
-    /// The metadata text of a source and the name to report it under.
+    /// The metadata text of a source, the name to report it under, and warnings about how it
+    /// was obtained (a discovery that fell back to the checked-in file).
     fn read_source(
         &self,
         source: &Source,
         out_dir: &Path,
         cargo: bool,
-    ) -> Result<(String, String), LoadError> {
+    ) -> Result<(String, String, Vec<String>), LoadError> {
         let read_file = |path: &Path| {
             let display = path.display().to_string();
             if cargo {
@@ -322,7 +326,7 @@ impl Builder {
             atip_core::load::read_text(path, &options).map(|t| (display, t))
         };
         match source {
-            Source::File(path) => read_file(path),
+            Source::File(path) => read_file(path).map(|(d, t)| (d, t, Vec::new())),
             Source::Discover {
                 tool,
                 fallback,
@@ -330,9 +334,15 @@ impl Builder {
             } => {
                 if cargo {
                     println!("cargo:rerun-if-env-changed=PATH");
+                    // Rerun when the tool is installed, upgraded or replaced: cargo watches the
+                    // file it resolves to (and a missing one, so installing it reruns too).
+                    let here = std::env::current_dir().unwrap_or_default();
+                    let resolved = which::which_in(tool, std::env::var_os("PATH"), here)
+                        .unwrap_or_else(|_| PathBuf::from(tool));
+                    println!("cargo:rerun-if-changed={}", resolved.display());
                 }
-                match discover(tool, *timeout) {
-                    Ok(text) => {
+                match (discover(tool, *timeout), fallback) {
+                    (Ok(text), _) => {
                         let path = out_dir.join(format!("{}.agent.json", file_stem(tool)));
                         write_if_changed(&path, &text).map_err(|e| {
                             file_error(
@@ -340,16 +350,28 @@ impl Builder {
                                 format!("cannot write: {e}"),
                             )
                         })?;
-                        Ok((format!("{tool} --agent"), text))
+                        Ok((format!("{tool} --agent"), text, Vec::new()))
                     }
-                    Err(DiscoverError::NotFound { .. }) if fallback.is_some() => {
-                        read_file(fallback.as_deref().unwrap_or(Path::new("")))
+                    (Err(DiscoverError::NotFound { .. }), Some(fallback)) => {
+                        read_file(fallback).map(|(d, t)| (d, t, Vec::new()))
                     }
-                    Err(DiscoverError::Invalid(e)) => Err(e),
-                    Err(e) => Err(file_error(
+                    // The tool is there but gave nothing usable: the checked-in file still
+                    // describes it, and the build says why it was used.
+                    (Err(e), Some(fallback)) => {
+                        let (display, text) = read_file(fallback)?;
+                        let note = format!(
+                            "{}: `{tool} --agent` gave no usable metadata, so the fallback file \
+                             is used: {}",
+                            display,
+                            first_line(&e.to_string())
+                        );
+                        Ok((display, text, vec![note]))
+                    }
+                    (Err(DiscoverError::Invalid(e)), None) => Err(e),
+                    (Err(e), None) => Err(file_error(
                         Some(format!("{tool} --agent")),
-                        match (&e, fallback) {
-                            (DiscoverError::NotFound { .. }, None) => {
+                        match &e {
+                            DiscoverError::NotFound { .. } => {
                                 format!("{e}, and no fallback file was given (Input::fallback)")
                             }
                             _ => e.to_string(),
@@ -372,6 +394,11 @@ impl Builder {
             }
         }
     }
+}
+
+/// The first line of a message (a validation error lists every diagnostic on its own line).
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
 }
 
 /// The last path component of a tool given as a path (`/usr/bin/gh` → `gh`).

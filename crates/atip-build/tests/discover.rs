@@ -140,6 +140,36 @@ fn builder_discovers_or_falls_back_when_the_tool_is_absent() {
         .unwrap()
         .contains("checked in"));
 
+    // Installed but broken: failing, or printing invalid metadata. The fallback is used and
+    // the warning says why.
+    let failing = script(dir.path(), "broken", "echo 'unknown flag --agent' >&2; exit 2");
+    let invalid = script(dir.path(), "invalid", "echo '{\"atip\": \"0.6\"}'");
+    for (tool, why) in [(&failing, "failed with exit code 2"), (&invalid, "missing required field")] {
+        let written = Builder::new()
+            .out_dir(dir.path().join("out-fallback"))
+            .cargo_directives(false)
+            .input(Input::discover(tool.to_str().unwrap()).fallback(&fallback))
+            .generate()
+            .unwrap();
+        assert!(std::fs::read_to_string(&written[0].path)
+            .unwrap()
+            .contains("checked in"));
+        let warning = &written[0].warnings[0];
+        assert!(
+            warning.contains("gave no usable metadata, so the fallback file is used")
+                && warning.contains(why),
+            "{warning}"
+        );
+    }
+    // Without a fallback, a broken tool is a build error.
+    let err = Builder::new()
+        .out_dir(dir.path().join("out4"))
+        .cargo_directives(false)
+        .discover(failing.to_str().unwrap())
+        .generate()
+        .unwrap_err();
+    assert!(err.to_string().contains("failed with exit code 2"), "{err}");
+
     let err = Builder::new()
         .out_dir(dir.path().join("out3"))
         .cargo_directives(false)

@@ -51,44 +51,15 @@ impl TrustRule {
     }
 }
 
-/// Finds the file `program` names, as `execvp` would: a name with a `/` relative to
-/// `working_dir`, otherwise the first executable regular file of that name in `path` (the
-/// child's `PATH`). `None` when nothing is found.
+/// Finds the file `program` names, as `execvp` would (through the `which` crate): a name with a
+/// `/` relative to `working_dir`, otherwise the first executable file of that name in `path`
+/// (the child's `PATH`). `None` when nothing is found.
 pub fn resolve_program(
     program: &OsStr,
     working_dir: &Path,
     path: Option<&OsStr>,
 ) -> Option<PathBuf> {
-    let as_path = Path::new(program);
-    if program.as_encoded_bytes().contains(&b'/') {
-        let p = working_dir.join(as_path);
-        return is_executable(&p).then_some(p);
-    }
-    std::env::split_paths(path?)
-        .map(|dir| {
-            let dir = if dir.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                dir
-            };
-            working_dir.join(dir).join(as_path)
-        })
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(p) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
+    which::which_in(program, path, working_dir).ok()
 }
 
 /// Why a binary did not pass its checksum.
@@ -257,10 +228,17 @@ mod tests {
             resolve_program(OsStr::new("no-such-program-atip"), Path::new("/"), Some(OsStr::new("/usr/bin"))),
             None
         );
-        assert_eq!(
-            resolve_program(OsStr::new("./bin/sh"), Path::new("/"), None),
-            Some(PathBuf::from("/./bin/sh")).filter(|p| p.exists())
-        );
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        assert_eq!(resolve_program(OsStr::new("./tool"), dir.path(), None), None, "not executable");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let found = resolve_program(OsStr::new("./tool"), dir.path(), None).unwrap();
+            assert_eq!(found.canonicalize().unwrap(), tool.canonicalize().unwrap());
+        }
     }
 
     #[test]
