@@ -5,7 +5,9 @@
 //! 2. dispatch: one `git commit` tool call (arguments as the provider's JSON string) to the
 //!    typed command and its argv; floor: `serde_json::from_str::<Value>` of the arguments.
 //! 3. exec: `/bin/true` through the runner (policy, spawn, capture, tool result); floor:
-//!    `std::process::Command::new("/bin/true").output()`.
+//!    `std::process::Command::new("/bin/true").output()`. Then the sandbox's cost: `/bin/true`
+//!    declared read-only and offline (Landlock file and TCP rules, a network namespace, a
+//!    scratch directory) as a ratio to the same run with the sandbox off.
 //! 4. filter: 1 MiB of command output with 200 secrets of every kind; reported in MiB/s and as
 //!    a ratio to one `regex::bytes::Regex::find_iter` pass with a simple pattern.
 //!
@@ -71,7 +73,23 @@ fn exec(c: &mut Criterion) {
         .build()
         .unwrap();
     let runner = Runner::new();
-    let inv = Invocation::new("true", vec!["/bin/true".into()], Effects::UNKNOWN);
+    let inv = Invocation::new(
+        "true",
+        vec!["/bin/true".into()],
+        Effects::UNKNOWN.with_destructive(false),
+    );
+    // Everything the sandbox can do at once: no writes, no network.
+    let locked: Effects =
+        serde_json::from_str(r#"{"destructive": false, "network": false, "filesystem": {"write": false}}"#)
+            .unwrap();
+    let locked = Invocation::new("true", vec!["/bin/true".into()], locked);
+    let unsandboxed = Runner::new().sandbox(atip_runtime::Sandbox::off());
+    let check = rt.block_on(runner.run(&locked)).unwrap();
+    assert!(
+        check.sandbox.limits_writes() && check.sandbox.limits_network(),
+        "the sandboxed run is sandboxed: {}",
+        check.sandbox
+    );
     let mut g = c.benchmark_group("exec");
     g.sample_size(50).measurement_time(Duration::from_secs(5));
     g.bench_function("floor", |b| {
@@ -82,6 +100,12 @@ fn exec(c: &mut Criterion) {
             let output = rt.block_on(runner.run(&inv)).unwrap();
             runner.tool_result(&output)
         })
+    });
+    g.bench_function("sandbox-off", |b| {
+        b.iter(|| rt.block_on(unsandboxed.run(black_box(&locked))).unwrap())
+    });
+    g.bench_function("sandboxed", |b| {
+        b.iter(|| rt.block_on(runner.run(black_box(&locked))).unwrap())
     });
     g.finish();
 }
@@ -161,9 +185,11 @@ fn main() {
     let mut c = Criterion::default()
         .output_directory(&report::dir())
         .configure_from_args();
+    // First, while the process is small: spawning forks when the sandbox installs its limits,
+    // and a fork costs in proportion to the parent's resident memory (see BENCHMARKS.md).
+    exec(&mut c);
     compile(&mut c);
     dispatch(&mut c);
-    exec(&mut c);
     let filtered_bytes = filter(&mut c);
     c.final_summary();
 
@@ -189,6 +215,13 @@ fn main() {
         ("exec", "runner"),
         ("exec", "floor"),
         1.2,
+        since,
+    );
+    report.ratio(
+        "sandbox: `/bin/true` declared read-only and offline, sandboxed vs sandbox off",
+        ("exec", "sandboxed"),
+        ("exec", "sandbox-off"),
+        1.3,
         since,
     );
     filter_rows(&mut report, since, filtered_bytes as f64);

@@ -206,11 +206,16 @@ impl McpServer {
             },
         };
         let content = vec![Content::text(result.content)];
-        if result.is_error {
+        let mut answer = if result.is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
+        };
+        // Exit status, duration and what the sandbox enforced travel as `_meta`.
+        if !result.meta.is_empty() {
+            answer.meta = Some(result.meta.into());
         }
+        answer
     }
 
     /// Serves on stdin/stdout until the client disconnects.

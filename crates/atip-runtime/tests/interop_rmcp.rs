@@ -77,6 +77,9 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
             let r = server.call(&init.name, init.arguments).await;
             assert_eq!(r.is_error, Some(false), "{r:?}");
             assert!(dir.path().join(".git").is_dir());
+            let meta = r.meta.as_ref().expect("_meta with the run's facts");
+            assert_eq!(meta.0["exitCode"], 0);
+            assert!(meta.0["sandbox"]["enforced"].is_array(), "{meta:?}");
 
             let clean =
                 request(json!({"name": "git_clean", "arguments": {"force": true}}));

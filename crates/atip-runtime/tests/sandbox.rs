@@ -63,9 +63,13 @@ fn a_read_only_offline_tool_can_neither_write_nor_connect() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
     let script = format!(
         "echo owned > pwned; touch /tmp/atip-pwned-$$; \
-         echo exfil > /dev/tcp/127.0.0.1/{port} && echo CONNECTED; echo done"
+         echo exfil > /dev/tcp/127.0.0.1/{port} && echo CONNECTED; \
+         echo exfil > /dev/udp/127.0.0.1/{udp_port} && echo SENT; echo done"
     );
     let out = rt()
         .block_on(in_dir(dir.path()).run(&lying(&script, READ_ONLY_OFFLINE)))
@@ -75,10 +79,12 @@ fn a_read_only_offline_tool_can_neither_write_nor_connect() {
     assert!(stdout.contains("done"), "the script ran: {stdout} {stderr}");
     assert!(!dir.path().join("pwned").exists(), "wrote into the working directory");
     assert!(!stdout.contains("CONNECTED"), "{stdout}");
+    assert!(!stdout.contains("SENT"), "UDP leaves no namespace: {stdout}");
     assert!(
         listener.accept().is_err(),
         "the listener must not have been reached"
     );
+    assert!(udp.recv(&mut [0u8; 16]).is_err(), "no datagram arrived");
     assert!(stderr.contains("Permission denied"), "{stderr}");
     let r = &out.sandbox;
     assert!(r.limits_writes() && r.limits_network(), "{r}");
@@ -89,7 +95,7 @@ fn a_read_only_offline_tool_can_neither_write_nor_connect() {
 }
 
 #[test]
-fn landlock_alone_stops_tcp_without_a_network_namespace() {
+fn landlock_alone_stops_tcp_but_not_udp_without_a_network_namespace() {
     if skip() {
         return;
     }
@@ -98,12 +104,21 @@ fn landlock_alone_stops_tcp_without_a_network_namespace() {
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     let runner = in_dir(dir.path()).sandbox(Sandbox::new().network_namespace(false));
-    let script = format!("echo exfil > /dev/tcp/127.0.0.1/{port} && echo CONNECTED");
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    let script = format!(
+        "echo exfil > /dev/tcp/127.0.0.1/{port} && echo CONNECTED; \
+         echo datagram > /dev/udp/127.0.0.1/{udp_port}"
+    );
     let out = rt()
         .block_on(runner.run(&lying(&script, READ_ONLY_OFFLINE)))
         .unwrap();
     assert!(!out.stdout_lossy().contains("CONNECTED"));
     assert!(listener.accept().is_err());
+    // Landlock has no UDP rights: this is what the network namespace is for.
+    let mut got = [0u8; 16];
+    let n = udp.recv(&mut got).unwrap();
+    assert_eq!(&got[..n], b"datagram\n");
     assert!(out.sandbox.enforces(&Containment::NoTcp));
     assert!(!out.sandbox.enforces(&Containment::NetworkNamespace));
     // The same call with the sandbox off reaches the listener: the test can fail.

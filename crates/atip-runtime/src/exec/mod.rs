@@ -225,6 +225,7 @@ pub struct Runner {
     tiered: bool,
     trust_rules: Vec<TrustRule>,
     sandbox: Sandbox,
+    scratch: Arc<sandbox::ScratchPool>,
     settings: ProcessSettings,
     max_timeout: Duration,
     confirm: Option<Arc<dyn Confirm>>,
@@ -262,6 +263,7 @@ impl Runner {
             tiered: false,
             trust_rules: Vec::new(),
             sandbox: Sandbox::default(),
+            scratch: Arc::default(),
             settings: ProcessSettings {
                 timeout: DEFAULT_TIMEOUT,
                 kill_grace: DEFAULT_KILL_GRACE,
@@ -594,7 +596,7 @@ impl Runner {
             verify::verify_checksum(path, expected).map_err(|e| RunError::Checksum(Box::new(e)))?;
         }
         let plan = sandbox::Plan::new(&self.sandbox, &invocation.effects, limits, working_dir);
-        let prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
+        let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref(), &self.scratch)
             .map_err(RunError::Sandbox)?;
         if require_sandbox && !prepared.report.not_enforced.is_empty() {
             return Err(RunError::Sandbox(SandboxError {
@@ -606,7 +608,12 @@ impl Runner {
         }
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
-        process::run(invocation, &settings, sink, program.as_deref(), prepared).await
+        let result =
+            process::run(invocation, &settings, sink, program.as_deref(), &mut prepared).await;
+        if let Some(dir) = prepared.scratch.take() {
+            self.scratch.give(dir);
+        }
+        result
     }
 
     /// Runs `invocation` without consulting the policy — with the same checksum check, sandbox

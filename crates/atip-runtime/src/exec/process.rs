@@ -98,7 +98,7 @@ pub(crate) async fn run(
     settings: &ProcessSettings,
     sink: Option<&mpsc::Sender<OutputChunk>>,
     program: Option<&std::path::Path>,
-    mut sandbox: Prepared,
+    sandbox: &mut Prepared,
 ) -> Result<Output, RunError> {
     if invocation.argv.is_empty() {
         return Err(RunError::Spawn {

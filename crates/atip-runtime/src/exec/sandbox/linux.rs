@@ -2,8 +2,14 @@
 //! signals; an unprivileged user + network namespace for the rest of the network; `no_new_privs`
 //! and `setrlimit` (through `nix`). Everything the child does between `fork` and `exec` is a
 //! handful of system calls on data prepared in the parent: no allocation, no locks.
+//!
+//! Offline runs share one network namespace per process (see `offline_namespaces`). It has no
+//! interface but a loopback that is down, so nothing leaves the machine; two offline runs that
+//! overlap in time could in principle bring the loopback up and exchange UDP between themselves
+//! (TCP stays denied by Landlock), which is not a way out.
 
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -13,6 +19,7 @@ use landlock::{
 };
 use nix::fcntl::{open, OFlag};
 use nix::sched::CloneFlags;
+use nix::unistd::ForkResult;
 use nix::sys::resource::Resource;
 use nix::sys::stat::Mode;
 
@@ -28,8 +35,6 @@ struct Support {
     net: bool,
     /// Landlock scoping of abstract Unix sockets and signals (ABI 6).
     scope: bool,
-    /// Unprivileged user + network namespaces.
-    netns: bool,
 }
 
 fn support() -> Support {
@@ -48,43 +53,76 @@ fn support() -> Support {
             .scope(Scope::from_all(ABI::V6))
             .and_then(|r| r.create())
             .is_ok();
-        Support {
-            fs,
-            net,
-            scope,
-            netns: probe_network_namespace(),
-        }
+        Support { fs, net, scope }
     })
 }
 
-/// Whether a child can enter a new user and network namespace: a forked child tries, and its
-/// exit status says.
-fn probe_network_namespace() -> bool {
-    // SAFETY: the child only calls `unshare` and `_exit`, both async-signal-safe.
+/// One user namespace (mapping this process's uid and gid to themselves) and one network
+/// namespace inside it with no usable interface, created once per process and kept alive by
+/// these two descriptors. Offline runs join them (`setns`), which costs far less than creating
+/// and tearing down a network namespace per run. `None` where unprivileged user namespaces
+/// are not allowed.
+fn offline_namespaces() -> Option<&'static (OwnedFd, OwnedFd)> {
+    static NAMESPACES: OnceLock<Option<(OwnedFd, OwnedFd)>> = OnceLock::new();
+    NAMESPACES.get_or_init(create_offline_namespaces).as_ref()
+}
+
+fn create_offline_namespaces() -> Option<(OwnedFd, OwnedFd)> {
+    let uid = nix::unistd::getuid().as_raw();
+    let gid = nix::unistd::getgid().as_raw();
+    let uid_map = format!("{uid} {uid} 1\n");
+    let gid_map = format!("{gid} {gid} 1\n");
+    let (ready_r, ready_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
+    let (done_r, done_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
+    // SAFETY: the child makes only async-signal-safe system calls on data prepared above, then
+    // `_exit`s; it never returns into the parent's code.
     match unsafe { nix::unistd::fork() } {
-        Ok(nix::unistd::ForkResult::Child) => {
-            let ok = nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET);
-            // SAFETY: `_exit` ends the child without running the parent's destructors.
-            unsafe { libc::_exit(if ok.is_ok() { 0 } else { 1 }) }
+        Ok(ForkResult::Child) => {
+            let ok = nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET)
+                .is_ok()
+                && write_proc(c"/proc/self/setgroups", b"deny").is_ok()
+                && write_proc(c"/proc/self/uid_map", uid_map.as_bytes()).is_ok()
+                && write_proc(c"/proc/self/gid_map", gid_map.as_bytes()).is_ok();
+            let _ = nix::unistd::write(&ready_w, &[u8::from(ok)]);
+            // Stay until the parent holds the namespaces: it closes its end of `done` then, and
+            // this copy of that end must be closed too for the read to see it.
+            drop(done_w);
+            let _ = nix::unistd::read(&done_r, &mut [0u8]);
+            // SAFETY: ends the child without running the parent's destructors.
+            unsafe { libc::_exit(0) }
         }
-        Ok(nix::unistd::ForkResult::Parent { child }) => matches!(
-            nix::sys::wait::waitpid(child, None),
-            Ok(nix::sys::wait::WaitStatus::Exited(_, 0))
-        ),
-        Err(_) => false,
+        Ok(ForkResult::Parent { child }) => {
+            drop(ready_w);
+            drop(done_r);
+            let mut status = [0u8];
+            let ready = nix::unistd::read(&ready_r, &mut status).ok() == Some(1) && status[0] == 1;
+            let open_ns = |kind: &str| {
+                let path = format!("/proc/{}/ns/{kind}", child.as_raw());
+                open(path.as_str(), OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty()).ok()
+            };
+            let fds = if ready {
+                open_ns("user").zip(open_ns("net"))
+            } else {
+                None
+            };
+            drop(done_w);
+            let _ = nix::sys::wait::waitpid(child, None);
+            fds
+        }
+        Err(_) => None,
     }
 }
 
 /// Everything the child does before `exec`, prepared in the parent.
 pub(crate) struct ChildSetup {
     ruleset: Option<RulesetCreated>,
-    /// `deny`, `uid_map` and `gid_map` contents when entering a network namespace.
-    namespace: Option<[Vec<u8>; 3]>,
+    /// The user and network namespaces to join, for offline runs.
+    namespaces: Option<&'static (OwnedFd, OwnedFd)>,
     limits: ResourceLimits,
 }
 
-/// The device files a program writes to even when it writes no file of its own.
-const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
+/// The device file programs write to even when they write no file of their own (`> /dev/null`).
+const DEV_NULL: &str = "/dev/null";
 
 /// The directories a program needs to read to start and run at all.
 const SYSTEM_READS: [&str; 12] = [
@@ -108,7 +146,8 @@ pub(crate) fn prepare(
     let write_rights = AccessFs::from_write(abi);
     let read_rights = AccessFs::ReadFile | AccessFs::ReadDir;
     let mut handled_fs: BitFlags<AccessFs> = BitFlags::EMPTY;
-    let mut grants: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
+    // (path, rights, is a directory): files may only get the rights a file can have.
+    let mut grants: Vec<(PathBuf, BitFlags<AccessFs>, bool)> = Vec::new();
     let mut fs_containment = Vec::new();
     if let Some(paths) = &plan.writes {
         if support.fs {
@@ -128,14 +167,13 @@ pub(crate) fn prepare(
                 }
             }
             for p in &writable {
-                grants.push((p.clone(), write_rights));
+                grants.push((p.clone(), write_rights, true));
             }
-            for d in DEVICES {
-                grants.push((
-                    PathBuf::from(d),
-                    AccessFs::WriteFile | AccessFs::Truncate,
-                ));
-            }
+            grants.push((
+                PathBuf::from(DEV_NULL),
+                AccessFs::WriteFile | AccessFs::Truncate,
+                false,
+            ));
             fs_containment.push(if paths.is_empty() {
                 Containment::NoWrites { writable: kept }
             } else {
@@ -159,7 +197,7 @@ pub(crate) fn prepare(
             readable.extend(extra.iter().cloned());
             readable.retain(|p| p.exists());
             for p in &readable {
-                grants.push((p.clone(), read_rights));
+                grants.push((p.clone(), read_rights, true));
             }
             fs_containment.push(Containment::ReadsConfined { readable });
         } else {
@@ -179,9 +217,13 @@ pub(crate) fn prepare(
     } else {
         BitFlags::EMPTY
     };
-    let netns = plan.no_network && plan.network_namespace && support.netns;
+    let namespaces = if plan.no_network && plan.network_namespace {
+        offline_namespaces()
+    } else {
+        None
+    };
     if plan.no_network {
-        if netns {
+        if namespaces.is_some() {
             report.enforced.push(Containment::NetworkNamespace);
         } else if plan.network_namespace {
             report.not_enforced.push(
@@ -219,12 +261,11 @@ pub(crate) fn prepare(
             rs = rs.scope(scopes).map_err(|e| fail("scopes", &e))?;
         }
         let mut created = rs.create().map_err(|e| fail("ruleset", &e))?;
-        for (path, rights) in grants {
+        for (path, rights, dir) in grants {
             let Ok(fd) = PathFd::new(&path) else {
                 continue;
             };
-            // Directories get every right asked for; files only those a file can have.
-            let rights = if path.is_dir() {
+            let rights = if dir {
                 rights
             } else {
                 rights & AccessFs::from_file(abi)
@@ -246,19 +287,10 @@ pub(crate) fn prepare(
         report.enforced.push(Containment::Limits(plan.limits));
     }
 
-    let namespace = netns.then(|| {
-        let uid = nix::unistd::getuid().as_raw();
-        let gid = nix::unistd::getgid().as_raw();
-        [
-            b"deny".to_vec(),
-            format!("{uid} {uid} 1\n").into_bytes(),
-            format!("{gid} {gid} 1\n").into_bytes(),
-        ]
-    });
     Ok((
         ChildSetup {
             ruleset,
-            namespace,
+            namespaces,
             limits: plan.limits,
         },
         report,
@@ -271,9 +303,8 @@ impl ChildSetup {
         let mut setup = Some(self);
         // SAFETY: the hook runs in the forked child of a possibly multi-threaded parent, so it
         // may only make async-signal-safe calls. It makes system calls on data prepared above
-        // (`unshare`, `open`/`write`/`close` on /proc/self, `setrlimit`, `prctl`,
-        // `landlock_restrict_self`) and builds errors from raw OS error codes, which does not
-        // allocate.
+        // (`setns`, `setrlimit`, `prctl`, `landlock_restrict_self`) and builds errors from raw
+        // OS error codes, which does not allocate.
         unsafe {
             cmd.pre_exec(move || match setup.take() {
                 Some(s) => s.apply(),
@@ -283,12 +314,10 @@ impl ChildSetup {
     }
 
     fn apply(self) -> io::Result<()> {
-        if let Some([setgroups, uid_map, gid_map]) = &self.namespace {
-            nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET)
-                .map_err(errno)?;
-            write_proc(c"/proc/self/setgroups", setgroups)?;
-            write_proc(c"/proc/self/uid_map", uid_map)?;
-            write_proc(c"/proc/self/gid_map", gid_map)?;
+        if let Some((user, net)) = self.namespaces {
+            // The user namespace first: it grants what joining its network namespace needs.
+            nix::sched::setns(user.as_fd(), CloneFlags::CLONE_NEWUSER).map_err(errno)?;
+            nix::sched::setns(net.as_fd(), CloneFlags::CLONE_NEWNET).map_err(errno)?;
         }
         let l = self.limits;
         for (resource, value, slack) in [
