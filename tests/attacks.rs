@@ -85,7 +85,8 @@ fn the_shipped_git_metadata_exposes_no_configuration_or_directory_switch() {
         let c = call("git_status", json!({ param: value }));
         let err = shipped.invocation(&c).unwrap_err();
         assert!(
-            err.to_string().contains(&format!("unknown parameter `{param}`")),
+            err.to_string()
+                .contains(&format!("unknown parameter `{param}`")),
             "{err}"
         );
         let err = git::Call::from_tool_call(&c).unwrap_err();
@@ -98,8 +99,15 @@ fn the_shipped_git_metadata_exposes_no_configuration_or_directory_switch() {
         for spec in tool.tools() {
             for p in spec.params.iter() {
                 assert!(
-                    !["config", "chdir", "exec-path", "git-dir", "work-tree", "exec"]
-                        .contains(&p.name.as_ref()),
+                    ![
+                        "config",
+                        "chdir",
+                        "exec-path",
+                        "git-dir",
+                        "work-tree",
+                        "exec"
+                    ]
+                    .contains(&p.name.as_ref()),
                     "{}: {}",
                     spec.name,
                     p.name
@@ -191,28 +199,33 @@ fn an_omitted_positional_never_shifts_a_later_value_into_its_slot() {
         .current_dir(dir.path())
         .status()
         .unwrap();
-    let attack = call("git_branch", json!({"delete": true, "start_point": "feature"}));
+    let attack = call(
+        "git_branch",
+        json!({"delete": true, "start_point": "feature"}),
+    );
     let err = git::Call::from_tool_call(&attack)
         .and_then(|c| {
-            atip_runtime::ToInvocation::to_invocation(&c).map_err(|e| {
-                atip_runtime::DispatchError {
-                    tool: "git_branch".into(),
-                    call_id: None,
-                    problems: vec![atip_runtime::Problem::Argv {
-                        message: e.to_string(),
-                    }],
-                }
+            atip_runtime::ToInvocation::to_invocation(&c).map_err(|e| atip_runtime::DispatchError {
+                tool: "git_branch".into(),
+                call_id: None,
+                problems: vec![atip_runtime::Problem::Argv {
+                    message: e.to_string(),
+                }],
             })
         })
         .unwrap_err();
     assert!(
-        err.to_string().contains("start-point is given but branchname"),
+        err.to_string()
+            .contains("start-point is given but branchname"),
         "{err}"
     );
     let err = load(&fixture("../examples/atip/git.json"))
         .invocation(&attack)
         .unwrap_err();
-    assert!(err.to_string().contains("positionals are filled in order"), "{err}");
+    assert!(
+        err.to_string().contains("positionals are filled in order"),
+        "{err}"
+    );
     // The branch is still there.
     let branches = Process::new("git")
         .args(["branch", "--list", "feature"])
@@ -243,7 +256,10 @@ fn deny_lists_name_commands_by_path_too() {
         ..Policy::default()
     };
     let err = typo.check_against(git::TOOLS).unwrap_err();
-    assert!(err.to_string().contains("`git stauts` matches no command"), "{err}");
+    assert!(
+        err.to_string().contains("`git stauts` matches no command"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -284,7 +300,10 @@ fn calls_from_truncated_responses_never_run() {
         let typed = git::Call::from_tool_call(c).unwrap_err();
         assert!(typed.to_string().contains("cut short"), "{typed}");
         let untyped = loaded.invocation(c).unwrap_err();
-        assert!(untyped.to_string().contains("make the call again"), "{untyped}");
+        assert!(
+            untyped.to_string().contains("make the call again"),
+            "{untyped}"
+        );
         // The arguments that arrived are kept for the caller, not for running.
         let raw = c.arguments.as_ref().unwrap_err().raw.clone().unwrap();
         assert!(raw.contains("initial_branch"), "{raw}");
@@ -337,7 +356,11 @@ fn a_binary_that_does_not_match_its_checksum_never_runs() {
         }
         other => panic!("{other:?}"),
     }
-    let honest = git_with_checksum(&sha256_of(&which("git")).to_uppercase().replacen("SHA256", "sha256", 1));
+    let honest = git_with_checksum(
+        &sha256_of(&which("git"))
+            .to_uppercase()
+            .replacen("SHA256", "sha256", 1),
+    );
     let inv = honest.invocation(&call("git_status", json!({}))).unwrap();
     let out = rt().block_on(runner.run(&inv)).unwrap();
     assert!(out.success(), "{out:?}");
@@ -358,7 +381,11 @@ fn generated_commands_carry_their_checksum_and_are_refused_when_it_fails() {
     assert_eq!(<git::Status as Command>::CHECKSUM, None);
     let dir = repo();
     let err = rt()
-        .block_on(Runner::new().current_dir(dir.path()).run(&tampered::Status::new()))
+        .block_on(
+            Runner::new()
+                .current_dir(dir.path())
+                .run(&tampered::Status::new()),
+        )
         .unwrap_err();
     assert!(matches!(err, RunError::Checksum(_)), "{err}");
 }
@@ -384,12 +411,19 @@ fn trust_comes_from_the_caller_not_from_the_metadata() {
         .trust_program(git_path.display().to_string(), TrustSource::Vendor);
     assert!(rt().block_on(assigned.run(&inv)).unwrap().success());
     let by_location = runner.trust_metadata("*/fixtures/git-with-config.json", TrustSource::Org);
-    let located = load(&fixture("fixtures/git-with-config.json"))
-        .metadata_path(fixture("fixtures/git-with-config.json").display().to_string());
+    let located = load(&fixture("fixtures/git-with-config.json")).metadata_path(
+        fixture("fixtures/git-with-config.json")
+            .display()
+            .to_string(),
+    );
     let inv = located.invocation(&call("git_status", json!({}))).unwrap();
     match rt().block_on(by_location.run(&inv)) {
         Err(RunError::Denied { reasons, .. }) => {
-            assert!(reasons[0].message.contains("`org`"), "{}", reasons[0].message)
+            assert!(
+                reasons[0].message.contains("`org`"),
+                "{}",
+                reasons[0].message
+            )
         }
         other => panic!("org is below vendor: {other:?}"),
     }

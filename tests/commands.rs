@@ -24,7 +24,10 @@ fn argv_order_is_program_globals_path_options_positionals() {
             "--all"
         ]
     );
-    let b = git::Branch::new().branchname("topic").start_point("main").verbose(true);
+    let b = git::Branch::new()
+        .branchname("topic")
+        .start_point("main")
+        .verbose(true);
     assert_eq!(
         s(b.try_argv().unwrap()),
         ["git", "branch", "--verbose", "topic", "main"]

@@ -82,7 +82,10 @@ fn the_python_sdk_lists_and_calls_git_tools_through_atip_serve() {
     let escape = &calls[5];
     assert_eq!(escape["is_error"], true);
     assert!(
-        escape["text"].as_str().unwrap().contains("path-outside-roots"),
+        escape["text"]
+            .as_str()
+            .unwrap()
+            .contains("path-outside-roots"),
         "{escape}"
     );
 }

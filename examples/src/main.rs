@@ -88,7 +88,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
             }
             println!();
         }
-        other => return Err(format!("a path outside the repository must be refused, got {other:?}").into()),
+        other => {
+            return Err(
+                format!("a path outside the repository must be refused, got {other:?}").into(),
+            )
+        }
     }
 
     // An untracked file, and a destructive command to delete it.

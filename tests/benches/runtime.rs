@@ -50,7 +50,8 @@ fn compile(c: &mut Criterion) {
     g.finish();
 }
 
-const ARGS: &str = r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","no_pager":true}"#;
+const ARGS: &str =
+    r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","no_pager":true}"#;
 
 fn dispatch(c: &mut Criterion) {
     let mut g = c.benchmark_group("dispatch");
@@ -79,9 +80,10 @@ fn exec(c: &mut Criterion) {
         Effects::UNKNOWN.with_destructive(false),
     );
     // Everything the sandbox can do at once: no writes, no network.
-    let locked: Effects =
-        serde_json::from_str(r#"{"destructive": false, "network": false, "filesystem": {"write": false}}"#)
-            .unwrap();
+    let locked: Effects = serde_json::from_str(
+        r#"{"destructive": false, "network": false, "filesystem": {"write": false}}"#,
+    )
+    .unwrap();
     let locked = Invocation::new("true", vec!["/bin/true".into()], locked);
     let unsandboxed = Runner::new().sandbox(atip_runtime::Sandbox::off());
     let check = rt.block_on(runner.run(&locked)).unwrap();

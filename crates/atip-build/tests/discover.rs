@@ -142,9 +142,16 @@ fn builder_discovers_or_falls_back_when_the_tool_is_absent() {
 
     // Installed but broken: failing, or printing invalid metadata. The fallback is used and
     // the warning says why.
-    let failing = script(dir.path(), "broken", "echo 'unknown flag --agent' >&2; exit 2");
+    let failing = script(
+        dir.path(),
+        "broken",
+        "echo 'unknown flag --agent' >&2; exit 2",
+    );
     let invalid = script(dir.path(), "invalid", "echo '{\"atip\": \"0.6\"}'");
-    for (tool, why) in [(&failing, "failed with exit code 2"), (&invalid, "missing required field")] {
+    for (tool, why) in [
+        (&failing, "failed with exit code 2"),
+        (&invalid, "missing required field"),
+    ] {
         let written = Builder::new()
             .out_dir(dir.path().join("out-fallback"))
             .cargo_directives(false)

@@ -358,7 +358,10 @@ fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, ExitCode> {
     let (json, shown) = if text.trim_start().starts_with('{') {
         (Ok(text.to_owned()), "--policy".to_owned())
     } else {
-        (std::fs::read_to_string(text).map_err(|e| e.to_string()), text.to_owned())
+        (
+            std::fs::read_to_string(text).map_err(|e| e.to_string()),
+            text.to_owned(),
+        )
     };
     json.and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
         .map_err(|e| {
@@ -450,9 +453,8 @@ fn load_tools(
                 }
                 // Absolute, so that --trust-metadata globs match whatever the current directory.
                 let location = std::path::absolute(file).unwrap_or_else(|_| file.clone());
-                tools.push(
-                    LoadedTool::new(doc, None).metadata_path(location.display().to_string()),
-                );
+                tools
+                    .push(LoadedTool::new(doc, None).metadata_path(location.display().to_string()));
             }
             Err(e) => {
                 eprintln!("{e}");

@@ -526,10 +526,16 @@ fn run_never_executes_calls_from_truncated_responses() {
             ],
         );
         assert_eq!(code, 0, "{provider}: {err}");
-        assert!(err.contains("none of its 1 calls runs"), "{provider}: {err}");
+        assert!(
+            err.contains("none of its 1 calls runs"),
+            "{provider}: {err}"
+        );
         assert!(out.contains("cut short"), "{provider}: {out}");
         assert!(out.contains("make the call again"), "{provider}: {out}");
-        assert!(!dir.path().join(".git").exists(), "{provider}: git init ran");
+        assert!(
+            !dir.path().join(".git").exists(),
+            "{provider}: git init ran"
+        );
     }
 }
 
@@ -564,22 +570,35 @@ fn run_contains_the_fsmonitor_injection() {
         let (code, out, err) = run(dir.path(), &[]);
         assert_eq!(code, 0, "{err}");
         assert!(!dir.path().join("pwned").exists(), "{out}");
-        assert!(out.contains("?? notes.tmp"), "git status still answers: {out}");
+        assert!(
+            out.contains("?? notes.tmp"),
+            "git status still answers: {out}"
+        );
     }
     // An argument rule refuses it outright; a rule naming no parameter is an error.
     let dir = repo();
     let (_, out, _) = run(
         dir.path(),
-        &["--no-sandbox", "--policy", r#"{"arguments": [{"parameter": "config", "deny": true}]}"#],
+        &[
+            "--no-sandbox",
+            "--policy",
+            r#"{"arguments": [{"parameter": "config", "deny": true}]}"#,
+        ],
     );
     assert!(out.contains("argument-denied: parameter `config`"), "{out}");
     assert!(!dir.path().join("pwned").exists());
     let (code, _, err) = run(
         dir.path(),
-        &["--policy", r#"{"arguments": [{"parameter": "confgi", "deny": true}]}"#],
+        &[
+            "--policy",
+            r#"{"arguments": [{"parameter": "confgi", "deny": true}]}"#,
+        ],
     );
     assert_eq!(code, 1);
-    assert!(err.contains("parameter `confgi` is not a parameter of any command"), "{err}");
+    assert!(
+        err.contains("parameter `confgi` is not a parameter of any command"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -601,7 +620,14 @@ fn run_refuses_a_binary_that_does_not_match_its_checksum() {
     );
     let (code, out, err) = atip_in(
         dir.path(),
-        &["run", "--tools", "git.json", "--provider", "anthropic", body.to_str().unwrap()],
+        &[
+            "run",
+            "--tools",
+            "git.json",
+            "--provider",
+            "anthropic",
+            body.to_str().unwrap(),
+        ],
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("checksum: binary"), "{out}");

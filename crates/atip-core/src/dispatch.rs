@@ -826,17 +826,18 @@ impl LoadedTool {
             )
         })?;
         let normalised = check_arguments(&spec, args).map_err(|p| DispatchError::new(call, p))?;
-        let (argv, arguments) = argv_and_arguments(&self.program, cmd, &normalised).map_err(|e| {
-            DispatchError::new(
-                call,
-                e.problems
-                    .iter()
-                    .map(|p| Problem::Argv {
-                        message: p.to_string(),
-                    })
-                    .collect(),
-            )
-        })?;
+        let (argv, arguments) =
+            argv_and_arguments(&self.program, cmd, &normalised).map_err(|e| {
+                DispatchError::new(
+                    call,
+                    e.problems
+                        .iter()
+                        .map(|p| Problem::Argv {
+                            message: p.to_string(),
+                        })
+                        .collect(),
+                )
+            })?;
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;

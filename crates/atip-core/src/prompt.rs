@@ -132,7 +132,11 @@ mod tests {
                 "Log in",
                 r#"{"destructive": false, "interactive": {"stdin": "password"}}"#,
             ),
-            tool("git_log", "Show history", r#"{"destructive": false, "network": false}"#),
+            tool(
+                "git_log",
+                "Show history",
+                r#"{"destructive": false, "network": false}"#,
+            ),
         ];
         let p = safety_prompt(&tools);
         assert!(p.starts_with("## Tool safety\n"));
@@ -154,9 +158,15 @@ mod tests {
             tool("ls", "List", r#"{"destructive": false}"#),
         ];
         let p = safety_prompt(&tools);
-        assert!(section(&p, "Effects not declared").contains("- `rm`: Remove files"), "{p}");
+        assert!(
+            section(&p, "Effects not declared").contains("- `rm`: Remove files"),
+            "{p}"
+        );
         assert!(!p.contains("`ls`"));
-        assert!(!p.contains("All "), "never claims every command is harmless: {p}");
+        assert!(
+            !p.contains("All "),
+            "never claims every command is harmless: {p}"
+        );
         let harmless = [tool("ls", "List", r#"{"destructive": false}"#)];
         let p = safety_prompt(&harmless);
         assert!(p.contains("All 1 commands declare"), "{p}");

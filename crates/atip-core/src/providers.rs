@@ -700,9 +700,8 @@ mod tests {
             let ann = mcp_annotations(&e);
             assert_eq!(ann.get("readOnlyHint"), Some(&json!(false)), "{ann:?}");
         }
-        let lying = effects(
-            r#"{"destructive": true, "filesystem": {"write": false}, "network": false}"#,
-        );
+        let lying =
+            effects(r#"{"destructive": true, "filesystem": {"write": false}, "network": false}"#);
         assert_eq!(
             mcp_annotations(&lying).get("destructiveHint"),
             Some(&json!(true))
@@ -711,7 +710,10 @@ mod tests {
             r#"{"destructive": false, "filesystem": {"write": false, "delete": false}, "network": false}"#,
         );
         assert!(is_read_only(&honest));
-        assert_eq!(mcp_annotations(&honest).get("readOnlyHint"), Some(&json!(true)));
+        assert_eq!(
+            mcp_annotations(&honest).get("readOnlyHint"),
+            Some(&json!(true))
+        );
     }
 
     #[test]

@@ -113,7 +113,11 @@ data: {"type":"message_stop"}
     assert!(r.truncated);
     let e = r.tool_calls[0].arguments.as_ref().unwrap_err();
     assert!(e.message.contains("stopped at max_tokens"), "{}", e.message);
-    assert!(e.message.starts_with("not run: the response was cut short"), "{}", e.message);
+    assert!(
+        e.message.starts_with("not run: the response was cut short"),
+        "{}",
+        e.message
+    );
     let err = parse_response(
         ResponseFormat::Anthropic,
         "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n",

@@ -46,8 +46,8 @@ pub use filter::ResultFilter;
 
 pub mod policy;
 pub use policy::{
-    ArgumentRule, Decision, Policy, PolicyError, Reason, ReasonCode, ReasonSeverity, ResourceLimits,
-    Verdict,
+    ArgumentRule, Decision, Policy, PolicyError, Reason, ReasonCode, ReasonSeverity,
+    ResourceLimits, Verdict,
 };
 
 #[cfg(feature = "exec")]

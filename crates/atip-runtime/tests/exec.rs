@@ -287,7 +287,10 @@ fn destructive_commands_need_confirmation() {
 #[test]
 fn interactive_commands_are_refused_even_when_confirmed() {
     rt().block_on(async {
-        let login = with_effects(inv(&["true"]), r#"{"destructive": false, "interactive": {"stdin": "password"}}"#);
+        let login = with_effects(
+            inv(&["true"]),
+            r#"{"destructive": false, "interactive": {"stdin": "password"}}"#,
+        );
         match Runner::new().run_confirmed(&login).await {
             Err(RunError::Denied { reasons, .. }) => {
                 assert_eq!(reasons[0].code, ReasonCode::Interactive)
@@ -311,7 +314,10 @@ fn per_command_timeouts_come_from_effects_and_are_clamped() {
         let runner = Runner::new()
             .timeout(Duration::from_secs(30))
             .kill_grace(Duration::from_millis(200));
-        let quick = with_effects(inv(&["sleep", "5"]), r#"{"destructive": false, "duration": {"timeout": "1s"}}"#);
+        let quick = with_effects(
+            inv(&["sleep", "5"]),
+            r#"{"destructive": false, "duration": {"timeout": "1s"}}"#,
+        );
         let started = Instant::now();
         let out = runner.run(&quick).await.unwrap();
         assert!(out.timed_out);
@@ -322,7 +328,10 @@ fn per_command_timeouts_come_from_effects_and_are_clamped() {
             .content
             .ends_with("[timed out after 1 s]"));
 
-        let greedy = with_effects(inv(&["sleep", "5"]), r#"{"destructive": false, "duration": {"timeout": "10m"}}"#);
+        let greedy = with_effects(
+            inv(&["sleep", "5"]),
+            r#"{"destructive": false, "duration": {"timeout": "10m"}}"#,
+        );
         let capped = runner.clone().max_timeout(Duration::from_millis(500));
         assert_eq!(
             capped.timeout_for(&greedy.effects),

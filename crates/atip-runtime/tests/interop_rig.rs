@@ -57,10 +57,7 @@ fn rig_tool_calls_dispatch_and_rig_tools_run_under_the_policy() {
         assert!(dir.path().join(".git").is_dir());
 
         let clean = RigTool::<git::Clean>::new(in_repo.clone());
-        let args = json!({"force": true})
-            .as_object()
-            .unwrap()
-            .clone();
+        let args = json!({"force": true}).as_object().unwrap().clone();
         let err = clean.call(args).await.unwrap_err();
         assert!(err.0.contains("needs confirmation"), "{err}");
 

@@ -81,8 +81,7 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
             assert_eq!(meta.0["exitCode"], 0);
             assert!(meta.0["sandbox"]["enforced"].is_array(), "{meta:?}");
 
-            let clean =
-                request(json!({"name": "git_clean", "arguments": {"force": true}}));
+            let clean = request(json!({"name": "git_clean", "arguments": {"force": true}}));
             let r = server.call(&clean.name, clean.arguments).await;
             assert_eq!(r.is_error, Some(true));
             let text = serde_json::to_string(&r.content).unwrap();

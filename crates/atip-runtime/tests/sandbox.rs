@@ -16,8 +16,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use atip_runtime::{
-    Containment, Effects, ExitStatus, Invocation, Policy, ResourceLimits, RunError, Runner,
-    Sandbox,
+    Containment, Effects, ExitStatus, Invocation, Policy, ResourceLimits, RunError, Runner, Sandbox,
 };
 
 const READ_ONLY_OFFLINE: &str = r#"{"destructive": false, "network": false,
@@ -77,9 +76,15 @@ fn a_read_only_offline_tool_can_neither_write_nor_connect() {
     let stdout = out.stdout_lossy();
     let stderr = out.stderr_lossy();
     assert!(stdout.contains("done"), "the script ran: {stdout} {stderr}");
-    assert!(!dir.path().join("pwned").exists(), "wrote into the working directory");
+    assert!(
+        !dir.path().join("pwned").exists(),
+        "wrote into the working directory"
+    );
     assert!(!stdout.contains("CONNECTED"), "{stdout}");
-    assert!(!stdout.contains("SENT"), "UDP leaves no namespace: {stdout}");
+    assert!(
+        !stdout.contains("SENT"),
+        "UDP leaves no namespace: {stdout}"
+    );
     assert!(
         listener.accept().is_err(),
         "the listener must not have been reached"
@@ -149,12 +154,16 @@ fn an_honest_read_only_call_runs_and_has_a_scratch_directory() {
         .block_on(in_dir(dir.path()).run(&lying(script, READ_ONLY_OFFLINE)))
         .unwrap();
     assert!(out.success(), "{out:?}");
-    assert_eq!(
-        out.stdout_lossy(),
-        "hello sandbox\nscratch\ndevnull-ok\n"
+    assert_eq!(out.stdout_lossy(), "hello sandbox\nscratch\ndevnull-ok\n");
+    let scratch = out
+        .sandbox
+        .scratch_dir
+        .clone()
+        .expect("a scratch directory");
+    assert!(
+        !scratch.exists(),
+        "the scratch directory is removed after the run"
     );
-    let scratch = out.sandbox.scratch_dir.clone().expect("a scratch directory");
-    assert!(!scratch.exists(), "the scratch directory is removed after the run");
 }
 
 #[test]
@@ -240,7 +249,10 @@ fn resource_limits_from_the_policy_apply() {
     assert_eq!(out.stdout_lossy().trim(), "1000", "{out:?}");
     let spin = lying("while :; do :; done", READ_ONLY_OFFLINE);
     let out = rt().block_on(r.run(&spin)).unwrap();
-    assert!(!out.timed_out, "stopped by RLIMIT_CPU, not the 20 s timeout");
+    assert!(
+        !out.timed_out,
+        "stopped by RLIMIT_CPU, not the 20 s timeout"
+    );
     assert!(
         matches!(out.status, ExitStatus::Signal(s) if s == libc::SIGXCPU || s == libc::SIGKILL),
         "{:?}",

@@ -596,8 +596,9 @@ impl Runner {
             verify::verify_checksum(path, expected).map_err(|e| RunError::Checksum(Box::new(e)))?;
         }
         let plan = sandbox::Plan::new(&self.sandbox, &invocation.effects, limits, working_dir);
-        let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref(), &self.scratch)
-            .map_err(RunError::Sandbox)?;
+        let mut prepared =
+            sandbox::prepare(&self.sandbox, &plan, program.as_deref(), &self.scratch)
+                .map_err(RunError::Sandbox)?;
         if require_sandbox && !prepared.report.not_enforced.is_empty() {
             return Err(RunError::Sandbox(SandboxError {
                 message: format!(
@@ -608,8 +609,14 @@ impl Runner {
         }
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
-        let result =
-            process::run(invocation, &settings, sink, program.as_deref(), &mut prepared).await;
+        let result = process::run(
+            invocation,
+            &settings,
+            sink,
+            program.as_deref(),
+            &mut prepared,
+        )
+        .await;
         if let Some(dir) = prepared.scratch.take() {
             self.scratch.give(dir);
         }

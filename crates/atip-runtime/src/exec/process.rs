@@ -250,7 +250,6 @@ pub(crate) async fn run(
     })
 }
 
-
 async fn pump<R: AsyncRead + Unpin>(
     reader: Option<R>,
     stream: StreamKind,

@@ -222,16 +222,28 @@ mod tests {
 
     #[test]
     fn programs_resolve_like_execvp() {
-        let sh = resolve_program(OsStr::new("sh"), Path::new("/"), std::env::var_os("PATH").as_deref());
+        let sh = resolve_program(
+            OsStr::new("sh"),
+            Path::new("/"),
+            std::env::var_os("PATH").as_deref(),
+        );
         assert!(sh.is_some_and(|p| p.is_absolute() && p.ends_with("sh")));
         assert_eq!(
-            resolve_program(OsStr::new("no-such-program-atip"), Path::new("/"), Some(OsStr::new("/usr/bin"))),
+            resolve_program(
+                OsStr::new("no-such-program-atip"),
+                Path::new("/"),
+                Some(OsStr::new("/usr/bin"))
+            ),
             None
         );
         let dir = tempfile::tempdir().unwrap();
         let tool = dir.path().join("tool");
         std::fs::write(&tool, "#!/bin/sh\n").unwrap();
-        assert_eq!(resolve_program(OsStr::new("./tool"), dir.path(), None), None, "not executable");
+        assert_eq!(
+            resolve_program(OsStr::new("./tool"), dir.path(), None),
+            None,
+            "not executable"
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

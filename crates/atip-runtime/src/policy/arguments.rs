@@ -63,7 +63,11 @@ impl ArgumentRule {
 
     /// Whether the rule applies to the command `name` / `title`.
     pub fn applies_to(&self, name: &str, title: &str) -> bool {
-        self.commands.is_empty() || self.commands.iter().any(|p| command_matches(p, name, title))
+        self.commands.is_empty()
+            || self
+                .commands
+                .iter()
+                .any(|p| command_matches(p, name, title))
     }
 }
 

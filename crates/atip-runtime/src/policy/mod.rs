@@ -335,11 +335,7 @@ impl Policy {
         tools: impl IntoIterator<Item = &'a ToolSpec>,
     ) -> Result<(), PolicyError> {
         let tools: Vec<&ToolSpec> = tools.into_iter().collect();
-        let matches_any = |p: &str| {
-            tools
-                .iter()
-                .any(|t| command_matches(p, &t.name, &t.title))
-        };
+        let matches_any = |p: &str| tools.iter().any(|t| command_matches(p, &t.name, &t.title));
         let mut unmatched = Vec::new();
         for (list, field) in [
             (&self.allow_commands, "allowCommands"),
@@ -359,9 +355,9 @@ impl Policy {
                     ));
                 }
             }
-            let has_param = tools.iter().any(|t| {
-                rule.applies_to(&t.name, &t.title) && t.param(&rule.parameter).is_some()
-            });
+            let has_param = tools
+                .iter()
+                .any(|t| rule.applies_to(&t.name, &t.title) && t.param(&rule.parameter).is_some());
             if !has_param {
                 unmatched.push(format!(
                     "arguments[{i}] parameter `{}` is not a parameter of any command it applies to",

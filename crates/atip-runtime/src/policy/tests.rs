@@ -59,10 +59,7 @@ fn defaults_follow_atip_execute() {
         [(C::Destructive, Confirm)],
         "only destructive needs confirmation by default"
     );
-    assert_eq!(
-        p.evaluate(&inv("x", KNOWN_SAFE, None)),
-        Decision::Allow
-    );
+    assert_eq!(p.evaluate(&inv("x", KNOWN_SAFE, None)), Decision::Allow);
 }
 
 #[test]
@@ -186,7 +183,10 @@ fn trust_levels_are_ordered_and_claims_are_capped() {
     assert_eq!(p.effective_trust(&claimed), Some(TrustSource::Community));
     let d = p.evaluate(&claimed);
     assert_eq!(codes(&d), [(C::LowTrust, Deny)]);
-    assert!(d.reasons()[0].message.contains("claims for itself"), "{d:?}");
+    assert!(
+        d.reasons()[0].message.contains("claims for itself"),
+        "{d:?}"
+    );
     let believing = Policy {
         max_claimed_trust: TrustSource::Native,
         ..p.clone()
@@ -214,10 +214,7 @@ fn command_patterns_match_flattened_names_and_paths() {
         i.title = Some(Cow::Borrowed(title));
         i
     };
-    assert_eq!(
-        p.evaluate(&titled("git_log", "git log")),
-        Decision::Allow
-    );
+    assert_eq!(p.evaluate(&titled("git_log", "git log")), Decision::Allow);
     assert_eq!(p.evaluate(&titled("ls", "ls")), Decision::Allow);
     assert_eq!(
         codes(&p.evaluate(&titled("git_status", "git status"))),
@@ -377,11 +374,21 @@ fn argument_rules_deny_allow_and_match() {
     };
     let d = call(
         "git_status",
-        &[("config", "core.fsmonitor=touch x", false), ("config", "a=b", false)],
+        &[
+            ("config", "core.fsmonitor=touch x", false),
+            ("config", "a=b", false),
+        ],
     );
-    assert_eq!(codes(&d), [(C::ArgumentDenied, Deny)], "one reason per parameter");
+    assert_eq!(
+        codes(&d),
+        [(C::ArgumentDenied, Deny)],
+        "one reason per parameter"
+    );
     assert!(d.reasons()[0].message.contains("`config`"));
-    assert_eq!(call("gh_pr_list", &[("format", "json", false)]), Decision::Allow);
+    assert_eq!(
+        call("gh_pr_list", &[("format", "json", false)]),
+        Decision::Allow
+    );
     let d = call("gh_pr_list", &[("format", "yaml", false)]);
     assert_eq!(codes(&d), [(C::ArgumentNotAllowed, Deny)]);
     assert!(d.reasons()[0].message.contains("\"yaml\""), "{d:?}");
@@ -390,7 +397,10 @@ fn argument_rules_deny_allow_and_match() {
         Decision::Allow,
         "the rule names its commands"
     );
-    assert_eq!(call("git_switch", &[("branch", "fix/parser-1", false)]), Decision::Allow);
+    assert_eq!(
+        call("git_switch", &[("branch", "fix/parser-1", false)]),
+        Decision::Allow
+    );
     let d = call("git_switch", &[("branch", "x; rm -rf /", false)]);
     assert_eq!(codes(&d), [(C::ArgumentNotAllowed, Deny)]);
     assert!(
@@ -401,9 +411,15 @@ fn argument_rules_deny_allow_and_match() {
         r#"{"arguments": [{"parameter": "branch", "pattern": "[a-z]+"}, {"parameter": "config", "deny": true}]}"#,
     )
     .unwrap();
-    assert_eq!(parsed.arguments[0].pattern.as_ref().unwrap().as_str(), "[a-z]+");
+    assert_eq!(
+        parsed.arguments[0].pattern.as_ref().unwrap().as_str(),
+        "[a-z]+"
+    );
     let bad = Policy::from_json(r#"{"arguments": [{"parameter": "x", "pattern": "("}]}"#);
-    assert!(bad.is_err(), "an invalid pattern is refused when the policy is read");
+    assert!(
+        bad.is_err(),
+        "an invalid pattern is refused when the policy is read"
+    );
 }
 
 #[test]
@@ -440,7 +456,10 @@ fn path_values_are_confined_to_the_working_directory() {
     }
     // Only path parameters are confined by default; a rule confines any parameter.
     let d = p.evaluate_in(
-        &with_args(inv("x", KNOWN_SAFE, None), &[("name", "/etc/passwd", false)]),
+        &with_args(
+            inv("x", KNOWN_SAFE, None),
+            &[("name", "/etc/passwd", false)],
+        ),
         &work,
     );
     assert_eq!(d, Decision::Allow);
@@ -465,7 +484,10 @@ fn path_values_are_confined_to_the_working_directory() {
     };
     assert_eq!(
         anywhere.evaluate_in(
-            &with_args(inv("cat", KNOWN_SAFE, None), &[("files", "/etc/passwd", true)]),
+            &with_args(
+                inv("cat", KNOWN_SAFE, None),
+                &[("files", "/etc/passwd", true)]
+            ),
             &work
         ),
         Decision::Allow
@@ -477,7 +499,8 @@ fn trust_presets_follow_the_design_table() {
     let destructive = r#"{"destructive": true}"#;
     let writes = r#"{"destructive": false, "filesystem": {"write": true}}"#;
     let reads = r#"{"destructive": false, "filesystem": {"write": false}, "network": false}"#;
-    let verdict = |t: TrustSource, e: &str| match Policy::for_trust(t).evaluate(&inv("x", e, None)) {
+    let verdict = |t: TrustSource, e: &str| match Policy::for_trust(t).evaluate(&inv("x", e, None))
+    {
         Decision::Allow => Verdict::Allow,
         Decision::NeedsConfirmation(_) => Verdict::Confirm,
         Decision::Deny(_) => Verdict::Deny,
@@ -513,8 +536,15 @@ fn policies_read_camel_case_json_and_reject_typos() {
     assert_eq!(p.max_cost_estimate, CostEstimate::Low);
     assert_eq!(p.limits.cpu_seconds, Some(5));
     assert_eq!(p.path_roots, ["/srv"]);
-    assert_eq!(p.interactive, Verdict::Deny, "absent fields keep their defaults");
+    assert_eq!(
+        p.interactive,
+        Verdict::Deny,
+        "absent fields keep their defaults"
+    );
     let err = Policy::from_json(r#"{"destructiv": "allow"}"#).unwrap_err();
-    assert!(err.to_string().contains("unknown field `destructiv`"), "{err}");
+    assert!(
+        err.to_string().contains("unknown field `destructiv`"),
+        "{err}"
+    );
     assert_eq!(Policy::from_json("{}").unwrap(), Policy::default());
 }

@@ -19,9 +19,9 @@ use landlock::{
 };
 use nix::fcntl::{open, OFlag};
 use nix::sched::CloneFlags;
-use nix::unistd::ForkResult;
 use nix::sys::resource::Resource;
 use nix::sys::stat::Mode;
+use nix::unistd::ForkResult;
 
 use super::{Containment, Plan, SandboxError, SandboxReport};
 use crate::policy::ResourceLimits;
@@ -98,7 +98,12 @@ fn create_offline_namespaces() -> Option<(OwnedFd, OwnedFd)> {
             let ready = nix::unistd::read(&ready_r, &mut status).ok() == Some(1) && status[0] == 1;
             let open_ns = |kind: &str| {
                 let path = format!("/proc/{}/ns/{kind}", child.as_raw());
-                open(path.as_str(), OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty()).ok()
+                open(
+                    path.as_str(),
+                    OFlag::O_RDONLY | OFlag::O_CLOEXEC,
+                    Mode::empty(),
+                )
+                .ok()
             };
             let fds = if ready {
                 open_ns("user").zip(open_ns("net"))
