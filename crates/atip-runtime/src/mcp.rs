@@ -69,6 +69,8 @@ pub enum McpError {
     Definition(serde_json::Error),
     /// The MCP session failed (transport or protocol).
     Session(String),
+    /// The runner's policy names commands or parameters none of the tools has.
+    Policy(crate::PolicyError),
 }
 
 impl std::fmt::Display for McpError {
@@ -79,6 +81,7 @@ impl std::fmt::Display for McpError {
             }
             McpError::Definition(e) => write!(f, "an MCP tool definition did not convert: {e}"),
             McpError::Session(e) => write!(f, "MCP session failed: {e}"),
+            McpError::Policy(e) => write!(f, "{e}"),
         }
     }
 }
@@ -87,6 +90,7 @@ impl std::error::Error for McpError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             McpError::Definition(e) => Some(e),
+            McpError::Policy(e) => Some(e),
             _ => None,
         }
     }
@@ -107,8 +111,14 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`McpError::DuplicateTool`] when two tools share a command name.
+    /// [`McpError::DuplicateTool`] when two tools share a command name; [`McpError::Policy`]
+    /// when the runner's policy names a command or parameter none of them has (for a generated
+    /// module, check with `Policy::check_against(module::TOOLS)`).
     pub fn new(tools: Vec<LoadedTool>, runner: Runner) -> Result<Self, McpError> {
+        runner
+            .current_policy()
+            .check_against(tools.iter().flat_map(LoadedTool::tools))
+            .map_err(McpError::Policy)?;
         let mut definitions = Vec::new();
         let mut owner = HashMap::new();
         for (i, tool) in tools.iter().enumerate() {

@@ -62,6 +62,18 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         &Default::default(),
     )
     .unwrap();
+    // A policy naming what no loaded command has is refused when the server is built.
+    let typo = in_repo.clone().policy(atip_runtime::Policy {
+        deny_commands: vec!["git stauts".into()],
+        ..Default::default()
+    });
+    let err = McpServer::new(vec![atip_runtime::LoadedTool::new(doc.clone(), None)], typo)
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string().contains("`git stauts` matches no command"),
+        "{err}"
+    );
     let loaded = McpServer::new(
         vec![atip_runtime::LoadedTool::new(doc.clone(), None)],
         in_repo.clone(),
