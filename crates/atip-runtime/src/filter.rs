@@ -206,6 +206,7 @@ impl Default for ResultFilter {
 impl ResultFilter {
     /// The shared default filter. Cloning a filter gives the clone fresh regex caches, which
     /// the first scan then has to build again; the default paths use this one instead.
+    #[cfg(feature = "exec")]
     pub(crate) fn shared_default() -> &'static ResultFilter {
         &DEFAULT_FILTER
     }

@@ -134,34 +134,30 @@ fn digest(program: &Path, algorithm: &str) -> std::io::Result<String> {
             return Ok(hex.clone());
         }
     }
-    let mut file = std::fs::File::open(program)?;
-    let mut buf = vec![0u8; 64 * 1024];
+    let file = std::fs::File::open(program)?;
     let hex = if algorithm == "sha512" {
-        let mut h = Sha512::new();
-        loop {
-            let n = file.read(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            h.update(&buf[..n]);
-        }
-        to_hex(&h.finalize())
+        hash_file::<Sha512>(file)?
     } else {
-        let mut h = Sha256::new();
-        loop {
-            let n = file.read(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            h.update(&buf[..n]);
-        }
-        to_hex(&h.finalize())
+        hash_file::<Sha256>(file)?
     };
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, (size, modified, hex.clone()));
     Ok(hex)
+}
+
+/// The hex digest of a file's contents, read in 64 KiB blocks.
+fn hash_file<D: Digest>(mut file: std::fs::File) -> std::io::Result<String> {
+    let mut hasher = D::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(to_hex(&hasher.finalize()));
+        }
+        hasher.update(&buf[..n]);
+    }
 }
 
 fn to_hex(bytes: &[u8]) -> String {
