@@ -9,7 +9,9 @@
 //!    declared read-only and offline (Landlock file and TCP rules, a network namespace, a
 //!    scratch directory) as a ratio to the same run with the sandbox off.
 //! 4. filter: 1 MiB of command output with 200 secrets of every kind; reported in MiB/s and as
-//!    a ratio to one `regex::bytes::Regex::find_iter` pass with a simple pattern.
+//!    a ratio to one `regex::bytes::Regex::find_iter` pass with a simple pattern; then the
+//!    streaming redactor on the same text in 16 KiB chunks (a pipe's read size) as a ratio to
+//!    the whole-buffer filter.
 //!
 //! `cargo bench -p atip-tests --bench runtime` prints the table at the end.
 
@@ -132,6 +134,16 @@ fn filter(c: &mut Criterion) -> usize {
     g.bench_function("filter", |b| {
         b.iter(|| filter.filter(black_box(&sample.text)))
     });
+    g.bench_function("stream", |b| {
+        b.iter(|| {
+            let mut r = atip_runtime::filter::StreamRedactor::new(&filter, None);
+            let mut n = 0;
+            for chunk in black_box(sample.text.as_bytes()).chunks(16 * 1024) {
+                n += r.push(chunk).len();
+            }
+            n + r.finish().len()
+        })
+    });
     g.bench_function("regex-simple", |b| {
         b.iter(|| simple.find_iter(black_box(sample.text.as_bytes())).count())
     });
@@ -168,6 +180,17 @@ fn filter_rows(report: &mut Report, since: SystemTime, bytes: f64) {
             format!("{ratio:.2}×"),
             "≥ 0.5×",
             ratio >= 0.5,
+        );
+    }
+    if let Some(stream) = median_ns("filter", "stream", since) {
+        let ratio = stream / ours;
+        report.row(
+            "streaming filter (16 KiB chunks) vs the whole-buffer filter",
+            format!("{:.0} MiB/s", mib_s(stream)),
+            format!("{:.0} MiB/s", mib_s(ours)),
+            format!("{ratio:.2}×"),
+            "report",
+            true,
         );
     }
     if let Some(prefixed) = median_ns("filter", "regex-prefixed", since) {

@@ -161,11 +161,13 @@ const WORDS: [&str; 32] = [
     "and",
 ];
 
-/// A small deterministic generator (xorshift64*), so the document never changes.
-pub(crate) struct Rng(pub(crate) u64);
+/// A small deterministic generator (xorshift64*), so generated data never changes: the state
+/// is the seed (not zero).
+pub struct Rng(pub u64);
 
 impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -173,7 +175,7 @@ impl Rng {
     }
 
     pub(crate) fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
-        list[(self.next() % list.len() as u64) as usize]
+        list[(self.next_u64() % list.len() as u64) as usize]
     }
 
     pub(crate) fn prose(&mut self, len: usize) -> String {
@@ -261,7 +263,7 @@ fn option(rng: &mut Rng, noun: &str, k: usize) -> Value {
     o.insert("name".into(), json!(name));
     o.insert("flags".into(), json!([format!("--{name}")]));
     o.insert("type".into(), json!(ty));
-    let len = 30 + (rng.next() % 60) as usize;
+    let len = 30 + (rng.next_u64() % 60) as usize;
     let text = rng.prose(len);
     o.insert("description".into(), json!(text));
     if k == 0 {

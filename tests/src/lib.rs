@@ -5,6 +5,7 @@
 
 pub mod large;
 pub mod output;
+pub mod secrets;
 
 /// `git`, from `examples/atip/git.json`.
 pub mod git {

@@ -1,7 +1,8 @@
 //! Realistic command output with planted secrets, for the result filter's benchmark and
 //! tests: git logs, environment dumps, cloud CLI JSON, HTTP traces and config files, with a
-//! secret of every built-in kind planted at regular intervals and prose that only looks like
-//! secrets ("Basic usage", "token expired", …), which must survive redaction.
+//! secret of every kind of the labelled corpus ([`crate::secrets`]) planted at regular
+//! intervals in its own surroundings, and prose that only looks like secrets ("Basic usage",
+//! "token expired", …), which must survive redaction.
 //! Deterministic: the same arguments always give the same text.
 
 use crate::large::Rng;
@@ -26,97 +27,29 @@ pub const PROSE: &[&str] = &[
     "The secret to fast builds is a warm cache.",
     "Set api_key in the config file before the first run.",
     "Tokens are rotated every 90 days; see the security handbook.",
+    "Password: required for login",
+    "Error: invalid token: expired",
 ];
 
-const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-const UPPER_DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 fn chars(rng: &mut Rng, set: &[u8], n: usize) -> String {
-    (0..n)
-        .map(|_| set[(rng.next() % set.len() as u64) as usize] as char)
-        .collect()
+    crate::secrets::chars(rng, set, n)
 }
 
-/// The number of secret kinds [`sample`] plants, one per built-in pattern family.
-pub const KINDS: usize = 14;
+/// The number of secret kinds [`sample`] plants: every kind of the labelled corpus
+/// ([`crate::secrets::KINDS`]).
+pub const KINDS: usize = crate::secrets::KINDS.len();
 
-/// Secret number `kind` (mod [`KINDS`]): the line that holds it and the secret itself.
-fn secret(rng: &mut Rng, kind: usize) -> (String, String) {
-    match kind % KINDS {
-        0 => {
-            let s = format!("ghp_{}", chars(rng, ALNUM, 36));
-            (format!("GITHUB_TOKEN={s}"), s)
-        }
-        1 => {
-            let s = format!("AKIA{}", chars(rng, UPPER_DIGITS, 16));
-            (format!("    \"AccessKeyId\": \"{s}\","), s)
-        }
-        2 => {
-            let s = chars(rng, BASE64, 40);
-            (format!("aws_secret_access_key = {s}"), s)
-        }
-        3 => {
-            let s = format!("sk-proj-{}", chars(rng, ALNUM, 48));
-            (format!("export OPENAI_API_KEY=\"{s}\""), s)
-        }
-        4 => {
-            let s = format!("sk-ant-api03-{}", chars(rng, ALNUM, 40));
-            (format!("anthropic key: {s}"), s)
-        }
-        5 => {
-            let s = format!("AIza{}", chars(rng, ALNUM, 35));
-            (format!("  \"apiKeyString\": \"{s}\""), s)
-        }
-        6 => {
-            let s = format!(
-                "xoxb-{}-{}",
-                chars(rng, b"0123456789", 12),
-                chars(rng, ALNUM, 24)
-            );
-            (format!("SLACK_BOT={s}"), s)
-        }
-        7 => {
-            let s = format!("sk_live_{}", chars(rng, ALNUM, 24));
-            (format!("stripe.api_base key {s} (live)"), s)
-        }
-        8 => {
-            let s = format!(
-                "eyJ{}.eyJ{}.{}",
-                chars(rng, ALNUM, 20),
-                chars(rng, ALNUM, 40),
-                chars(rng, ALNUM, 43)
-            );
-            (format!("> Cookie: session={s}"), s)
-        }
-        9 => {
-            let s = chars(rng, ALNUM, 32);
-            (format!("> Authorization: Bearer {s}"), s)
-        }
-        10 => {
-            let s = chars(rng, ALNUM, 14);
-            (
-                format!("remote.origin.url=https://deploy:{s}@git.example.com/app.git"),
-                s,
-            )
-        }
-        11 => {
-            let s = chars(rng, ALNUM, 18);
-            (format!("DB_PASSWORD={s}"), s)
-        }
-        12 => {
-            let s = format!("whsec_{}", chars(rng, ALNUM, 32));
-            (format!("webhook_signing: {s}"), s)
-        }
-        _ => {
-            let body: Vec<String> = (0..4).map(|_| chars(rng, BASE64, 64)).collect();
-            let s = body.join("\n");
-            (
-                format!("-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----"),
-                s,
-            )
-        }
-    }
+/// Secret number `k` (mod [`KINDS`]) in one of its surroundings: the text that holds it and
+/// the secret itself.
+fn secret(rng: &mut Rng, k: usize) -> (String, String) {
+    let kind = &crate::secrets::KINDS[k % KINDS];
+    let value = (kind.value)(rng);
+    let around = kind.surroundings[(k / KINDS) % kind.surroundings.len()];
+    let accessor = chars(rng, b"abcdefghijklmnopqrstuvwxyz0123456789", 24);
+    (
+        around.replace("{v}", &value).replace("{a}", &accessor),
+        value,
+    )
 }
 
 /// One block of ordinary output of kind `k` (no secrets).
@@ -126,28 +59,28 @@ fn block(rng: &mut Rng, k: usize) -> String {
         0 => format!(
             "commit {}\nAuthor: Ada Lovelace <ada@example.com>\nDate:   Sat Nov 21 08:{:02}:13 2026 +0000\n\n    {}\n\n",
             hex(rng),
-            rng.next() % 60,
+            rng.next_u64() % 60,
             rng.prose(60)
         ),
         1 => format!(
             "HOME=/home/ada\nPATH=/usr/local/bin:/usr/bin:/bin\nLANG=C.UTF-8\nTERM=xterm-256color\nEDITOR=vim\nSHLVL={}\n",
-            rng.next() % 4
+            rng.next_u64() % 4
         ),
         2 => format!(
             "{{\n    \"InstanceId\": \"i-{}\",\n    \"State\": {{\"Name\": \"running\"}},\n    \"PrivateIpAddress\": \"10.0.{}.{}\",\n    \"Tags\": [{{\"Key\": \"Name\", \"Value\": \"{}\"}}]\n}}\n",
             chars(rng, b"0123456789abcdef", 17),
-            rng.next() % 256,
-            rng.next() % 256,
+            rng.next_u64() % 256,
+            rng.next_u64() % 256,
             rng.prose(20)
         ),
         3 => format!(
             "> GET /v1/items?page={} HTTP/1.1\n> Host: api.example.com\n> Accept: application/json\n< HTTP/1.1 200 OK\n< Content-Type: application/json\n< X-Request-Id: {}\n\n",
-            rng.next() % 100,
+            rng.next_u64() % 100,
             hex(rng)
         ),
         _ => format!(
             "[server]\nport = {}\nworkers = 4\n# {}\n[logging]\nlevel = \"info\"\n",
-            8000 + rng.next() % 1000,
+            8000 + rng.next_u64() % 1000,
             rng.prose(50)
         ),
     }
@@ -196,7 +129,9 @@ mod tests {
         let (redacted, count) = filter.redact(&s.text);
         assert!(count >= 200, "{count}");
         for secret in &s.secrets {
-            assert!(!redacted.contains(secret.as_str()), "survived: {secret}");
+            for piece in crate::secrets::pieces(secret) {
+                assert!(!redacted.contains(piece), "survived: {piece} of {secret}");
+            }
         }
         for line in PROSE {
             assert_eq!(

@@ -646,9 +646,14 @@ pub struct ToolResult {
     pub content: String,
     /// The call failed (refused, invalid, non-zero exit, timeout).
     pub is_error: bool,
+    /// The output as JSON, when the command printed a JSON object or array: Gemini's
+    /// `functionResponse.response.output` and MCP's `structuredContent` carry it as data;
+    /// [`ToolResult::content`] holds the same JSON as text for the other providers.
+    pub structured: Option<Value>,
     /// Facts about the run for the application, not the model: exit status, duration, what the
-    /// sandbox enforced (keys in camelCase, e.g. `exitCode`, `durationMs`, `sandbox`). MCP
-    /// results carry it as `_meta`; the other providers' messages leave it out.
+    /// sandbox enforced, how many secrets were redacted (keys in camelCase, e.g. `exitCode`,
+    /// `durationMs`, `sandbox`, `redactions`). MCP results carry it as `_meta`; the other
+    /// providers' messages leave it out.
     pub meta: Map<String, Value>,
 }
 
@@ -658,6 +663,7 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: false,
+            structured: None,
             meta: Map::new(),
         }
     }
@@ -667,6 +673,7 @@ impl ToolResult {
         ToolResult {
             content: content.into(),
             is_error: true,
+            structured: None,
             meta: Map::new(),
         }
     }
@@ -691,7 +698,8 @@ impl std::error::Error for ResultError {}
 /// `results[i]` answers `calls[i]`. Append them after [`model_turn`].
 ///
 /// OpenAI has no error flag, so a failed result's content starts with `Error: `; Anthropic
-/// sets `is_error`; Gemini answers `{"error": …}` instead of `{"output": …}`.
+/// sets `is_error`; Gemini answers `{"error": …}` instead of `{"output": …}`, and a successful
+/// result with [`ToolResult::structured`] JSON as `{"output": <the JSON>}`.
 ///
 /// # Errors
 ///
@@ -771,8 +779,13 @@ pub fn result_messages(
                     if let Some(id) = &c.id {
                         fr.insert("id".into(), json!(id));
                     }
-                    let key = if r.is_error { "error" } else { "output" };
-                    fr.insert("response".into(), json!({ key: r.content }));
+                    let response = match (&r.structured, r.is_error) {
+                        (_, true) => json!({ "error": r.content }),
+                        // Gemini's `response` is a JSON object: structured output goes as data.
+                        (Some(data), false) => json!({ "output": data }),
+                        (None, false) => json!({ "output": r.content }),
+                    };
+                    fr.insert("response".into(), response);
                     json!({"functionResponse": fr})
                 })
                 .collect();

@@ -59,6 +59,6 @@ pub mod mcp;
 #[cfg(feature = "exec")]
 pub use exec::{
     BatchOptions, ChecksumError, Confirm, ConfirmationRequest, Containment, ExitStatus, Output,
-    OutputChunk, RunError, Runner, Sandbox, SandboxError, SandboxReport, StreamKind, TrustRule,
-    TrustTarget,
+    OutputChunk, ResultOptions, RunError, Runner, Sandbox, SandboxError, SandboxReport, StreamKind,
+    TrustRule, TrustTarget,
 };

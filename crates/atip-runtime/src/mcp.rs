@@ -221,7 +221,14 @@ impl McpServer {
         } else {
             CallToolResult::success(content)
         };
-        // Exit status, duration and what the sandbox enforced travel as `_meta`.
+        // JSON output as data (MCP's structuredContent is an object: anything else is wrapped).
+        if let (Some(data), false) = (result.structured, result.is_error) {
+            answer.structured_content = Some(match data {
+                serde_json::Value::Object(_) => data,
+                other => serde_json::json!({ "result": other }),
+            });
+        }
+        // Exit status, duration, what the sandbox enforced and redactions travel as `_meta`.
         if !result.meta.is_empty() {
             answer.meta = Some(result.meta.into());
         }

@@ -443,6 +443,33 @@ fn streaming_delivers_chunks_as_they_arrive() {
     });
 }
 
+#[test]
+fn streamed_chunks_are_redacted_even_when_a_secret_is_split_between_them() {
+    rt().block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<OutputChunk>(16);
+        // The token arrives in two writes 200 ms apart: two chunks.
+        let cmd = inv(&[
+            "sh",
+            "-c",
+            "printf 'ok\\nGITHUB_TOKEN=ghp_0123456789abcdef'; sleep 0.2; printf 'ghijABCDEFGHIJabcdef12 done\\n'",
+        ]);
+        let collector = tokio::spawn(async move {
+            let mut text = String::new();
+            let mut chunks = 0;
+            while let Some(chunk) = rx.recv().await {
+                text.push_str(&String::from_utf8_lossy(&chunk.bytes));
+                chunks += 1;
+            }
+            (text, chunks)
+        });
+        let out = Runner::new().run_streaming(&cmd, tx).await.unwrap();
+        let (text, chunks) = collector.await.unwrap();
+        assert_eq!(text, "ok\nGITHUB_TOKEN=[REDACTED] done\n");
+        assert!(chunks >= 2, "the finished line went first: {chunks}");
+        assert!(out.stdout_lossy().contains("ghp_"), "the caller keeps the raw output");
+    });
+}
+
 fn stamp_script(log: &Path, tag: &str, secs: &str) -> String {
     format!(
         "echo start {tag} $(date +%s%N) >> {log}; sleep {secs}; echo end {tag} $(date +%s%N) >> {log}; echo {tag}",

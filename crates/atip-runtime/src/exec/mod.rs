@@ -34,7 +34,7 @@ use crate::policy::{Decision, Policy, Reason};
 use crate::{ArgvError, Effects, Invocation, ToInvocation, ToolResult};
 
 pub use batch::{conflicts, BatchOptions};
-pub use output::{ExitStatus, Output};
+pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
 pub use sandbox::{Containment, Sandbox, SandboxError, SandboxReport};
 pub use verify::{ChecksumError, TrustRule, TrustTarget};
@@ -230,6 +230,7 @@ pub struct Runner {
     max_timeout: Duration,
     confirm: Option<Arc<dyn Confirm>>,
     filter: ResultFilter,
+    result_options: ResultOptions,
 }
 
 impl fmt::Debug for Runner {
@@ -243,6 +244,7 @@ impl fmt::Debug for Runner {
             .field("max_timeout", &self.max_timeout)
             .field("confirm", &self.confirm.is_some())
             .field("filter", &self.filter)
+            .field("result_options", &self.result_options)
             .finish()
     }
 }
@@ -276,6 +278,7 @@ impl Runner {
             max_timeout: DEFAULT_MAX_TIMEOUT,
             confirm: None,
             filter: ResultFilter::default(),
+            result_options: ResultOptions::default(),
         }
     }
 
@@ -392,9 +395,17 @@ impl Runner {
         self
     }
 
-    /// Uses `filter` for [`Runner::tool_result`] and [`Runner::error_result`].
+    /// Uses `filter` for [`Runner::tool_result`], [`Runner::error_result`] and the chunks of
+    /// [`Runner::run_streaming`].
     pub fn filter(mut self, filter: ResultFilter) -> Self {
         self.filter = filter;
+        self
+    }
+
+    /// Uses `options` for [`Runner::tool_result`]: stderr and the exit status in or out, JSON
+    /// kept structured, or a formatter of one's own.
+    pub fn result_options(mut self, options: ResultOptions) -> Self {
+        self.result_options = options;
         self
     }
 
@@ -413,9 +424,10 @@ impl Runner {
             .min(self.max_timeout)
     }
 
-    /// The result for a model of a command that ran, through this runner's filter.
+    /// The result for a model of a command that ran, through this runner's filter and result
+    /// options ([`Output::format`]).
     pub fn tool_result(&self, output: &Output) -> ToolResult {
-        output.to_tool_result_with(&self.filter)
+        output.format(&self.filter, &self.result_options)
     }
 
     /// The result for a model of a command that did not run, through this runner's filter.
@@ -468,8 +480,11 @@ impl Runner {
             .await
     }
 
-    /// Like [`Runner::run`], and sends every chunk of stdout and stderr to `chunks` as it
-    /// arrives (raw, unfiltered; a slow receiver slows the child down through its pipe).
+    /// Like [`Runner::run`], and sends stdout and stderr to `chunks` as they arrive, redacted
+    /// by this runner's filter ([`crate::filter::StreamRedactor`]: a chunk is UTF-8 text, and
+    /// the end of each stream is held back by up to 4 KiB until it can no longer be part of a
+    /// secret). A slow receiver slows the child down through its pipe. The returned
+    /// [`Output`] holds the raw bytes, as for every run.
     ///
     /// # Errors
     ///
@@ -609,10 +624,14 @@ impl Runner {
         }
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
+        let stream = sink.map(|tx| process::Stream {
+            tx,
+            filter: &self.filter,
+        });
         let result = process::run(
             invocation,
             &settings,
-            sink,
+            stream,
             program.as_deref(),
             &mut prepared,
         )

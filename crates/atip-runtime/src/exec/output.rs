@@ -4,8 +4,10 @@ use std::ffi::OsString;
 use std::fmt;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use super::sandbox::SandboxReport;
-use crate::filter::{drop_partial_tail, ResultFilter};
+use crate::filter::{cut, drop_partial_tail, structured, ResultFilter};
 use crate::ToolResult;
 
 /// How a finished command ended.
@@ -87,51 +89,115 @@ impl Output {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
 
-    /// The result for a model, through the default [`ResultFilter`].
+    /// The result for a model, through the default [`ResultFilter`] and [`ResultOptions`].
     pub fn to_tool_result(&self) -> ToolResult {
         self.to_tool_result_with(ResultFilter::shared_default())
     }
 
-    /// The result for a model: stdout, then stderr under a `[stderr]` line when there is
-    /// any, each decoded lossily as UTF-8, redacted, then cut to the filter's size; then
-    /// `[exit code N]` or `[killed by signal N]`, or `[timed out after 30 s]`; then
-    /// `[output truncated: N bytes omitted]` when anything was cut. A stream cut at the capture
-    /// cap also loses its last partial word, which could be the start of a secret. An error
-    /// result unless the command exited 0 in time.
+    /// The result for a model through `filter`, with the default [`ResultOptions`].
     pub fn to_tool_result_with(&self, filter: &ResultFilter) -> ToolResult {
+        self.format(filter, &ResultOptions::default())
+    }
+
+    /// The result for a model: stdout, then stderr under a `[stderr]` line when there is any,
+    /// each decoded lossily as UTF-8 and redacted (with the command's extra rules); then
+    /// `[exit code N]` or `[killed by signal N]`, or `[timed out after 30 s]`; then
+    /// `[output truncated: …]` when anything was cut. An error result unless the command
+    /// exited 0 in time.
+    ///
+    /// Size: stdout and stderr share the filter's one cap (default 100,000 bytes); stderr gets
+    /// what stdout leaves, and at least a quarter of the cap when it needs it, so an error
+    /// message survives a flood on stdout. A stream cut at the capture cap also loses its last
+    /// partial word, which could be the start of a secret.
+    ///
+    /// JSON: when stdout is a JSON object or array (and was captured whole),
+    /// [`ToolResult::structured`] holds it and the text is its compact form; a result over
+    /// the cap loses array items from the end of its largest arrays instead of bytes, so it
+    /// stays valid JSON (`[output truncated: N array items elided]`).
+    ///
+    /// [`ToolResult::meta`]: `exitCode` or `signal`, `timedOut`, `durationMs`, `redactions`,
+    /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`super::SandboxReport`]).
+    pub fn format(&self, filter: &ResultFilter, options: &ResultOptions) -> ToolResult {
+        let tool = Some(self.name.as_str());
+        let mut meta = serde_json::Map::new();
+        let mut redactions = 0;
         let mut omitted: u64 = 0;
-        let mut stream = |bytes: &[u8], dropped: u64| -> String {
-            let text = String::from_utf8_lossy(bytes);
-            let (kept, tail) = if dropped > 0 {
-                drop_partial_tail(&text)
-            } else {
-                (&text[..], 0)
+        let mut elided = 0;
+        let mut structured = None;
+        let mut text = String::new();
+        if let Some(formatter) = &options.formatter {
+            let f = filter.filter_for(tool, &formatter(self));
+            redactions = f.redactions;
+            omitted = f.omitted_bytes as u64;
+            text = f.text;
+        } else {
+            let mut stream = |bytes: &[u8], dropped: u64| -> String {
+                let raw = String::from_utf8_lossy(bytes);
+                let (kept, tail) = if dropped > 0 {
+                    drop_partial_tail(&raw)
+                } else {
+                    (&raw[..], 0)
+                };
+                omitted += dropped + tail as u64;
+                let (out, n) = filter.redact_for(tool, kept);
+                redactions += n;
+                out.into_owned()
             };
-            let f = filter.filter(kept);
-            omitted += dropped + tail as u64 + f.omitted_bytes as u64;
-            f.text
-        };
-        let mut text = stream(&self.stdout, self.stdout_dropped);
-        let stderr = stream(&self.stderr, self.stderr_dropped);
-        if !stderr.is_empty() {
+            let stdout = stream(&self.stdout, self.stdout_dropped);
+            let stderr = if options.include_stderr {
+                stream(&self.stderr, self.stderr_dropped)
+            } else {
+                String::new()
+            };
+            let total = filter.current_max_bytes();
+            let stderr_budget = stderr
+                .len()
+                .min((total / 4).max(total.saturating_sub(stdout.len())));
+            let stdout_budget = total - stderr_budget;
+            let json = (options.structured && self.stdout_dropped == 0)
+                .then(|| structured::detect(&stdout))
+                .flatten();
+            match json {
+                Some(value) => {
+                    let fitted = structured::fit(value, stdout_budget);
+                    elided = fitted.elided;
+                    text = fitted.text;
+                    structured = Some(fitted.value);
+                }
+                None => {
+                    let (kept, cut) = cut(&stdout, stdout_budget);
+                    omitted += cut as u64;
+                    text.push_str(kept);
+                }
+            }
+            let (stderr, cut) = cut(&stderr, stderr_budget);
+            omitted += cut as u64;
+            if !stderr.is_empty() {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str("[stderr]\n");
+                text.push_str(stderr);
+            }
+        }
+        let mut status = Vec::new();
+        if self.timed_out {
+            status.push(format!("[timed out after {}]", seconds(self.timeout)));
+        } else if options.include_exit_code {
+            status.push(format!("[{}]", self.status));
+        }
+        if elided > 0 {
+            status.push(format!("[output truncated: {elided} array items elided]"));
+        }
+        if omitted > 0 {
+            status.push(format!("[output truncated: {omitted} bytes omitted]"));
+        }
+        for line in status {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
             }
-            text.push_str("[stderr]\n");
-            text.push_str(&stderr);
+            text.push_str(&line);
         }
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        if self.timed_out {
-            text.push_str(&format!("[timed out after {}]", seconds(self.timeout)));
-        } else {
-            text.push_str(&format!("[{}]", self.status));
-        }
-        if omitted > 0 {
-            text.push_str(&format!("\n[output truncated: {omitted} bytes omitted]"));
-        }
-        let mut meta = serde_json::Map::new();
         match self.status {
             ExitStatus::Code(c) => meta.insert("exitCode".into(), c.into()),
             ExitStatus::Signal(s) => meta.insert("signal".into(), s.into()),
@@ -143,8 +209,12 @@ impl Output {
                 .unwrap_or(u64::MAX)
                 .into(),
         );
+        meta.insert("redactions".into(), redactions.into());
         if omitted > 0 {
             meta.insert("omittedBytes".into(), omitted.into());
+        }
+        if elided > 0 {
+            meta.insert("elidedItems".into(), elided.into());
         }
         if let Ok(sandbox) = serde_json::to_value(&self.sandbox) {
             meta.insert("sandbox".into(), sandbox);
@@ -152,8 +222,52 @@ impl Output {
         ToolResult {
             content: text,
             is_error: !self.success(),
+            structured,
             meta,
         }
+    }
+}
+
+/// How a run becomes a tool result (atip-execute's output options); redaction and the size cap
+/// are the [`ResultFilter`]'s. The default includes stderr and the exit status and keeps JSON
+/// output structured.
+#[derive(Clone)]
+pub struct ResultOptions {
+    /// Include stderr under a `[stderr]` line. Default `true`.
+    pub include_stderr: bool,
+    /// End with `[exit code N]` or `[killed by signal N]` (a timeout is always said). Default
+    /// `true`.
+    pub include_exit_code: bool,
+    /// Keep stdout that is a JSON object or array as [`ToolResult::structured`] and cut it by
+    /// eliding array items. Default `true`.
+    pub structured: bool,
+    /// Builds the text from the whole [`Output`] instead (the other options then do not
+    /// apply); the text still goes through the filter's redaction and cap.
+    pub formatter: Option<Formatter>,
+}
+
+/// A function that turns a whole run into the text for a model ([`ResultOptions::formatter`]).
+pub type Formatter = Arc<dyn Fn(&Output) -> String + Send + Sync>;
+
+impl Default for ResultOptions {
+    fn default() -> Self {
+        ResultOptions {
+            include_stderr: true,
+            include_exit_code: true,
+            structured: true,
+            formatter: None,
+        }
+    }
+}
+
+impl fmt::Debug for ResultOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResultOptions")
+            .field("include_stderr", &self.include_stderr)
+            .field("include_exit_code", &self.include_exit_code)
+            .field("structured", &self.structured)
+            .field("formatter", &self.formatter.is_some())
+            .finish()
     }
 }
 
@@ -223,6 +337,91 @@ mod tests {
             "token=[REDAC\n[exit code 0]\n[output truncated: 10 bytes omitted]"
         );
         assert!(!r.content.contains("abc"));
+    }
+
+    #[test]
+    fn one_cap_for_both_streams_keeps_room_for_stderr() {
+        let f = ResultFilter::new().max_bytes(100);
+        let r = out(&"o".repeat(1000), "fatal: the real error\n").to_tool_result_with(&f);
+        assert!(
+            r.content.contains("[stderr]\nfatal: the real error\n"),
+            "{}",
+            r.content
+        );
+        let body = r.content.split("[stderr]").next().unwrap();
+        assert!(body.trim_end().len() + "fatal: the real error\n".len() <= 100);
+        assert!(r.content.ends_with("bytes omitted]"), "{}", r.content);
+        // Stdout gets what stderr does not need.
+        let r = out(&"o".repeat(90), "e\n").to_tool_result_with(&f);
+        assert!(r.content.starts_with(&"o".repeat(90)), "{}", r.content);
+    }
+
+    #[test]
+    fn options_leave_out_stderr_and_the_exit_code_or_format_it_all() {
+        let f = ResultFilter::new();
+        let plain = ResultOptions {
+            include_stderr: false,
+            include_exit_code: false,
+            ..ResultOptions::default()
+        };
+        let r = out("hello\n", "noise\n").format(&f, &plain);
+        assert_eq!(r.content, "hello\n");
+        let custom = ResultOptions {
+            formatter: Some(Arc::new(|o: &Output| {
+                format!(
+                    "{} said {}; password=hunter22",
+                    o.name,
+                    o.stdout_lossy().trim()
+                )
+            })),
+            ..ResultOptions::default()
+        };
+        let r = out("hello\n", "").format(&f, &custom);
+        assert_eq!(
+            r.content,
+            "t said hello; password=[REDACTED]\n[exit code 0]"
+        );
+        assert_eq!(r.meta["redactions"], 1);
+        let unredacted = ResultFilter::new().redact_secrets(false);
+        let r = out("password=hunter22\n", "").format(&unredacted, &ResultOptions::default());
+        assert!(
+            r.content.contains("hunter22"),
+            "only an explicit switch lets it through"
+        );
+    }
+
+    #[test]
+    fn json_output_stays_structured_and_valid_when_cut() {
+        let items: Vec<serde_json::Value> = (0..500)
+            .map(|i| serde_json::json!({"id": format!("i-{i:05}"), "token": "ghp_0123456789abcdefghijABCDEFGHIJabcdef12"}))
+            .collect();
+        let body = serde_json::json!({"Reservations": items}).to_string();
+        let f = ResultFilter::new().max_bytes(4000);
+        let r = out(&body, "").to_tool_result_with(&f);
+        let data = r.structured.clone().expect("structured");
+        let kept = data["Reservations"].as_array().unwrap().len();
+        assert!(kept > 10 && kept < 500, "{kept}");
+        assert_eq!(r.meta["elidedItems"], 500 - kept);
+        assert!(r.meta["redactions"].as_u64().unwrap() >= 500);
+        assert_eq!(data["Reservations"][0]["token"], "[REDACTED]");
+        let (json, status) = r.content.split_once('\n').unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(json).unwrap(),
+            data
+        );
+        assert!(json.len() <= 4000);
+        assert_eq!(
+            status,
+            format!(
+                "[exit code 0]\n[output truncated: {} array items elided]",
+                500 - kept
+            )
+        );
+        // Not JSON, or cut at capture: plain text.
+        assert_eq!(out("not json\n", "").to_tool_result().structured, None);
+        let mut cut_off = out("{\"a\": [1, 2", "");
+        cut_off.stdout_dropped = 10;
+        assert_eq!(cut_off.to_tool_result().structured, None);
     }
 
     #[test]

@@ -31,8 +31,14 @@ pub enum StreamKind {
 pub struct OutputChunk {
     /// Where it came from.
     pub stream: StreamKind,
-    /// The bytes, as read (not filtered: the caller sees raw output).
+    /// The next piece of that stream, redacted: UTF-8 text (invalid bytes as U+FFFD).
     pub bytes: Vec<u8>,
+}
+
+/// Where streamed output goes, and the filter that redacts it on the way.
+pub(crate) struct Stream<'a> {
+    pub tx: &'a mpsc::Sender<OutputChunk>,
+    pub filter: &'a crate::filter::ResultFilter,
 }
 
 /// How the child's environment is built.
@@ -96,7 +102,7 @@ pub(crate) fn refuse_nul(argv: &[OsString]) -> Result<(), RunError> {
 pub(crate) async fn run(
     invocation: Invocation,
     settings: &ProcessSettings,
-    sink: Option<&mpsc::Sender<OutputChunk>>,
+    sink: Option<Stream<'_>>,
     program: Option<&std::path::Path>,
     sandbox: &mut Prepared,
 ) -> Result<Output, RunError> {
@@ -171,6 +177,7 @@ pub(crate) async fn run(
     let stdin_bytes = settings.stdin.clone();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let name = invocation.name.clone();
     let mut reading = std::pin::pin!(async {
         let feed = async {
             if let (Some(mut pipe), Some(bytes)) = (stdin, stdin_bytes) {
@@ -180,9 +187,10 @@ pub(crate) async fn run(
             }
             Ok::<(), std::io::Error>(())
         };
+        let tool: &str = &name;
         let (a, b, c) = tokio::join!(
-            pump(stdout, StreamKind::Stdout, &capture, sink),
-            pump(stderr, StreamKind::Stderr, &capture, sink),
+            pump(stdout, StreamKind::Stdout, &capture, sink.as_ref(), tool),
+            pump(stderr, StreamKind::Stderr, &capture, sink.as_ref(), tool),
             feed
         );
         a.and(b).and(c)
@@ -254,15 +262,20 @@ async fn pump<R: AsyncRead + Unpin>(
     reader: Option<R>,
     stream: StreamKind,
     capture: &Mutex<Capture>,
-    sink: Option<&mpsc::Sender<OutputChunk>>,
+    sink: Option<&Stream<'_>>,
+    tool: &str,
 ) -> std::io::Result<()> {
     let Some(mut reader) = reader else {
         return Ok(());
     };
+    let mut redactor = sink.map(|s| crate::filter::StreamRedactor::new(s.filter, Some(tool)));
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         let n = reader.read(&mut buf).await?;
         if n == 0 {
+            if let (Some(s), Some(r)) = (sink, redactor.take()) {
+                send(s, stream, r.finish()).await;
+            }
             return Ok(());
         }
         {
@@ -281,15 +294,23 @@ async fn pump<R: AsyncRead + Unpin>(
                 }
             }
         }
-        if let Some(tx) = sink {
-            // A receiver that went away only stops the stream, not the run.
-            let _ = tx
-                .send(OutputChunk {
-                    stream,
-                    bytes: buf[..n].to_vec(),
-                })
-                .await;
+        if let (Some(s), Some(r)) = (sink, redactor.as_mut()) {
+            send(s, stream, r.push(&buf[..n])).await;
         }
+    }
+}
+
+/// Sends a redacted piece of output, unless it is empty. A receiver that went away only stops
+/// the stream, not the run.
+async fn send(sink: &Stream<'_>, stream: StreamKind, text: String) {
+    if !text.is_empty() {
+        let _ = sink
+            .tx
+            .send(OutputChunk {
+                stream,
+                bytes: text.into_bytes(),
+            })
+            .await;
     }
 }
 

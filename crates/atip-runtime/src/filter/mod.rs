@@ -1,0 +1,578 @@
+//! The result filter (spec §11.3): secrets out, then size down, before anything reaches a model.
+//!
+//! Redaction comes first and truncation second, on a UTF-8 boundary, so a cut can never leave a
+//! secret's prefix behind. The rules are compiled into one multi-pattern automaton
+//! (`regex-automata`): one pass finds the leftmost match of any rule and says which rule it is,
+//! judged in the text's own context (line starts, word boundaries); its `secret` group is
+//! replaced with `[REDACTED]`, so labels (`password=`, `Authorization: Bearer `) stay, or the
+//! match is turned down by the rule's check (look-alike prose). Every built-in rule names the
+//! literals each of its matches holds (`ghp_`, `password`, `-----BEGIN `, …): an Aho-Corasick
+//! pass finds them, and the automaton runs only on the lines that hold one — most output has
+//! none.
+//!
+//! The built-in rules ([`ResultFilter::kinds`], 52 kinds, each with the source of its format in
+//! `filter/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
+//! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
+//! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
+//! Heroku, Atlassian, Databricks, Vault, Terraform Cloud, Postman, Linear, New Relic, Sentry,
+//! Telegram), JWTs, PEM and OpenSSH private keys (raw and JSON-escaped, also cut off), age
+//! keys, URL credentials, HTTP `Authorization`, `Cookie` and `Set-Cookie`, `.netrc`, kubeconfig
+//! and docker config secrets, and keyword assignments in `=`, `:`, JSON and YAML forms, quoted
+//! or not, when the value looks like a credential (see `rules.rs` for the exact test). Prose
+//! such as "Basic usage", "Password: required for login" or "invalid token: expired" stays;
+//! so do commit hashes, image digests, UUIDs and resource ids.
+//!
+//! [`StreamRedactor`] applies the same rules to output as it arrives, holding back at most
+//! [`STREAM_HOLD_BYTES`] of an unfinished line, so that a secret split across chunks is still
+//! caught.
+
+mod rules;
+mod stream;
+pub mod structured;
+
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock};
+
+use aho_corasick::AhoCorasick;
+use regex_automata::{meta, Anchored, Input};
+
+pub use stream::{StreamRedactor, STREAM_HOLD_BYTES};
+
+use rules::{SecretCheck, BUILTIN};
+
+/// The text that replaces a secret.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Default cap on the text of one result sent to a model, stdout and stderr together, in bytes
+/// (atip-execute's `maxLength`).
+pub const DEFAULT_MAX_BYTES: usize = 100_000;
+
+/// Why a custom pattern was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError {
+    /// The rule's name.
+    pub name: String,
+    /// What is wrong with its pattern.
+    pub message: String,
+}
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "secret pattern `{}`: {}", self.name, self.message)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+/// One rule as given.
+#[derive(Clone)]
+struct Spec {
+    name: String,
+    pattern: String,
+    check: SecretCheck,
+}
+
+/// Literals that mark the lines worth scanning: one automaton ignoring ASCII case (keywords),
+/// one exact (token prefixes, some of them short and frequent in other case).
+struct Anchors {
+    folded: AhoCorasick,
+    exact: AhoCorasick,
+}
+
+/// Rules compiled into one multi-pattern automaton, with the anchors of its matches (`None`:
+/// scan every line).
+struct Scanner {
+    specs: Vec<Spec>,
+    regex: meta::Regex,
+    anchors: Option<Anchors>,
+}
+
+impl Scanner {
+    fn new(specs: Vec<Spec>, anchors: Option<Anchors>) -> Result<Self, PatternError> {
+        // ASCII word boundaries: a Unicode `\b` stops the lazy DFA on any non-ASCII text and
+        // sends the search to a slower engine. Every rule's boundaries sit next to ASCII
+        // letters, digits or punctuation, where both kinds agree.
+        let patterns: Vec<String> = specs
+            .iter()
+            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
+            .collect();
+        let regex = meta::Builder::new()
+            .configure(
+                meta::Config::new()
+                    .nfa_size_limit(Some(64 << 20))
+                    .dfa_size_limit(Some(64 << 20))
+                    .hybrid_cache_capacity(16 << 20),
+            )
+            .build_many(&patterns)
+            .map_err(|e| {
+                let name = e
+                    .pattern()
+                    .and_then(|p| specs.get(p.as_usize()))
+                    .map_or("?", |s| s.name.as_str());
+                PatternError {
+                    name: name.to_owned(),
+                    message: e.to_string(),
+                }
+            })?;
+        Ok(Scanner {
+            specs,
+            regex,
+            anchors,
+        })
+    }
+
+    /// Every secret span in `text`, in order, as `(start, end)` byte offsets.
+    fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        match &self.anchors {
+            None => self.spans_in(text, 0, text.len(), &mut out),
+            Some(anchors) => {
+                for (start, end) in windows(text, anchors) {
+                    self.spans_in(text, start, end, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// The secret spans of the matches that lie in `text[start..end]` (matched in the context
+    /// of the whole text), appended to `out`.
+    fn spans_in(&self, text: &str, start: usize, end: usize, out: &mut Vec<(usize, usize)>) {
+        let mut at = start;
+        let mut caps = self.regex.create_captures();
+        while at < end {
+            let Some(m) = self.regex.search(&Input::new(text).range(at..end)) else {
+                break;
+            };
+            let spec = &self.specs[m.pattern().as_usize()];
+            // The same rule again, anchored where it matched, for its `secret` group.
+            self.regex.search_captures(
+                &Input::new(text)
+                    .range(m.start()..end)
+                    .anchored(Anchored::Pattern(m.pattern())),
+                &mut caps,
+            );
+            let secret = caps
+                .get_group_by_name("secret")
+                .or_else(|| caps.get_group_by_name("secret2"))
+                .unwrap_or(m.span());
+            let accepted = !secret.is_empty()
+                && spec
+                    .check
+                    .is_none_or(|accept| accept(&text[secret.start..secret.end]));
+            if accepted {
+                out.push((secret.start, secret.end));
+                at = m.end().max(m.start() + 1);
+            } else {
+                // Turned down: another rule may still match from the next character on.
+                at = m.start() + 1;
+            }
+            while at < end && !text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+    }
+}
+
+/// The regions of `text` worth scanning: each line holding an anchor, merged, and for a line
+/// that opens a PEM block (`-----BEGIN `) the block's lines after it (base64 or `Header:`
+/// lines), up to 64 KiB.
+fn windows(text: &str, anchors: &Anchors) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let line_start = |p: usize| {
+        bytes[..p]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+    };
+    // A line's end, its newline included.
+    let line_end = |p: usize| {
+        bytes[p..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| p + i + 1)
+    };
+    // Lines holding an anchor of either automaton: after a hit, the search goes on from the
+    // end of its line (one hit per line is enough).
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    for automaton in [&anchors.folded, &anchors.exact] {
+        let mut at = 0;
+        while at < text.len() {
+            let Ok(Some(m)) =
+                automaton.try_find(aho_corasick::Input::new(text).span(at..text.len()))
+            else {
+                break;
+            };
+            let start = line_start(m.start());
+            let mut end = line_end(m.start());
+            if text[start..end].contains("-----BEGIN ") {
+                let newline = if bytes[..end].ends_with(b"\n") {
+                    end - 1
+                } else {
+                    end
+                };
+                end = pem_block_end(text, newline);
+            }
+            lines.push((start, end));
+            at = end;
+        }
+    }
+    lines.sort_unstable();
+    // Nearby windows as one: a search costs a little to start, so scanning a short gap is
+    // cheaper than starting again after it.
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(lines.len());
+    for (s, e) in lines {
+        match out.last_mut() {
+            Some(last) if s <= last.1 + WINDOW_GAP => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Windows closer than this (bytes) are scanned as one.
+const WINDOW_GAP: usize = 64;
+
+/// The end of the lines after a PEM BEGIN line that can belong to its block — base64 lines,
+/// `Header: value` lines and the END line — newline included, at most 64 KiB on. `from` is
+/// where the BEGIN line ends (at its newline, or the end of the text).
+fn pem_block_end(text: &str, from: usize) -> usize {
+    let limit = (from + 64 * 1024).min(text.len());
+    let mut end = from;
+    while end < limit && text.as_bytes()[end] == b'\n' {
+        let start = end + 1;
+        let line_end = text[start..limit].find('\n').map_or(limit, |i| start + i);
+        let body = text[start..line_end].trim_end_matches('\r');
+        let base64 = body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+        if !(base64 || body.contains(": ") || body.starts_with("-----END ")) {
+            // The newline that ends the block's last line belongs to it.
+            return start;
+        }
+        end = line_end;
+    }
+    (end + usize::from(end < text.len())).min(text.len())
+}
+
+/// Redacts secrets and caps the size of command output. Cheap to clone.
+#[derive(Clone)]
+pub struct ResultFilter {
+    builtin: Arc<Scanner>,
+    /// The caller's rules for every command's output, scanned in full.
+    custom: Option<Arc<Scanner>>,
+    /// Extra rules for the output of some commands: (glob over flattened names, rules).
+    tool_rules: Arc<Vec<(String, Scanner)>>,
+    redact: bool,
+    max_bytes: usize,
+}
+
+impl std::fmt::Debug for ResultFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResultFilter")
+            .field("kinds", &self.kinds())
+            .field(
+                "tool_rules",
+                &self
+                    .tool_rules
+                    .iter()
+                    .map(|(g, s)| (g.as_str(), s.specs.len()))
+                    .collect::<Vec<_>>(),
+            )
+            .field("redact", &self.redact)
+            .field("max_bytes", &self.max_bytes)
+            .finish()
+    }
+}
+
+/// What [`ResultFilter::filter`] did to a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filtered {
+    /// The text to send.
+    pub text: String,
+    /// How many secrets were replaced.
+    pub redactions: usize,
+    /// Bytes cut off by the size cap (after redaction).
+    pub omitted_bytes: usize,
+}
+
+/// The built-in rules, compiled once per process.
+static BUILTIN_SCANNER: LazyLock<Arc<Scanner>> = LazyLock::new(|| {
+    let specs = BUILTIN
+        .iter()
+        .map(|b| Spec {
+            name: b.name.to_owned(),
+            pattern: b.pattern.to_owned(),
+            check: b.check,
+        })
+        .collect();
+    let literals = |exact: bool| -> Vec<&str> {
+        BUILTIN
+            .iter()
+            .filter(|b| b.exact == exact)
+            .flat_map(|b| b.anchors.iter().copied())
+            .collect()
+    };
+    let anchors = Anchors {
+        folded: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(literals(false))
+            .expect("built-in anchors build"),
+        exact: AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(literals(true))
+            .expect("built-in anchors build"),
+    };
+    Arc::new(Scanner::new(specs, Some(anchors)).expect("built-in patterns compile"))
+});
+
+static DEFAULT_FILTER: LazyLock<ResultFilter> = LazyLock::new(|| ResultFilter {
+    builtin: Arc::clone(&BUILTIN_SCANNER),
+    custom: None,
+    tool_rules: Arc::new(Vec::new()),
+    redact: true,
+    max_bytes: DEFAULT_MAX_BYTES,
+});
+
+impl Default for ResultFilter {
+    fn default() -> Self {
+        DEFAULT_FILTER.clone()
+    }
+}
+
+impl ResultFilter {
+    /// The shared default filter. Cloning a filter gives the clone fresh regex caches, which
+    /// the first scan then has to build again; the default paths use this one instead.
+    #[cfg(feature = "exec")]
+    pub(crate) fn shared_default() -> &'static ResultFilter {
+        &DEFAULT_FILTER
+    }
+
+    /// The built-in rules, capped at [`DEFAULT_MAX_BYTES`] per result.
+    pub fn new() -> Self {
+        ResultFilter::default()
+    }
+
+    /// The names of the kinds of secrets this filter redacts, built-in first
+    /// (`pem-private-key`, `github-token`, …), then the caller's.
+    pub fn kinds(&self) -> Vec<&str> {
+        self.builtin
+            .specs
+            .iter()
+            .chain(self.custom.iter().flat_map(|c| c.specs.iter()))
+            .map(|r| r.name.as_str())
+            .collect()
+    }
+
+    /// Adds a rule for every command's output (regex crate syntax). A group named `secret`
+    /// marks the part to replace; without it the whole match is replaced.
+    ///
+    /// # Errors
+    ///
+    /// [`PatternError`] when the pattern does not compile.
+    pub fn with_pattern(mut self, name: &str, pattern: &str) -> Result<Self, PatternError> {
+        let mut specs = self
+            .custom
+            .as_ref()
+            .map(|c| c.specs.clone())
+            .unwrap_or_default();
+        specs.push(custom(name, pattern));
+        self.custom = Some(Arc::new(Scanner::new(specs, None)?));
+        Ok(self)
+    }
+
+    /// Adds a rule for the output of the commands whose flattened name matches the glob
+    /// `tools` (`gh_auth_token`, `vault_*`), applied besides the shared rules (atip-bridge's
+    /// per-tool filtering). `(?s).+` redacts such a command's whole output.
+    ///
+    /// # Errors
+    ///
+    /// [`PatternError`] when the pattern does not compile.
+    pub fn with_tool_pattern(
+        mut self,
+        tools: &str,
+        name: &str,
+        pattern: &str,
+    ) -> Result<Self, PatternError> {
+        let mut all: Vec<(String, Vec<Spec>)> = self
+            .tool_rules
+            .iter()
+            .map(|(g, s)| (g.clone(), s.specs.clone()))
+            .collect();
+        match all.iter_mut().find(|(g, _)| g == tools) {
+            Some((_, specs)) => specs.push(custom(name, pattern)),
+            None => all.push((tools.to_owned(), vec![custom(name, pattern)])),
+        }
+        let compiled = all
+            .into_iter()
+            .map(|(g, specs)| Ok((g, Scanner::new(specs, None)?)))
+            .collect::<Result<Vec<_>, PatternError>>()?;
+        self.tool_rules = Arc::new(compiled);
+        Ok(self)
+    }
+
+    /// Turns redaction off (`false`) or on. Redaction is on unless switched off here: there is
+    /// no other way to let secrets through.
+    pub fn redact_secrets(mut self, on: bool) -> Self {
+        self.redact = on;
+        self
+    }
+
+    /// Whether redaction is on.
+    pub fn redacts(&self) -> bool {
+        self.redact
+    }
+
+    /// Caps each result at `bytes` (stdout and stderr together).
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
+    }
+
+    /// The cap per result, in bytes.
+    pub fn current_max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    /// The secret spans of `text` as `(start, end)` byte offsets, in order and not
+    /// overlapping, for the output of the command `tool` (its extra rules included) or of any
+    /// command (`None`). Empty when redaction is off.
+    pub fn secret_spans(&self, text: &str, tool: Option<&str>) -> Vec<(usize, usize)> {
+        if !self.redact {
+            return Vec::new();
+        }
+        let mut spans = self.builtin.spans(text);
+        let mut extra = false;
+        if let Some(custom) = &self.custom {
+            spans.extend(custom.spans(text));
+            extra = true;
+        }
+        if let Some(tool) = tool {
+            for (glob, scanner) in self.tool_rules.iter() {
+                if crate::policy::name_matches(glob, tool) {
+                    spans.extend(scanner.spans(text));
+                    extra = true;
+                }
+            }
+        }
+        if extra {
+            spans.sort_unstable();
+            spans = merge(spans);
+        }
+        spans
+    }
+
+    /// Replaces every secret in `text` with [`REDACTED`]; returns the text and the count.
+    pub fn redact<'t>(&self, text: &'t str) -> (Cow<'t, str>, usize) {
+        self.redact_for(None, text)
+    }
+
+    /// [`ResultFilter::redact`] for the output of the command `tool` (its extra rules
+    /// included).
+    pub fn redact_for<'t>(&self, tool: Option<&str>, text: &'t str) -> (Cow<'t, str>, usize) {
+        let spans = self.secret_spans(text, tool);
+        (replace(text, &spans), spans.len())
+    }
+
+    /// Cuts `text` to at most `max_bytes` on a character boundary; returns the kept part and
+    /// the number of bytes cut.
+    pub fn truncate<'t>(&self, text: &'t str) -> (&'t str, usize) {
+        cut(text, self.max_bytes)
+    }
+
+    /// Redacts, then truncates.
+    pub fn filter(&self, text: &str) -> Filtered {
+        self.filter_for(None, text)
+    }
+
+    /// [`ResultFilter::filter`] for the output of the command `tool`.
+    pub fn filter_for(&self, tool: Option<&str>, text: &str) -> Filtered {
+        let (redacted, redactions) = self.redact_for(tool, text);
+        let (kept, omitted_bytes) = self.truncate(&redacted);
+        Filtered {
+            text: kept.to_owned(),
+            redactions,
+            omitted_bytes,
+        }
+    }
+}
+
+fn custom(name: &str, pattern: &str) -> Spec {
+    Spec {
+        name: name.to_owned(),
+        pattern: pattern.to_owned(),
+        check: None,
+    }
+}
+
+/// Overlapping or touching spans as one.
+fn merge(spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (s, e) in spans {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// `text` with each span replaced by [`REDACTED`].
+fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
+    if spans.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for &(s, e) in spans {
+        out.push_str(&text[last..s]);
+        out.push_str(REDACTED);
+        last = e;
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, and the bytes cut.
+pub(crate) fn cut(text: &str, max: usize) -> (&str, usize) {
+    if text.len() <= max {
+        return (text, 0);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], text.len() - end)
+}
+
+/// The end of output cut off at the capture cap: everything after the last whitespace (at
+/// most 4 KiB back) is dropped, so no partial token — possibly a secret's prefix the patterns
+/// cannot recognise any more — survives. Returns the kept text and the bytes dropped.
+pub fn drop_partial_tail(text: &str) -> (&str, usize) {
+    let floor = text.len().saturating_sub(4096);
+    let cut = text[floor..]
+        .rfind(char::is_whitespace)
+        .map(|i| {
+            let i = floor + i;
+            i + text[i..].chars().next().map_or(0, char::len_utf8)
+        })
+        .unwrap_or(floor);
+    let mut cut = cut.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    (&text[..cut], text.len() - cut)
+}
+
+/// The built-in rules without the anchor pass, for tests: every line scanned.
+#[cfg(test)]
+pub(crate) fn spans_without_anchors(text: &str) -> Vec<(usize, usize)> {
+    static FULL: LazyLock<Scanner> = LazyLock::new(|| {
+        Scanner::new(BUILTIN_SCANNER.specs.clone(), None).expect("built-in patterns compile")
+    });
+    FULL.spans(text)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,196 @@
+//! Redaction of output as it arrives, chunk by chunk.
+
+use super::{replace, ResultFilter};
+
+/// How much of an unfinished line a [`StreamRedactor`] holds back at most before passing it
+/// on, in bytes: more than the longest secret any bounded rule matches together with its label
+/// (a JWT in an `Authorization` header, an Atlassian token). Finished lines go at once (no rule
+/// but the PEM one spans lines); a secret split anywhere by chunk boundaries is still caught.
+/// PEM private keys are longer; an open one is held until its END line (up to 64 KiB).
+pub const STREAM_HOLD_BYTES: usize = 4096;
+
+/// The most a redactor holds while a match is still open (a PEM block without its END line
+/// yet): beyond it, the open part is passed on redacted and whatever follows up to the END
+/// line is replaced as well.
+const MAX_HOLD_BYTES: usize = 64 * 1024;
+
+/// Applies a [`ResultFilter`]'s rules to a stream (a command's stdout or stderr) as it
+/// arrives: [`StreamRedactor::push`] returns the redacted text that is safe to pass on now,
+/// [`StreamRedactor::finish`] the rest. The concatenated output equals
+/// [`ResultFilter::redact_for`] of the whole stream, whatever the chunk boundaries (bytes that
+/// are not UTF-8 become U+FFFD, as in `String::from_utf8_lossy`).
+#[derive(Debug)]
+pub struct StreamRedactor {
+    filter: ResultFilter,
+    tool: Option<String>,
+    /// Bytes not yet decoded: the start of a UTF-8 sequence cut by a chunk boundary.
+    undecoded: Vec<u8>,
+    /// Decoded text held back.
+    pending: String,
+    /// Inside a private key whose beginning was passed on redacted: replace until its END.
+    in_private_key: bool,
+    redactions: usize,
+}
+
+impl StreamRedactor {
+    /// A redactor with `filter`'s rules, for the output of the command `tool` (its extra
+    /// rules included) or of any command.
+    pub fn new(filter: &ResultFilter, tool: Option<&str>) -> Self {
+        StreamRedactor {
+            filter: filter.clone(),
+            tool: tool.map(str::to_owned),
+            undecoded: Vec::new(),
+            pending: String::new(),
+            in_private_key: false,
+            redactions: 0,
+        }
+    }
+
+    /// How many secrets were replaced so far.
+    pub fn redactions(&self) -> usize {
+        self.redactions
+    }
+
+    /// Takes the next chunk; returns the redacted text that can be passed on (possibly empty:
+    /// the end of the text is held back until it can no longer be part of a secret).
+    pub fn push(&mut self, chunk: &[u8]) -> String {
+        self.decode(chunk);
+        if !self.filter.redacts() {
+            return std::mem::take(&mut self.pending);
+        }
+        self.release(false)
+    }
+
+    /// Ends the stream; returns the rest, redacted.
+    pub fn finish(mut self) -> String {
+        if !self.undecoded.is_empty() {
+            let rest = std::mem::take(&mut self.undecoded);
+            self.pending.push_str(&String::from_utf8_lossy(&rest));
+        }
+        if !self.filter.redacts() {
+            return std::mem::take(&mut self.pending);
+        }
+        self.release(true)
+    }
+
+    fn decode(&mut self, chunk: &[u8]) {
+        let mut bytes = std::mem::take(&mut self.undecoded);
+        bytes.extend_from_slice(chunk);
+        let mut rest: &[u8] = &bytes;
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    self.pending.push_str(s);
+                    return;
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    // SAFETY-free: `valid_up_to` bytes are valid UTF-8.
+                    self.pending
+                        .push_str(std::str::from_utf8(valid).unwrap_or_default());
+                    match e.error_len() {
+                        // An incomplete sequence at the end: wait for the next chunk.
+                        None => {
+                            self.undecoded = after.to_vec();
+                            return;
+                        }
+                        Some(n) => {
+                            self.pending.push('\u{FFFD}');
+                            rest = &after[n..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Passes on what can no longer change: everything when the stream is over, else
+    /// everything before the hold window and before any match that reaches into it.
+    fn release(&mut self, end: bool) -> String {
+        let mut out = String::new();
+        if self.in_private_key {
+            match find_end_line(&self.pending) {
+                Some(at) => {
+                    out.push_str(super::REDACTED);
+                    self.pending.drain(..at);
+                    self.in_private_key = false;
+                }
+                None => {
+                    // Still inside the key: nothing of it may pass.
+                    let keep = self.pending.len().saturating_sub(64);
+                    let keep = floor_boundary(&self.pending, keep);
+                    self.pending.drain(..keep);
+                    if end {
+                        self.pending.clear();
+                        out.push_str(super::REDACTED);
+                    }
+                    return out;
+                }
+            }
+        }
+        let text = &self.pending;
+        let spans = self.filter.secret_spans(text, self.tool.as_deref());
+        // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
+        // still growing is held up to the window.
+        let mut safe = if end {
+            text.len()
+        } else {
+            let lines = text.rfind('\n').map_or(0, |i| i + 1);
+            lines.max(floor_boundary(
+                text,
+                text.len().saturating_sub(STREAM_HOLD_BYTES),
+            ))
+        };
+        // A match that reaches into the window may still grow: hold it back from its start
+        // (its label included), unless it is held longer than the limit allows.
+        let mut open_key = false;
+        if !end {
+            // A match reaching the end of what has arrived may grow too (a token, a PEM block).
+            let len = text.len();
+            if let Some(&(s, e)) = spans.iter().find(|&&(_, e)| e > safe || e == len) {
+                let label = label_start(text, s);
+                if len - label <= MAX_HOLD_BYTES {
+                    safe = safe.min(label);
+                } else if e == len && opens_private_key(&text[..s]) {
+                    // An enormous open PEM block: pass it on redacted, suppress the rest.
+                    safe = len;
+                    open_key = true;
+                }
+            }
+        }
+        let done: Vec<(usize, usize)> = spans.into_iter().filter(|&(_, e)| e <= safe).collect();
+        self.redactions += done.len();
+        out.push_str(&replace(&text[..safe], &done));
+        self.pending.drain(..safe);
+        self.in_private_key = open_key;
+        out
+    }
+}
+
+/// Where the line holding a secret that starts at `s` begins, or at most 256 bytes back: the
+/// label in front of a secret (`password=`, `Authorization: Bearer `) is held with it.
+fn label_start(text: &str, s: usize) -> usize {
+    let from = floor_boundary(text, s.saturating_sub(256));
+    text[from..s].rfind('\n').map_or(from, |i| from + i + 1)
+}
+
+fn opens_private_key(before: &str) -> bool {
+    before
+        .rfind("-----BEGIN ")
+        .is_some_and(|i| before[i..].contains("PRIVATE KEY"))
+}
+
+/// The end of a PEM END line in `text`, if there is one.
+fn find_end_line(text: &str) -> Option<usize> {
+    let i = text.find("-----END ")?;
+    let rest = &text[i + 9..];
+    let close = rest.find("-----")?;
+    Some(i + 9 + close + 5)
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}

@@ -1,0 +1,220 @@
+use super::*;
+
+fn r(text: &str) -> String {
+    ResultFilter::new().redact(text).0.into_owned()
+}
+
+#[test]
+fn the_catalog_has_at_least_forty_kinds() {
+    let kinds = ResultFilter::new().kinds().len();
+    assert!(kinds >= 40, "{kinds}");
+}
+
+#[test]
+fn each_secret_kind_is_redacted_with_its_label_kept() {
+    let cases = [
+        ("Authorization: Bearer abc.def-ghi_jkl", "Authorization: Bearer [REDACTED]"),
+        ("authorization=Basic dXNlcjpwYXNz", "authorization=Basic [REDACTED]"),
+        ("curl -H 'Authorization: token 0123456789abcdef'", "curl -H 'Authorization: token [REDACTED]'"),
+        ("GITHUB ghp_0123456789abcdefghijABCDEFGHIJabcdef12 x", "GITHUB [REDACTED] x"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[REDACTED]"),
+        ("key AKIAIOSFODNN7EXAMPLE used", "key [REDACTED] used"),
+        ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [REDACTED]"),
+        ("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx1234", "OPENAI_API_KEY=[REDACTED]"),
+        ("x sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 y", "x [REDACTED] y"),
+        ("https://ada:hunter2@example.com/repo.git", "https://ada:[REDACTED]@example.com/repo.git"),
+        ("password=hunter2", "password=[REDACTED]"),
+        ("DB_PASSWORD: \"s3cr3t!\"", "DB_PASSWORD: \"[REDACTED]\""),
+        ("{\"token\": \"abc\"}", "{\"token\": \"[REDACTED]\"}"),
+        ("secret 9f8e7d6c5b4a", "secret [REDACTED]"),
+        // Issue 13's leaks.
+        ("DATABASE_PASSWORD=\"correct horse\"", "DATABASE_PASSWORD=\"[REDACTED]\""),
+        ("{\"password\": \"Tr0ub4dor&3\"}", "{\"password\": \"[REDACTED]\"}"),
+        ("PGPASSWORD=postgres psql", "PGPASSWORD=[REDACTED] psql"),
+        ("glpat-AbCdEfGhIjKlMnOpQrSt", "[REDACTED]"),
+        ("//registry.npmjs.org/:_authToken=npm_0123456789abcdefghijABCDEFGHIJ012345", "//registry.npmjs.org/:_authToken=[REDACTED]"),
+        ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "[REDACTED]"),
+        ("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc123DEF456ghi789JKL012==;EndpointSuffix=core.windows.net", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"),
+        ("SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "[REDACTED]"),
+        ("https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://hooks.slack.com/services/[REDACTED]"),
+        ("dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "[REDACTED]"),
+        ("< Set-Cookie: session=8f7e6d5c4b3a; Path=/; HttpOnly", "< Set-Cookie: session=[REDACTED]; Path=/; HttpOnly"),
+        ("> Cookie: a=1; sid=abc", "> Cookie: [REDACTED]"),
+        ("    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=", "    client-key-data: [REDACTED]"),
+        ("{\"auths\": {\"ghcr.io\": {\"auth\": \"dXNlcjpnaHBfc2VjcmV0\"}}}", "{\"auths\": {\"ghcr.io\": {\"auth\": \"[REDACTED]\"}}}"),
+        ("machine api.example.com login ada password s3cret", "machine api.example.com login ada password [REDACTED]"),
+        ("password: hunter22", "password: [REDACTED]"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(r(input), want, "{input}");
+    }
+}
+
+#[test]
+fn json_escaped_private_keys_lose_their_whole_body() {
+    let sa = r#"{"type": "service_account", "private_key_id": "abc", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n", "client_email": "x@y.iam.gserviceaccount.com"}"#;
+    let out = r(sa);
+    assert!(!out.contains("MIIE") && !out.contains("BKcw"), "{out}");
+    assert!(
+        out.contains("\"client_email\": \"x@y.iam.gserviceaccount.com\""),
+        "{out}"
+    );
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&out).is_ok(),
+        "still JSON: {out}"
+    );
+    let logged =
+        r#"key="-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----""#;
+    assert!(!r(logged).contains("MIIE"));
+}
+
+#[test]
+fn pem_blocks_are_redacted_even_when_cut_off() {
+    let pem = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter";
+    assert_eq!(
+        r(pem),
+        "before\n-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----\nafter"
+    );
+    let cut = "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA";
+    assert_eq!(r(cut), "x\n-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]");
+}
+
+#[test]
+fn prose_survives() {
+    for prose in [
+        "Basic usage: atip gen FILE",
+        "Bearer of bad news",
+        "token expired, please log in",
+        "The secret of good software is tests",
+        "tokens are counted per request",
+        "Password reset instructions were sent",
+        "ask-ant-colony is a word",
+        "Authorization required",
+        "Password: required for login",
+        "Error: invalid token: expired",
+        "token: none",
+        "The secret: it's in the tests",
+        "author: Ada Lovelace",
+        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "image sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "x-request-id: 7c9e6679-7425-40de-944b-e07fc1f90ae7",
+        "arn:aws:ec2:eu-west-1:123456789012:instance/i-0abcd1234efgh5678",
+        "PWD=/home/ada/src",
+        "TOKENIZERS_PARALLELISM=false",
+        "\"token_type\": \"Bearer\"",
+        "password: <none>",
+        "API_KEY=${API_KEY}",
+    ] {
+        assert_eq!(r(prose), prose);
+    }
+}
+
+#[test]
+fn truncation_happens_after_redaction_on_a_char_boundary() {
+    let f = ResultFilter::new().max_bytes(20);
+    let text = "ééé token=abcdefghijklmnop0123456789 tail";
+    let out = f.filter(text);
+    assert_eq!(out.redactions, 1);
+    assert!(out.text.len() <= 20);
+    assert!(!out.text.contains("abcdef"), "{}", out.text);
+    assert_eq!(out.text, "ééé token=[REDACT");
+    let f = ResultFilter::new().max_bytes(2);
+    assert_eq!(f.filter("é").text, "é");
+    let f = ResultFilter::new().max_bytes(1);
+    assert_eq!(f.filter("é").text, "");
+}
+
+#[test]
+fn custom_and_per_tool_patterns_join_in() {
+    let f = ResultFilter::new()
+        .with_pattern("internal-id", r"INT-(?P<secret>[0-9]{6})")
+        .unwrap()
+        .with_pattern("whole", r"\bhunter[0-9]\b")
+        .unwrap();
+    assert_eq!(
+        f.redact("id INT-123456 and hunter2 and ghp_0123456789abcdefghijABCDEFGHIJabcdef12")
+            .0,
+        "id INT-[REDACTED] and [REDACTED] and [REDACTED]"
+    );
+    assert!(f.kinds().ends_with(&["internal-id", "whole"]));
+    assert!(ResultFilter::new().with_pattern("bad", "(").is_err());
+    let per_tool = ResultFilter::new()
+        .with_tool_pattern("gh_auth_token", "printed-token", r"(?s).+")
+        .unwrap();
+    assert_eq!(
+        per_tool
+            .redact_for(Some("gh_auth_token"), "plain words\n")
+            .0,
+        REDACTED
+    );
+    assert_eq!(
+        per_tool.redact_for(Some("gh_pr_list"), "plain words\n").0,
+        "plain words\n"
+    );
+    assert_eq!(per_tool.redact("plain words\n").0, "plain words\n");
+}
+
+#[test]
+fn redaction_is_off_only_when_switched_off() {
+    let off = ResultFilter::new().redact_secrets(false);
+    assert!(!off.redacts() && ResultFilter::new().redacts());
+    assert_eq!(off.redact("password=hunter2").0, "password=hunter2");
+}
+
+#[test]
+fn partial_tails_are_dropped() {
+    assert_eq!(drop_partial_tail("line one\nghp_01234"), ("line one\n", 9));
+    assert_eq!(drop_partial_tail("no space at all"), ("no space at ", 3));
+    assert_eq!(
+        drop_partial_tail("ends with space "),
+        ("ends with space ", 0)
+    );
+    let long = "x".repeat(5000);
+    assert_eq!(drop_partial_tail(&long).0.len(), 5000 - 4096);
+}
+
+#[test]
+fn a_stream_gives_the_same_text_whatever_the_chunks() {
+    let text = "start\nAuthorization: Bearer abcdefghij0123456789XYZ\nGITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJabcdef12\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\nécho ünïcode password: hunter22 end\n";
+    let whole = r(text);
+    let f = ResultFilter::new();
+    for size in [1, 2, 3, 7, 16, 64, text.len()] {
+        let mut s = StreamRedactor::new(&f, None);
+        let mut out = String::new();
+        for chunk in text.as_bytes().chunks(size) {
+            out.push_str(&s.push(chunk));
+        }
+        out.push_str(&s.finish());
+        assert_eq!(out, whole, "chunks of {size}");
+    }
+}
+
+#[test]
+fn the_anchor_pass_finds_what_a_full_scan_finds() {
+    // Every built-in rule names literals its matches hold: scanning only the lines holding
+    // one must give exactly the spans of scanning every line.
+    let f = ResultFilter::new();
+    let mut text = String::new();
+    for line in [
+        "plain line without anything",
+        "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJabcdef12",
+        "  password: hunter22",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA",
+        "Proc-Type: 4,ENCRYPTED",
+        "abc",
+        "-----END RSA PRIVATE KEY-----",
+        "x-request-id: 7c9e6679-7425-40de-944b-e07fc1f90ae7",
+        "redis://:tt7Usy9i7tFwWrnX@cache:6379/0",
+        "Authorization: Digest username=\"ada\", response=\"abc\"",
+        "SKabcdef0123456789abcdef0123456789 and AKIAIOSFODNN7EXAMPLE",
+        "POST https://api.telegram.org/bot0204699215:AAh29GAM61FJ1DTyzE-RQEpJWGc23YMcHQv/send",
+        "-----BEGIN EC PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAA",
+    ] {
+        text.push_str(line);
+        text.push('\n');
+    }
+    assert_eq!(f.secret_spans(&text, None), spans_without_anchors(&text));
+    assert!(f.secret_spans(&text, None).len() >= 8);
+}
