@@ -5,12 +5,11 @@
 //! (`regex-automata`): one pass finds the leftmost match of any rule and says which rule it is,
 //! judged in the text's own context (line starts, word boundaries); its `secret` group is
 //! replaced with `[REDACTED]`, so labels (`password=`, `Authorization: Bearer `) stay, or the
-//! match is turned down by the rule's check (look-alike prose). Every built-in rule names the
-//! literals each of its matches holds (`ghp_`, `password`, `-----BEGIN `, …): an Aho-Corasick
-//! pass finds them, and the automaton runs only on the lines that hold one — most output has
-//! none.
+//! match is turned down by the rule's check (look-alike prose). The rules are written so that
+//! the automaton stays small: matches start at a keyword or a literal prefix, never at an
+//! open-ended identifier, and no repetition is bounded above without need.
 //!
-//! The built-in rules ([`ResultFilter::kinds`], 52 kinds, each with the source of its format in
+//! The built-in rules ([`ResultFilter::kinds`], 49 kinds, each with the source of its format in
 //! `filter/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
 //! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
 //! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
@@ -33,7 +32,6 @@ pub mod structured;
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
-use aho_corasick::AhoCorasick;
 use regex_automata::{meta, Anchored, Input};
 
 pub use stream::{StreamRedactor, STREAM_HOLD_BYTES};
@@ -72,23 +70,14 @@ struct Spec {
     check: SecretCheck,
 }
 
-/// Literals that mark the lines worth scanning: one automaton ignoring ASCII case (keywords),
-/// one exact (token prefixes, some of them short and frequent in other case).
-struct Anchors {
-    folded: AhoCorasick,
-    exact: AhoCorasick,
-}
-
-/// Rules compiled into one multi-pattern automaton, with the anchors of its matches (`None`:
-/// scan every line).
+/// Rules compiled into one multi-pattern automaton.
 struct Scanner {
     specs: Vec<Spec>,
     regex: meta::Regex,
-    anchors: Option<Anchors>,
 }
 
 impl Scanner {
-    fn new(specs: Vec<Spec>, anchors: Option<Anchors>) -> Result<Self, PatternError> {
+    fn new(specs: Vec<Spec>) -> Result<Self, PatternError> {
         // ASCII word boundaries: a Unicode `\b` stops the lazy DFA on any non-ASCII text and
         // sends the search to a slower engine. Every rule's boundaries sit next to ASCII
         // letters, digits or punctuation, where both kinds agree.
@@ -114,24 +103,13 @@ impl Scanner {
                     message: e.to_string(),
                 }
             })?;
-        Ok(Scanner {
-            specs,
-            regex,
-            anchors,
-        })
+        Ok(Scanner { specs, regex })
     }
 
     /// Every secret span in `text`, in order, as `(start, end)` byte offsets.
     fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        match &self.anchors {
-            None => self.spans_in(text, 0, text.len(), &mut out),
-            Some(anchors) => {
-                for (start, end) in windows(text, anchors) {
-                    self.spans_in(text, start, end, &mut out);
-                }
-            }
-        }
+        self.spans_in(text, 0, text.len(), &mut out);
         out
     }
 
@@ -148,18 +126,23 @@ impl Scanner {
             // The same rule again, anchored where it matched, for its `secret` group.
             self.regex.search_captures(
                 &Input::new(text)
-                    .range(m.start()..end)
+                    .range(m.start()..m.end())
                     .anchored(Anchored::Pattern(m.pattern())),
                 &mut caps,
             );
-            let secret = caps
-                .get_group_by_name("secret")
-                .or_else(|| caps.get_group_by_name("secret2"))
-                .unwrap_or(m.span());
+            // The secret: a group named `secret` (or `secret2`…`secret4` for other forms)
+            // judged by the rule's check, or `loose`, which must look like a credential;
+            // without a group, the whole match.
+            let strict = ["secret", "secret2", "secret3", "secret4"]
+                .into_iter()
+                .find_map(|g| caps.get_group_by_name(g));
+            let (secret, check) = match (strict, caps.get_group_by_name("loose")) {
+                (Some(s), _) => (s, spec.check),
+                (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
+                (None, None) => (m.span(), spec.check),
+            };
             let accepted = !secret.is_empty()
-                && spec
-                    .check
-                    .is_none_or(|accept| accept(&text[secret.start..secret.end]));
+                && check.is_none_or(|accept| accept(&text[secret.start..secret.end]));
             if accepted {
                 out.push((secret.start, secret.end));
                 at = m.end().max(m.start() + 1);
@@ -172,87 +155,6 @@ impl Scanner {
             }
         }
     }
-}
-
-/// The regions of `text` worth scanning: each line holding an anchor, merged, and for a line
-/// that opens a PEM block (`-----BEGIN `) the block's lines after it (base64 or `Header:`
-/// lines), up to 64 KiB.
-fn windows(text: &str, anchors: &Anchors) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let line_start = |p: usize| {
-        bytes[..p]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1)
-    };
-    // A line's end, its newline included.
-    let line_end = |p: usize| {
-        bytes[p..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| p + i + 1)
-    };
-    // Lines holding an anchor of either automaton: after a hit, the search goes on from the
-    // end of its line (one hit per line is enough).
-    let mut lines: Vec<(usize, usize)> = Vec::new();
-    for automaton in [&anchors.folded, &anchors.exact] {
-        let mut at = 0;
-        while at < text.len() {
-            let Ok(Some(m)) =
-                automaton.try_find(aho_corasick::Input::new(text).span(at..text.len()))
-            else {
-                break;
-            };
-            let start = line_start(m.start());
-            let mut end = line_end(m.start());
-            if text[start..end].contains("-----BEGIN ") {
-                let newline = if bytes[..end].ends_with(b"\n") {
-                    end - 1
-                } else {
-                    end
-                };
-                end = pem_block_end(text, newline);
-            }
-            lines.push((start, end));
-            at = end;
-        }
-    }
-    lines.sort_unstable();
-    // Nearby windows as one: a search costs a little to start, so scanning a short gap is
-    // cheaper than starting again after it.
-    let mut out: Vec<(usize, usize)> = Vec::with_capacity(lines.len());
-    for (s, e) in lines {
-        match out.last_mut() {
-            Some(last) if s <= last.1 + WINDOW_GAP => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
-
-/// Windows closer than this (bytes) are scanned as one.
-const WINDOW_GAP: usize = 64;
-
-/// The end of the lines after a PEM BEGIN line that can belong to its block — base64 lines,
-/// `Header: value` lines and the END line — newline included, at most 64 KiB on. `from` is
-/// where the BEGIN line ends (at its newline, or the end of the text).
-fn pem_block_end(text: &str, from: usize) -> usize {
-    let limit = (from + 64 * 1024).min(text.len());
-    let mut end = from;
-    while end < limit && text.as_bytes()[end] == b'\n' {
-        let start = end + 1;
-        let line_end = text[start..limit].find('\n').map_or(limit, |i| start + i);
-        let body = text[start..line_end].trim_end_matches('\r');
-        let base64 = body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
-        if !(base64 || body.contains(": ") || body.starts_with("-----END ")) {
-            // The newline that ends the block's last line belongs to it.
-            return start;
-        }
-        end = line_end;
-    }
-    (end + usize::from(end < text.len())).min(text.len())
 }
 
 /// Redacts secrets and caps the size of command output. Cheap to clone.
@@ -306,25 +208,7 @@ static BUILTIN_SCANNER: LazyLock<Arc<Scanner>> = LazyLock::new(|| {
             check: b.check,
         })
         .collect();
-    let literals = |exact: bool| -> Vec<&str> {
-        BUILTIN
-            .iter()
-            .filter(|b| b.exact == exact)
-            .flat_map(|b| b.anchors.iter().copied())
-            .collect()
-    };
-    let anchors = Anchors {
-        folded: AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .build(literals(false))
-            .expect("built-in anchors build"),
-        exact: AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .build(literals(true))
-            .expect("built-in anchors build"),
-    };
-    Arc::new(Scanner::new(specs, Some(anchors)).expect("built-in patterns compile"))
+    Arc::new(Scanner::new(specs).expect("built-in patterns compile"))
 });
 
 static DEFAULT_FILTER: LazyLock<ResultFilter> = LazyLock::new(|| ResultFilter {
@@ -378,7 +262,7 @@ impl ResultFilter {
             .map(|c| c.specs.clone())
             .unwrap_or_default();
         specs.push(custom(name, pattern));
-        self.custom = Some(Arc::new(Scanner::new(specs, None)?));
+        self.custom = Some(Arc::new(Scanner::new(specs)?));
         Ok(self)
     }
 
@@ -406,7 +290,7 @@ impl ResultFilter {
         }
         let compiled = all
             .into_iter()
-            .map(|(g, specs)| Ok((g, Scanner::new(specs, None)?)))
+            .map(|(g, specs)| Ok((g, Scanner::new(specs)?)))
             .collect::<Result<Vec<_>, PatternError>>()?;
         self.tool_rules = Arc::new(compiled);
         Ok(self)
@@ -563,15 +447,6 @@ pub fn drop_partial_tail(text: &str) -> (&str, usize) {
         cut -= 1;
     }
     (&text[..cut], text.len() - cut)
-}
-
-/// The built-in rules without the anchor pass, for tests: every line scanned.
-#[cfg(test)]
-pub(crate) fn spans_without_anchors(text: &str) -> Vec<(usize, usize)> {
-    static FULL: LazyLock<Scanner> = LazyLock::new(|| {
-        Scanner::new(BUILTIN_SCANNER.specs.clone(), None).expect("built-in patterns compile")
-    });
-    FULL.spans(text)
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@
 //! * an unquoted value in an environment form (`DB_PASSWORD=…`, `--token=…`, no space around
 //!   `=`) is a value: replaced up to the next whitespace, punctuation included (a password may
 //!   end in `)` or `;`, and leaking its last character is worse than hiding a bracket);
-//! * otherwise (`password: x`, `token x` in logs and prose) the value must look like a
-//!   credential ([`looks_like_credential`]): at least 6 characters and letters with digits, or a
+//! * otherwise (`password: x`, `token x` in logs and prose; a rule's group named `loose`) the
+//!   value must look like a credential ([`looks_like_credential`]): at least 6 characters and letters with digits, or a
 //!   symbol no prose word carries (`_ + / = @ # $ % ^ & * ~ \ |`), or 12+ characters of mixed
 //!   case that are not a capitalised word, or 24+ characters;
 //! * placeholders are never secrets ([`is_placeholder`]): empty, `none`, `null`, `true`,
@@ -33,18 +33,12 @@
 /// A check on the captured secret; a match it turns down is left alone.
 pub(crate) type SecretCheck = Option<fn(&str) -> bool>;
 
-/// One built-in rule: a kind name, its pattern, an optional check, its anchors, and where the
-/// format is documented.
-///
-/// Anchors are literals every match of the rule contains, on the line where the match starts:
-/// the filter looks for them first and runs the rules only on the lines that hold one (a PEM
-/// block's following lines included). Matched ignoring ASCII case, unless `exact`.
+/// One built-in rule: a kind name, its pattern, an optional check, and where the format is
+/// documented.
 pub(crate) struct Builtin {
     pub name: &'static str,
     pub pattern: &'static str,
     pub check: SecretCheck,
-    pub anchors: &'static [&'static str],
-    pub exact: bool,
     #[allow(dead_code)] // documentation for readers of the catalog; shown in RELIABILITY.md
     pub source: &'static str,
 }
@@ -53,29 +47,13 @@ const fn rule(
     name: &'static str,
     pattern: &'static str,
     check: SecretCheck,
-    anchors: &'static [&'static str],
     source: &'static str,
 ) -> Builtin {
     Builtin {
         name,
         pattern,
         check,
-        anchors,
-        exact: false,
         source,
-    }
-}
-
-const fn rule_exact(
-    name: &'static str,
-    pattern: &'static str,
-    check: SecretCheck,
-    anchors: &'static [&'static str],
-    source: &'static str,
-) -> Builtin {
-    Builtin {
-        exact: true,
-        ..rule(name, pattern, check, anchors, source)
     }
 }
 
@@ -171,6 +149,8 @@ fn basic_credentials(s: &str) -> bool {
 
 /// The keyword set of keyed forms, as the end of a key: `password`, `db_password`,
 /// `clientSecret`, `NPM_TOKEN`, `client-key-data`, `SECRET_KEY_BASE`, … (case-insensitive).
+/// A match starts at the keyword, not at the start of the key: what comes before it in the
+/// key does not matter, and an open-ended key prefix would multiply the automaton's states.
 /// `auth` and `pass` only as whole words or after a separator, so `author` and `compass` stay;
 /// `pwd` only after a separator (`DB_PWD`), since `PWD` is the working directory.
 macro_rules! key_end {
@@ -188,346 +168,287 @@ pub(crate) const BUILTIN: &[Builtin] = &[
         // Raw or JSON-escaped (`\n`), RSA/EC/DSA/OPENSSH/ENCRYPTED/PGP; also cut off before END.
         // The body is its lines: base64, or `Header: value` (Proc-Type, DEK-Info, Version), so
         // a block cut off before its END line takes no prose after it.
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:\r?\n|\\n)(?:(?:[A-Za-z0-9+/=]{0,100}|[A-Za-z\-]+:[ \t][^\r\n\\]*)(?:\r?\n|\\n))*(?:[A-Za-z0-9+/=]{1,100}\z)?)",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:\r?\n|\\n)(?:(?:[A-Za-z0-9+/=]*|[A-Za-z\-]+:[ \t][^\r\n\\]*)(?:\r?\n|\\n))*(?:[A-Za-z0-9+/=]+\z)?)",
         None,
-        &["-----begin "],
         "RFC 7468 (PEM) labels; OpenSSH PROTOCOL.key; RFC 4880 armor",
     ),
     rule(
         "age-secret-key",
         r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b",
         None,
-        &["age-secret-key-1"],
         "age-encryption.org/v1 spec: Bech32 secret keys, HRP AGE-SECRET-KEY-",
     ),
     // --- Keyed forms (before the token shapes, so a token inside a keyed value is
     // redacted with its label kept) ------------------------------------------------------
     rule(
-        "json-secret-field",
-        concat!(
-            r#""(?i:[A-Za-z0-9_.\-]*"#,
-            key_end!(),
-            r#")"[ \t]*:[ \t]*"(?P<secret>(?:[^"\\\r\n]|\\.)*)""#
-        ),
-        Some(not_placeholder),
-        &["pass", "pwd", "secret", "token", "key", "credential", "auth", "conn"],
-        "JSON objects: credential files (GCP service accounts, docker config.json auths), API responses",
-    ),
-    rule(
-        "quoted-secret-assignment",
-        concat!(
-            r#"(?i:\b[A-Za-z0-9_.\-]*"#,
-            key_end!(),
-            r#")[ \t]*[:=][ \t]*(?:"(?P<secret>(?:[^"\\\r\n]|\\.)*)"|'(?P<secret2>[^'\r\n]*)')"#
-        ),
-        Some(not_placeholder),
-        &["pass", "pwd", "secret", "token", "key", "credential", "auth", "conn"],
-        "shell and .env assignments, YAML and TOML strings",
-    ),
-    rule(
-        "env-secret-assignment",
-        concat!(
-            r#"(?i:(?:(?m:^)|[\s(,{\[])[A-Za-z0-9_.\-]*"#,
-            key_end!(),
-            r#")=(?P<secret>[^\s"'][^\s]*)"#
-        ),
-        Some(not_placeholder),
-        &["pass", "pwd", "secret", "token", "key", "credential", "auth", "conn"],
-        "environment dumps (`env`, `printenv`), `--flag=value` arguments, libpq conninfo",
-    ),
-    rule(
         "azure-connection-string-key",
         r"(?i:\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=)(?P<secret>[A-Za-z0-9+/%=\-_.&]{16,})",
         None,
-        &["accountkey=", "sharedaccesskey=", "sharedaccesssignature="],
         "Azure Storage / Service Bus connection strings (learn.microsoft.com, 'Configure Azure Storage connection strings')",
+    ),
+    rule(
+        "keyed-secret",
+        // One keyword set, then the form: a JSON member, a quoted value, an environment
+        // assignment, or a free value (`password: …`, `token = …`) that must look like a
+        // credential (group `loose`). Alternatives in that order: the first form that fits wins.
+        concat!(
+            r#"(?i:"#,
+            key_end!(),
+            r#")(?:"[ \t]*:[ \t]*"(?P<secret>(?:[^"\\\r\n]|\\.)*)""#,
+            r#"|[ \t]*[:=][ \t]*(?:"(?P<secret2>(?:[^"\\\r\n]|\\.)*)"|'(?P<secret3>[^'\r\n]*)')"#,
+            r#"|=(?P<secret4>[^\s"'][^\s]*)"#,
+            r#"|[ \t]*[:=][ \t]*(?P<loose>[^\s"',;&]+))"#
+        ),
+        Some(not_placeholder),
+        "JSON members (credential files, docker config.json `auths`, API responses), shell and .env assignments, environment dumps, `--flag=value`, libpq conninfo, YAML/INI/TOML values and logs",
     ),
     rule(
         "url-query-secret",
         r"[?&](?i:token|access_token|id_token|refresh_token|api_key|apikey|key|sig|signature|password|secret|client_secret)=(?P<secret>[^&#\s'\x22<>]+)",
         Some(not_placeholder),
-        &["token=", "key=", "sig=", "signature=", "password=", "secret="],
         "OAuth 2.0 (RFC 6749 §4.2.2) tokens in URLs; Azure SAS `sig=`; API keys in query strings",
     ),
     rule(
         "netrc-password",
         r"(?m:\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(?P<secret>\S+)|^[ \t]*password[ \t]+(?P<secret2>\S+)[ \t]*$)",
         Some(not_placeholder),
-        &["password"],
         "netrc(5) (GNU inetutils): `machine … login … password …`",
     ),
     rule(
         "authorization-digest",
         r"(?i:\b(?:proxy-)?authorization[ \t]*:[ \t]*(?:digest|negotiate|ntlm|hoba|mutual|scram-sha-256)[ \t]+)(?P<secret>[^\r\n]+)",
         None,
-        &["authorization"],
         "RFC 7616 Digest, RFC 4559 Negotiate, RFC 7804 SCRAM: every parameter of the header",
     ),
     rule(
         "authorization-header",
         r"(?i:\b(?:proxy-)?authorization)[\x22']?[ \t]*[:=][ \t]*[\x22']?(?i:(?:bearer|basic|token|digest|negotiate|apikey|sso-key|aws4-hmac-sha256)[ \t]+)?(?P<secret>[A-Za-z0-9._~+/=\-,:]{6,})",
         None,
-        &["authorization"],
         "RFC 9110 §11.6.2 Authorization, §11.7.2 Proxy-Authorization",
     ),
     rule(
         "cookie-header",
         r"(?im:^[ \t>]*cookie:[ \t]*(?P<secret>[^\r\n]+))",
         None,
-        &["cookie"],
         "RFC 6265 §5.4 Cookie header: every name=value pair",
     ),
     rule(
         "set-cookie-value",
         r"(?i:\bset-cookie:[ \t]*[^=;\s]+=)(?P<secret>[^;\r\n]+)",
         Some(not_placeholder),
-        &["set-cookie"],
         "RFC 6265 §4.1 Set-Cookie: the cookie value (attributes stay)",
     ),
     rule(
         "url-credentials",
-        r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:(?P<secret>[^/\s@]+)@",
+        r"://[^/\s:@]*:(?P<secret>[^/\s@]+)@",
         None,
-        &["://"],
         "RFC 3986 §3.2.1 userinfo (`scheme://user:password@host`, also `redis://:password@host`)",
     ),
     // --- Token shapes ------------------------------------------------------------------
-    rule_exact(
+    rule(
         "aws-access-key-id",
         r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z2-7]{16}\b",
         None,
-        &["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ABIA", "ACCA"],
         "AWS IAM User Guide, 'IAM identifiers: unique ID prefixes'",
     ),
     rule(
         "aws-secret-access-key",
         r"(?i:\baws_?secret_?(?:access_?)?key)[\x22']?[ \t]*[:=][ \t]*[\x22']?(?P<secret>[A-Za-z0-9/+=]{40})",
         None,
-        &["secret"],
         "AWS credentials file (`aws_secret_access_key`, 40 base64 characters)",
     ),
-    rule_exact(
+    rule(
         "gcp-api-key",
         r"\bAIza[0-9A-Za-z_\-]{35}",
         None,
-        &["AIza"],
         "Google Cloud API keys (39 characters, prefix AIza); gitleaks gcp-api-key",
     ),
-    rule_exact(
+    rule(
         "gcp-oauth-client-secret",
         r"\bGOCSPX-[A-Za-z0-9_\-]{28}",
         None,
-        &["GOCSPX-"],
         "Google OAuth client secrets (prefix GOCSPX-); gitleaks gcp-client-secret",
     ),
-    rule_exact(
+    rule(
         "google-oauth-access-token",
         r"\bya29\.[0-9A-Za-z_\-]{20,}",
         None,
-        &["ya29."],
         "Google OAuth 2.0 access tokens (prefix ya29.); trufflehog",
     ),
-    rule_exact(
+    rule(
         "azure-ad-client-secret",
         r"\b[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}\b",
         None,
-        &["Q~"],
         "Microsoft Entra ID application client secrets (`Q~` at position 5); gitleaks azure-ad-client-secret",
     ),
-    rule_exact(
+    rule(
         "github-token",
         r"\bgh[pousr]_[A-Za-z0-9]{36,255}",
         None,
-        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
         "GitHub docs 'About authentication to GitHub': token prefixes ghp_, gho_, ghu_, ghs_, ghr_",
     ),
-    rule_exact(
+    rule(
         "github-fine-grained-token",
         r"\bgithub_pat_[A-Za-z0-9_]{22,255}",
         None,
-        &["github_pat_"],
         "GitHub fine-grained personal access tokens (prefix github_pat_)",
     ),
-    rule_exact(
+    rule(
         "gitlab-token",
         r"\bgl(?:pat|dt|rt|ptt|cbt|soat|imt|ffct|oas|ft)-[A-Za-z0-9_\-]{20,}",
         None,
-        &["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glimt-", "glffct-", "gloas-", "glft-"],
         "GitLab docs 'Token prefixes' (glpat-, gldt-, glrt-, glptt-, glcbt-, glsoat-, …)",
     ),
-    rule_exact(
+    rule(
         "npm-token",
         r"\bnpm_[A-Za-z0-9]{36}\b",
         None,
-        &["npm_"],
         "npm docs 'About access tokens' (granular tokens, prefix npm_)",
     ),
-    rule_exact(
+    rule(
         "pypi-token",
         r"\bpypi-AgE[A-Za-z0-9_\-]{50,}",
         None,
-        &["pypi-AgE"],
         "PyPI API tokens: macaroons with prefix pypi- (pypi.org/help/#apitoken)",
     ),
-    rule_exact(
+    rule(
         "docker-hub-token",
         r"\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}",
         None,
-        &["dckr_pat_", "dckr_oat_"],
         "Docker Hub personal and organization access tokens (dckr_pat_, dckr_oat_)",
     ),
-    rule_exact(
+    rule(
         "anthropic-api-key",
         r"\bsk-ant-[a-z]+[0-9]{0,2}-[A-Za-z0-9_\-]{20,}",
         None,
-        &["sk-ant-"],
         "Anthropic API and admin keys (sk-ant-api03-, sk-ant-admin01-)",
     ),
-    rule_exact(
+    rule(
         "openai-api-key",
         r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}",
         None,
-        &["sk-"],
         "OpenAI API keys (sk-, sk-proj-, sk-svcacct-, sk-admin-)",
     ),
-    rule_exact(
+    rule(
         "stripe-key",
         r"\b(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{16,})",
         None,
-        &["_live_", "_test_", "whsec_"],
         "Stripe docs 'API keys' (sk_/rk_/pk_ live and test) and webhook signing secrets (whsec_)",
     ),
-    rule_exact(
+    rule(
         "slack-token",
         r"\b(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})",
         None,
-        &["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"],
         "Slack API 'Token types' (xoxb-, xoxp-, xoxa-, xoxe-, xapp-)",
     ),
-    rule_exact(
+    rule(
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/\-]{20,})",
         None,
-        &["hooks.slack.com/"],
         "Slack 'Sending messages using incoming webhooks' (hooks.slack.com/services/T…/B…/…)",
     ),
-    rule_exact(
+    rule(
         "sendgrid-api-key",
         r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b",
         None,
-        &["SG."],
         "Twilio SendGrid API keys (SG.<22>.<43>); gitleaks sendgrid-api-token",
     ),
-    rule_exact(
+    rule(
         "twilio-api-key",
         r"\bSK[0-9a-f]{32}\b",
         None,
-        &["SK"],
         "Twilio API key SIDs (SK + 32 hex); gitleaks twilio-api-key",
     ),
-    rule_exact(
+    rule(
         "shopify-token",
         r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
         None,
-        &["shpat_", "shpca_", "shppa_", "shpss_"],
         "Shopify access tokens (shpat_, shpca_, shppa_, shpss_)",
     ),
-    rule_exact(
+    rule(
         "huggingface-token",
         r"\b(?:hf_[A-Za-z]{34}|api_org_[A-Za-z]{34})\b",
         None,
-        &["hf_", "api_org_"],
         "Hugging Face user access tokens (hf_) and organisation tokens (api_org_)",
     ),
-    rule_exact(
+    rule(
         "digitalocean-token",
         r"\bdo[opr]_v1_[a-f0-9]{64}\b",
         None,
-        &["_v1_"],
         "DigitalOcean tokens (dop_v1_ personal, doo_v1_ OAuth, dor_v1_ refresh)",
     ),
-    rule_exact(
+    rule(
         "grafana-token",
         r"\b(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
         None,
-        &["glc_", "glsa_"],
         "Grafana Cloud access policy tokens (glc_) and service account tokens (glsa_)",
     ),
-    rule_exact(
+    rule(
         "heroku-token",
         r"\bHRKU-AA[0-9A-Za-z_\-]{58}",
         None,
-        &["HRKU-AA"],
         "Heroku API tokens (HRKU-AA prefix, 2024 format)",
     ),
-    rule_exact(
+    rule(
         "atlassian-api-token",
         r"\bATATT3[A-Za-z0-9_\-=]{100,}",
         None,
-        &["ATATT3"],
         "Atlassian API tokens (ATATT3 prefix); gitleaks atlassian-api-token",
     ),
-    rule_exact(
+    rule(
         "databricks-token",
         r"\bdapi[a-f0-9]{32}(?:-[0-9])?\b",
         None,
-        &["dapi"],
         "Databricks personal access tokens (dapi + 32 hex)",
     ),
-    rule_exact(
+    rule(
         "vault-token",
         r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}",
         None,
-        &["hvs.", "hvb.", "hvr."],
         "HashiCorp Vault tokens (hvs. service, hvb. batch, hvr. recovery)",
     ),
-    rule_exact(
+    rule(
         "terraform-cloud-token",
-        r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}",
+        // The secret is what follows `.atlasv1.`; the 14-character id in front of it is not.
+        r"\.atlasv1\.(?P<secret>[A-Za-z0-9_\-=]{60,})",
         None,
-        &[".atlasv1."],
         "HCP Terraform API tokens (<14>.atlasv1.<…>)",
     ),
-    rule_exact(
+    rule(
         "postman-api-key",
         r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b",
         None,
-        &["PMAK-"],
         "Postman API keys (PMAK-); gitleaks postman-api-token",
     ),
-    rule_exact(
+    rule(
         "linear-api-key",
         r"\blin_api_[A-Za-z0-9]{40}\b",
         None,
-        &["lin_api_"],
         "Linear personal API keys (lin_api_)",
     ),
-    rule_exact(
+    rule(
         "new-relic-key",
         r"\bNR(?:AK|II|JS)-[A-Za-z0-9]{20,}",
         None,
-        &["NRAK-", "NRII-", "NRJS-"],
         "New Relic user (NRAK-), ingest (NRII-) and browser (NRJS-) keys",
     ),
-    rule_exact(
+    rule(
         "sentry-token",
         r"\bsntr[ysu]_[A-Za-z0-9+/=_\-]{40,}",
         None,
-        &["sntrys_", "sntryu_", "sntrss_"],
         "Sentry auth tokens (sntrys_ org, sntryu_ user)",
     ),
-    rule_exact(
+    rule(
         "telegram-bot-token",
-        r"(?:\bbot(?P<secret>[0-9]{8,10}:AA[A-Za-z0-9_\-]{33})|\b(?P<secret2>[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}))\b",
+        // The secret is what follows the colon; the bot id in front of it is public.
+        r":(?P<secret>AA[A-Za-z0-9_\-]{33})\b",
         None,
-        &[":AA"],
         "Telegram Bot API tokens (<bot id>:AA…, 35 characters after the colon)",
     ),
-    rule_exact(
+    rule(
         "jwt",
         r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         None,
-        &["eyJ"],
         "RFC 7519 JSON Web Tokens (base64url header starting {\" = eyJ)",
     ),
     // --- Free-form keyword forms (checked) ----------------------------------------------
@@ -535,32 +456,18 @@ pub(crate) const BUILTIN: &[Builtin] = &[
         "bearer-token",
         r"\b[Bb]earer[ \t]+(?P<secret>[A-Za-z0-9._~+/\-]{20,}=*)",
         None,
-        &["bearer"],
         "RFC 6750 §2.1 bearer tokens",
     ),
-    rule_exact(
+    rule(
         "basic-credentials",
         r"\bBasic[ \t]+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})",
         Some(basic_credentials),
-        &["Basic"],
         "RFC 7617 Basic credentials (base64 of user:password)",
-    ),
-    rule(
-        "keyword-colon-value",
-        concat!(
-            r#"(?i:\b[A-Za-z0-9_.\-]*"#,
-            key_end!(),
-            r#")[ \t]*[:=][ \t]*(?P<secret>[^\s"',;&]+)"#
-        ),
-        Some(looks_like_credential),
-        &["pass", "pwd", "secret", "token", "key", "credential", "auth", "conn"],
-        "YAML, INI and TOML lines and logs (`password: …`, `aws_session_token = …`, kubeconfig `token:`), when the value looks like a credential",
     ),
     rule(
         "keyword-space-value",
         r"(?i:\b(?:password|passwd|passphrase|secret|token|api[_\-]?key))[ \t]+(?:is[ \t]+)?(?P<secret>[^\s\x22',;&]{6,})",
         Some(looks_like_credential),
-        &["pass", "secret", "token", "key"],
         "prose and logs (`using token 9f8e…`), when the value looks like a credential",
     ),
 ];
