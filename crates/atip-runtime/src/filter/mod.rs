@@ -9,7 +9,7 @@
 //! the automaton stays small: matches start at a keyword or a literal prefix, never at an
 //! open-ended identifier, and no repetition is bounded above without need.
 //!
-//! The built-in rules ([`ResultFilter::kinds`], 49 kinds, each with the source of its format in
+//! The built-in rules ([`ResultFilter::kinds`], 48 kinds, each with the source of its format in
 //! `filter/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
 //! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
 //! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
