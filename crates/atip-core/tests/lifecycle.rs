@@ -208,6 +208,21 @@ fn results_go_back_in_each_providers_shape() {
             {"functionResponse": {"name": "git_log", "id": "fc-2", "response": {"error": "exit code 128: not a git repository"}}}
         ]}])
     );
+    // Structured output goes to Gemini as data; text providers keep the text.
+    let mut data = ToolResult::ok("{\"files\":[\"a.txt\"]}\n[exit code 0]");
+    data.structured = Some(json!({"files": ["a.txt"]}));
+    let structured = [data.clone(), results[1].clone()];
+    let msgs = result_messages(ResponseFormat::Gemini, &r.tool_calls, &structured).unwrap();
+    assert_eq!(
+        msgs[0]["parts"][0]["functionResponse"]["response"],
+        json!({"output": {"files": ["a.txt"]}})
+    );
+    let chat = parse_response(ResponseFormat::OpenAi, CHAT).unwrap();
+    let msgs = result_messages(ResponseFormat::OpenAi, &chat.tool_calls[..1], &[data]).unwrap();
+    assert_eq!(
+        msgs[0]["content"],
+        json!("{\"files\":[\"a.txt\"]}\n[exit code 0]")
+    );
     let turn = model_turn(
         ResponseFormat::Gemini,
         &serde_json::from_str(GEMINI).unwrap(),

@@ -120,3 +120,36 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         }
     });
 }
+
+#[test]
+fn json_output_comes_back_as_structured_content() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("data.json"),
+        r#"{"items": [1, 2, 3], "token": "ghp_0123456789abcdefghijABCDEFGHIJabcdef12"}"#,
+    )
+    .unwrap();
+    let doc = atip_runtime::Document::from_path(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/cat.json").as_ref(),
+        atip_runtime::Mode::Strict,
+        &Default::default(),
+    )
+    .unwrap();
+    let server = McpServer::new(
+        vec![atip_runtime::LoadedTool::new(doc, None)],
+        Runner::new().current_dir(dir.path()),
+    )
+    .unwrap();
+    let cat = request(json!({"name": "cat", "arguments": {"files": ["data.json"]}}));
+    let r = rt.block_on(server.call(&cat.name, cat.arguments));
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    assert_eq!(
+        r.structured_content,
+        Some(json!({"items": [1, 2, 3], "token": "[REDACTED]"}))
+    );
+    assert_eq!(r.meta.as_ref().unwrap().0["redactions"], 1);
+}
