@@ -7,9 +7,9 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use atip_build::{expand, Options, DEFAULT_MAX_COMMANDS};
-use atip_core::flatten::OptionScope;
-use atip_core::providers::Provider;
-use atip_core::{
+use atip_runtime::flatten::OptionScope;
+use atip_runtime::providers::Provider;
+use atip_runtime::{
     Document, FlattenOptions, LoadOptions, LoadedTool, ParamKind, ToolCall, ValueKind,
 };
 use atip_tests::large::{document, operation_name, service_name, Shape};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use atip_core::{Diagnostic, JsonPath, LoadError, LoadOptions};
 
-use crate::discover::{discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT};
 use crate::{expand, Options};
+use atip_core::discover::{discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT};
 
 /// Where an input's metadata comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

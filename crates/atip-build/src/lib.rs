@@ -24,18 +24,21 @@
 //! path and line:column.
 #![deny(missing_docs)]
 
+#[cfg(feature = "builder")]
 mod builder;
 pub mod codegen;
-pub mod discover;
 mod docs;
 pub mod idents;
 
 use atip_core::{Diagnostic, Document, FlattenOptions, LoadError, LoadOptions, Mode};
 use proc_macro2::TokenStream;
 
+pub use atip_core::discover::{
+    discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT, MAX_AGENT_OUTPUT,
+};
+#[cfg(feature = "builder")]
 pub use builder::{BuildError, Builder, Generated, Input};
 pub use codegen::{generate, Settings};
-pub use discover::{discover, DiscoverError};
 
 /// The versions of this crate and of the `atip-core` it was built with: what [`expand`]
 /// emits depends on both, so caches of generated code are keyed on them.
@@ -154,6 +157,7 @@ fn too_many_commands(doc: &Document, options: &Options) -> LoadError {
     }
 }
 
+#[cfg(feature = "builder")]
 impl Expansion {
     /// The items as a formatted Rust file (prettyplease), behind an `@generated` header naming
     /// `source` (the metadata file). This is what `build.rs` writes and `atip gen` prints.

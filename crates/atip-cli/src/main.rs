@@ -319,7 +319,7 @@ fn convert(from: Format, to: Provider, file: &Path) -> ExitCode {
 }
 
 fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> ExitCode {
-    match atip_build::discover(tool, std::time::Duration::from_secs(timeout)) {
+    match atip_runtime::discover(tool, std::time::Duration::from_secs(timeout)) {
         Ok(text) => match out {
             Some(path) => match std::fs::write(path, &text) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
 /// One step of a JSON path: an object key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSegment {
@@ -303,6 +305,37 @@ impl LineIndex {
             + 1;
         Location { line, column }
     }
+}
+
+/// A short description of a JSON value for messages (`string "yes"`, `number 1`, `an
+/// array`); strings are quoted and cut to 60 characters.
+pub fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(s) => format!("string {}", quote(s)),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+/// Quotes a value for a message, cut to 60 characters.
+pub(crate) fn quote(s: &str) -> String {
+    let mut cut: String = s.chars().take(60).collect();
+    if cut.len() < s.len() {
+        cut.push('…');
+    }
+    format!("{cut:?}")
+}
+
+/// Items as a quoted, comma-separated list for messages: `"a", "b"`.
+pub(crate) fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

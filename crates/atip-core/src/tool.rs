@@ -3,7 +3,7 @@
 //!
 //! It is built from a [`FlatCommand`] at run time and emitted as a `const` by the generator
 //! (`<PrCreate as Command>::TOOL`), so provider schemas ([`crate::providers`]), argument
-//! checking ([`crate::dispatch`]) and the safety prompt ([`crate::prompt`]) work the same on
+//! checking (`atip_runtime::dispatch`) and the safety prompt (`atip_runtime::prompt`) work the same on
 //! generated code and on metadata loaded while running.
 
 use std::borrow::Cow;

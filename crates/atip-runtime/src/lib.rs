@@ -36,6 +36,30 @@
 
 pub use atip_core::*;
 
+pub mod argv;
+pub mod command;
+pub mod dispatch;
+mod fields;
+pub mod lifecycle;
+pub mod prompt;
+
+pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
+pub use command::{Command, Invocation, ToInvocation};
+pub use dispatch::{
+    Arguments, ArgumentsError, DispatchError, FromArgument, FromArguments, LoadedTool, Problem,
+    ToolCall, ToolGroup,
+};
+pub use lifecycle::{
+    model_turn, parse_response, result_messages, ParseError, ParsedResponse, ResponseFormat,
+    ToolResult,
+};
+pub use prompt::safety_prompt;
+
+/// Re-exports for generated code and the runtime; not part of the stable API.
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
 #[cfg(feature = "macros")]
 pub use atip_macros::include_atip;
 

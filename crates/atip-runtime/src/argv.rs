@@ -365,7 +365,7 @@ pub struct Url<'a>(pub &'a str);
 
 impl ArgValue for Url<'_> {
     fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        if crate::validate::is_uri(self.0) {
+        if crate::formats::is_uri(self.0) {
             Ok(Cow::Borrowed(OsStr::new(self.0)))
         } else {
             Err(ValueProblem::InvalidUrl(self.0.to_owned()))

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use atip_core::{Document, FlattenOptions, LoadError, LoadOptions};
+use crate::{Document, FlattenOptions, LoadError, LoadOptions};
 
 /// Default time limit for `TOOL --agent`: 5 s.
 pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -208,8 +208,8 @@ pub fn discover(tool: &str, timeout: Duration) -> Result<String, DiscoverError> 
     let text = String::from_utf8(out).map_err(|e| {
         DiscoverError::Invalid(LoadError {
             file: Some(file.clone()),
-            diagnostics: vec![atip_core::Diagnostic::error(
-                atip_core::JsonPath::root(),
+            diagnostics: vec![crate::Diagnostic::error(
+                crate::JsonPath::root(),
                 format!(
                     "output is not UTF-8 text (invalid byte at offset {})",
                     e.utf8_error().valid_up_to()

@@ -2,7 +2,7 @@
 //! provider's wire format (the recorded fixtures in ../shared are checked by the conformance
 //! tests).
 
-use atip_core::lifecycle::{
+use atip_runtime::lifecycle::{
     model_turn, parse_response, result_messages, ParseError, ResponseFormat, ToolResult,
 };
 use serde_json::{json, Value};
@@ -32,7 +32,7 @@ const GEMINI: &str = r#"{"candidates": [{"finishReason": "STOP", "index": 0, "co
   {"functionCall": {"name": "git_status", "args": {"short": true}}, "thoughtSignature": "c2ln"},
   {"function_call": {"name": "git_log", "id": "fc-2"}}]}}], "modelVersion": "gemini"}"#;
 
-fn names(r: &atip_core::ParsedResponse) -> Vec<&str> {
+fn names(r: &atip_runtime::ParsedResponse) -> Vec<&str> {
     r.tool_calls.iter().map(|c| c.name.as_str()).collect()
 }
 

@@ -199,7 +199,7 @@ fn shape(expected: &'static str, found: &Value) -> ParseError {
                 "found an object with keys {}",
                 m.keys().take(8).cloned().collect::<Vec<_>>().join(", ")
             ),
-            other => format!("found {}", crate::validate::describe(other)),
+            other => format!("found {}", crate::diagnostic::describe(other)),
         },
     }
 }
@@ -294,7 +294,7 @@ fn object_arguments(input: Option<&Value>) -> Result<Map<String, Value>, Argumen
             raw: Some(other.to_string()),
             message: format!(
                 "arguments must be a JSON object, found {}",
-                crate::validate::describe(other)
+                crate::diagnostic::describe(other)
             ),
         }),
     }

@@ -80,7 +80,7 @@ impl ToolCall {
                     raw: Some(raw.to_owned()),
                     message: format!(
                         "arguments must be a JSON object, found {}",
-                        crate::validate::describe(&other)
+                        crate::diagnostic::describe(&other)
                     ),
                 }),
                 Err(e) => Err(ArgumentsError {
@@ -373,7 +373,7 @@ impl<'a> Arguments<'a> {
                     problems.push(Problem::WrongType {
                         param: p.name.to_string(),
                         expected: expected(p),
-                        found: crate::validate::describe(other),
+                        found: crate::diagnostic::describe(other),
                     });
                     None
                 }
@@ -466,7 +466,7 @@ impl FromArgument for bool {
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(format!(
                 "expected a boolean, found {}",
-                crate::validate::describe(other)
+                crate::diagnostic::describe(other)
             )),
         }
     }
@@ -506,7 +506,7 @@ impl<T: crate::__private::Scalar> FromArgument for Vec<T> {
             Some(Value::Array(items)) => items.iter().map(T::from_json).collect(),
             Some(other) => Err(format!(
                 "expected an array, found {}",
-                crate::validate::describe(other)
+                crate::diagnostic::describe(other)
             )),
         }
     }
@@ -542,7 +542,7 @@ fn check_value<'a>(
         Problem::WrongType {
             param: label(),
             expected: expected(&one),
-            found: crate::validate::describe(v),
+            found: crate::diagnostic::describe(v),
         }
     };
     let value: Cow<'a, Value> = match p.kind {
@@ -573,7 +573,7 @@ fn check_value<'a>(
                 _ => return Err(wrong(false)),
             };
             if p.kind == ValueKind::Url
-                && !crate::validate::is_uri(value.as_str().unwrap_or_default())
+                && !crate::formats::is_uri(value.as_str().unwrap_or_default())
             {
                 return Err(wrong(false));
             }
@@ -601,7 +601,7 @@ fn check_value<'a>(
             return Err(Problem::NotAllowed {
                 param: label(),
                 allowed: values.iter().map(|s| s.to_string()).collect(),
-                found: crate::validate::describe(v),
+                found: crate::diagnostic::describe(v),
             });
         }
     }
@@ -1197,7 +1197,7 @@ impl ToolGroup {
                         vec![Problem::NotAllowed {
                             param: "action".into(),
                             allowed: self.actions.iter().map(|(a, _)| a.clone()).collect(),
-                            found: crate::validate::describe(&Value::String(a.clone())),
+                            found: crate::diagnostic::describe(&Value::String(a.clone())),
                         }],
                     ))
                 }
@@ -1217,7 +1217,7 @@ impl ToolGroup {
                     vec![Problem::WrongType {
                         param: "action".into(),
                         expected: expected(action_param),
-                        found: crate::validate::describe(other),
+                        found: crate::diagnostic::describe(other),
                     }],
                 ))
             }

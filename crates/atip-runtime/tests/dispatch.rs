@@ -1,7 +1,7 @@
 //! Argument checking, untyped dispatch and action groups.
 
-use atip_core::dispatch::{check_arguments, Problem};
-use atip_core::{Document, FlattenOptions, LoadOptions, LoadedTool, ToolCall, ToolGroup};
+use atip_runtime::dispatch::{check_arguments, Problem};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool, ToolCall, ToolGroup};
 use serde_json::{json, Map, Value};
 
 const TOOL: &str = r#"{
@@ -89,7 +89,7 @@ fn untyped_dispatch_builds_the_argv() {
         .invocation(&call("gh_repo_delete", json!({"repo": "a/b"})))
         .unwrap();
     assert_eq!(inv.effects.destructive, Some(true));
-    assert_eq!(inv.trust, Some(atip_core::TrustSource::Vendor));
+    assert_eq!(inv.trust, Some(atip_runtime::TrustSource::Vendor));
 }
 
 #[test]
@@ -278,7 +278,7 @@ fn action_groups_compile_and_resolve() {
     assert!(err.to_string().contains("parameter `action` is required"));
 
     // Schemas compile like any tool.
-    let def = atip_core::providers::tool_definition(spec, atip_core::Provider::OpenAiStrict);
+    let def = atip_runtime::providers::tool_definition(spec, atip_runtime::Provider::OpenAiStrict);
     assert_eq!(
         def["function"]["parameters"]["properties"]["action"]["enum"],
         json!(["list", "create", "close"])

@@ -81,7 +81,7 @@ pub trait Scalar: ArgValue + serde::Serialize + Sized {
 fn expected(what: &str, found: &Value) -> String {
     format!(
         "expected {what}, found {}",
-        crate::validate::describe(found)
+        crate::diagnostic::describe(found)
     )
 }
 
