@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use atip_runtime::lifecycle::{parse_response, ResponseFormat};
+use atip_runtime::lifecycle::parse_response;
+use atip_runtime::Provider;
 use atip_runtime::{
     ArgumentRule, Decision, Document, FlattenOptions, LoadOptions, LoadedTool, Mode, Policy,
     ReasonCode, RunError, Runner, Sandbox, ToolCall, TrustSource,
@@ -268,24 +269,24 @@ fn calls_from_truncated_responses_never_run() {
     let args = r#"{"initial_branch": "main"}"#;
     let responses = [
         (
-            ResponseFormat::OpenAi,
+            Provider::OpenAi,
             json!({"choices": [{"finish_reason": "length", "message": {"role": "assistant",
                 "tool_calls": [{"id": "c1", "type": "function",
                     "function": {"name": "git_init", "arguments": args}}]}}]}),
         ),
         (
-            ResponseFormat::OpenAiResponses,
+            Provider::OpenAiResponses,
             json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
                 "output": [{"type": "function_call", "call_id": "c1", "name": "git_init",
                     "arguments": args}]}),
         ),
         (
-            ResponseFormat::Anthropic,
+            Provider::Anthropic,
             json!({"stop_reason": "max_tokens", "content": [{"type": "tool_use", "id": "c1",
                 "name": "git_init", "input": {"initial_branch": "main"}}]}),
         ),
         (
-            ResponseFormat::Gemini,
+            Provider::Gemini,
             json!({"candidates": [{"finishReason": "MAX_TOKENS", "content": {"role": "model",
                 "parts": [{"functionCall": {"name": "git_init", "args": {"initial_branch": "main"}}}]}}]}),
         ),

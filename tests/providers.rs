@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use support::validators::{shared, validate, validator_name};
 
 use atip_runtime::lifecycle::{
-    model_turn, parse_response, result_messages, ParseError, ResponseFormat, ToolResult,
+    model_turn, parse_response, result_messages, ParseError, ToolResult,
 };
 use atip_runtime::providers::{tool_definitions, Provider};
 use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool};
@@ -91,12 +91,12 @@ fn manifest() -> Vec<Value> {
     m["fixtures"].as_array().unwrap().clone()
 }
 
-fn format_of(provider: &str) -> ResponseFormat {
+fn format_of(provider: &str) -> Provider {
     match provider {
-        "openai-chat" => ResponseFormat::OpenAi,
-        "openai-responses" => ResponseFormat::OpenAiResponses,
-        "anthropic" | "anthropic-sse" => ResponseFormat::Anthropic,
-        "gemini" => ResponseFormat::Gemini,
+        "openai-chat" => Provider::OpenAi,
+        "openai-responses" => Provider::OpenAiResponses,
+        "anthropic" | "anthropic-sse" => Provider::Anthropic,
+        "gemini" => Provider::Gemini,
         other => panic!("unknown fixture provider {other}"),
     }
 }
@@ -164,14 +164,14 @@ fn recorded_responses_parse_as_the_manifest_says() {
     assert_eq!(checked, 27, "every response fixture was checked");
 }
 
-fn user_turn(format: ResponseFormat) -> Value {
+fn user_turn(format: Provider) -> Value {
     match format {
-        ResponseFormat::Gemini => json!({"role": "user", "parts": [{"text": "Go ahead."}]}),
+        Provider::Gemini => json!({"role": "user", "parts": [{"text": "Go ahead."}]}),
         _ => json!({"role": "user", "content": "Go ahead."}),
     }
 }
 
-fn conversation(format: ResponseFormat, body: &str) -> Option<Vec<Value>> {
+fn conversation(format: Provider, body: &str) -> Option<Vec<Value>> {
     let parsed = parse_response(format, body).ok()?;
     if parsed.tool_calls.is_empty() {
         return None;
@@ -194,12 +194,13 @@ fn conversation(format: ResponseFormat, body: &str) -> Option<Vec<Value>> {
     Some(conv)
 }
 
-fn results_validator(format: ResponseFormat) -> &'static str {
-    match format {
-        ResponseFormat::OpenAi => "openai-chat",
-        ResponseFormat::OpenAiResponses => "openai-responses",
-        ResponseFormat::Anthropic => "anthropic",
-        ResponseFormat::Gemini => "gemini",
+fn results_validator(format: Provider) -> &'static str {
+    match format.wire() {
+        Provider::OpenAi => "openai-chat",
+        Provider::OpenAiResponses => "openai-responses",
+        Provider::Anthropic => "anthropic",
+        Provider::Gemini => "gemini",
+        other => panic!("no results validator for {}", other.as_str()),
     }
 }
 
@@ -225,10 +226,10 @@ fn tool_results_pass_the_validators() {
         }
     }
     for (format, name) in [
-        (ResponseFormat::OpenAi, "openai-chat"),
-        (ResponseFormat::OpenAiResponses, "openai-responses"),
-        (ResponseFormat::Anthropic, "anthropic"),
-        (ResponseFormat::Gemini, "gemini"),
+        (Provider::OpenAi, "openai-chat"),
+        (Provider::OpenAiResponses, "openai-responses"),
+        (Provider::Anthropic, "anthropic"),
+        (Provider::Gemini, "gemini"),
     ] {
         let path = support::workspace().join(format!("examples/replay/{name}.json"));
         let body = std::fs::read_to_string(&path).unwrap();

@@ -19,7 +19,8 @@ use std::error::Error;
 use std::ffi::OsString;
 use std::time::Duration;
 
-use atip_runtime::lifecycle::{model_turn, parse_response, result_messages, ResponseFormat};
+use atip_runtime::lifecycle::{model_turn, parse_response, result_messages};
+use atip_runtime::Provider;
 use atip_runtime::{Command, Output, RunError, Runner, ToolResult};
 
 mod git {
@@ -135,22 +136,16 @@ async fn main() -> Result<(), Box<dyn Error>> {
     )?;
     std::fs::write(repo.join("notes.tmp"), "scratch\n")?;
     for (format, body) in [
+        (Provider::OpenAi, include_str!("../replay/openai-chat.json")),
         (
-            ResponseFormat::OpenAi,
-            include_str!("../replay/openai-chat.json"),
-        ),
-        (
-            ResponseFormat::OpenAiResponses,
+            Provider::OpenAiResponses,
             include_str!("../replay/openai-responses.json"),
         ),
         (
-            ResponseFormat::Anthropic,
+            Provider::Anthropic,
             include_str!("../replay/anthropic.json"),
         ),
-        (
-            ResponseFormat::Gemini,
-            include_str!("../replay/gemini.json"),
-        ),
+        (Provider::Gemini, include_str!("../replay/gemini.json")),
     ] {
         replay(format, body, &runner).await?;
     }
@@ -238,7 +233,7 @@ async fn safe_execution(dir: &std::path::Path) -> Result<(), Box<dyn Error>> {
 
 /// Parses a recorded response, dispatches each call to a typed git command, runs it through
 /// the policy, and prints the messages that answer the model.
-async fn replay(format: ResponseFormat, body: &str, runner: &Runner) -> Result<(), Box<dyn Error>> {
+async fn replay(format: Provider, body: &str, runner: &Runner) -> Result<(), Box<dyn Error>> {
     println!("# replaying a recorded {} response", format.as_str());
     let parsed = parse_response(format, body)?;
     let mut results = Vec::new();

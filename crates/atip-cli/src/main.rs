@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use atip_build::{expand, Options};
 use atip_runtime::canonical::Format;
-use atip_runtime::lifecycle::{parse_response, ResponseFormat};
-use atip_runtime::providers::Provider;
+use atip_runtime::lifecycle::parse_response;
+use atip_runtime::Provider;
 use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
@@ -84,7 +84,7 @@ enum Cmd {
     Parse {
         /// openai, openai-responses, anthropic (JSON body or SSE stream) or gemini.
         #[arg(long)]
-        provider: ResponseFormat,
+        provider: Provider,
         /// The response body; `-` reads standard input.
         response: PathBuf,
     },
@@ -199,7 +199,7 @@ struct Calls {
     tools: Vec<PathBuf>,
     /// openai, openai-responses, anthropic or gemini.
     #[arg(long)]
-    provider: ResponseFormat,
+    provider: Provider,
     /// The response body; `-` reads standard input.
     response: PathBuf,
 }
@@ -545,7 +545,7 @@ fn read_input(path: &Path) -> Result<String, ExitCode> {
     })
 }
 
-fn parse(provider: ResponseFormat, response: &Path) -> ExitCode {
+fn parse(provider: Provider, response: &Path) -> ExitCode {
     let parsed = match read_response(provider, response) {
         Ok(p) => p,
         Err(code) => return code,
@@ -563,7 +563,7 @@ fn parse(provider: ResponseFormat, response: &Path) -> ExitCode {
 
 /// Reads and parses a response body; a cut-short response is a warning on stderr.
 fn read_response(
-    provider: ResponseFormat,
+    provider: Provider,
     response: &Path,
 ) -> Result<atip_runtime::lifecycle::ParsedResponse, ExitCode> {
     let body = read_input(response)?;

@@ -93,6 +93,17 @@ impl Provider {
         )
     }
 
+    /// The wire dialect of responses and results: strict mode is a property of the tool
+    /// definitions only, so `OpenAiStrict` speaks `OpenAi` and `OpenAiResponsesStrict` speaks
+    /// `OpenAiResponses`; the others are themselves.
+    pub const fn wire(self) -> Provider {
+        match self {
+            Provider::OpenAiStrict => Provider::OpenAi,
+            Provider::OpenAiResponsesStrict => Provider::OpenAiResponses,
+            other => other,
+        }
+    }
+
     /// The description limit in characters, if the provider enforces one (OpenAI: 1024).
     pub const fn description_limit(self) -> Option<usize> {
         match self {

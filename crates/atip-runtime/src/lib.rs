@@ -50,8 +50,7 @@ pub use dispatch::{
     ToolCall, ToolGroup,
 };
 pub use lifecycle::{
-    model_turn, parse_response, result_messages, ParseError, ParsedResponse, ResponseFormat,
-    ToolResult,
+    model_turn, parse_response, result_messages, ParseError, ParsedResponse, ToolResult,
 };
 pub use prompt::safety_prompt;
 

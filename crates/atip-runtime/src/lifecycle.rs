@@ -11,60 +11,11 @@
 //! | Gemini | `candidates[0].content.parts[].functionCall` | one user content with one `functionResponse` per call, in order |
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde_json::{json, Map, Value};
 
 use crate::dispatch::{ArgumentsError, ToolCall};
-
-/// A provider's response and request format for tool calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ResponseFormat {
-    /// OpenAI Chat Completions.
-    OpenAi,
-    /// OpenAI Responses API.
-    OpenAiResponses,
-    /// Anthropic Messages (JSON body or SSE stream).
-    Anthropic,
-    /// Gemini `generateContent` (REST camelCase or SDK snake_case).
-    Gemini,
-}
-
-impl ResponseFormat {
-    /// Every format.
-    pub const ALL: [ResponseFormat; 4] = [
-        ResponseFormat::OpenAi,
-        ResponseFormat::OpenAiResponses,
-        ResponseFormat::Anthropic,
-        ResponseFormat::Gemini,
-    ];
-
-    /// The command-line spelling: `openai`, `openai-responses`, `anthropic`, `gemini`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ResponseFormat::OpenAi => "openai",
-            ResponseFormat::OpenAiResponses => "openai-responses",
-            ResponseFormat::Anthropic => "anthropic",
-            ResponseFormat::Gemini => "gemini",
-        }
-    }
-}
-
-impl FromStr for ResponseFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ResponseFormat::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown provider {s:?}: expected one of {}",
-                    ResponseFormat::ALL.map(ResponseFormat::as_str).join(", ")
-                )
-            })
-    }
-}
+use crate::Provider;
 
 /// The tool calls and stop information of one model response.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,8 +89,8 @@ const GEMINI_SHAPE: &str =
 ///
 /// [`ParseError`] when the body is not this format's response, or the provider reports that
 /// the model's calls could not be produced (Gemini `MALFORMED_FUNCTION_CALL` and kin).
-pub fn parse_response(format: ResponseFormat, body: &str) -> Result<ParsedResponse, ParseError> {
-    if format == ResponseFormat::Anthropic && looks_like_sse(body) {
+pub fn parse_response(format: Provider, body: &str) -> Result<ParsedResponse, ParseError> {
+    if format == Provider::Anthropic && looks_like_sse(body) {
         return parse_anthropic_sse(body).map(ParsedResponse::refusing_truncated);
     }
     let value: Value = serde_json::from_str(body).map_err(|e| ParseError::NotJson {
@@ -178,17 +129,25 @@ impl ParsedResponse {
 /// # Errors
 ///
 /// As [`parse_response`].
-pub fn parse_response_value(
-    format: ResponseFormat,
-    value: &Value,
-) -> Result<ParsedResponse, ParseError> {
-    match format {
-        ResponseFormat::OpenAi => parse_chat(value),
-        ResponseFormat::OpenAiResponses => parse_responses(value),
-        ResponseFormat::Anthropic => parse_anthropic(value),
-        ResponseFormat::Gemini => parse_gemini(value),
+pub fn parse_response_value(format: Provider, value: &Value) -> Result<ParsedResponse, ParseError> {
+    match format.wire() {
+        Provider::OpenAi => parse_chat(value),
+        Provider::OpenAiResponses => parse_responses(value),
+        Provider::Anthropic => parse_anthropic(value),
+        Provider::Gemini => parse_gemini(value),
+        _ => Err(no_model_responses()),
     }
     .map(ParsedResponse::refusing_truncated)
+}
+
+/// The error for asking MCP for a model response: MCP clients call tools; they send no
+/// model responses to parse.
+fn no_model_responses() -> ParseError {
+    ParseError::Shape {
+        expected: "a model response of OpenAI, Anthropic or Gemini",
+        found: "the MCP dialect, which has tool calls (`tools/call`) but no model responses"
+            .to_owned(),
+    }
 }
 
 fn shape(expected: &'static str, found: &Value) -> ParseError {
@@ -551,9 +510,9 @@ fn parse_gemini(v: &Value) -> Result<ParsedResponse, ParseError> {
 /// # Errors
 ///
 /// [`ParseError`] when the body is not this format's response.
-pub fn model_turn(format: ResponseFormat, body: &Value) -> Result<Vec<Value>, ParseError> {
-    match format {
-        ResponseFormat::OpenAi => {
+pub fn model_turn(format: Provider, body: &Value) -> Result<Vec<Value>, ParseError> {
+    match format.wire() {
+        Provider::OpenAi => {
             let msg = body
                 .get("choices")
                 .and_then(Value::as_array)
@@ -583,7 +542,7 @@ pub fn model_turn(format: ResponseFormat, body: &Value) -> Result<Vec<Value>, Pa
             }
             Ok(vec![Value::Object(out)])
         }
-        ResponseFormat::OpenAiResponses => {
+        Provider::OpenAiResponses => {
             let items = body
                 .get("output")
                 .and_then(Value::as_array)
@@ -602,7 +561,7 @@ pub fn model_turn(format: ResponseFormat, body: &Value) -> Result<Vec<Value>, Pa
                 })
                 .collect())
         }
-        ResponseFormat::Anthropic => {
+        Provider::Anthropic => {
             let content = body
                 .get("content")
                 .and_then(Value::as_array)
@@ -627,7 +586,7 @@ pub fn model_turn(format: ResponseFormat, body: &Value) -> Result<Vec<Value>, Pa
                 .collect();
             Ok(vec![json!({"role": "assistant", "content": blocks})])
         }
-        ResponseFormat::Gemini => {
+        Provider::Gemini => {
             let content = body
                 .get("candidates")
                 .and_then(Value::as_array)
@@ -636,6 +595,7 @@ pub fn model_turn(format: ResponseFormat, body: &Value) -> Result<Vec<Value>, Pa
                 .ok_or_else(|| shape(GEMINI_SHAPE, body))?;
             Ok(vec![content.clone()])
         }
+        _ => Err(no_model_responses()),
     }
 }
 
@@ -705,7 +665,7 @@ impl std::error::Error for ResultError {}
 ///
 /// [`ResultError`] when the counts differ or a call lacks the id OpenAI and Anthropic need.
 pub fn result_messages(
-    format: ResponseFormat,
+    format: Provider,
     calls: &[ToolCall],
     results: &[ToolResult],
 ) -> Result<Vec<Value>, ResultError> {
@@ -734,22 +694,22 @@ pub fn result_messages(
             r.content.clone()
         }
     };
-    match format {
-        ResponseFormat::OpenAi => calls
+    match format.wire() {
+        Provider::OpenAi => calls
             .iter()
             .zip(results)
             .map(|(c, r)| {
                 Ok(json!({"role": "tool", "tool_call_id": need_id(c)?, "content": text(r)}))
             })
             .collect(),
-        ResponseFormat::OpenAiResponses => calls
+        Provider::OpenAiResponses => calls
             .iter()
             .zip(results)
             .map(|(c, r)| {
                 Ok(json!({"type": "function_call_output", "call_id": need_id(c)?, "output": text(r)}))
             })
             .collect(),
-        ResponseFormat::Anthropic => {
+        Provider::Anthropic => {
             let blocks = calls
                 .iter()
                 .zip(results)
@@ -769,7 +729,7 @@ pub fn result_messages(
             }
             Ok(vec![json!({"role": "user", "content": blocks})])
         }
-        ResponseFormat::Gemini => {
+        Provider::Gemini => {
             let parts: Vec<Value> = calls
                 .iter()
                 .zip(results)
@@ -794,5 +754,10 @@ pub fn result_messages(
             }
             Ok(vec![json!({"role": "user", "parts": parts})])
         }
+        _ => Err(ResultError {
+            message: "MCP results are `tools/call` answers (see `mcp::McpServer`), not messages \
+                      of a conversation"
+                .to_owned(),
+        }),
     }
 }

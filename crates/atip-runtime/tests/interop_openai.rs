@@ -8,8 +8,9 @@ use std::path::Path;
 use atip_runtime::interop::async_openai::{
     chat_tools, response_tools, tool_calls_from_chat, tool_calls_from_response,
 };
-use atip_runtime::lifecycle::{parse_response, ResponseFormat};
+use atip_runtime::lifecycle::parse_response;
 use atip_runtime::providers::Provider;
+use atip_runtime::Provider;
 use atip_runtime::{Document, LoadedTool};
 use serde_json::Value;
 
@@ -52,9 +53,7 @@ fn their_response_types_dispatch_like_raw_bodies() {
     let theirs: async_openai::types::chat::CreateChatCompletionResponse =
         serde_json::from_str(&chat).unwrap();
     let calls = tool_calls_from_chat(&theirs).unwrap();
-    let direct = parse_response(ResponseFormat::OpenAi, &chat)
-        .unwrap()
-        .tool_calls;
+    let direct = parse_response(Provider::OpenAi, &chat).unwrap().tool_calls;
     assert!(!calls.is_empty());
     assert_eq!(calls, direct);
     for call in &calls {
@@ -65,7 +64,7 @@ fn their_response_types_dispatch_like_raw_bodies() {
         std::fs::read_to_string(root().join("examples/replay/openai-responses.json")).unwrap();
     let theirs: async_openai::types::responses::Response = serde_json::from_str(&body).unwrap();
     let calls = tool_calls_from_response(&theirs).unwrap();
-    let direct = parse_response(ResponseFormat::OpenAiResponses, &body)
+    let direct = parse_response(Provider::OpenAiResponses, &body)
         .unwrap()
         .tool_calls;
     assert!(!calls.is_empty());

@@ -3,8 +3,9 @@
 //! tests).
 
 use atip_runtime::lifecycle::{
-    model_turn, parse_response, result_messages, ParseError, ResponseFormat, ToolResult,
+    model_turn, parse_response, result_messages, ParseError, ToolResult,
 };
+use atip_runtime::Provider;
 use serde_json::{json, Value};
 
 const CHAT: &str = r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt",
@@ -38,7 +39,7 @@ fn names(r: &atip_runtime::ParsedResponse) -> Vec<&str> {
 
 #[test]
 fn openai_chat_calls_with_one_bad_argument_string() {
-    let r = parse_response(ResponseFormat::OpenAi, CHAT).unwrap();
+    let r = parse_response(Provider::OpenAi, CHAT).unwrap();
     assert_eq!(
         names(&r),
         ["git_status", "git_log"],
@@ -58,7 +59,7 @@ fn openai_chat_calls_with_one_bad_argument_string() {
 
 #[test]
 fn openai_responses_uses_call_id() {
-    let r = parse_response(ResponseFormat::OpenAiResponses, RESPONSES).unwrap();
+    let r = parse_response(Provider::OpenAiResponses, RESPONSES).unwrap();
     assert_eq!(names(&r), ["git_status"]);
     assert_eq!(
         r.tool_calls[0].id.as_deref(),
@@ -70,7 +71,7 @@ fn openai_responses_uses_call_id() {
 
 #[test]
 fn anthropic_ignores_server_tools() {
-    let r = parse_response(ResponseFormat::Anthropic, ANTHROPIC).unwrap();
+    let r = parse_response(Provider::Anthropic, ANTHROPIC).unwrap();
     assert_eq!(names(&r), ["git_status", "git_log"]);
     assert_eq!(r.text, ["Let me look."]);
     assert!(r.tool_calls[1].arguments.as_ref().unwrap().is_empty());
@@ -99,7 +100,7 @@ data: {"type":"message_delta","delta":{"stop_reason":"tool_use"}}
 event: message_stop
 data: {"type":"message_stop"}
 "#;
-    let r = parse_response(ResponseFormat::Anthropic, sse).unwrap();
+    let r = parse_response(Provider::Anthropic, sse).unwrap();
     assert_eq!(
         r.tool_calls[0].arguments.as_ref().unwrap()["max_count"],
         json!(2)
@@ -109,7 +110,7 @@ data: {"type":"message_stop"}
         "\"stop_reason\":\"tool_use\"",
         "\"stop_reason\":\"max_tokens\"",
     );
-    let r = parse_response(ResponseFormat::Anthropic, &cut).unwrap();
+    let r = parse_response(Provider::Anthropic, &cut).unwrap();
     assert!(r.truncated);
     let e = r.tool_calls[0].arguments.as_ref().unwrap_err();
     assert!(e.message.contains("stopped at max_tokens"), "{}", e.message);
@@ -119,7 +120,7 @@ data: {"type":"message_stop"}
         e.message
     );
     let err = parse_response(
-        ResponseFormat::Anthropic,
+        Provider::Anthropic,
         "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n",
     )
     .unwrap_err();
@@ -128,7 +129,7 @@ data: {"type":"message_stop"}
 
 #[test]
 fn gemini_camel_and_snake_case_ids_and_signatures() {
-    let r = parse_response(ResponseFormat::Gemini, GEMINI).unwrap();
+    let r = parse_response(Provider::Gemini, GEMINI).unwrap();
     assert_eq!(names(&r), ["git_status", "git_log"]);
     assert_eq!(r.tool_calls[0].thought_signature.as_deref(), Some("c2ln"));
     assert_eq!(r.tool_calls[0].id, None);
@@ -138,7 +139,7 @@ fn gemini_camel_and_snake_case_ids_and_signatures() {
         "absent args are {{}}"
     );
     let malformed = r#"{"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL", "finishMessage": "bad call"}]}"#;
-    match parse_response(ResponseFormat::Gemini, malformed) {
+    match parse_response(Provider::Gemini, malformed) {
         Err(ParseError::Provider { reason, message }) => {
             assert_eq!(reason, "MALFORMED_FUNCTION_CALL");
             assert!(message.contains("bad call"));
@@ -150,19 +151,19 @@ fn gemini_camel_and_snake_case_ids_and_signatures() {
 #[test]
 fn no_calls_is_an_empty_list_and_wrong_shapes_are_errors() {
     let none = r#"{"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "Hi"}}]}"#;
-    let r = parse_response(ResponseFormat::OpenAi, none).unwrap();
+    let r = parse_response(Provider::OpenAi, none).unwrap();
     assert!(r.tool_calls.is_empty());
     assert_eq!(r.text, ["Hi"]);
-    let err = parse_response(ResponseFormat::Gemini, CHAT).unwrap_err();
+    let err = parse_response(Provider::Gemini, CHAT).unwrap_err();
     assert!(
         err.to_string()
             .starts_with("response is not a Gemini generateContent response"),
         "{err}"
     );
-    let err = parse_response(ResponseFormat::OpenAiResponses, "[1]").unwrap_err();
+    let err = parse_response(Provider::OpenAiResponses, "[1]").unwrap_err();
     assert!(err.to_string().contains("found an array"), "{err}");
     assert!(matches!(
-        parse_response(ResponseFormat::OpenAi, "not json"),
+        parse_response(Provider::OpenAi, "not json"),
         Err(ParseError::NotJson { .. })
     ));
 }
@@ -174,8 +175,8 @@ fn results_go_back_in_each_providers_shape() {
         ToolResult::error("exit code 128: not a git repository"),
     ];
 
-    let r = parse_response(ResponseFormat::OpenAi, CHAT).unwrap();
-    let msgs = result_messages(ResponseFormat::OpenAi, &r.tool_calls, &results).unwrap();
+    let r = parse_response(Provider::OpenAi, CHAT).unwrap();
+    let msgs = result_messages(Provider::OpenAi, &r.tool_calls, &results).unwrap();
     assert_eq!(
         Value::Array(msgs),
         json!([
@@ -183,13 +184,13 @@ fn results_go_back_in_each_providers_shape() {
             {"role": "tool", "tool_call_id": "call_b", "content": "Error: exit code 128: not a git repository"}
         ])
     );
-    let turn = model_turn(ResponseFormat::OpenAi, &serde_json::from_str(CHAT).unwrap()).unwrap();
+    let turn = model_turn(Provider::OpenAi, &serde_json::from_str(CHAT).unwrap()).unwrap();
     assert_eq!(turn[0]["role"], json!("assistant"));
     assert!(turn[0].get("refusal").is_none() && turn[0].get("content").is_none());
     assert_eq!(turn[0]["tool_calls"].as_array().unwrap().len(), 3);
 
-    let r = parse_response(ResponseFormat::Anthropic, ANTHROPIC).unwrap();
-    let msgs = result_messages(ResponseFormat::Anthropic, &r.tool_calls, &results).unwrap();
+    let r = parse_response(Provider::Anthropic, ANTHROPIC).unwrap();
+    let msgs = result_messages(Provider::Anthropic, &r.tool_calls, &results).unwrap();
     assert_eq!(
         Value::Array(msgs),
         json!([{"role": "user", "content": [
@@ -199,8 +200,8 @@ fn results_go_back_in_each_providers_shape() {
         "one user message, every result, nothing before them"
     );
 
-    let r = parse_response(ResponseFormat::Gemini, GEMINI).unwrap();
-    let msgs = result_messages(ResponseFormat::Gemini, &r.tool_calls, &results).unwrap();
+    let r = parse_response(Provider::Gemini, GEMINI).unwrap();
+    let msgs = result_messages(Provider::Gemini, &r.tool_calls, &results).unwrap();
     assert_eq!(
         Value::Array(msgs),
         json!([{"role": "user", "parts": [
@@ -212,35 +213,26 @@ fn results_go_back_in_each_providers_shape() {
     let mut data = ToolResult::ok("{\"files\":[\"a.txt\"]}\n[exit code 0]");
     data.structured = Some(json!({"files": ["a.txt"]}));
     let structured = [data.clone(), results[1].clone()];
-    let msgs = result_messages(ResponseFormat::Gemini, &r.tool_calls, &structured).unwrap();
+    let msgs = result_messages(Provider::Gemini, &r.tool_calls, &structured).unwrap();
     assert_eq!(
         msgs[0]["parts"][0]["functionResponse"]["response"],
         json!({"output": {"files": ["a.txt"]}})
     );
-    let chat = parse_response(ResponseFormat::OpenAi, CHAT).unwrap();
-    let msgs = result_messages(ResponseFormat::OpenAi, &chat.tool_calls[..1], &[data]).unwrap();
+    let chat = parse_response(Provider::OpenAi, CHAT).unwrap();
+    let msgs = result_messages(Provider::OpenAi, &chat.tool_calls[..1], &[data]).unwrap();
     assert_eq!(
         msgs[0]["content"],
         json!("{\"files\":[\"a.txt\"]}\n[exit code 0]")
     );
-    let turn = model_turn(
-        ResponseFormat::Gemini,
-        &serde_json::from_str(GEMINI).unwrap(),
-    )
-    .unwrap();
+    let turn = model_turn(Provider::Gemini, &serde_json::from_str(GEMINI).unwrap()).unwrap();
     assert_eq!(
         turn[0]["parts"][0]["thoughtSignature"],
         json!("c2ln"),
         "echoed verbatim"
     );
 
-    let r = parse_response(ResponseFormat::OpenAiResponses, RESPONSES).unwrap();
-    let msgs = result_messages(
-        ResponseFormat::OpenAiResponses,
-        &r.tool_calls,
-        &results[..1],
-    )
-    .unwrap();
+    let r = parse_response(Provider::OpenAiResponses, RESPONSES).unwrap();
+    let msgs = result_messages(Provider::OpenAiResponses, &r.tool_calls, &results[..1]).unwrap();
     assert_eq!(
         Value::Array(msgs),
         json!([{"type": "function_call_output", "call_id": "call_x", "output": "M a.txt"}])
@@ -249,13 +241,8 @@ fn results_go_back_in_each_providers_shape() {
 
 #[test]
 fn every_call_needs_exactly_one_result() {
-    let r = parse_response(ResponseFormat::OpenAi, CHAT).unwrap();
-    let err = result_messages(
-        ResponseFormat::OpenAi,
-        &r.tool_calls,
-        &[ToolResult::ok("x")],
-    )
-    .unwrap_err();
+    let r = parse_response(Provider::OpenAi, CHAT).unwrap();
+    let err = result_messages(Provider::OpenAi, &r.tool_calls, &[ToolResult::ok("x")]).unwrap_err();
     assert_eq!(
         err.message,
         "2 calls but 1 results: every call must be answered exactly once"
@@ -263,7 +250,7 @@ fn every_call_needs_exactly_one_result() {
     let mut calls = r.tool_calls.clone();
     calls[0].id = None;
     let err = result_messages(
-        ResponseFormat::Anthropic,
+        Provider::Anthropic,
         &calls,
         &[ToolResult::ok("a"), ToolResult::ok("b")],
     )
@@ -271,7 +258,7 @@ fn every_call_needs_exactly_one_result() {
     assert!(err.message.contains("has no id"));
     // Gemini matches by order; no id needed.
     assert!(result_messages(
-        ResponseFormat::Gemini,
+        Provider::Gemini,
         &calls,
         &[ToolResult::ok("a"), ToolResult::ok("b")]
     )

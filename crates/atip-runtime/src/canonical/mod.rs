@@ -104,43 +104,54 @@ impl Format {
         Format::Atip,
     ];
 
-    /// `mcp`, `openai`, `openai-responses`, `anthropic`, `gemini`, `atip`.
+    /// `mcp`, `openai`, `openai-responses`, `anthropic`, `gemini` (the provider's own name),
+    /// `atip`.
     pub const fn as_str(self) -> &'static str {
+        match self.provider() {
+            Some(p) => p.as_str(),
+            None => "atip",
+        }
+    }
+
+    /// The provider whose tool definitions are in this format (plain, not strict); `None` for
+    /// ATIP.
+    pub const fn provider(self) -> Option<Provider> {
         match self {
-            Format::Mcp => "mcp",
-            Format::OpenAi => "openai",
-            Format::OpenAiResponses => "openai-responses",
-            Format::Anthropic => "anthropic",
-            Format::Gemini => "gemini",
-            Format::Atip => "atip",
+            Format::Mcp => Some(Provider::Mcp),
+            Format::OpenAi => Some(Provider::OpenAi),
+            Format::OpenAiResponses => Some(Provider::OpenAiResponses),
+            Format::Anthropic => Some(Provider::Anthropic),
+            Format::Gemini => Some(Provider::Gemini),
+            Format::Atip => None,
         }
     }
 
     /// The format a provider's definitions are in (strict and plain OpenAI share one).
     pub const fn of(provider: Provider) -> Format {
-        match provider {
-            Provider::OpenAi | Provider::OpenAiStrict => Format::OpenAi,
-            Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => Format::OpenAiResponses,
+        match provider.wire() {
+            Provider::OpenAi => Format::OpenAi,
+            Provider::OpenAiResponses => Format::OpenAiResponses,
             Provider::Anthropic => Format::Anthropic,
             Provider::Gemini => Format::Gemini,
-            Provider::Mcp => Format::Mcp,
+            _ => Format::Mcp,
         }
     }
 }
 
+/// `atip`, or a provider's name (`openai-strict` reads as `openai`).
 impl FromStr for Format {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown format {s:?}: expected one of {}",
-                    Format::ALL.map(Format::as_str).join(", ")
-                )
-            })
+        if s == "atip" {
+            return Ok(Format::Atip);
+        }
+        s.parse::<Provider>().map(Format::of).map_err(|_| {
+            format!(
+                "unknown format {s:?}: expected one of {}",
+                Format::ALL.map(Format::as_str).join(", ")
+            )
+        })
     }
 }
 

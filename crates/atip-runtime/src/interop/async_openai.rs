@@ -25,7 +25,8 @@
 use async_openai::types::chat::{ChatCompletionTools, CreateChatCompletionResponse};
 use async_openai::types::responses::{Response, Tool};
 
-use crate::lifecycle::{parse_response, ParseError, ResponseFormat};
+use crate::lifecycle::{parse_response, ParseError};
+use crate::Provider;
 use crate::ToolCall;
 
 /// A JSON array of Chat Completions tool definitions (`schemas::OPENAI` or `OPENAI_STRICT` of a
@@ -58,7 +59,7 @@ pub fn response_tools(json: &str) -> Result<Vec<Tool>, serde_json::Error> {
 pub fn tool_calls_from_chat(
     response: &CreateChatCompletionResponse,
 ) -> Result<Vec<ToolCall>, ParseError> {
-    calls(ResponseFormat::OpenAi, response)
+    calls(Provider::OpenAi, response)
 }
 
 /// The function calls of a Responses API response, ready for dispatch.
@@ -67,13 +68,10 @@ pub fn tool_calls_from_chat(
 ///
 /// [`ParseError`] as [`parse_response`] gives for the serialised response.
 pub fn tool_calls_from_response(response: &Response) -> Result<Vec<ToolCall>, ParseError> {
-    calls(ResponseFormat::OpenAiResponses, response)
+    calls(Provider::OpenAiResponses, response)
 }
 
-fn calls(
-    format: ResponseFormat,
-    response: &impl serde::Serialize,
-) -> Result<Vec<ToolCall>, ParseError> {
+fn calls(format: Provider, response: &impl serde::Serialize) -> Result<Vec<ToolCall>, ParseError> {
     let body = serde_json::to_string(response).map_err(|e| ParseError::NotJson {
         message: format!("the response does not serialise: {e}"),
     })?;
