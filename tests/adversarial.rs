@@ -27,8 +27,7 @@ fn unlimited() -> Options {
 
 fn type_names(text: &str) -> Vec<String> {
     let exp = expand(text, &unlimited()).unwrap_or_else(|e| panic!("{e}"));
-    let file: syn::File = syn::parse2(exp.tokens).expect("generated tokens parse as a Rust file");
-    file.items
+    support::generated_items(exp.tokens)
         .iter()
         .filter_map(|i| match i {
             syn::Item::Struct(s) => Some(s.ident.to_string()),

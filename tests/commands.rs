@@ -4,7 +4,10 @@
 
 use std::ffi::OsString;
 
-use atip_runtime::{ArgvProblem, Command, CostEstimate, StdinMode, ToInvocation, TrustSource};
+use atip_runtime::{
+    ArgvProblem, Command, CostEstimate, Enumeration, StdinMode, ToInvocation, TrustSource,
+};
+use atip_tests::git::SetGlobals;
 use atip_tests::{git, ls, rm, weird};
 
 fn s(argv: Vec<OsString>) -> Vec<String> {

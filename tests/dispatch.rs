@@ -9,6 +9,7 @@ use atip_runtime::{
     Command, Document, FlattenOptions, LoadOptions, LoadedTool, ToInvocation, ToolCall, ToolSpec,
     ValueKind,
 };
+use atip_tests::git::SetGlobals;
 use atip_tests::{git, ls, weird};
 use serde_json::{json, Map, Value};
 
@@ -19,37 +20,36 @@ fn loaded(file: &str) -> LoadedTool {
     LoadedTool::new(doc, None)
 }
 
-fn schemas_of(module: &str) -> [(Provider, &'static str); 7] {
-    macro_rules! all {
-        ($m:ident) => {
-            [
-                (Provider::OpenAi, $m::schemas::OPENAI),
-                (Provider::OpenAiStrict, $m::schemas::OPENAI_STRICT),
-                (Provider::OpenAiResponses, $m::schemas::OPENAI_RESPONSES),
-                (
-                    Provider::OpenAiResponsesStrict,
-                    $m::schemas::OPENAI_RESPONSES_STRICT,
-                ),
-                (Provider::Anthropic, $m::schemas::ANTHROPIC),
-                (Provider::Gemini, $m::schemas::GEMINI),
-                (Provider::Mcp, $m::schemas::MCP),
-            ]
-        };
-    }
-    match module {
-        "git" => all!(git),
-        "ls" => all!(ls),
-        "weird" => all!(weird),
-        _ => unreachable!(),
-    }
+/// `git` again, with every provider's definitions generated as constants.
+mod git_with_schemas {
+    atip_runtime::include_atip!(
+        "../examples/atip/git.json",
+        schemas = [
+            "openai",
+            "openai-strict",
+            "openai-responses",
+            "openai-responses-strict",
+            "anthropic",
+            "gemini",
+            "mcp"
+        ]
+    );
 }
 
 #[test]
-fn generated_schemas_are_byte_identical_to_the_run_time_path() {
-    for (module, file, tools) in [
-        ("git", "examples/atip/git.json", git::TOOLS),
-        ("ls", "examples/atip/ls.json", ls::TOOLS),
-        ("weird", "tests/fixtures/adversarial.json", weird::TOOLS),
+fn generated_definitions_are_byte_identical_to_the_run_time_path() {
+    for (file, tools, definitions) in [
+        (
+            "examples/atip/git.json",
+            git::TOOLS,
+            git::definitions as fn(Provider) -> &'static str,
+        ),
+        ("examples/atip/ls.json", ls::TOOLS, ls::definitions),
+        (
+            "tests/fixtures/adversarial.json",
+            weird::TOOLS,
+            weird::definitions,
+        ),
     ] {
         let rt = loaded(file);
         assert_eq!(
@@ -57,44 +57,65 @@ fn generated_schemas_are_byte_identical_to_the_run_time_path() {
             rt.tools(),
             "{file}: const TOOL == ToolSpec::from_flat"
         );
-        for (provider, text) in schemas_of(module) {
+        for provider in Provider::ALL {
+            let text = definitions(provider);
             assert_eq!(
                 text,
                 tool_definitions_json(rt.tools(), provider),
                 "{file} {}",
                 provider.as_str()
             );
+            assert_eq!(text, rt.definitions_json(provider), "{file}");
+            // Computed once, then the same text.
+            assert!(std::ptr::eq(text, definitions(provider)));
         }
     }
 }
 
 #[test]
-fn per_command_constants_are_single_definitions() {
-    let spec = <git::Commit as Command>::TOOL;
-    assert_eq!(
-        git::Commit::OPENAI_STRICT_TOOL,
-        tool_definition(&spec, Provider::OpenAiStrict).to_string()
-    );
-    assert_eq!(
-        git::Commit::MCP_TOOL,
-        tool_definition(&spec, Provider::Mcp).to_string()
-    );
-    let v: Value = serde_json::from_str(git::Clean::ANTHROPIC_TOOL).unwrap();
+fn schemas_option_generates_the_same_json_as_constants() {
+    use git_with_schemas::schemas;
+    for (provider, text) in [
+        (Provider::OpenAi, schemas::OPENAI),
+        (Provider::OpenAiStrict, schemas::OPENAI_STRICT),
+        (Provider::OpenAiResponses, schemas::OPENAI_RESPONSES),
+        (
+            Provider::OpenAiResponsesStrict,
+            schemas::OPENAI_RESPONSES_STRICT,
+        ),
+        (Provider::Anthropic, schemas::ANTHROPIC),
+        (Provider::Gemini, schemas::GEMINI),
+        (Provider::Mcp, schemas::MCP),
+    ] {
+        assert_eq!(text, git::definitions(provider), "{}", provider.as_str());
+    }
+}
+
+#[test]
+fn one_command_definition_comes_from_its_tool_spec() {
+    let v = tool_definition(&git::Clean::TOOL, Provider::Anthropic);
     assert_eq!(v["name"], json!("git_clean"));
     assert!(v["description"]
         .as_str()
         .unwrap()
         .ends_with("[⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE]"));
-    let v: Value = serde_json::from_str(git::Clean::MCP_TOOL).unwrap();
+    let v = tool_definition(&git::Clean::TOOL, Provider::Mcp);
     assert_eq!(
         v["annotations"],
         json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
     );
-    let v: Value = serde_json::from_str(ls::Ls::OPENAI_TOOL).unwrap();
+    let v = tool_definition(&ls::Ls::TOOL, Provider::OpenAi);
     assert!(v["function"]["description"]
         .as_str()
         .unwrap()
         .ends_with("[🔒 READ-ONLY]"));
+    // The array is the definitions joined.
+    let all: Value = serde_json::from_str(git::definitions(Provider::Mcp)).unwrap();
+    let i = git::Call::NAMES
+        .iter()
+        .position(|n| *n == "git_clean")
+        .unwrap();
+    assert_eq!(all[i], tool_definition(&git::Clean::TOOL, Provider::Mcp));
 }
 
 fn call(name: &str, args: Value) -> ToolCall {

@@ -4,6 +4,8 @@
 //! `fixtures/hostile.json` is compiled as `atip_tests::hostile` under `deny(warnings,
 //! missing_docs)` and its doc comments are run by `cargo test --doc`.)
 
+mod support;
+
 use atip_build::{expand, Options};
 use atip_runtime::{Decision, Document, FlattenOptions, LoadOptions, Mode, Policy};
 
@@ -27,9 +29,7 @@ fn hostile_enum_values_become_distinct_variants() {
     ))
     .unwrap();
     let exp = expand(&text, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
-    let file: syn::File = syn::parse2(exp.tokens).unwrap();
-    let variants: Vec<Vec<String>> = file
-        .items
+    let variants: Vec<Vec<String>> = support::generated_items(exp.tokens)
         .iter()
         .filter_map(|i| match i {
             syn::Item::Enum(e) if e.ident != "Call" => {
@@ -58,7 +58,7 @@ fn duplicate_enum_values_are_folded_into_one_variant() {
     let exp = expand(&text, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     let source = exp.to_source("dup.json");
     assert!(
-        source.contains("    A,\n    /// `b`\n    B,\n}"),
+        source.contains("        A,\n        /// `b`\n        B,\n    }"),
         "{source}"
     );
     assert!(!source.contains("A2"), "{source}");

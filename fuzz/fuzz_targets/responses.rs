@@ -3,16 +3,15 @@
 //! when every call has an id (Gemini needs none); a call without one gets a clear error.
 #![no_main]
 
-use atip_runtime::lifecycle::{
-    model_turn, parse_response, result_messages, ResponseFormat, ToolResult,
-};
+use atip_runtime::lifecycle::{model_turn, parse_response, result_messages, ToolResult};
+use atip_runtime::Provider;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    for format in ResponseFormat::ALL {
+    for format in Provider::ALL {
         if let Ok(parsed) = parse_response(format, text) {
             let results: Vec<ToolResult> = parsed
                 .tool_calls
@@ -21,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
                 .collect();
             let messages = result_messages(format, &parsed.tool_calls, &results);
             let ids = parsed.tool_calls.iter().all(|c| c.id.is_some());
-            if ids || format == ResponseFormat::Gemini {
+            if ids || format == Provider::Gemini {
                 messages.expect("one result per call with ids always makes messages");
             } else if let Err(e) = messages {
                 assert!(e.message.contains("has no id"), "{}", e.message);

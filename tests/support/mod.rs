@@ -136,3 +136,16 @@ fn write_if_changed(path: &Path, content: &str) {
         std::fs::write(path, content).unwrap();
     }
 }
+
+/// The items the generator emits, found inside the inner module that holds them
+/// (`mod atip_generated`, re-exported by the caller's module).
+pub fn generated_items(tokens: proc_macro2::TokenStream) -> Vec<syn::Item> {
+    let file: syn::File = syn::parse2(tokens).expect("generated tokens parse as a Rust file");
+    file.items
+        .into_iter()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "atip_generated" => m.content.map(|(_, items)| items),
+            _ => None,
+        })
+        .expect("the generated module")
+}

@@ -27,6 +27,7 @@ pub struct Input {
     commands: Option<Vec<String>>,
     program: Option<String>,
     max_commands: usize,
+    schemas: Vec<atip_core::Provider>,
 }
 
 impl Input {
@@ -37,6 +38,7 @@ impl Input {
             commands: None,
             program: None,
             max_commands: crate::DEFAULT_MAX_COMMANDS,
+            schemas: Vec::new(),
         }
     }
 
@@ -56,6 +58,7 @@ impl Input {
             commands: None,
             program: None,
             max_commands: crate::DEFAULT_MAX_COMMANDS,
+            schemas: Vec::new(),
         }
     }
 
@@ -89,6 +92,15 @@ impl Input {
     /// Run this executable instead of the tool's `name`.
     pub fn program(mut self, program: impl Into<String>) -> Self {
         self.program = Some(program.into());
+        self
+    }
+
+    /// Also generate these providers' tool definitions as `const` JSON text, in
+    /// `pub mod schemas` (`schemas::OPENAI_STRICT`). Default: none; the generated
+    /// `definitions(provider)` computes any provider's at run time (see
+    /// [`Settings::schemas`](crate::Settings::schemas)).
+    pub fn schemas(mut self, providers: impl IntoIterator<Item = atip_core::Provider>) -> Self {
+        self.schemas = providers.into_iter().collect();
         self
     }
 
@@ -257,6 +269,7 @@ impl Builder {
                 commands: input.commands.clone(),
                 program: input.program.clone(),
                 max_commands: input.max_commands,
+                schemas: input.schemas.clone(),
             };
             match expand(&text, &gen_options) {
                 Ok(exp) => {

@@ -121,6 +121,43 @@ pub fn effects_summary(e: &Effects) -> String {
     }
 }
 
+/// A field's doc text: the parameter's description, then how it goes on the command line,
+/// the tool's default, its environment variable and its listed values.
+pub fn param_doc(p: &atip_core::FlatParam) -> String {
+    use atip_core::flatten::{OptionScope, ParamKind};
+    let mut text = p.description.clone();
+    let mut notes: Vec<String> = Vec::new();
+    match &p.kind {
+        ParamKind::Argument => notes.push("Positional argument.".to_owned()),
+        ParamKind::Option { flag, scope } => {
+            let from = match scope {
+                OptionScope::Global => " (global option)",
+                OptionScope::Inherited => " (inherited)",
+                OptionScope::Own => "",
+            };
+            notes.push(format!("Flag `{}`{from}.", flag.text));
+        }
+    }
+    if let Some(default) = &p.default {
+        let default = match &**default {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        notes.push(format!("Tool default: `{default}`."));
+    }
+    if let Some(var) = &p.env_var {
+        notes.push(format!("Environment variable: `{var}`."));
+    }
+    if !p.listed_values.is_empty() {
+        notes.push(format!("Allowed values: {}.", p.listed_values.join(", ")));
+    }
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&notes.join(" "));
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -119,6 +119,8 @@ pub fn ident_text(name: &str) -> String {
 #[derive(Debug, Default)]
 pub struct Scope {
     taken: HashSet<String>,
+    /// Who claimed each name, for [`Scope::claim_for`].
+    owners: HashMap<String, String>,
     /// The next suffix to try for each base already claimed, so that k names on one base
     /// cost O(k), not O(k²).
     next: HashMap<String, usize>,
@@ -129,6 +131,7 @@ impl Scope {
     pub fn with_reserved(reserved: &[&str]) -> Self {
         Scope {
             taken: reserved.iter().map(|s| (*s).to_owned()).collect(),
+            owners: HashMap::new(),
             next: HashMap::new(),
         }
     }
@@ -150,7 +153,133 @@ impl Scope {
         self.taken.insert(ident_text(&name));
         name
     }
+
+    /// [`Scope::claim`] for `owner` (a JSON path, say). When `base` was taken, also returns
+    /// who took it: the owner that claimed it earlier, or `None` inside `Some` when the name
+    /// is reserved.
+    pub fn claim_for(
+        &mut self,
+        base: &str,
+        sep: &str,
+        owner: &str,
+    ) -> (String, Option<Option<String>>) {
+        let wanted = ident_text(base);
+        let clash = self
+            .taken
+            .contains(&wanted)
+            .then(|| self.owners.get(&wanted).cloned());
+        let name = self.claim(base, sep);
+        self.owners.insert(ident_text(&name), owner.to_owned());
+        (name, clash)
+    }
 }
+
+/// Type names the generated module never gives a command or an enum: the items and imports
+/// of the generated module itself and the standard prelude, so nothing shadows what the
+/// generated code and its users refer to.
+pub const RESERVED_TYPES: &[&str] = &[
+    // The generated module's own items and imports.
+    "Call",
+    "Globals",
+    "SetGlobals",
+    "Arguments",
+    "Command",
+    "DispatchError",
+    "Effects",
+    "Enumeration",
+    "Field",
+    "ParamSpec",
+    "PathBuf",
+    "Provider",
+    "ToolCall",
+    "ToolSpec",
+    "TrustSource",
+    "ValueKind",
+    "Borrowed",
+    // The prelude and what derives and impls name.
+    "Self",
+    "Option",
+    "Result",
+    "String",
+    "Vec",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Default",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Hash",
+    "AsRef",
+    "AsMut",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "FromIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "ToOwned",
+    "ToString",
+];
+
+/// Method names a command's setters never take: its constructor, the methods of the traits it
+/// implements, and the `globals` setter. A parameter with one of these names gets a
+/// `with_` setter (`with_new`); `globals` is the setter of the global options.
+pub const RESERVED_METHODS: &[&str] = &[
+    "new",
+    "default",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "fmt",
+    "hash",
+    "serialize",
+    "deserialize",
+    "argv",
+    "try_argv",
+    "write_argv",
+    "fields",
+    "from_arguments",
+    "to_invocation",
+    "into",
+    "from",
+    "to_owned",
+    "to_string",
+    "type_id",
+    "globals",
+    "globals_mut",
+];
+
+/// Names of the generated module's values: its constants, statics and functions. Shared
+/// constants the generator adds (`E0`, `PR_REPO`) are claimed after them.
+pub const RESERVED_VALUES: &[&str] = &[
+    "PROGRAM",
+    "TRUST",
+    "CHECKSUM",
+    "TOOLS",
+    "EFFECTS",
+    "definitions",
+    "schemas",
+];
 
 #[cfg(test)]
 mod tests {

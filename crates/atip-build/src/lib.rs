@@ -36,9 +36,10 @@ use proc_macro2::TokenStream;
 pub use atip_core::discover::{
     discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT, MAX_AGENT_OUTPUT,
 };
+pub use atip_core::Provider;
 #[cfg(feature = "builder")]
 pub use builder::{BuildError, Builder, Generated, Input};
-pub use codegen::{generate, Settings};
+pub use codegen::{generate, Generation, Settings};
 
 /// The versions of this crate and of the `atip-core` it was built with: what [`expand`]
 /// emits depends on both, so caches of generated code are keyed on them.
@@ -65,6 +66,9 @@ pub struct Options {
     /// Refuse to generate code for more commands than this (after the `commands` filter).
     /// Default [`DEFAULT_MAX_COMMANDS`].
     pub max_commands: usize,
+    /// Providers whose definitions are generated as `const` JSON (see [`Settings::schemas`]);
+    /// default none.
+    pub schemas: Vec<atip_core::Provider>,
 }
 
 impl Default for Options {
@@ -74,6 +78,7 @@ impl Default for Options {
             commands: None,
             program: None,
             max_commands: DEFAULT_MAX_COMMANDS,
+            schemas: Vec::new(),
         }
     }
 }
@@ -85,7 +90,7 @@ pub struct Expansion {
     pub tool: String,
     /// The generated items.
     pub tokens: TokenStream,
-    /// Warnings from loading and flattening (they do not stop generation).
+    /// Warnings from loading, flattening and naming (they do not stop generation).
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -108,16 +113,22 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
     if doc.commands.len() > options.max_commands {
         return Err(too_many_commands(&doc, options));
     }
-    let tokens = generate(
+    let generation = generate(
         &doc,
         &Settings {
             program: options.program.clone(),
+            schemas: options.schemas.clone(),
         },
     );
+    let mut warnings = doc.warnings;
+    let mut renames = generation.warnings;
+    atip_core::diagnostic::locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut renames);
+    warnings.extend(renames);
+    atip_core::diagnostic::sort_by_location(&mut warnings);
     Ok(Expansion {
         tool: doc.tool.name,
-        tokens,
-        warnings: doc.warnings,
+        tokens: generation.tokens,
+        warnings,
     })
 }
 

@@ -51,10 +51,14 @@ enum Cmd {
         /// Refuse more commands than this (after --commands).
         #[arg(long, default_value_t = atip_build::DEFAULT_MAX_COMMANDS)]
         max_commands: usize,
+        /// Also generate these providers' definitions as `const` JSON in `mod schemas`
+        /// (comma-separated provider names, as for `compile --provider`).
+        #[arg(long, value_delimiter = ',')]
+        schemas: Vec<Provider>,
     },
     /// Print the tool definitions of every command of the files as one JSON array, in a
     /// provider's format (for gemini: the function declarations) — the same JSON as the
-    /// generated `schemas` constant for a single file.
+    /// generated `definitions(provider)` for a single file.
     Compile {
         /// openai, openai-strict, openai-responses, openai-responses-strict, anthropic,
         /// gemini or mcp.
@@ -212,7 +216,17 @@ fn main() -> ExitCode {
             commands,
             program,
             max_commands,
-        } => gen(&file, commands, program, max_commands),
+            schemas,
+        } => gen(
+            &file,
+            Options {
+                file: Some(file.display().to_string()),
+                commands: (!commands.is_empty()).then_some(commands),
+                program,
+                max_commands,
+                schemas,
+            },
+        ),
         Cmd::Compile {
             provider,
             files,
@@ -663,26 +677,15 @@ fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
     }
 }
 
-fn gen(
-    file: &std::path::Path,
-    commands: Vec<String>,
-    program: Option<String>,
-    max_commands: usize,
-) -> ExitCode {
+fn gen(file: &std::path::Path, options: Options) -> ExitCode {
     let name = file.display().to_string();
-    let options = LoadOptions::strict().with_file(name.clone());
-    let text = match atip_runtime::load::read_text(file, &options) {
+    let load = LoadOptions::strict().with_file(name.clone());
+    let text = match atip_runtime::load::read_text(file, &load) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::FAILURE;
         }
-    };
-    let options = Options {
-        file: Some(name.clone()),
-        commands: (!commands.is_empty()).then_some(commands),
-        program,
-        max_commands,
     };
     match expand(&text, &options) {
         Ok(exp) => {

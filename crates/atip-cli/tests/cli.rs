@@ -133,7 +133,22 @@ fn gen_applies_the_command_filter_and_program() {
     assert!(out.contains("pub struct Log {"));
     assert!(out.contains("pub struct StashPop {"));
     assert!(!out.contains("pub struct Commit {"));
-    assert!(out.contains("const PROGRAM: &'static str = \"/usr/bin/git\";"));
+    assert!(out.contains("const PROGRAM: &str = \"/usr/bin/git\";"));
+    assert!(
+        !out.contains("pub mod schemas"),
+        "no JSON constants unless asked"
+    );
+    let (code, out, _) = atip(&[
+        "gen",
+        "examples/atip/git.json",
+        "--schemas",
+        "mcp,anthropic",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("pub mod schemas {"));
+    assert!(out.contains("pub const MCP: &str = "));
+    assert!(out.contains("pub const ANTHROPIC: &str = "));
+    assert!(!out.contains("pub const OPENAI"));
     let (code, _, err) = atip(&["gen", "examples/atip/git.json", "--commands", "nope"]);
     assert_eq!(code, 1);
     assert!(

@@ -113,6 +113,9 @@ pub struct FlatParam {
 pub struct ParamOrigin {
     /// The declaring node, e.g. `$.commands.pr`; `$` for global options.
     pub node: Arc<JsonPath>,
+    /// The subcommand path of the declaring command as it goes into the argv (`["pr"]`,
+    /// `""` segments removed); empty for global options, which the tool itself declares.
+    pub command: Arc<[String]>,
     /// The member holding the parameter: `arguments`, `options` or `globalOptions`.
     pub member: &'static str,
     /// Its index there.
@@ -251,7 +254,7 @@ fn flatten_parts(
     }
 
     let root = Arc::new(JsonPath::root());
-    let globals = w.params_of_level(&root, Vec::new(), global_options, OptionScope::Global);
+    let globals = w.params_of_level(&root, &[], Vec::new(), global_options, OptionScope::Global);
     let mut levels = vec![globals];
     let tool_effects = tool_effects.cloned().unwrap_or_default();
     let mut visible = Vec::new();
@@ -342,7 +345,13 @@ impl Walker<'_> {
                 }
                 // A group's arguments are ignored, but still checked for collisions.
                 let inherited = self
-                    .params_of_level(&node, cmd.arguments, cmd.options, OptionScope::Inherited)
+                    .params_of_level(
+                        &node,
+                        visible,
+                        cmd.arguments,
+                        cmd.options,
+                        OptionScope::Inherited,
+                    )
                     .into_iter()
                     .filter(|p| !matches!(p.kind, ParamKind::Argument))
                     .collect();
@@ -398,7 +407,8 @@ impl Walker<'_> {
         if !self.wanted_leaf(visible) {
             return;
         }
-        let own = self.params_of_level(&node, cmd.arguments, cmd.options, OptionScope::Own);
+        let own =
+            self.params_of_level(&node, visible, cmd.arguments, cmd.options, OptionScope::Own);
         let name = names::tool_name(self.tool_name, visible);
         if let Some(first) = self.names.get(&name) {
             self.diags.push(Diagnostic::error(
@@ -490,6 +500,7 @@ impl Walker<'_> {
     fn params_of_level(
         &mut self,
         node: &Arc<JsonPath>,
+        command: &[String],
         arguments: Vec<ArgumentSpec>,
         options: Vec<OptionSpec>,
         scope: OptionScope,
@@ -499,8 +510,10 @@ impl Walker<'_> {
         } else {
             "options"
         };
+        let command: Arc<[String]> = command.into();
         let origin = |member: &'static str, index: usize| ParamOrigin {
             node: Arc::clone(node),
+            command: Arc::clone(&command),
             member,
             index,
         };

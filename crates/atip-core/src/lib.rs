@@ -53,5 +53,5 @@ pub use flatten::{flatten, FlatCommand, FlatParam, FlattenOptions, Flattened, Pa
 pub use load::{load, Document, LoadOptions, Loaded};
 pub use model::{AtipTool, ParamType, TrustSource};
 pub use providers::Provider;
-pub use tool::{ParamSpec, ToolSpec, ValueKind};
+pub use tool::{ArgvForm, ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;

@@ -414,33 +414,22 @@ pub fn tool_definitions<'a>(
     )
 }
 
-/// Compact JSON text of [`tool_definitions`]: what the generated `schemas` constants hold.
+/// Compact JSON text of [`tool_definitions`], written directly (no [`Value`] tree): what a
+/// generated module's `definitions(provider)` returns and its optional `schemas` constants
+/// hold.
 pub fn tool_definitions_json<'a>(
     specs: impl IntoIterator<Item = &'a ToolSpec>,
     provider: Provider,
 ) -> String {
-    tool_definitions_json_with_offsets(specs, provider).0
-}
-
-/// [`tool_definitions_json`] and the byte range of each definition inside it, so that one
-/// text serves both the array and each tool (the generator's per-command constants are
-/// slices of the array constant).
-pub fn tool_definitions_json_with_offsets<'a>(
-    specs: impl IntoIterator<Item = &'a ToolSpec>,
-    provider: Provider,
-) -> (String, Vec<(usize, usize)>) {
     let mut out = String::from("[");
-    let mut ranges = Vec::new();
     for (i, spec) in specs.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let start = out.len();
         write_definition(&mut out, spec, provider);
-        ranges.push((start, out.len()));
     }
     out.push(']');
-    (out, ranges)
+    out
 }
 
 /// The specs called `names`, in the order of `names` (e.g. to stay under a provider's tool
@@ -656,14 +645,11 @@ mod tests {
     }
 
     fn param(name: &'static str, kind: ValueKind, required: bool) -> ParamSpec {
-        ParamSpec {
-            name: Cow::Borrowed(name),
-            description: Cow::Borrowed("d"),
-            kind,
-            required,
-            multiple: false,
-            values: None,
-            default: None,
+        let p = ParamSpec::option(name, "d", kind, "--x");
+        if required {
+            p.required()
+        } else {
+            p
         }
     }
 
@@ -894,21 +880,16 @@ mod tests {
     }
 
     #[test]
-    fn array_text_is_the_serialised_array_and_offsets_slice_it() {
+    fn array_text_is_the_serialised_array() {
         let a = spec(vec![param("x", ValueKind::String, true)], Effects::UNKNOWN);
         let mut b = spec(vec![], effects(r#"{"destructive": true}"#));
         b.name = "gh_repo_delete".into();
         for p in Provider::ALL {
-            let (text, ranges) = tool_definitions_json_with_offsets([&a, &b], p);
+            let text = tool_definitions_json([&a, &b], p);
             assert_eq!(text, tool_definitions([&a, &b], p).to_string());
-            assert_eq!(
-                &text[ranges[0].0..ranges[0].1],
-                tool_definition(&a, p).to_string()
-            );
-            assert_eq!(
-                &text[ranges[1].0..ranges[1].1],
-                tool_definition(&b, p).to_string()
-            );
+            let mut one = String::new();
+            write_definition(&mut one, &b, p);
+            assert_eq!(one, tool_definition(&b, p).to_string());
         }
         assert_eq!(tool_definitions_json([], Provider::Mcp), "[]");
         let tools = [a, b];

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::effects::{Effects, Text, TextList};
-use crate::flatten::FlatCommand;
+use crate::flatten::{FlatCommand, ParamKind};
 use crate::model::ParamType;
 
 /// One tool as a model sees it.
@@ -31,7 +31,13 @@ pub struct ToolSpec {
     pub params: Cow<'static, [ParamSpec]>,
 }
 
-/// One parameter of a [`ToolSpec`].
+/// One parameter of a [`ToolSpec`]: what a model sees of it (name, description, kind, values)
+/// and how its values go on the command line ([`ParamSpec::argv`]).
+///
+/// Generated code builds these in `const`s with the named constructors ([`ParamSpec::flag`],
+/// [`ParamSpec::option`], [`ParamSpec::short_option`], [`ParamSpec::argument`]) and the
+/// chainable setters ([`ParamSpec::required`], [`ParamSpec::values`], …); metadata loaded at run
+/// time gets them from [`ToolSpec::from_flat`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParamSpec {
     /// Provider-valid parameter name (`dry_run`).
@@ -49,6 +55,160 @@ pub struct ParamSpec {
     pub values: Option<TextList>,
     /// The tool's default when left out, as text (`open`, `30`).
     pub default: Option<Text>,
+    /// How its values go on the command line.
+    pub argv: ArgvForm,
+    /// A global option (`globalOptions`, spec §3.4): written right after the program, before
+    /// the subcommand path.
+    pub global: bool,
+}
+
+/// How a parameter's values go on the command line (the argv rules of DESIGN.md: long flags
+/// as `--flag=value`, short-only flags as two elements, booleans as a bare flag).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "form", content = "text", rename_all = "lowercase")]
+pub enum ArgvForm {
+    /// A positional argument; the text is its declared name, which problems quote.
+    Argument(Text),
+    /// A boolean option: the bare flag (`--verbose`) when `true`, nothing when `false`.
+    Flag(Text),
+    /// An option with a long flag: one element `--flag=value` per value.
+    Joined(Text),
+    /// An option with only a short flag: two elements, `-f` then the value, per value.
+    Separate(Text),
+}
+
+impl ArgvForm {
+    /// The flag, or an argument's declared name: what problems about the parameter quote.
+    pub fn label(&self) -> &str {
+        match self {
+            ArgvForm::Argument(t)
+            | ArgvForm::Flag(t)
+            | ArgvForm::Joined(t)
+            | ArgvForm::Separate(t) => t,
+        }
+    }
+
+    /// Whether this is a positional argument.
+    pub const fn is_argument(&self) -> bool {
+        matches!(self, ArgvForm::Argument(_))
+    }
+}
+
+impl ParamSpec {
+    /// A spec with every optional part unset; the named constructors below start here.
+    const fn base(
+        name: &'static str,
+        description: &'static str,
+        kind: ValueKind,
+        argv: ArgvForm,
+    ) -> ParamSpec {
+        ParamSpec {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
+            kind,
+            required: false,
+            multiple: false,
+            values: None,
+            default: None,
+            argv,
+            global: false,
+        }
+    }
+
+    /// A positional argument called `name` (its declared name too; see
+    /// [`ParamSpec::declared_as`]).
+    pub const fn argument(name: &'static str, description: &'static str, kind: ValueKind) -> Self {
+        Self::base(
+            name,
+            description,
+            kind,
+            ArgvForm::Argument(Cow::Borrowed(name)),
+        )
+    }
+
+    /// A boolean option written as the bare `flag` when `true`.
+    pub const fn flag(name: &'static str, description: &'static str, flag: &'static str) -> Self {
+        Self::base(
+            name,
+            description,
+            ValueKind::Boolean,
+            ArgvForm::Flag(Cow::Borrowed(flag)),
+        )
+    }
+
+    /// An option taking values of `kind`, written `--flag=value`.
+    pub const fn option(
+        name: &'static str,
+        description: &'static str,
+        kind: ValueKind,
+        flag: &'static str,
+    ) -> Self {
+        Self::base(
+            name,
+            description,
+            kind,
+            ArgvForm::Joined(Cow::Borrowed(flag)),
+        )
+    }
+
+    /// An option with only a short flag, taking values of `kind`, written `-f value`.
+    pub const fn short_option(
+        name: &'static str,
+        description: &'static str,
+        kind: ValueKind,
+        flag: &'static str,
+    ) -> Self {
+        Self::base(
+            name,
+            description,
+            kind,
+            ArgvForm::Separate(Cow::Borrowed(flag)),
+        )
+    }
+
+    /// `self`, required.
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// `self`, taking a list of values.
+    pub const fn multiple(mut self) -> Self {
+        self.multiple = true;
+        self
+    }
+
+    /// `self`, a global option.
+    pub const fn global(mut self) -> Self {
+        self.global = true;
+        self
+    }
+
+    /// `self` with its allowed values.
+    pub const fn values(mut self, values: &'static [Text]) -> Self {
+        // Assigning would drop the old value, which `const fn` cannot do.
+        std::mem::forget(self.values.replace(Cow::Borrowed(values)));
+        self
+    }
+
+    /// `self` with the tool's default.
+    pub const fn default(mut self, default: &'static str) -> Self {
+        std::mem::forget(self.default.replace(Cow::Borrowed(default)));
+        self
+    }
+
+    /// `self` (a positional argument) declared as `declared` where that differs from its
+    /// provider-valid name (`file-name` for `file_name`).
+    pub const fn declared_as(mut self, declared: &'static str) -> Self {
+        let argv = std::mem::replace(&mut self.argv, ArgvForm::Argument(Cow::Borrowed(declared)));
+        std::mem::forget(argv);
+        self
+    }
+
+    /// Whether values are paths (`file` or `directory`), judged by path rules.
+    pub const fn is_path(&self) -> bool {
+        matches!(self.kind, ValueKind::File | ValueKind::Directory)
+    }
 }
 
 /// The kind of one value of a parameter (spec §3.7, enumerations resolved).
@@ -126,7 +286,24 @@ impl ToolSpec {
                                 && matches!(kind, ValueKind::Integer | ValueKind::Number))
                             .then(|| p.listed_values.clone())
                         });
+                        let argv = match &p.kind {
+                            ParamKind::Argument => {
+                                ArgvForm::Argument(Cow::Owned(p.declared_name.clone()))
+                            }
+                            ParamKind::Option { flag, .. } => {
+                                let text = Cow::Owned(flag.text.clone());
+                                if kind == ValueKind::Boolean {
+                                    ArgvForm::Flag(text)
+                                } else if flag.attached {
+                                    ArgvForm::Joined(text)
+                                } else {
+                                    ArgvForm::Separate(text)
+                                }
+                            }
+                        };
                         ParamSpec {
+                            argv,
+                            global: p.is_global(),
                             name: Cow::Owned(p.name.clone()),
                             description: Cow::Owned(p.description.clone()),
                             kind,

@@ -19,6 +19,9 @@
 //! * `commands = ["pr", "repo delete"]` keeps only those command subtrees (segments
 //!   separated by spaces, as typed on the command line);
 //! * `program = "/usr/local/bin/gh"` runs that executable instead of the tool's `name`;
+//! * `schemas = ["openai-strict", "anthropic"]` also generates those providers' tool
+//!   definitions as `const` JSON text (`schemas::OPENAI_STRICT`); by default none are, and the
+//!   generated `definitions(provider)` computes any provider's array at run time, once;
 //! * `max_commands = 5000` raises the limit on the number of commands generated (default
 //!   `atip_build::DEFAULT_MAX_COMMANDS`, 2,000): a larger document is a compile error that says
 //!   how to filter it, instead of a build that takes many minutes and gigabytes.
@@ -50,6 +53,7 @@ struct Args {
     commands: Option<Vec<String>>,
     program: Option<String>,
     max_commands: Option<usize>,
+    schemas: Option<Vec<atip_build::Provider>>,
 }
 
 impl Parse for Args {
@@ -62,6 +66,7 @@ impl Parse for Args {
         let mut commands = None;
         let mut program = None;
         let mut max_commands = None;
+        let mut schemas = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -82,7 +87,33 @@ impl Parse for Args {
                 "max_commands" if max_commands.is_none() => {
                     max_commands = Some(input.parse::<syn::LitInt>()?.base10_parse::<usize>()?);
                 }
-                "commands" | "program" | "max_commands" => {
+                "schemas" if schemas.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+                    let mut providers = Vec::new();
+                    for lit in &list {
+                        match lit.value().parse::<atip_build::Provider>() {
+                            Ok(p) => providers.push(p),
+                            Err(_) => {
+                                let known: Vec<String> = atip_build::Provider::ALL
+                                    .iter()
+                                    .map(|p| format!("\"{}\"", p.as_str()))
+                                    .collect();
+                                return Err(syn::Error::new(
+                                    lit.span(),
+                                    format!(
+                                        "unknown provider {:?}: expected one of {}",
+                                        lit.value(),
+                                        known.join(", ")
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    schemas = Some(providers);
+                }
+                "commands" | "program" | "max_commands" | "schemas" => {
                     return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")))
                 }
                 other => {
@@ -90,7 +121,8 @@ impl Parse for Args {
                         key.span(),
                         format!(
                             "unknown option `{other}`: expected `commands = [\"pr\", \"repo delete\"]`, \
-                             `program = \"/path/to/tool\"` or `max_commands = 5000`"
+                             `program = \"/path/to/tool\"`, `max_commands = 5000` or \
+                             `schemas = [\"openai-strict\", \"anthropic\"]`"
                         ),
                     ))
                 }
@@ -101,13 +133,15 @@ impl Parse for Args {
             commands,
             program,
             max_commands,
+            schemas,
         })
     }
 }
 
 /// Expands to typed commands generated from an ATIP metadata file: for each command a struct
 /// with a constructor and setters implementing `atip_runtime::Command`, an enum per
-/// enumeration parameter, `Call` and `EFFECTS`. See the crate documentation for options.
+/// enumeration parameter, `Globals` for the tool's global options, `Call`, `TOOLS`, `EFFECTS`
+/// and `definitions`. See the crate documentation for options.
 #[proc_macro]
 pub fn include_atip(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);
@@ -154,6 +188,7 @@ fn expand(args: Args) -> proc_macro2::TokenStream {
         max_commands: args
             .max_commands
             .unwrap_or(atip_build::DEFAULT_MAX_COMMANDS),
+        schemas: args.schemas.unwrap_or_default(),
     };
     let cache = cache::Entry::new(&full.to_string_lossy(), &text, &format!("{options:?}"));
     if let Some(items) = cache.as_ref().and_then(cache::Entry::load) {

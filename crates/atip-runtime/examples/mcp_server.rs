@@ -14,7 +14,7 @@ mod git {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = McpServer::generated(
-        git::schemas::MCP,
+        git::TOOLS,
         |call| {
             let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
             command.to_invocation().map_err(|e| e.to_string())

@@ -4,7 +4,9 @@ use std::borrow::Cow;
 use std::ffi::OsString;
 
 use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
+use crate::dispatch::Arguments;
 use crate::effects::Effects;
+use crate::fields::{write_fields, Field};
 use crate::model::{SafetyAssumption, TrustSource};
 use crate::tool::ToolSpec;
 
@@ -37,9 +39,28 @@ pub trait Command {
     /// schemas and argument checking are computed from it.
     const TOOL: ToolSpec;
 
+    /// Hands the command's fields to `visit`, in the order of [`Command::TOOL`]'s
+    /// parameters. Writing the argv ([`Command::write_argv`]) and serialising go through it,
+    /// with one table-driven writer for every command ([`crate::fields`]).
+    fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field]));
+
+    /// Builds the command from arguments already checked against [`Command::TOOL`]
+    /// (see [`crate::dispatch::typed`]).
+    ///
+    /// # Errors
+    ///
+    /// A message when an argument does not convert to its field: the command and its `TOOL`
+    /// spec disagree (a bug in the generator, never a model's mistake).
+    fn from_arguments(args: Arguments<'_>) -> Result<Self, String>
+    where
+        Self: Sized;
+
     /// Writes global options, the subcommand path, options and positionals into `argv`,
-    /// which already holds the program.
-    fn write_argv(&self, argv: &mut ArgvBuilder);
+    /// which already holds the program (the argv rules of DESIGN.md).
+    fn write_argv(&self, argv: &mut ArgvBuilder) {
+        let tool = Self::TOOL;
+        self.fields(&mut |fields| write_fields(argv, Self::PATH, &tool.params, fields));
+    }
 
     /// The full argv, program first.
     ///

@@ -1,61 +1,36 @@
-//! Table-driven argv writing and serialisation for generated commands.
+//! The one argv writer and serialiser of commands, driven by their parameter table.
 //!
-//! A generated command lists its fields once, as `&dyn Field`, beside a `const` table saying how
-//! each one goes on the command line and under which parameter name it serialises. One call
-//! then writes the whole argv (or the whole JSON object), where a statement per field would
-//! cost compile time for every command of a large tool. Only generated code uses this, through
-//! `atip_runtime::__private`.
+//! A command's [`ToolSpec`](crate::ToolSpec) lists its parameters in a fixed order, each with
+//! the [`ArgvForm`] its values take. A generated command hands its fields over in that same
+//! order, as `&dyn Field` ([`Command::fields`](crate::Command::fields)); metadata loaded at run
+//! time hands over the checked JSON values ([`JsonArgument`]). [`write_fields`] then writes
+//! the whole argv and [`serialize_fields`] the whole JSON object, in one loop over the table,
+//! so both paths produce the same command line by construction, and a large tool does not
+//! pay the compiler for one statement per field of every command.
 
+use std::borrow::Cow;
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use serde::ser::SerializeMap as _;
 use serde_json::Value;
 
-use crate::argv::{ArgValue, ArgvBuilder, Url};
+use crate::argv::{ArgValue, ArgvBuilder, Url, ValueProblem};
+use crate::tool::{ArgvForm, ParamSpec, ValueKind};
 
-/// How one field goes on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arg {
-    /// `--flag=value` (one element; repeated for each value of a list).
-    Long(&'static str),
-    /// `-f value` (two elements).
-    Short(&'static str),
-    /// A positional argument, named in problems.
-    Positional(&'static str),
-    /// A boolean option: the bare flag when `true`.
-    Flag(&'static str),
-}
-
-/// One row of a generated command's field table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FieldSpec {
-    /// The provider parameter name (`dry_run`), under which the field serialises.
-    pub name: &'static str,
-    /// How it goes on the command line.
-    pub arg: Arg,
-    /// A global option: written before the subcommand path.
-    pub global: bool,
-    /// Must be given: a required list needs at least one value, and serialises even empty.
-    pub required: bool,
-    /// The value is a URL, checked when the argv is built.
-    pub url: bool,
-}
-
-/// A field of a generated command.
+/// A field of a command: `bool`, a [`Scalar`], or an `Option` or `Vec` of scalars (and
+/// [`JsonArgument`] for metadata loaded at run time).
 pub trait Field {
-    /// Writes the field's argv elements (nothing when absent, `false` or empty).
-    fn write(&self, argv: &mut ArgvBuilder, spec: &FieldSpec);
+    /// Writes the field's argv elements as `spec` says (nothing when absent, `false` or
+    /// empty).
+    fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec);
     /// The field as JSON, `None` when it is left out (absent, `false`, or an empty optional
     /// list).
-    fn json(&self, spec: &FieldSpec) -> Option<Value>;
-    /// Its values are paths (`file` or `directory` parameters, `PathBuf` fields).
-    fn is_path(&self) -> bool {
-        false
-    }
+    fn json(&self, spec: &ParamSpec) -> Option<Value>;
 }
 
 /// One value of a field: strings, paths, numbers and generated enumerations.
-pub trait Scalar: ArgValue + serde::Serialize + Sized {
+pub trait Scalar: serde::Serialize + Sized {
     /// Reads a checked argument value.
     ///
     /// # Errors
@@ -69,13 +44,43 @@ pub trait Scalar: ArgValue + serde::Serialize + Sized {
     /// command in one struct expression, without a `?` per field.)
     fn unread() -> Self;
 
-    /// The value as text, when it is one (for the URL check).
+    /// The value as one argv element.
+    ///
+    /// # Errors
+    ///
+    /// [`ValueProblem`] when no command line can carry it (a non-finite number).
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem>;
+
+    /// The value as text, when it is text (for the URL check of `url` parameters).
     fn text(&self) -> Option<&str> {
         None
     }
+}
 
-    /// Values of this type are paths (`PathBuf`), judged by path rules.
-    const IS_PATH: bool = false;
+/// A generated enumeration: a fieldless enum with one variant per allowed value (spec §3.7,
+/// `enum`), each value kept exactly as the tool expects it.
+///
+/// Bring the trait into scope for [`Enumeration::as_str`] and [`Enumeration::from_value`]:
+/// `use atip_runtime::Enumeration;`.
+pub trait Enumeration: Copy + PartialEq + 'static {
+    /// Every variant with its value, in declaration order.
+    const VALUES: &'static [(Self, &'static str)];
+
+    /// The value exactly as the tool expects it.
+    fn as_str(self) -> &'static str {
+        Self::VALUES
+            .iter()
+            .find(|(variant, _)| *variant == self)
+            .map_or("", |(_, value)| value)
+    }
+
+    /// The variant whose value is `value`, if any (exact match, case included).
+    fn from_value(value: &str) -> Option<Self> {
+        Self::VALUES
+            .iter()
+            .find(|(_, v)| *v == value)
+            .map(|(variant, _)| *variant)
+    }
 }
 
 fn expected(what: &str, found: &Value) -> String {
@@ -97,14 +102,16 @@ impl Scalar for String {
             .ok_or_else(|| expected("a string", value))
     }
 
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ArgValue::to_arg(self)
+    }
+
     fn text(&self) -> Option<&str> {
         Some(self)
     }
 }
 
 impl Scalar for PathBuf {
-    const IS_PATH: bool = true;
-
     fn unread() -> Self {
         PathBuf::new()
     }
@@ -114,6 +121,10 @@ impl Scalar for PathBuf {
             .as_str()
             .map(PathBuf::from)
             .ok_or_else(|| expected("a path (string)", value))
+    }
+
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ArgValue::to_arg(self)
     }
 }
 
@@ -125,6 +136,10 @@ impl Scalar for i64 {
     fn from_json(value: &Value) -> Result<Self, String> {
         value.as_i64().ok_or_else(|| expected("an integer", value))
     }
+
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ArgValue::to_arg(self)
+    }
 }
 
 impl Scalar for f64 {
@@ -135,142 +150,232 @@ impl Scalar for f64 {
     fn from_json(value: &Value) -> Result<Self, String> {
         value.as_f64().ok_or_else(|| expected("a number", value))
     }
-}
 
-fn write_one<T: Scalar>(value: &T, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-    match (spec.url, value.text()) {
-        (true, Some(text)) => write_value(&Url(text), argv, spec),
-        _ => write_value(value, argv, spec),
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ArgValue::to_arg(self)
     }
 }
 
-fn write_value<V: ArgValue + ?Sized>(value: &V, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-    match spec.arg {
-        Arg::Long(flag) => argv.long(flag, value),
-        Arg::Short(flag) => argv.short(flag, value),
-        Arg::Positional(name) => argv.positional(name, value),
-        // Booleans are `bool` fields; a value here would be a generator bug, written as an
-        // option rather than dropped.
-        Arg::Flag(flag) => argv.long(flag, value),
+impl<E: Enumeration + serde::Serialize> Scalar for E {
+    fn unread() -> Self {
+        E::VALUES[0].0
+    }
+
+    fn from_json(value: &Value) -> Result<Self, String> {
+        match value.as_str() {
+            Some(text) => {
+                E::from_value(text).ok_or_else(|| format!("{text:?} is not one of its values"))
+            }
+            None => Err(expected("a string", value)),
+        }
+    }
+
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        Ok(Cow::Borrowed(OsStr::new(self.as_str())))
+    }
+}
+
+/// A [`Scalar`] as an [`ArgValue`], for the builder.
+struct ScalarArg<'a, T>(&'a T);
+
+impl<T: Scalar> ArgValue for ScalarArg<'_, T> {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        self.0.to_arg()
+    }
+}
+
+/// Writes one value of `spec` in its form; URL parameters' values are checked as URLs.
+fn write_value<V: ArgValue + ?Sized>(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &V) {
+    match &spec.argv {
+        ArgvForm::Joined(flag) => argv.long(flag, value),
+        ArgvForm::Separate(flag) => argv.short(flag, value),
+        ArgvForm::Argument(name) => argv.positional(name, value),
+        // A flag takes no value: a value here means the spec and the field disagree; written
+        // as an option rather than dropped.
+        ArgvForm::Flag(flag) => argv.long(flag, value),
+    }
+}
+
+fn write_scalar<T: Scalar>(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &T) {
+    match (spec.kind, value.text()) {
+        (ValueKind::Url, Some(text)) => write_value(argv, spec, &Url(text)),
+        _ => write_value(argv, spec, &ScalarArg(value)),
+    }
+}
+
+/// A boolean: the bare flag when `true` (an argument is written `true` or `false`).
+fn write_bool(argv: &mut ArgvBuilder, spec: &ParamSpec, on: bool) {
+    match &spec.argv {
+        ArgvForm::Argument(name) => argv.positional(name, if on { "true" } else { "false" }),
+        ArgvForm::Flag(flag) | ArgvForm::Joined(flag) | ArgvForm::Separate(flag) => {
+            if on {
+                argv.flag(flag);
+            }
+        }
+    }
+}
+
+/// An absent value: an omitted positional is recorded, so a later one cannot take its slot.
+fn write_absent(argv: &mut ArgvBuilder, spec: &ParamSpec) {
+    if let ArgvForm::Argument(name) = &spec.argv {
+        argv.omit_positional(name);
+    }
+}
+
+/// Before a list's values: a required list needs at least one, an empty one is absent.
+fn write_list_start(argv: &mut ArgvBuilder, spec: &ParamSpec, len: usize) {
+    if spec.required {
+        argv.require_values(spec.argv.label(), len);
+    }
+    if len == 0 {
+        write_absent(argv, spec);
     }
 }
 
 impl Field for bool {
-    fn write(&self, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-        match spec.arg {
-            Arg::Flag(flag) => {
-                if *self {
-                    argv.flag(flag);
-                }
-            }
-            Arg::Positional(name) => argv.positional(name, if *self { "true" } else { "false" }),
-            Arg::Long(flag) | Arg::Short(flag) => {
-                if *self {
-                    argv.flag(flag);
-                }
-            }
-        }
+    fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec) {
+        write_bool(argv, spec, *self);
     }
 
-    fn json(&self, _: &FieldSpec) -> Option<Value> {
+    fn json(&self, _: &ParamSpec) -> Option<Value> {
         self.then_some(Value::Bool(true))
     }
 }
 
 impl<T: Scalar> Field for T {
-    fn write(&self, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-        write_one(self, argv, spec);
+    fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec) {
+        write_scalar(argv, spec, self);
     }
 
-    fn json(&self, _: &FieldSpec) -> Option<Value> {
+    fn json(&self, _: &ParamSpec) -> Option<Value> {
         serde_json::to_value(self).ok()
-    }
-
-    fn is_path(&self) -> bool {
-        T::IS_PATH
     }
 }
 
 impl<T: Scalar> Field for Option<T> {
-    fn write(&self, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-        match (self, spec.arg) {
-            (Some(v), _) => write_one(v, argv, spec),
-            (None, Arg::Positional(name)) => argv.omit_positional(name),
-            (None, _) => {}
+    fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec) {
+        match self {
+            Some(v) => write_scalar(argv, spec, v),
+            None => write_absent(argv, spec),
         }
     }
 
-    fn json(&self, _: &FieldSpec) -> Option<Value> {
+    fn json(&self, _: &ParamSpec) -> Option<Value> {
         self.as_ref().and_then(|v| serde_json::to_value(v).ok())
-    }
-
-    fn is_path(&self) -> bool {
-        T::IS_PATH
     }
 }
 
 impl<T: Scalar> Field for Vec<T> {
-    fn write(&self, argv: &mut ArgvBuilder, spec: &FieldSpec) {
-        if spec.required {
-            let label = match spec.arg {
-                Arg::Long(s) | Arg::Short(s) | Arg::Positional(s) | Arg::Flag(s) => s,
-            };
-            argv.require_values(label, self.len());
-        }
-        if let (true, Arg::Positional(name)) = (self.is_empty(), spec.arg) {
-            argv.omit_positional(name);
-        }
+    fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec) {
+        write_list_start(argv, spec, self.len());
         for v in self {
-            write_one(v, argv, spec);
+            write_scalar(argv, spec, v);
         }
     }
 
-    fn json(&self, spec: &FieldSpec) -> Option<Value> {
+    fn json(&self, spec: &ParamSpec) -> Option<Value> {
         if self.is_empty() && !spec.required {
             None
         } else {
             serde_json::to_value(self).ok()
         }
     }
+}
 
-    fn is_path(&self) -> bool {
-        T::IS_PATH
+/// One checked JSON argument of metadata loaded at run time (`None`: absent), written exactly
+/// as the generated field of the same parameter would be: numbers through `i64` and `f64`,
+/// booleans as flags, lists item by item.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JsonArgument<'a>(pub Option<&'a Value>);
+
+/// A checked JSON value as one argv element, formatted as the generated field would format it.
+struct JsonArg<'a> {
+    value: &'a Value,
+    kind: ValueKind,
+}
+
+impl ArgValue for JsonArg<'_> {
+    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        match self.value {
+            Value::String(s) => Ok(Cow::Borrowed(OsStr::new(s.as_str()))),
+            Value::Number(n) if self.kind == ValueKind::Number => match n.as_f64() {
+                Some(f) => ArgValue::to_arg(&f).map(|c| Cow::Owned(c.into_owned())),
+                None => Ok(Cow::Owned(n.to_string().into())),
+            },
+            other => Ok(Cow::Owned(other.to_string().into())),
+        }
     }
 }
 
-/// A command's argv after its program: global options, the subcommand `path`, the other
-/// options, then the positionals (which [`ArgvBuilder`] keeps last).
+fn write_json_value(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &Value) {
+    match (spec.kind, value) {
+        (ValueKind::Url, Value::String(text)) => write_value(argv, spec, &Url(text)),
+        (kind, value) => write_value(argv, spec, &JsonArg { value, kind }),
+    }
+}
+
+impl Field for JsonArgument<'_> {
+    fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec) {
+        if spec.kind == ValueKind::Boolean {
+            return write_bool(argv, spec, self.0 == Some(&Value::Bool(true)));
+        }
+        if spec.multiple {
+            let items: &[Value] = match self.0 {
+                Some(Value::Array(items)) => items,
+                _ => &[],
+            };
+            write_list_start(argv, spec, items.len());
+            for v in items {
+                write_json_value(argv, spec, v);
+            }
+        } else {
+            match self.0 {
+                Some(v) => write_json_value(argv, spec, v),
+                None => write_absent(argv, spec),
+            }
+        }
+    }
+
+    fn json(&self, _: &ParamSpec) -> Option<Value> {
+        self.0.cloned()
+    }
+}
+
+/// A command's argv after its program: the global options, the subcommand `path`, the other
+/// options, then the positionals (which [`ArgvBuilder`] keeps last). `params` and `fields`
+/// are in the same order; each parameter is announced ([`ArgvBuilder::parameter`]) so its
+/// values are recorded for argument rules.
 pub fn write_fields(
     argv: &mut ArgvBuilder,
-    path: &[&str],
-    specs: &[FieldSpec],
+    path: &[impl AsRef<str>],
+    params: &[ParamSpec],
     fields: &[&dyn Field],
 ) {
-    for (spec, field) in specs.iter().zip(fields).filter(|(s, _)| s.global) {
-        argv.parameter(spec.name, field.is_path());
+    for (spec, field) in params.iter().zip(fields).filter(|(s, _)| s.global) {
+        argv.parameter(spec.name.clone(), spec.is_path());
         field.write(argv, spec);
     }
     argv.subcommand(path);
-    for (spec, field) in specs.iter().zip(fields).filter(|(s, _)| !s.global) {
-        argv.parameter(spec.name, field.is_path());
+    for (spec, field) in params.iter().zip(fields).filter(|(s, _)| !s.global) {
+        argv.parameter(spec.name.clone(), spec.is_path());
         field.write(argv, spec);
     }
 }
 
-/// A command as a JSON object of its present fields, by parameter name.
+/// A command as a JSON object of its present fields, by parameter name, in table order.
 ///
 /// # Errors
 ///
 /// The serializer's.
 pub fn serialize_fields<S: serde::Serializer>(
     serializer: S,
-    specs: &[FieldSpec],
+    params: &[ParamSpec],
     fields: &[&dyn Field],
 ) -> Result<S::Ok, S::Error> {
-    let present: Vec<(&str, Value)> = specs
+    let present: Vec<(&str, Value)> = params
         .iter()
         .zip(fields)
-        .filter_map(|(spec, field)| field.json(spec).map(|v| (spec.name, v)))
+        .filter_map(|(spec, field)| field.json(spec).map(|v| (spec.name.as_ref(), v)))
         .collect();
     let mut map = serializer.serialize_map(Some(present.len()))?;
     for (k, v) in &present {

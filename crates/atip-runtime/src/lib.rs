@@ -39,16 +39,17 @@ pub use atip_core::*;
 pub mod argv;
 pub mod command;
 pub mod dispatch;
-mod fields;
+pub mod fields;
 pub mod lifecycle;
 pub mod prompt;
 
 pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 pub use dispatch::{
-    Arguments, ArgumentsError, DispatchError, FromArgument, FromArguments, LoadedTool, Problem,
-    ToolCall, ToolGroup,
+    Arguments, ArgumentsError, DispatchError, FromArgument, LoadedTool, Problem, ToolCall,
+    ToolGroup,
 };
+pub use fields::Enumeration;
 pub use lifecycle::{
     model_turn, parse_response, result_messages, ParseError, ParsedResponse, ToolResult,
 };

@@ -102,7 +102,18 @@ impl std::error::Error for McpError {
 ///
 /// [`McpError::Definition`] if a definition does not deserialise as an `rmcp` `Tool`.
 pub fn tools_of(tool: &LoadedTool) -> Result<Vec<Tool>, McpError> {
-    serde_json::from_str(&tool.definitions_json(Provider::Mcp)).map_err(McpError::Definition)
+    mcp_tools(tool.tools())
+}
+
+/// Each spec's MCP definition as an `rmcp` [`Tool`], converted as a JSON value (no text).
+fn mcp_tools(specs: &[crate::ToolSpec]) -> Result<Vec<Tool>, McpError> {
+    specs
+        .iter()
+        .map(|spec| {
+            serde_json::from_value(crate::providers::tool_definition(spec, Provider::Mcp))
+                .map_err(McpError::Definition)
+        })
+        .collect()
 }
 
 impl McpServer {
@@ -138,13 +149,13 @@ impl McpServer {
         })
     }
 
-    /// A server for a generated module: its `schemas::MCP` and a function that dispatches a
-    /// call through its `Call`:
+    /// A server for a generated module: its `TOOLS` and a function that dispatches a call
+    /// through its `Call`:
     ///
     /// ```
     /// # mod git { atip_runtime::include_atip!("../../examples/atip/git.json"); }
     /// use atip_runtime::{mcp::McpServer, Runner, ToInvocation};
-    /// let server = McpServer::generated(git::schemas::MCP, |call| {
+    /// let server = McpServer::generated(git::TOOLS, |call| {
     ///     let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
     ///     command.to_invocation().map_err(|e| e.to_string())
     /// }, Runner::new())?;
@@ -154,14 +165,19 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`McpError::Definition`] when `mcp_json` is not a JSON array of MCP tool definitions.
+    /// [`McpError::Policy`] when the runner's policy names a command or parameter the module
+    /// does not have; [`McpError::Definition`] if a definition does not convert to `rmcp`'s
+    /// `Tool` (a bug).
     pub fn generated(
-        mcp_json: &str,
+        tools: &[crate::ToolSpec],
         dispatch: GeneratedDispatch,
         runner: Runner,
     ) -> Result<Self, McpError> {
-        let definitions: Vec<Tool> =
-            serde_json::from_str(mcp_json).map_err(McpError::Definition)?;
+        runner
+            .current_policy()
+            .check_against(tools)
+            .map_err(McpError::Policy)?;
+        let definitions = mcp_tools(tools)?;
         Ok(McpServer {
             inner: Arc::new(Inner {
                 source: Source::Generated(dispatch),

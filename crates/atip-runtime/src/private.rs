@@ -2,7 +2,8 @@ pub use serde;
 
 use serde::de::Error as _;
 
-use crate::dispatch::{Arguments, FromArguments};
+use crate::dispatch::Arguments;
+use crate::fields::Enumeration;
 use crate::Command;
 
 /// `Deserialize` of a generated command: a JSON object checked against `C::TOOL` with the
@@ -10,7 +11,7 @@ use crate::Command;
 pub fn deserialize_command<'de, D, C>(deserializer: D) -> Result<C, D::Error>
 where
     D: serde::Deserializer<'de>,
-    C: Command + FromArguments,
+    C: Command,
 {
     use serde::Deserialize;
     let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
@@ -27,18 +28,62 @@ where
     C::from_arguments(checked).map_err(D::Error::custom)
 }
 
-/// `Deserialize` of a generated enumeration: one of `values`, by text.
-pub fn deserialize_enum<'de, D, E>(
-    deserializer: D,
-    parse: fn(&str) -> Option<E>,
-    values: &'static [&'static str],
-) -> Result<E, D::Error>
+/// `Serialize` of a generated command: its present fields as a JSON object, by parameter name.
+///
+/// # Errors
+///
+/// The serializer's.
+pub fn serialize_command<S, C>(command: &C, serializer: S) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+    C: Command,
+{
+    let tool = C::TOOL;
+    let mut serializer = Some(serializer);
+    let mut result = None;
+    command.fields(&mut |fields| {
+        if let Some(serializer) = serializer.take() {
+            result = Some(crate::fields::serialize_fields(
+                serializer,
+                &tool.params,
+                fields,
+            ));
+        }
+    });
+    result.unwrap_or_else(|| Err(serde::ser::Error::custom("the command listed no fields")))
+}
+
+/// `Serialize` of a generated enumeration: its value as a string.
+///
+/// # Errors
+///
+/// The serializer's.
+pub fn serialize_enum<S: serde::Serializer, E: Enumeration>(
+    value: E,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(value.as_str())
+}
+
+/// `Deserialize` of a generated enumeration: one of its values, by text.
+///
+/// # Errors
+///
+/// When the text is not one of the values.
+pub fn deserialize_enum<'de, D, E>(deserializer: D) -> Result<E, D::Error>
 where
     D: serde::Deserializer<'de>,
+    E: Enumeration,
 {
     use serde::Deserialize;
     let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
-    parse(&text).ok_or_else(|| D::Error::unknown_variant(&text, values))
+    E::from_value(&text).ok_or_else(|| {
+        let values: Vec<String> = E::VALUES.iter().map(|(_, v)| format!("{v:?}")).collect();
+        D::Error::custom(format_args!(
+            "unknown value {text:?}, expected one of {}",
+            values.join(", ")
+        ))
+    })
 }
 
 /// The object-safe part of [`Command`], so that a generated `Call` matches on its variant
@@ -83,7 +128,7 @@ impl<C: Command> DynCommand for C {
 /// As [`typed`](crate::dispatch::typed).
 pub fn dispatch_to<C, T>(call: &crate::ToolCall) -> Result<T, crate::DispatchError>
 where
-    C: Command + FromArguments,
+    C: Command,
     T: From<C>,
 {
     crate::dispatch::typed::<C>(call).map(T::from)
@@ -115,80 +160,33 @@ pub fn dispatch_by_name<T>(
 /// `Cow::Borrowed`, shorter in generated code.
 pub use std::borrow::Cow::Borrowed;
 
-pub use crate::fields::{serialize_fields, write_fields, Arg, Field, FieldSpec, Scalar};
-pub use serde_json;
+/// Every command of a generated module as one provider's tool definitions (a JSON array),
+/// computed from its `TOOLS` on first use and kept for the life of the program: the generated
+/// `definitions` function. `cache` holds one slot per [`Provider`](crate::Provider).
+pub fn definitions(
+    tools: &[crate::ToolSpec],
+    provider: crate::Provider,
+    cache: &'static DefinitionsCache,
+) -> &'static str {
+    let slot = crate::Provider::ALL
+        .iter()
+        .position(|p| *p == provider)
+        .unwrap_or(0);
+    cache.0[slot].get_or_init(|| crate::providers::tool_definitions_json(tools, provider))
+}
 
-/// [`Scalar::from_json`] of a generated enumeration: a string naming one of its values.
-///
-/// # Errors
-///
-/// When the value is not a string, or not one of the values.
-pub fn enum_from_json<E>(
-    value: &serde_json::Value,
-    parse: fn(&str) -> Option<E>,
-) -> Result<E, String> {
-    match value.as_str() {
-        Some(text) => parse(text).ok_or_else(|| format!("{text:?} is not one of its values")),
-        None => Err(format!(
-            "expected a string, found {}",
-            crate::diagnostic::describe(value)
-        )),
+/// The cache of [`definitions`]: one computed array per provider.
+pub struct DefinitionsCache([std::sync::OnceLock<String>; crate::Provider::ALL.len()]);
+
+impl DefinitionsCache {
+    /// An empty cache, for a `static`.
+    pub const fn new() -> Self {
+        DefinitionsCache([const { std::sync::OnceLock::new() }; crate::Provider::ALL.len()])
     }
 }
 
-/// A [`FieldSpec`] in a `const`, with fewer tokens than the struct literal.
-pub const fn field(
-    name: &'static str,
-    arg: Arg,
-    global: bool,
-    required: bool,
-    url: bool,
-) -> FieldSpec {
-    FieldSpec {
-        name,
-        arg,
-        global,
-        required,
-        url,
-    }
-}
-
-/// A [`ParamSpec`](crate::ParamSpec) in a `const`, with fewer tokens than the struct
-/// literal (generated tables hold thousands of them).
-#[allow(clippy::too_many_arguments)]
-pub const fn param(
-    name: &'static str,
-    description: &'static str,
-    kind: crate::ValueKind,
-    required: bool,
-    multiple: bool,
-    values: Option<&'static [crate::effects::Text]>,
-    default: Option<&'static str>,
-) -> crate::ParamSpec {
-    crate::ParamSpec {
-        name: Borrowed(name),
-        description: Borrowed(description),
-        kind,
-        required,
-        multiple,
-        values: match values {
-            Some(v) => Some(Borrowed(v)),
-            None => None,
-        },
-        default: match default {
-            Some(d) => Some(Borrowed(d)),
-            None => None,
-        },
-    }
-}
-
-/// `&s[start..end]` in a `const`: the generated per-command schema constants are slices
-/// of the array constants. Fails compilation if the range is not on character boundaries.
-pub const fn slice(s: &'static str, start: usize, end: usize) -> &'static str {
-    let (head, _) = s.as_bytes().split_at(end);
-    let (_, part) = head.split_at(start);
-    match core::str::from_utf8(part) {
-        Ok(part) => part,
-        Err(_) => panic!("schema slice is not on character boundaries"),
+impl Default for DefinitionsCache {
+    fn default() -> Self {
+        Self::new()
     }
 }

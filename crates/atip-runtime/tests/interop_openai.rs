@@ -10,7 +10,6 @@ use atip_runtime::interop::async_openai::{
 };
 use atip_runtime::lifecycle::parse_response;
 use atip_runtime::providers::Provider;
-use atip_runtime::Provider;
 use atip_runtime::{Document, LoadedTool};
 use serde_json::Value;
 
@@ -31,16 +30,19 @@ fn git() -> LoadedTool {
 #[test]
 fn chat_and_responses_definitions_convert_both_ways_unchanged() {
     let tool = git();
-    for p in [Provider::OpenAi, Provider::OpenAiStrict] {
+    for (p, strict) in [(Provider::OpenAi, false), (Provider::OpenAiStrict, true)] {
         let json = tool.definitions_json(p);
-        let theirs = chat_tools(&json).unwrap();
+        let theirs = chat_tools(tool.tools(), strict).unwrap();
         assert_eq!(theirs.len(), tool.tools().len());
         let back = serde_json::to_value(&theirs).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(&json).unwrap(), "{p:?}");
     }
-    for p in [Provider::OpenAiResponses, Provider::OpenAiResponsesStrict] {
+    for (p, strict) in [
+        (Provider::OpenAiResponses, false),
+        (Provider::OpenAiResponsesStrict, true),
+    ] {
         let json = tool.definitions_json(p);
-        let theirs = response_tools(&json).unwrap();
+        let theirs = response_tools(tool.tools(), strict).unwrap();
         let back = serde_json::to_value(&theirs).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(&json).unwrap(), "{p:?}");
     }

@@ -16,7 +16,10 @@ mod git {
 fn a_generated_command_is_a_rig_tool_with_its_schema() {
     let tool = RigTool::<git::Status>::new(Runner::new());
     assert_eq!(<RigTool<git::Status> as PortableTool>::NAME, "git_status");
-    let ours: Value = serde_json::from_str(git::Status::ANTHROPIC_TOOL).unwrap();
+    let ours: Value = atip_runtime::providers::tool_definition(
+        &git::Status::TOOL,
+        atip_runtime::Provider::Anthropic,
+    );
     assert_eq!(tool.parameters(), ours["input_schema"]);
     assert_eq!(tool.description(), ours["description"]);
 

@@ -14,7 +14,7 @@ mod git {
 
 fn generated(runner: Runner) -> McpServer {
     McpServer::generated(
-        git::schemas::MCP,
+        git::TOOLS,
         |call| {
             let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
             command.to_invocation().map_err(|e| e.to_string())
@@ -35,7 +35,7 @@ fn generated_definitions_convert_both_ways_unchanged() {
     let back = serde_json::to_value(server.definitions()).unwrap();
     assert_eq!(
         back,
-        serde_json::from_str::<Value>(git::schemas::MCP).unwrap()
+        serde_json::from_str::<Value>(git::definitions(atip_runtime::Provider::Mcp)).unwrap()
     );
     let clean = server
         .definitions()

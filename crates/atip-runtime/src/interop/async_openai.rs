@@ -16,8 +16,8 @@
 //!     &Default::default(),
 //! )?;
 //! let tool = LoadedTool::new(doc, None);
-//! // Generated code has the same JSON as a constant: `hello::schemas::OPENAI_STRICT`.
-//! let tools = chat_tools(&tool.definitions_json(Provider::OpenAiStrict))?;
+//! // For a generated module: `chat_tools(hello::TOOLS, true)`.
+//! let tools = chat_tools(tool.tools(), true)?;
 //! assert_eq!(tools.len(), 1);
 //! # Ok(()) }
 //! ```
@@ -26,28 +26,48 @@ use async_openai::types::chat::{ChatCompletionTools, CreateChatCompletionRespons
 use async_openai::types::responses::{Response, Tool};
 
 use crate::lifecycle::{parse_response, ParseError};
+use crate::providers::tool_definition;
 use crate::Provider;
-use crate::ToolCall;
+use crate::{ToolCall, ToolSpec};
 
-/// A JSON array of Chat Completions tool definitions (`schemas::OPENAI` or `OPENAI_STRICT` of a
-/// generated module, or `LoadedTool::definitions_json(Provider::OpenAi | OpenAiStrict)`) as
-/// async-openai's `ChatCompletionTools`, for `CreateChatCompletionRequest::tools`.
+/// Chat Completions tool definitions of `specs` (a generated module's `TOOLS`, or
+/// `LoadedTool::tools()`) as async-openai's `ChatCompletionTools`, for
+/// `CreateChatCompletionRequest::tools`; `strict` selects OpenAI strict mode.
 ///
 /// # Errors
 ///
-/// When `json` is not such an array.
-pub fn chat_tools(json: &str) -> Result<Vec<ChatCompletionTools>, serde_json::Error> {
-    serde_json::from_str(json)
+/// When a definition does not convert (a bug: ours follow the provider's schema).
+pub fn chat_tools(
+    specs: &[ToolSpec],
+    strict: bool,
+) -> Result<Vec<ChatCompletionTools>, serde_json::Error> {
+    let provider = if strict {
+        Provider::OpenAiStrict
+    } else {
+        Provider::OpenAi
+    };
+    specs
+        .iter()
+        .map(|s| serde_json::from_value(tool_definition(s, provider)))
+        .collect()
 }
 
-/// A JSON array of Responses tool definitions (`schemas::OPENAI_RESPONSES` or
-/// `OPENAI_RESPONSES_STRICT`) as async-openai's responses `Tool`s.
+/// Responses API tool definitions of `specs` as async-openai's responses `Tool`s; `strict`
+/// selects strict mode.
 ///
 /// # Errors
 ///
-/// When `json` is not such an array.
-pub fn response_tools(json: &str) -> Result<Vec<Tool>, serde_json::Error> {
-    serde_json::from_str(json)
+/// When a definition does not convert (a bug).
+pub fn response_tools(specs: &[ToolSpec], strict: bool) -> Result<Vec<Tool>, serde_json::Error> {
+    let provider = if strict {
+        Provider::OpenAiResponsesStrict
+    } else {
+        Provider::OpenAiResponses
+    };
+    specs
+        .iter()
+        .map(|s| serde_json::from_value(tool_definition(s, provider)))
+        .collect()
 }
 
 /// The tool calls of a chat completion, ready for dispatch (`Call::from_tool_call`,

@@ -23,7 +23,7 @@ use rig_core::completion::ToolDefinition;
 use rig_core::tool::PortableTool;
 use serde_json::{Map, Value};
 
-use crate::dispatch::{typed, FromArguments};
+use crate::dispatch::typed;
 use crate::providers::{tool_definition, Provider};
 use crate::{Command, Runner, ToolCall, ToolSpec};
 
@@ -90,7 +90,7 @@ pub fn from_rig_call(call: &rig_core::completion::message::ToolCall) -> ToolCall
 
 impl<C> PortableTool for RigTool<C>
 where
-    C: Command + FromArguments + Send + Sync + 'static,
+    C: Command + Send + Sync + 'static,
 {
     const NAME: &'static str = C::NAME;
     type Args = Map<String, Value>;

@@ -254,16 +254,9 @@ fn command_patterns_match_flattened_names_and_paths() {
 
 #[test]
 fn patterns_and_rules_that_match_nothing_are_errors() {
-    use crate::{ParamSpec, ValueKind};
-    let params: &'static [ParamSpec] = Box::leak(Box::new([ParamSpec {
-        name: Cow::Borrowed("short"),
-        description: Cow::Borrowed(""),
-        kind: ValueKind::Boolean,
-        required: false,
-        multiple: false,
-        values: None,
-        default: None,
-    }]));
+    use crate::ParamSpec;
+    let params: &'static [ParamSpec] =
+        Box::leak(Box::new([ParamSpec::flag("short", "", "--short")]));
     let status = ToolSpec {
         name: Cow::Borrowed("git_status"),
         title: Cow::Borrowed("git status"),

@@ -1,0 +1,125 @@
+//! The module-wide items: `enum Call` (one variant per command, for typed dispatch), the
+//! `TOOLS` and `EFFECTS` tables, and `definitions`, every command in a provider's format.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::quote;
+
+use super::plan::CommandPlan;
+use crate::docs::doc_attrs;
+
+pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
+    let call_doc = doc_attrs(&format!(
+        "A call of any command of `{tool}`: one variant per command, for typed dispatch."
+    ));
+    let variants = plans.iter().map(|p| {
+        let ty = &p.ty;
+        let docs = doc_attrs(&format!("`{}`", p.cmd.name));
+        quote! {
+            #docs
+            #ty(#ty),
+        }
+    });
+    let tys: Vec<&Ident> = plans.iter().map(|p| &p.ty).collect();
+    let indices = (0..plans.len()).map(Literal::usize_unsuffixed);
+    // The dispatch table, sorted by tool name for binary search.
+    let mut by_name: Vec<&CommandPlan<'_>> = plans.iter().collect();
+    by_name.sort_by(|a, b| a.cmd.name.cmp(&b.cmd.name));
+    let dispatch_rows = by_name.iter().map(|p| {
+        let ty = &p.ty;
+        quote!((#ty::NAME, __private::dispatch_to::<#ty, Call>),)
+    });
+    let tools_doc = doc_attrs(&format!(
+        "What a model sees of every command of `{tool}`, in declaration order: for provider \
+         definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping \
+         (`atip_runtime::ToolGroup`) and the safety prompt."
+    ));
+    let effects_doc = doc_attrs(&format!(
+        "Merged effects of every command of `{tool}`, by flattened name, in declaration order."
+    ));
+    let definitions_doc = doc_attrs(&format!(
+        "Every command of `{tool}` as `provider` tool definitions: a JSON array, computed from \
+         [`TOOLS`] on first use and kept for the life of the program."
+    ));
+    quote! {
+        #call_doc
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Call {
+            #(#variants)*
+        }
+
+        impl Call {
+            /// Flattened names of every command, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[#(#tys::NAME),*];
+
+            /// The position of the called command in declaration order: its index in
+            /// [`Call::NAMES`], [`TOOLS`] and [`EFFECTS`].
+            pub const fn index(&self) -> usize {
+                match *self {
+                    #(Call::#tys(_) => #indices,)*
+                }
+            }
+
+            /// The called command, for what every command can do. One `match` serves every
+            /// method below, so thousands of commands do not mean thousands of arms each.
+            pub fn command(&self) -> &dyn __private::DynCommand {
+                match *self {
+                    #(Call::#tys(ref command) => command,)*
+                }
+            }
+
+            /// The flattened name of the called command.
+            pub fn name(&self) -> &'static str {
+                Self::NAMES[self.index()]
+            }
+
+            /// Dispatches a model's tool call to the typed command it names, checking the
+            /// arguments first; every problem is reported at once (see
+            /// `atip_runtime::dispatch::check_arguments`).
+            pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
+                const TABLE: &[__private::DispatchEntry<Call>] = &[#(#dispatch_rows)*];
+                __private::dispatch_by_name(call, TABLE, Self::NAMES)
+            }
+
+            /// The merged effects of the called command.
+            pub fn effects(&self) -> Effects {
+                EFFECTS[self.index()].1.clone()
+            }
+
+            /// The argv, program first, unchecked (see `Command::argv`).
+            pub fn argv(&self) -> Vec<std::ffi::OsString> {
+                self.command().argv()
+            }
+
+            /// The argv, program first, with every value checked (see `Command::try_argv`).
+            pub fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, ::atip_runtime::ArgvError> {
+                self.command().try_argv()
+            }
+        }
+
+        impl ::atip_runtime::ToInvocation for Call {
+            fn to_invocation(&self) -> Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
+                self.command().to_invocation()
+            }
+        }
+
+        #(
+            impl From<#tys> for Call {
+                fn from(command: #tys) -> Self {
+                    Call::#tys(command)
+                }
+            }
+        )*
+
+        #tools_doc
+        pub static TOOLS: &[ToolSpec] = &[#(#tys::TOOL),*];
+
+        #effects_doc
+        pub const EFFECTS: &[(&str, Effects)] = &[#((#tys::NAME, #tys::EFFECTS)),*];
+
+        #definitions_doc
+        pub fn definitions(provider: ::atip_runtime::Provider) -> &'static str {
+            static CACHE: __private::DefinitionsCache = __private::DefinitionsCache::new();
+            __private::definitions(TOOLS, provider, &CACHE)
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! One command's items: its struct, constructor and setters, `impl Command` (constants, the
+//! field list and reading checked arguments) and serde; and the `Globals` struct of a tool's
+//! global options.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::consts::{tool_spec_tokens, Shared};
+use super::plan::{CommandPlan, FieldPlan, GlobalsPlan, Plan, Shape};
+use crate::docs::{doc_attrs, effects_summary, param_doc};
+
+/// The struct of one command and its impls.
+pub fn command_items(
+    plan: &CommandPlan<'_>,
+    whole: &Plan<'_>,
+    program: &str,
+    checksum: bool,
+    shared: &mut Shared,
+) -> TokenStream {
+    let cmd = plan.cmd;
+    let ty = &plan.ty;
+    let invocation = std::iter::once(program.to_owned())
+        .chain(cmd.path.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let struct_doc = doc_attrs(&format!(
+        "{}\n\nRuns `{invocation}`; tool name `{}`.\n\nEffects: {}.",
+        cmd.description,
+        cmd.name,
+        effects_summary(&cmd.effects)
+    ));
+
+    // The struct holds the command's own fields and, in place of the global options, one
+    // `globals` field.
+    let globals = plan.globals_field.as_ref();
+    let mut struct_fields = Vec::new();
+    let mut read_fields = Vec::new();
+    let mut globals_done = false;
+    for f in &plan.fields {
+        if f.in_globals {
+            if !globals_done {
+                globals_done = true;
+                struct_fields.push(quote! {
+                    /// The global options.
+                    pub #globals: Globals,
+                });
+                read_fields.push(quote!(#globals: Globals::from_arguments(&mut args),));
+            }
+            continue;
+        }
+        struct_fields.push(field_decl(f));
+        read_fields.push(read_field(f));
+    }
+    let field_refs = plan.fields.iter().map(|f| {
+        let field = &f.field;
+        if f.in_globals {
+            quote!(&self.#globals.#field)
+        } else {
+            quote!(&self.#field)
+        }
+    });
+    let own: Vec<&FieldPlan<'_>> = plan.fields.iter().filter(|f| !f.in_globals).collect();
+
+    // Constructor: arguments in declaration order, then required options (params() order).
+    let required: Vec<&FieldPlan<'_>> = own.iter().copied().filter(|f| f.is_required()).collect();
+    let (derive_default, new) = constructor(&required, &own, globals);
+    let mut setters: Vec<TokenStream> = own
+        .iter()
+        .filter(|f| !f.is_required())
+        .map(|f| setter(f))
+        .collect();
+    let set_globals = globals.map(|globals| {
+        setters.push(quote! {
+            /// Sets the global options (or set them one by one through [`SetGlobals`]).
+            #[must_use]
+            pub fn globals(mut self, value: Globals) -> Self {
+                self.#globals = value;
+                self
+            }
+        });
+        quote! {
+            impl SetGlobals for #ty {
+                fn globals_mut(&mut self) -> &mut Globals {
+                    &mut self.#globals
+                }
+            }
+        }
+    });
+
+    let name = Literal::string(&cmd.name);
+    let path = cmd.path.iter().map(|s| Literal::string(s));
+    let effects = shared.effects(&cmd.effects, &cmd.name);
+    let tool = tool_spec_tokens(plan, whole);
+    let checksum = checksum.then(|| {
+        quote!(
+            const CHECKSUM: Option<&'static str> = CHECKSUM;
+        )
+    });
+    let args = if plan.fields.is_empty() {
+        quote!(args)
+    } else {
+        quote!(mut args)
+    };
+
+    quote! {
+        #struct_doc
+        #[derive(Debug, Clone, PartialEq #derive_default)]
+        pub struct #ty {
+            #(#struct_fields)*
+        }
+
+        impl #ty {
+            #new
+            #(#setters)*
+        }
+
+        impl Command for #ty {
+            const NAME: &'static str = #name;
+            const PROGRAM: &'static str = PROGRAM;
+            const PATH: &'static [&'static str] = &[#(#path),*];
+            const EFFECTS: Effects = #effects;
+            const TRUST: Option<TrustSource> = TRUST;
+            #checksum
+            const TOOL: ToolSpec = #tool;
+
+            fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+                visit(&[#(#field_refs),*]);
+            }
+
+            fn from_arguments(#args: Arguments<'_>) -> Result<Self, String> {
+                let command = Self { #(#read_fields)* };
+                args.finish(command)
+            }
+        }
+
+        impl serde::Serialize for #ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                __private::serialize_command(self, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                __private::deserialize_command(deserializer)
+            }
+        }
+
+        #set_globals
+    }
+}
+
+/// `pub struct Globals` with a setter per option and its reader, and `trait SetGlobals`, the
+/// same setters on every command.
+pub fn globals_items(plan: &GlobalsPlan<'_>, tool: &str) -> TokenStream {
+    let doc = doc_attrs(&format!(
+        "The global options of `{tool}`: every command has them, in its `globals` field, and \
+         writes them right after the program, before the subcommand (spec §3.4)."
+    ));
+    let trait_doc = doc_attrs(&format!(
+        "The setters of `Globals` on every command of `{tool}` that has them all: bring the \
+         trait into scope (`use {tool}::SetGlobals;`, with your module's name) to chain them \
+         like the command's own setters."
+    ));
+    let fields = plan.fields.iter().map(field_decl);
+    let setters: Vec<TokenStream> = plan.fields.iter().map(setter).collect();
+    let trait_setters = plan.fields.iter().map(|f| {
+        let field = &f.field;
+        let name = &f.setter;
+        let value = format_ident!("value");
+        let ity = f.input_ty();
+        let conv = f.convert(&value);
+        let conv = match f.shape() {
+            Shape::Optional => quote!(Some(#conv)),
+            _ => conv,
+        };
+        let docs = setter_doc(f);
+        quote! {
+            #docs
+            #[must_use]
+            fn #name(mut self, #value: #ity) -> Self {
+                self.globals_mut().#field = #conv;
+                self
+            }
+        }
+    });
+    let reads = plan.fields.iter().map(read_field);
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, Default)]
+        pub struct Globals {
+            #(#fields)*
+        }
+
+        impl Globals {
+            /// Every global option unset.
+            pub fn new() -> Self {
+                Self::default()
+            }
+
+            #(#setters)*
+
+            /// Reads the global options from checked arguments (for `Command::from_arguments`).
+            pub fn from_arguments(args: &mut Arguments<'_>) -> Self {
+                Self { #(#reads)* }
+            }
+        }
+
+        #trait_doc
+        pub trait SetGlobals: Sized {
+            /// The command's global options.
+            fn globals_mut(&mut self) -> &mut Globals;
+
+            #(#trait_setters)*
+        }
+    }
+}
+
+fn field_decl(f: &FieldPlan<'_>) -> TokenStream {
+    let field = &f.field;
+    let fty = f.field_ty();
+    let docs = doc_attrs(&param_doc(f.param));
+    quote! {
+        #docs
+        pub #field: #fty,
+    }
+}
+
+fn read_field(f: &FieldPlan<'_>) -> TokenStream {
+    let field = &f.field;
+    let name = Literal::string(&f.param.name);
+    quote!(#field: args.field(#name),)
+}
+
+/// `new`: the required parameters as arguments; `Default` derived when there are none.
+fn constructor(
+    required: &[&FieldPlan<'_>],
+    own: &[&FieldPlan<'_>],
+    globals: Option<&proc_macro2::Ident>,
+) -> (TokenStream, TokenStream) {
+    if required.is_empty() {
+        let new = quote! {
+            /// Creates the command with every optional parameter unset.
+            pub fn new() -> Self {
+                Self::default()
+            }
+        };
+        return (quote!(, Default), new);
+    }
+    let doc = doc_attrs(&format!(
+        "Creates the command from its required parameters ({}); optional ones start unset.",
+        required
+            .iter()
+            .map(|f| format!("`{}`", f.param.declared_name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let params = required.iter().map(|f| {
+        let name = &f.field;
+        let ity = f.input_ty();
+        quote!(#name: #ity)
+    });
+    let inits = own.iter().map(|f| {
+        let field = &f.field;
+        if f.is_required() {
+            let conv = f.convert(field);
+            quote!(#field: #conv,)
+        } else {
+            quote!(#field: Default::default(),)
+        }
+    });
+    let globals = globals.map(|g| quote!(#g: Default::default(),));
+    let new = quote! {
+        #doc
+        pub fn new(#(#params),*) -> Self {
+            Self { #(#inits)* #globals }
+        }
+    };
+    (TokenStream::new(), new)
+}
+
+/// A chainable setter for an optional parameter.
+fn setter(f: &FieldPlan<'_>) -> TokenStream {
+    let field = &f.field;
+    let setter = &f.setter;
+    let value = format_ident!("value");
+    let ity = f.input_ty();
+    let conv = f.convert(&value);
+    let assign = match f.shape() {
+        Shape::Optional => quote!(self.#field = Some(#conv);),
+        _ => quote!(self.#field = #conv;),
+    };
+    let docs = setter_doc(f);
+    quote! {
+        #docs
+        #[must_use]
+        pub fn #setter(mut self, #value: #ity) -> Self {
+            #assign
+            self
+        }
+    }
+}
+
+fn setter_doc(f: &FieldPlan<'_>) -> TokenStream {
+    doc_attrs(&match f.param.flag() {
+        Some(flag) => format!("Sets `{}` (`{}`).", f.param.declared_name, flag.text),
+        None => format!("Sets `{}`.", f.param.declared_name),
+    })
+}

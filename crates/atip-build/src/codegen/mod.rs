@@ -1,0 +1,152 @@
+//! The generator: a flattened [`Document`] → Rust items, as a `TokenStream`.
+//!
+//! Pure: no I/O, no environment, no hash-map iteration in the output. The macro, `build.rs`
+//! and `atip gen` all call [`generate`], so they emit the same code for the same input.
+//!
+//! Everything goes into one private inner module, whose items the caller's module re-exports
+//! (`pub use …::*`), so one `#[allow]` covers the whole expansion and the generated code
+//! names prelude and runtime items without paths. Inside, in declaration order:
+//!
+//! * `PROGRAM`, `TRUST` (and `CHECKSUM` when declared): what every command runs and trusts;
+//! * `pub struct Globals` when the tool has global options (none of them required): every
+//!   command holds them in one `globals` field instead of a field each;
+//! * for each flattened command (e.g. `gh pr create`) `pub struct PrCreate` with a pub field
+//!   per parameter, `new(…)` taking the required parameters and a chainable setter per
+//!   optional one (`command.rs`), preceded by the enums of its enumeration parameters
+//!   (`enums.rs`);
+//! * the constants several commands share: inherited and global options' parameter rows and
+//!   each distinct set of merged effects (`consts.rs`);
+//! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
+//! * `pub mod schemas` with build-time provider JSON, only for the providers asked for
+//!   ([`Settings::schemas`]).
+//!
+//! Each command's parameters live in one table, its `TOOL.params`: the model's view of each
+//! parameter and how it goes on the command line, in the order the command hands its fields
+//! over (`Command::fields`). The runtime writes argv and JSON from that table.
+
+mod call;
+mod command;
+mod consts;
+mod enums;
+mod plan;
+mod schemas;
+
+use atip_core::providers::Provider;
+use atip_core::{Diagnostic, Document};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::idents::upper_camel;
+
+/// Settings for [`generate`] that are not part of the metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// The executable to run instead of the tool's `name` (e.g. `/usr/local/bin/gh`).
+    pub program: Option<String>,
+    /// Providers whose tool definitions are generated as `const` JSON text in
+    /// `pub mod schemas` (`schemas::OPENAI_STRICT`, …). Default: none — the generated
+    /// `definitions(provider)` computes any provider's array from `TOOLS` on first use
+    /// (microseconds per command), so a build does not pay for JSON it may never send.
+    pub schemas: Vec<Provider>,
+}
+
+/// What [`generate`] produces.
+#[derive(Debug, Clone)]
+pub struct Generation {
+    /// The items, to be placed in the caller's module.
+    pub tokens: TokenStream,
+    /// Rust names that had to change because two metadata names map to one identifier
+    /// (`list-all` and `list_all` both want `ListAll`), each naming both JSON paths.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Generates the items for `doc`. See the module documentation for what is emitted.
+pub fn generate(doc: &Document, settings: &Settings) -> Generation {
+    let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
+    let plan = plan::plan(doc);
+    let mut shared = consts::Shared::new(&plan);
+
+    let trust = match doc.tool.trust.as_ref().and_then(|t| t.source) {
+        Some(source) => {
+            let variant = format_ident!("{}", upper_camel(&[source.as_str()]).unwrap_or_default());
+            quote!(Some(TrustSource::#variant))
+        }
+        None => quote!(None),
+    };
+    let checksum = doc.tool.trust.as_ref().and_then(|t| t.binary_checksum());
+    let checksum_const = checksum.map(|c| {
+        quote! {
+            /// The checksum the binary must have (`trust.integrity.checksum`).
+            const CHECKSUM: Option<&str> = Some(#c);
+        }
+    });
+    let program_lit = Literal::string(program);
+
+    let mut items = TokenStream::new();
+    let mut enums = plan.enums.iter().peekable();
+    for (i, p) in plan.commands.iter().enumerate() {
+        // Enums first, so each reads before the first struct that uses it.
+        while let Some(e) = enums.next_if(|e| e.first_user == i) {
+            items.extend(enums::enum_items(e));
+        }
+        if i == 0 {
+            if let Some(g) = &plan.globals {
+                items.extend(command::globals_items(g, &doc.tool.name));
+            }
+        }
+        items.extend(command::command_items(
+            p,
+            &plan,
+            program,
+            checksum.is_some(),
+            &mut shared,
+        ));
+    }
+    let shared_items = shared.items();
+    let call = call::call_items(&doc.tool.name, &plan.commands);
+    let specs: Vec<&atip_core::ToolSpec> = plan.commands.iter().map(|c| &c.spec).collect();
+    let schemas = schemas::schemas_module(&doc.tool.name, &specs, &settings.schemas);
+
+    let tokens = quote! {
+        /// The generated items, re-exported below. One `allow` for the whole expansion: a
+        /// program uses some commands, not all (`dead_code`); the imports serve every tool,
+        /// a small one uses fewer; constructors take every required parameter; setters are
+        /// named after options (`add`, `not`); `Call` holds every command by value, its
+        /// variants named after them; enum variants keep the values' spelling (`ALL`).
+        #[allow(
+            dead_code,
+            unused_imports,
+            clippy::too_many_arguments,
+            clippy::should_implement_trait,
+            clippy::large_enum_variant,
+            clippy::enum_variant_names,
+            clippy::upper_case_acronyms
+        )]
+        mod atip_generated {
+            use std::path::PathBuf;
+
+            use ::atip_runtime::__private::{self, serde, Borrowed};
+            use ::atip_runtime::fields::Field;
+            use ::atip_runtime::{
+                Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
+                ToolSpec, TrustSource, ValueKind,
+            };
+
+            /// The executable every command runs.
+            const PROGRAM: &str = #program_lit;
+            /// What the metadata says about its own origin (`trust.source`).
+            const TRUST: Option<TrustSource> = #trust;
+            #checksum_const
+
+            #items
+            #shared_items
+            #call
+            #schemas
+        }
+        pub use atip_generated::*;
+    };
+    Generation {
+        tokens,
+        warnings: plan.warnings,
+    }
+}

@@ -1,0 +1,466 @@
+//! Naming, before any code is written: every Rust name of the generated module, assigned in
+//! declaration order so the output is deterministic, with each collision a warning naming
+//! both JSON paths.
+
+use std::collections::HashMap;
+
+use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
+use atip_core::{Diagnostic, Document, JsonPath, ParamType, ToolSpec};
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+use crate::idents::{
+    ident, snake, upper_camel, Scope, RESERVED_METHODS, RESERVED_TYPES, RESERVED_VALUES,
+};
+
+/// Everything the generator emits, named.
+pub struct Plan<'a> {
+    pub commands: Vec<CommandPlan<'a>>,
+    pub enums: Vec<EnumPlan>,
+    /// The tool's global options, when they are held in one `Globals` struct: there is at
+    /// least one, none is required, and commands that have them all hold them in a `globals`
+    /// field (a command whose own option shadows a global holds the rest as its own fields).
+    pub globals: Option<GlobalsPlan<'a>>,
+    /// Names of the constants shared by several commands (inherited and global options),
+    /// by the option's address.
+    pub shared_params: HashMap<*const FlatParam, Ident>,
+    /// Renames forced by collisions between Rust names.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// The `Globals` struct.
+pub struct GlobalsPlan<'a> {
+    pub fields: Vec<FieldPlan<'a>>,
+}
+
+pub struct CommandPlan<'a> {
+    pub cmd: &'a FlatCommand,
+    pub ty: Ident,
+    /// Every parameter, in the order of the command's `TOOL.params`.
+    pub fields: Vec<FieldPlan<'a>>,
+    /// The global options are read from the `globals` field (named here) rather than from
+    /// fields of their own.
+    pub globals_field: Option<Ident>,
+    /// What a model sees of the command; emitted as `TOOL`.
+    pub spec: ToolSpec,
+}
+
+pub struct FieldPlan<'a> {
+    pub param: &'a FlatParam,
+    pub field: Ident,
+    pub setter: Ident,
+    /// The generated enum's name, when the parameter is an enumeration.
+    pub enum_ty: Option<Ident>,
+    /// The field lives in the command's `globals` struct.
+    pub in_globals: bool,
+}
+
+/// An enum for an enumeration parameter: one per command for the command's own parameters,
+/// one per declaring command (or the tool, for global options) for inherited and global ones,
+/// shared by every command that has the option.
+pub struct EnumPlan {
+    pub ty: Ident,
+    pub variants: Vec<(Ident, String)>,
+    /// What the doc comment says the values are of.
+    pub of: String,
+    /// The first command using it: the enum is emitted just before that command.
+    pub first_user: usize,
+}
+
+/// How a parameter is held in its struct.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `bool`, `false` by default.
+    Flag,
+    /// `Vec<T>`.
+    List { required: bool },
+    /// `T`.
+    Required,
+    /// `Option<T>`.
+    Optional,
+}
+
+impl FieldPlan<'_> {
+    pub fn shape(&self) -> Shape {
+        let p = self.param;
+        if p.ty == ParamType::Boolean && self.enum_ty.is_none() {
+            Shape::Flag
+        } else if p.multiple {
+            Shape::List {
+                required: p.required,
+            }
+        } else if p.required {
+            Shape::Required
+        } else {
+            Shape::Optional
+        }
+    }
+
+    /// Must be given to the constructor.
+    pub fn is_required(&self) -> bool {
+        matches!(
+            self.shape(),
+            Shape::Required | Shape::List { required: true }
+        )
+    }
+
+    /// The type of one value.
+    pub fn value_ty(&self) -> TokenStream {
+        if let Some(ty) = &self.enum_ty {
+            return quote!(#ty);
+        }
+        match self.param.ty {
+            ParamType::Integer => quote!(i64),
+            ParamType::Number => quote!(f64),
+            ParamType::Boolean => quote!(bool),
+            ParamType::File | ParamType::Directory => quote!(PathBuf),
+            ParamType::String | ParamType::Url | ParamType::Enum | ParamType::Array => {
+                quote!(String)
+            }
+        }
+    }
+
+    /// Whether values convert with `Into` (strings and paths).
+    fn converts(&self) -> bool {
+        self.enum_ty.is_none()
+            && matches!(
+                self.param.ty,
+                ParamType::String
+                    | ParamType::Url
+                    | ParamType::Enum
+                    | ParamType::Array
+                    | ParamType::File
+                    | ParamType::Directory
+            )
+    }
+
+    pub fn field_ty(&self) -> TokenStream {
+        let v = self.value_ty();
+        match self.shape() {
+            Shape::Flag => quote!(bool),
+            Shape::List { .. } => quote!(Vec<#v>),
+            Shape::Required => v,
+            Shape::Optional => quote!(Option<#v>),
+        }
+    }
+
+    /// The type a constructor or setter takes.
+    pub fn input_ty(&self) -> TokenStream {
+        let v = self.value_ty();
+        match (self.shape(), self.converts()) {
+            (Shape::Flag, _) => quote!(bool),
+            (Shape::List { .. }, true) => quote!(impl IntoIterator<Item = impl Into<#v>>),
+            (Shape::List { .. }, false) => quote!(impl IntoIterator<Item = #v>),
+            (_, true) => quote!(impl Into<#v>),
+            (_, false) => v,
+        }
+    }
+
+    /// Converts the input `var` to the field's value (without `Some`).
+    pub fn convert(&self, var: &Ident) -> TokenStream {
+        match (self.shape(), self.converts()) {
+            (Shape::List { .. }, true) => quote!(#var.into_iter().map(Into::into).collect()),
+            (Shape::List { .. }, false) => quote!(#var.into_iter().collect()),
+            (Shape::Flag, _) | (_, false) => quote!(#var),
+            (_, true) => quote!(#var.into()),
+        }
+    }
+}
+
+/// Whether a parameter is shared by several commands (an inherited or global option).
+pub fn is_shared(param: &FlatParam) -> bool {
+    !matches!(
+        param.kind,
+        ParamKind::Argument
+            | ParamKind::Option {
+                scope: OptionScope::Own,
+                ..
+            }
+    )
+}
+
+/// The warning for a Rust name that had to change because another item took it first.
+fn renamed(
+    what: &str,
+    wanted: &str,
+    got: &str,
+    at: JsonPath,
+    first: Option<Option<String>>,
+) -> Option<Diagnostic> {
+    let first = first?;
+    let by = match first {
+        Some(owner) => format!("the {what} generated for {owner}"),
+        None => "a name the generated module reserves".to_owned(),
+    };
+    Some(Diagnostic::warning(
+        at,
+        format!("the Rust {what} `{wanted}` is taken by {by}, so this one is named `{got}`"),
+    ))
+}
+
+/// Names one enumeration's variants, in value order.
+fn variants(
+    values: &[String],
+    at: &JsonPath,
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<(Ident, String)> {
+    let mut scope = Scope::with_reserved(&["Self"]);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let base = if v.is_empty() {
+                "Empty".to_owned()
+            } else {
+                match upper_camel(&[v.as_str()]) {
+                    Some(s) if s == "Self" => "SelfValue".to_owned(),
+                    Some(s) => s,
+                    None => "Value".to_owned(),
+                }
+            };
+            let owner = format!("value {v:?} ({})", at.key("enum").index(i));
+            let (name, clash) = scope.claim_for(&base, "", &owner);
+            warnings.extend(renamed(
+                "variant",
+                &base,
+                &name,
+                at.key("enum").index(i),
+                clash,
+            ));
+            (ident(&name), v.clone())
+        })
+        .collect()
+}
+
+/// `gh pr create`.
+fn invocation(tool: &str, path: &[String]) -> String {
+    std::iter::once(tool)
+        .chain(path.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What an enum's doc comment calls the parameter, and the prefix of its type name.
+fn enum_owner(doc: &Document, ty: &str, cmd: &FlatCommand, param: &FlatParam) -> (String, String) {
+    let flag = match param.flag() {
+        Some(flag) => format!("`{}`", flag.text),
+        None => format!("argument `{}`", param.declared_name),
+    };
+    if !is_shared(param) {
+        return (
+            ty.to_owned(),
+            format!("{flag} of `{}`", invocation(&doc.tool.name, &cmd.path)),
+        );
+    }
+    let declared_by = &param.origin.command;
+    if param.is_global() {
+        (
+            "Global".to_owned(),
+            format!("{flag} (a global option of `{}`)", doc.tool.name),
+        )
+    } else {
+        (
+            upper_camel(declared_by).unwrap_or_default(),
+            format!(
+                "{flag} of `{}` and every command below it",
+                invocation(&doc.tool.name, declared_by)
+            ),
+        )
+    }
+}
+
+/// Assigns every Rust name, in declaration order.
+pub fn plan(doc: &Document) -> Plan<'_> {
+    let mut warnings = Vec::new();
+    let mut types = Scope::with_reserved(RESERVED_TYPES);
+    let struct_names: Vec<Ident> = doc
+        .commands
+        .iter()
+        .map(|cmd| {
+            let base = if cmd.path.is_empty() {
+                upper_camel(&[doc.tool.name.as_str()])
+            } else {
+                upper_camel(&cmd.path)
+            }
+            .unwrap_or_else(|| "Unnamed".to_owned());
+            let base = if RESERVED_TYPES.contains(&base.as_str()) {
+                format!("{base}Command")
+            } else {
+                base
+            };
+            let (name, clash) = types.claim_for(&base, "", &cmd.json_path.to_string());
+            warnings.extend(renamed(
+                "type",
+                &base,
+                &name,
+                (*cmd.json_path).clone(),
+                clash,
+            ));
+            ident(&name)
+        })
+        .collect();
+
+    // Shared option constants, named after where they are declared (`GLOBAL_NO_PAGER`,
+    // `PR_REPO`), once each.
+    let mut values = Scope::with_reserved(RESERVED_VALUES);
+    let mut shared_params: HashMap<*const FlatParam, Ident> = HashMap::new();
+    for cmd in &doc.commands {
+        for p in cmd.options.iter().filter(|p| is_shared(p)) {
+            let key = &**p as *const FlatParam;
+            shared_params.entry(key).or_insert_with(|| {
+                let level = if p.is_global() {
+                    "global".to_owned()
+                } else {
+                    p.origin.command.join("_")
+                };
+                let base = snake(&format!("{level}_{}", p.declared_name)).to_ascii_uppercase();
+                ident(&values.claim(&base, "_"))
+            });
+        }
+    }
+
+    let mut enums: Vec<EnumPlan> = Vec::new();
+    // Shared (inherited or global) options are one value in memory: their address names them.
+    let mut shared_enums: HashMap<*const FlatParam, usize> = HashMap::new();
+    let mut enum_for = |index: usize,
+                        ty: &Ident,
+                        cmd: &FlatCommand,
+                        param: &FlatParam,
+                        warnings: &mut Vec<Diagnostic>| {
+        let values = param.enum_values.as_ref()?;
+        let key = param as *const FlatParam;
+        if let Some(i) = shared_enums.get(&key) {
+            return Some(enums[*i].ty.clone());
+        }
+        let value_name = upper_camel(&[param.declared_name.as_str()])
+            .map(|s| s.trim_start_matches('_').to_owned())
+            .unwrap_or_else(|| "Value".to_owned());
+        let (prefix, of) = enum_owner(doc, &ty.to_string(), cmd, param);
+        let base = format!("{prefix}{value_name}");
+        let at = param.origin.json_path();
+        let (name, clash) = types.claim_for(&base, "", &at.to_string());
+        warnings.extend(renamed("type", &base, &name, at.clone(), clash));
+        let ty = ident(&name);
+        enums.push(EnumPlan {
+            ty: ty.clone(),
+            variants: variants(values, &at, warnings),
+            of,
+            first_user: index,
+        });
+        if is_shared(param) {
+            shared_enums.insert(key, enums.len() - 1);
+        }
+        Some(ty)
+    };
+
+    // The global options: in a `Globals` struct when none is required.
+    // Every command has every global option unless its own option shadows one.
+    let all_globals: Vec<&FlatParam> = doc
+        .commands
+        .iter()
+        .map(|c| {
+            c.options
+                .iter()
+                .filter(|p| p.is_global())
+                .map(|p| &**p)
+                .collect::<Vec<_>>()
+        })
+        .max_by_key(Vec::len)
+        .unwrap_or_default();
+    let declared_globals = doc.tool.global_options.len();
+    let shared_globals = declared_globals > 0
+        && all_globals.len() == declared_globals
+        && all_globals.iter().all(|p| !p.required);
+    let globals = shared_globals.then(|| {
+        let mut fields = Scope::default();
+        // Setters of `Globals` and, through `SetGlobals`, of every command.
+        let mut methods = Scope::with_reserved(RESERVED_METHODS);
+        let ty = ident("Globals");
+        GlobalsPlan {
+            fields: all_globals
+                .iter()
+                .map(|param| {
+                    let name = fields.claim(&snake(&param.declared_name), "_");
+                    let setter_base = if RESERVED_METHODS.contains(&name.as_str()) {
+                        format!("with_{name}")
+                    } else {
+                        name.clone()
+                    };
+                    let setter = ident(&methods.claim(&setter_base, "_"));
+                    FieldPlan {
+                        param,
+                        field: ident(&name),
+                        setter,
+                        enum_ty: enum_for(0, &ty, &doc.commands[0], param, &mut warnings),
+                        in_globals: true,
+                    }
+                })
+                .collect(),
+        }
+    });
+
+    let commands = doc
+        .commands
+        .iter()
+        .zip(struct_names)
+        .enumerate()
+        .map(|(index, (cmd, ty))| {
+            let has_all_globals =
+                cmd.options.iter().filter(|p| p.is_global()).count() == declared_globals;
+            let use_globals = globals.as_ref().filter(|_| has_all_globals);
+            let mut fields = Scope::default();
+            let mut methods = Scope::with_reserved(RESERVED_METHODS);
+            let globals_field = use_globals.map(|_| ident(&fields.claim("globals", "_")));
+            let plans = cmd
+                .params()
+                .map(|param| {
+                    if let Some(g) = use_globals.filter(|_| param.is_global()) {
+                        let shared = g
+                            .fields
+                            .iter()
+                            .find(|f| std::ptr::eq(f.param, param))
+                            .expect("every global is in the Globals plan");
+                        return FieldPlan {
+                            param,
+                            field: shared.field.clone(),
+                            setter: shared.setter.clone(),
+                            enum_ty: shared.enum_ty.clone(),
+                            in_globals: true,
+                        };
+                    }
+                    let base = snake(&param.declared_name);
+                    let at = param.origin.json_path();
+                    let (name, clash) = fields.claim_for(&base, "_", &at.to_string());
+                    warnings.extend(renamed("field", &base, &name, at, clash));
+                    let setter_base = if RESERVED_METHODS.contains(&name.as_str()) {
+                        format!("with_{name}")
+                    } else {
+                        name.clone()
+                    };
+                    let setter = ident(&methods.claim(&setter_base, "_"));
+                    FieldPlan {
+                        param,
+                        field: ident(&name),
+                        setter,
+                        enum_ty: enum_for(index, &ty, cmd, param, &mut warnings),
+                        in_globals: false,
+                    }
+                })
+                .collect();
+            CommandPlan {
+                cmd,
+                ty,
+                fields: plans,
+                globals_field,
+                spec: ToolSpec::from_flat(&doc.tool.name, cmd),
+            }
+        })
+        .collect();
+    Plan {
+        commands,
+        enums,
+        globals,
+        shared_params,
+        warnings,
+    }
+}

@@ -1,0 +1,285 @@
+//! [`ToolGroup`]: several commands as one tool with an `action` parameter (spec §8.2 rule 3,
+//! strategy B).
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::effects::{Effects, Text};
+use crate::tool::{ParamSpec, ToolSpec, ValueKind};
+
+use super::{expected, DispatchError, Problem, ToolCall};
+
+/// Several commands compiled into one tool whose required `action` parameter selects the
+/// command (spec §8.2 rule 3, strategy B); [`ToolGroup::resolve`] maps a call back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolGroup {
+    spec: ToolSpec,
+    actions: Vec<(String, ToolSpec)>,
+}
+
+/// Why commands cannot be grouped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupError {
+    /// What conflicts.
+    pub message: String,
+}
+
+impl fmt::Display for GroupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GroupError {}
+
+impl ToolGroup {
+    /// Groups `actions` (action value, command spec) into one tool named `name`.
+    ///
+    /// Parameters with the same name in several commands must have the same kind, list-ness
+    /// and allowed values; none may be called `action`. In the grouped schema only `action`
+    /// is required (what else is required depends on the action and is checked on dispatch);
+    /// effects are merged conservatively over the commands, so the flags warn about the
+    /// riskiest action.
+    ///
+    /// # Errors
+    ///
+    /// [`GroupError`] for no commands, duplicate actions or conflicting parameters.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        actions: impl IntoIterator<Item = (String, ToolSpec)>,
+    ) -> Result<Self, GroupError> {
+        let name = name.into();
+        let actions: Vec<(String, ToolSpec)> = actions.into_iter().collect();
+        if actions.is_empty() {
+            return Err(GroupError {
+                message: format!("group `{name}` has no commands"),
+            });
+        }
+        let mut params: Vec<(ParamSpec, Vec<String>)> = Vec::new();
+        let mut seen_actions: Vec<&str> = Vec::new();
+        for (action, spec) in &actions {
+            if seen_actions.contains(&action.as_str()) {
+                return Err(GroupError {
+                    message: format!("group `{name}`: action {action:?} appears twice"),
+                });
+            }
+            seen_actions.push(action);
+            for p in spec.params.iter() {
+                if p.name == "action" {
+                    return Err(GroupError {
+                        message: format!(
+                            "group `{name}`: `{}` has its own parameter `action`, which the group needs",
+                            spec.name
+                        ),
+                    });
+                }
+                match params.iter_mut().find(|(q, _)| q.name == p.name) {
+                    Some((q, users)) => {
+                        if q.kind != p.kind || q.multiple != p.multiple || q.values != p.values {
+                            return Err(GroupError {
+                                message: format!(
+                                    "group `{name}`: parameter `{}` differs between actions {:?} and {action:?}",
+                                    p.name, users[0]
+                                ),
+                            });
+                        }
+                        users.push(action.clone());
+                    }
+                    None => params.push((p.clone(), vec![action.clone()])),
+                }
+            }
+        }
+        let mut union = vec![ParamSpec {
+            name: Text::Borrowed("action"),
+            description: Text::Borrowed("Which command to run"),
+            kind: ValueKind::Enum,
+            required: true,
+            multiple: false,
+            values: Some(std::borrow::Cow::Owned(
+                actions
+                    .iter()
+                    .map(|(a, _)| Text::Owned(a.clone()))
+                    .collect(),
+            )),
+            default: None,
+            argv: crate::ArgvForm::Argument(Text::Borrowed("action")),
+            global: false,
+        }];
+        for (mut p, users) in params {
+            let note = format!("(actions: {})", users.join(", "));
+            p.description = Text::Owned(if p.description.trim().is_empty() {
+                note
+            } else {
+                format!("{} {note}", p.description.trim())
+            });
+            p.required = false;
+            union.push(p);
+        }
+        let effects = actions
+            .iter()
+            .fold(Effects::UNKNOWN, |acc, (_, s)| acc.merged_with(&s.effects));
+        let first = &actions[0].1;
+        let path: Vec<Text> = common_prefix(actions.iter().map(|(_, s)| &s.path[..]));
+        let title = first
+            .title
+            .split(' ')
+            .take(path.len() + 1)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let spec = ToolSpec {
+            name: Text::Owned(name),
+            title: Text::Owned(title),
+            path: std::borrow::Cow::Owned(path),
+            description: Text::Owned(description.into()),
+            effects,
+            params: std::borrow::Cow::Owned(union),
+        };
+        Ok(ToolGroup { spec, actions })
+    }
+
+    /// Groups the commands of `tools` below `path` (e.g. `["pr"]` for every `gh pr …`). Each
+    /// action is the rest of the command's path joined with spaces (`"create"`,
+    /// `"deploy-key add"`); the command standing for the group itself (a `""` child) gets the
+    /// group's last segment.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolGroup::new`]; also when no command lies below `path`.
+    pub fn from_path(
+        tools: &[ToolSpec],
+        path: &[&str],
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Result<Self, GroupError> {
+        let members = tools
+            .iter()
+            .filter(|t| t.path.len() >= path.len() && t.path.iter().zip(path).all(|(a, b)| a == b))
+            .map(|t| {
+                let rest: Vec<&str> = t.path[path.len()..].iter().map(|s| s.as_ref()).collect();
+                let action = if rest.is_empty() {
+                    path.last().copied().unwrap_or_default().to_owned()
+                } else {
+                    rest.join(" ")
+                };
+                (action, t.clone())
+            });
+        ToolGroup::new(name, description, members)
+    }
+
+    /// The grouped tool, for [`crate::providers::tool_definition`].
+    pub fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    /// The actions and the commands they select.
+    pub fn actions(&self) -> &[(String, ToolSpec)] {
+        &self.actions
+    }
+
+    /// Turns a call of the grouped tool into a call of the command its `action` selects:
+    /// `action` removed, `null`s of other actions' parameters dropped. The result goes to the
+    /// normal dispatch, which checks the remaining arguments.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] for a missing or unknown action, and for non-null parameters that
+    /// belong to other actions or to none.
+    pub fn resolve(&self, call: &ToolCall) -> Result<ToolCall, DispatchError> {
+        if call.name != self.spec.name {
+            return Err(DispatchError::unknown_tool(
+                call,
+                &[self.spec.name.as_ref()],
+            ));
+        }
+        let args = call.arguments.as_ref().map_err(|e| {
+            DispatchError::new(
+                call,
+                vec![Problem::InvalidArguments {
+                    message: e.message.clone(),
+                }],
+            )
+        })?;
+        let action_param = &self.spec.params[0];
+        let action = match args.get("action") {
+            Some(Value::String(a)) => match self.actions.iter().find(|(name, _)| name == a) {
+                Some(found) => found,
+                None => {
+                    return Err(DispatchError::new(
+                        call,
+                        vec![Problem::NotAllowed {
+                            param: "action".into(),
+                            allowed: self.actions.iter().map(|(a, _)| a.clone()).collect(),
+                            found: crate::diagnostic::describe(&Value::String(a.clone())),
+                        }],
+                    ))
+                }
+            },
+            None | Some(Value::Null) => {
+                return Err(DispatchError::new(
+                    call,
+                    vec![Problem::Missing {
+                        param: "action".into(),
+                        expected: expected(action_param),
+                    }],
+                ))
+            }
+            Some(other) => {
+                return Err(DispatchError::new(
+                    call,
+                    vec![Problem::WrongType {
+                        param: "action".into(),
+                        expected: expected(action_param),
+                        found: crate::diagnostic::describe(other),
+                    }],
+                ))
+            }
+        };
+        let (action_name, target) = action;
+        let mut problems = Vec::new();
+        let mut rest = Map::new();
+        for (k, v) in args {
+            if k == "action" {
+                continue;
+            }
+            if target.param(k).is_some() {
+                rest.insert(k.clone(), v.clone());
+            } else if v.is_null() {
+                continue;
+            } else if self.spec.param(k).is_some() {
+                problems.push(Problem::NotForAction {
+                    param: k.clone(),
+                    action: action_name.clone(),
+                });
+            } else {
+                problems.push(Problem::UnknownParameter { param: k.clone() });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(DispatchError::new(call, problems));
+        }
+        Ok(ToolCall {
+            id: call.id.clone(),
+            name: target.name.to_string(),
+            arguments: Ok(rest),
+            thought_signature: call.thought_signature.clone(),
+        })
+    }
+}
+
+fn common_prefix<'a>(paths: impl Iterator<Item = &'a [Text]>) -> Vec<Text> {
+    let mut prefix: Option<Vec<Text>> = None;
+    for p in paths {
+        prefix = Some(match prefix {
+            None => p.to_vec(),
+            Some(cur) => cur
+                .into_iter()
+                .zip(p.iter())
+                .take_while(|(a, b)| a == *b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    prefix.unwrap_or_default()
+}

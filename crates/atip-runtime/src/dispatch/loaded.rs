@@ -1,0 +1,279 @@
+//! [`LoadedTool`]: metadata loaded at run time, dispatched with the same checks and the same
+//! argv writer as generated code.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use std::ffi::OsString;
+
+use serde_json::{Map, Value};
+
+use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
+use crate::command::Invocation;
+use crate::effects::Effects;
+use crate::fields::{write_fields, Field, JsonArgument};
+use crate::flatten::FlatCommand;
+use crate::load::Document;
+use crate::model::TrustSource;
+use crate::tool::ToolSpec;
+
+use super::{check_arguments, DispatchError, Problem, ToolCall};
+
+/// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
+///
+/// The [`ToolSpec`]s (one per command) are built once, on first use of
+/// [`LoadedTool::tools`], [`LoadedTool::command`] or [`LoadedTool::invocation`], and kept:
+/// dispatch never rebuilds a spec. [`LoadedTool::definitions_json`] does not need them all,
+/// so compiling a large document's definitions costs only what it writes.
+#[derive(Debug, Clone)]
+pub struct LoadedTool {
+    document: Document,
+    program: String,
+    specs: std::sync::OnceLock<Vec<ToolSpec>>,
+    index: HashMap<String, usize>,
+    assigned_trust: Option<TrustSource>,
+    metadata: Option<String>,
+}
+
+impl LoadedTool {
+    /// Prepares `document`; `program` overrides the executable (default: the tool's `name`).
+    pub fn new(document: Document, program: Option<String>) -> Self {
+        let index = document
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect();
+        LoadedTool {
+            program: program.unwrap_or_else(|| document.tool.name.clone()),
+            document,
+            specs: std::sync::OnceLock::new(),
+            index,
+            assigned_trust: None,
+            metadata: None,
+        }
+    }
+
+    /// Records where the metadata was read from (a file path), so that trust can be assigned
+    /// by metadata location (the runtime's trust rules).
+    #[must_use]
+    pub fn metadata_path(mut self, path: impl Into<String>) -> Self {
+        self.metadata = Some(path.into());
+        self
+    }
+
+    /// Assigns the trust of this metadata, overriding its own `trust.source` claim (spec
+    /// §3.2.2: where metadata comes from is for the caller to say, not for the file).
+    #[must_use]
+    pub fn assign_trust(mut self, trust: TrustSource) -> Self {
+        self.assigned_trust = Some(trust);
+        self
+    }
+
+    /// `trust.integrity.checksum` (or 0.4's `trust.checksum`): what the binary must hash to.
+    pub fn checksum(&self) -> Option<&str> {
+        self.document.tool.trust.as_ref()?.binary_checksum()
+    }
+
+    /// The trust, checksum and metadata location every invocation of this tool carries.
+    fn stamp(&self, invocation: &mut Invocation) {
+        invocation.trust = self.trust();
+        invocation.trust_assigned = self.assigned_trust.is_some();
+        invocation.checksum = self.checksum().map(|c| Cow::Owned(c.to_owned()));
+        invocation.metadata = self.metadata.clone().map(Cow::Owned);
+    }
+
+    /// The document.
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    /// One spec per command, in declaration order (built on first call).
+    pub fn tools(&self) -> &[ToolSpec] {
+        self.specs.get_or_init(|| {
+            self.document
+                .commands
+                .iter()
+                .map(|c| ToolSpec::from_flat(&self.document.tool.name, c))
+                .collect()
+        })
+    }
+
+    /// The names of the commands, in declaration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.document.commands.iter().map(|c| c.name.as_str())
+    }
+
+    /// `(name, effects)` of every command, e.g. for [`crate::prompt::safety_prompt`].
+    pub fn effects(&self) -> impl Iterator<Item = (&str, &Effects)> {
+        self.document
+            .commands
+            .iter()
+            .map(|c| (c.name.as_str(), &c.effects))
+    }
+
+    /// The command called `name`.
+    pub fn command(&self, name: &str) -> Option<(&FlatCommand, &ToolSpec)> {
+        self.index
+            .get(name)
+            .map(|&i| (&self.document.commands[i], &self.tools()[i]))
+    }
+
+    /// Whether a command is called `name`.
+    pub fn has_command(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// Every command as `provider` tool definitions: a compact JSON array, the same text as
+    /// [`crate::providers::tool_definitions_json`] over [`LoadedTool::tools`], written one
+    /// command at a time without building every spec first.
+    pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
+        if let Some(specs) = self.specs.get() {
+            return crate::providers::tool_definitions_json(specs, provider);
+        }
+        // The text is as large as the document: grown by estimate, not by doubling, so that
+        // it never holds much more than it needs.
+        const SAMPLE: usize = 64;
+        let commands = &self.document.commands;
+        let mut out = String::from("[");
+        for (i, c) in commands.iter().enumerate() {
+            if i == SAMPLE && commands.len() > 2 * SAMPLE {
+                let estimate = out.len() / SAMPLE * commands.len();
+                out.reserve_exact(estimate + estimate / 16 - out.len());
+            } else if out.capacity() - out.len() < 4096 {
+                out.reserve_exact((out.len() / 4).max(1 << 16));
+            }
+            if i > 0 {
+                out.push(',');
+            }
+            let spec = ToolSpec::from_flat(&self.document.tool.name, c);
+            crate::providers::write_definition(&mut out, &spec, provider);
+        }
+        out.push(']');
+        out.shrink_to_fit();
+        out
+    }
+
+    /// Checks `call` and builds the command line it asks for, with the same rules as a
+    /// generated `Call::from_tool_call` followed by `to_invocation`.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] with every problem found, including values no argv can carry.
+    pub fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        let Some(&i) = self.index.get(&call.name) else {
+            let names: Vec<&str> = self.names().collect();
+            return Err(DispatchError::unknown_tool(call, &names));
+        };
+        let (cmd, spec) = (&self.document.commands[i], &self.tools()[i]);
+        let args = call.arguments.as_ref().map_err(|e| {
+            DispatchError::new(
+                call,
+                vec![Problem::InvalidArguments {
+                    message: e.message.clone(),
+                }],
+            )
+        })?;
+        let normalised = check_arguments(spec, args).map_err(|p| DispatchError::new(call, p))?;
+        let (argv, arguments) =
+            argv_and_arguments(&self.program, spec, &normalised).map_err(|e| {
+                DispatchError::new(
+                    call,
+                    e.problems
+                        .iter()
+                        .map(|p| Problem::Argv {
+                            message: p.to_string(),
+                        })
+                        .collect(),
+                )
+            })?;
+        let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
+        invocation.title = Some(spec.title.clone().into_owned().into());
+        invocation.arguments = arguments;
+        self.stamp(&mut invocation);
+        Ok(invocation)
+    }
+
+    /// For partial metadata (`partial: true`, spec §3.1.1): an invocation of a command that is
+    /// not in the loaded metadata, from its subcommand `path` and raw `args`, with the tool's
+    /// own effects and `unlisted` set from `omitted.safetyAssumption`, so the policy treats it
+    /// as the metadata says (by default it needs confirmation).
+    ///
+    /// # Errors
+    ///
+    /// When the metadata is not partial, the command is in fact listed, or a value holds NUL.
+    pub fn unlisted_invocation(&self, path: &[&str], args: &[&str]) -> Result<Invocation, String> {
+        let tool = &self.document.tool;
+        if tool.partial != Some(true) {
+            return Err(format!(
+                "`{}` metadata is complete (not `partial`): only its listed commands can run",
+                tool.name
+            ));
+        }
+        let name = crate::names::tool_name(&tool.name, path);
+        if self.index.contains_key(&name) {
+            return Err(format!("`{name}` is listed; dispatch it with `invocation`"));
+        }
+        let mut b = ArgvBuilder::new(self.program.as_str());
+        b.subcommand(path);
+        for a in args {
+            b.raw(a);
+        }
+        let argv = b.finish().map_err(|e| e.to_string())?;
+        let assumption = tool
+            .omitted
+            .as_ref()
+            .and_then(|o| o.safety_assumption)
+            .unwrap_or(crate::model::SafetyAssumption::Unknown);
+        let mut invocation = Invocation::new(name, argv, tool.effects.clone().unwrap_or_default());
+        invocation.title = Some(
+            std::iter::once(tool.name.as_str())
+                .chain(path.iter().copied())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .into(),
+        );
+        invocation.unlisted = Some(assumption);
+        self.stamp(&mut invocation);
+        Ok(invocation)
+    }
+
+    /// The trust assigned with [`LoadedTool::assign_trust`], else the metadata's own
+    /// `trust.source` claim.
+    pub fn trust(&self) -> Option<TrustSource> {
+        self.assigned_trust
+            .or_else(|| self.document.tool.trust.as_ref().and_then(|t| t.source))
+    }
+}
+
+/// The argv of the command `spec` describes (program `program`), for arguments normalised by
+/// [`check_arguments`]: the same writer, order and forms as a generated command's
+/// [`write_argv`](crate::Command::write_argv).
+///
+/// # Errors
+///
+/// [`ArgvError`] for values no command line can carry.
+pub fn argv_from_json(
+    program: &str,
+    spec: &ToolSpec,
+    args: &Map<String, Value>,
+) -> Result<Vec<OsString>, ArgvError> {
+    argv_and_arguments(program, spec, args).map(|(argv, _)| argv)
+}
+
+/// [`argv_from_json`] and the values each parameter put on it, for argument rules.
+fn argv_and_arguments(
+    program: &str,
+    spec: &ToolSpec,
+    args: &Map<String, Value>,
+) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
+    let values: Vec<JsonArgument<'_>> = spec
+        .params
+        .iter()
+        .map(|p| JsonArgument(args.get(p.name.as_ref())))
+        .collect();
+    let fields: Vec<&dyn Field> = values.iter().map(|v| v as &dyn Field).collect();
+    let mut b = ArgvBuilder::new(program);
+    write_fields(&mut b, &spec.path, &spec.params, &fields);
+    b.finish_recorded()
+}

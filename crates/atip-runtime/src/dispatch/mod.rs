@@ -1,0 +1,281 @@
+//! From a model's tool call to a command: argument checking, typed and untyped dispatch, and
+//! action-discriminator groups (spec §8.2 rule 3, strategy B).
+//!
+//! Arguments are checked against the command's [`ToolSpec`](crate::ToolSpec) before anything else, and every
+//! problem is reported at once — unknown tool, invalid JSON, missing required parameter, wrong
+//! type, value outside the allowed ones, unknown parameter — with the parameter's name and what
+//! was expected, so the message can go straight back to the model. Only safe coercions happen:
+//! a string holding a whole number for an integer (`"42"` → `42`), `"true"`/`"false"` for a
+//! boolean, a number for a string or an enumeration value spelled as that number, an integral
+//! float for an integer (`3.0` → `3`, never `3.5`). An explicit `null` means absent (OpenAI strict
+//! mode sends one for every unset parameter).
+
+//!
+//! One module per step: [`check`] (arguments against a [`ToolSpec`](crate::ToolSpec)),
+//! [`typed`] (into a generated command), [`loaded`] (metadata loaded at run time) and
+//! [`group`] (one tool for several commands).
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::command::Command;
+
+pub mod check;
+pub mod group;
+pub mod loaded;
+
+pub use check::{check_arguments, expected, Arguments, FromArgument};
+pub use group::{GroupError, ToolGroup};
+pub use loaded::LoadedTool;
+
+/// One tool call parsed from a provider response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The id the result must echo: Chat `tool_calls[].id`, Responses `call_id`, Anthropic
+    /// `tool_use.id`, Gemini `functionCall.id` (usually absent).
+    pub id: Option<String>,
+    /// The tool name the model called.
+    pub name: String,
+    /// The arguments object, or why there is none usable (invalid or truncated JSON).
+    pub arguments: Result<Map<String, Value>, ArgumentsError>,
+    /// Gemini's `thoughtSignature` of the part holding this call, to send back unchanged.
+    pub thought_signature: Option<String>,
+}
+
+/// Why a call's arguments cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentsError {
+    /// The arguments as the provider sent them, when they came as text.
+    pub raw: Option<String>,
+    /// What is wrong with them.
+    pub message: String,
+}
+
+impl fmt::Display for ArgumentsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ArgumentsError {}
+
+impl ToolCall {
+    /// A call with an arguments object.
+    pub fn new(id: Option<String>, name: impl Into<String>, arguments: Map<String, Value>) -> Self {
+        ToolCall {
+            id,
+            name: name.into(),
+            arguments: Ok(arguments),
+            thought_signature: None,
+        }
+    }
+
+    /// A call whose arguments arrive as JSON text (OpenAI). Empty text means `{}` (some
+    /// OpenAI-compatible servers send it for functions without parameters); anything that is
+    /// not a JSON object is kept as an [`ArgumentsError`].
+    pub fn from_json_text(id: Option<String>, name: impl Into<String>, raw: &str) -> Self {
+        let arguments = if raw.trim().is_empty() {
+            Ok(Map::new())
+        } else {
+            match serde_json::from_str::<Value>(raw) {
+                Ok(Value::Object(m)) => Ok(m),
+                Ok(other) => Err(ArgumentsError {
+                    raw: Some(raw.to_owned()),
+                    message: format!(
+                        "arguments must be a JSON object, found {}",
+                        crate::diagnostic::describe(&other)
+                    ),
+                }),
+                Err(e) => Err(ArgumentsError {
+                    raw: Some(raw.to_owned()),
+                    message: format!("arguments are not valid JSON ({e})"),
+                }),
+            }
+        };
+        ToolCall {
+            id,
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+        }
+    }
+}
+
+/// One problem with a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// No tool has this name.
+    UnknownTool {
+        /// A known name that differs only in case or `-`/`_`, if any.
+        suggestion: Option<String>,
+    },
+    /// The arguments are not a usable JSON object.
+    InvalidArguments {
+        /// Why.
+        message: String,
+    },
+    /// A required parameter is absent or `null`.
+    Missing {
+        /// Parameter name.
+        param: String,
+        /// What it takes.
+        expected: String,
+    },
+    /// A value of the wrong type.
+    WrongType {
+        /// Parameter name, with `[i]` for a list element.
+        param: String,
+        /// What it takes.
+        expected: String,
+        /// What came.
+        found: String,
+    },
+    /// A value outside the allowed ones.
+    NotAllowed {
+        /// Parameter name, with `[i]` for a list element.
+        param: String,
+        /// The allowed values.
+        allowed: Vec<String>,
+        /// What came.
+        found: String,
+    },
+    /// A parameter the tool does not have.
+    UnknownParameter {
+        /// Parameter name as sent.
+        param: String,
+    },
+    /// A grouped tool's parameter that the chosen action does not take.
+    NotForAction {
+        /// Parameter name.
+        param: String,
+        /// The chosen action.
+        action: String,
+    },
+    /// The argv could not be built from otherwise valid values (e.g. a NUL byte).
+    Argv {
+        /// Why.
+        message: String,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::UnknownTool {
+                suggestion: Some(s),
+            } => {
+                write!(f, "no tool of that name; did you mean `{s}`?")
+            }
+            Problem::UnknownTool { suggestion: None } => f.write_str("no tool of that name"),
+            Problem::InvalidArguments { message } => write!(f, "{message}"),
+            Problem::Missing { param, expected } => {
+                write!(f, "parameter `{param}` is required: {expected}")
+            }
+            Problem::WrongType {
+                param,
+                expected,
+                found,
+            } => write!(f, "parameter `{param}`: expected {expected}, found {found}"),
+            Problem::NotAllowed {
+                param,
+                allowed,
+                found,
+            } => write!(
+                f,
+                "parameter `{param}`: expected one of {}, found {found}",
+                allowed
+                    .iter()
+                    .map(|a| format!("{a:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Problem::UnknownParameter { param } => {
+                write!(f, "unknown parameter `{param}`")
+            }
+            Problem::NotForAction { param, action } => {
+                write!(f, "parameter `{param}` does not apply to action {action:?}")
+            }
+            Problem::Argv { message } => f.write_str(message),
+        }
+    }
+}
+
+/// Why a tool call cannot be turned into a command: every problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchError {
+    /// The tool name the model called.
+    pub tool: String,
+    /// The call's id, to answer it with an error result.
+    pub call_id: Option<String>,
+    /// The problems; never empty.
+    pub problems: Vec<Problem>,
+}
+
+impl DispatchError {
+    pub(crate) fn new(call: &ToolCall, problems: Vec<Problem>) -> Self {
+        DispatchError {
+            tool: call.name.clone(),
+            call_id: call.id.clone(),
+            problems,
+        }
+    }
+
+    /// The error for a call to a name that is not among `known`.
+    pub fn unknown_tool<S: AsRef<str>>(call: &ToolCall, known: &[S]) -> Self {
+        let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+        let wanted = norm(&call.name);
+        let suggestion = known
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|k| norm(k) == wanted)
+            .map(str::to_owned);
+        DispatchError::new(call, vec![Problem::UnknownTool { suggestion }])
+    }
+}
+
+impl fmt::Display for DispatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool call `{}`: ", self.tool)?;
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DispatchError {}
+
+/// Dispatches `call` to the generated command `C`: checks the arguments against `C::TOOL`,
+/// then builds the command from them. Used by generated `Call::from_tool_call`.
+///
+/// # Errors
+///
+/// [`DispatchError`] with every problem of the arguments.
+pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
+where
+    C: Command,
+{
+    let args = call.arguments.as_ref().map_err(|e| {
+        DispatchError::new(
+            call,
+            vec![Problem::InvalidArguments {
+                message: e.message.clone(),
+            }],
+        )
+    })?;
+    let tool = C::TOOL;
+    let args = Arguments::check(&tool, args).map_err(|p| DispatchError::new(call, p))?;
+    C::from_arguments(args).map_err(|e| {
+        DispatchError::new(
+            call,
+            vec![Problem::InvalidArguments {
+                message: format!("arguments do not fit `{}`: {e}", C::NAME),
+            }],
+        )
+    })
+}
