@@ -97,7 +97,7 @@ fn the_shipped_git_metadata_exposes_no_configuration_or_directory_switch() {
     // directory: every file and directory parameter is confined by the default policy.
     for file in ["git", "ls", "cat", "wc", "mkdir", "rm", "seq", "sleep"] {
         let tool = load(&fixture(&format!("../examples/atip/{file}.json")));
-        for spec in tool.tools() {
+        for spec in tool.specs() {
             for p in spec.params.iter() {
                 assert!(
                     ![
@@ -215,9 +215,10 @@ fn an_omitted_positional_never_shifts_a_later_value_into_its_slot() {
             })
         })
         .unwrap_err();
+    // Found with the types, before any argv is written.
     assert!(
         err.to_string()
-            .contains("start-point is given but branchname"),
+            .contains("parameter `start_point` is given but `branchname`"),
         "{err}"
     );
     let err = load(&fixture("../examples/atip/git.json"))

@@ -508,10 +508,10 @@ fn atip_conversion_agrees_with_the_compiler() {
     for name in ["git", "ls", "cat", "wc", "mkdir", "rm", "sleep", "seq"] {
         let tool = example(name);
         let tools = from_atip(&tool);
-        assert_eq!(tools.len(), tool.tools().len());
+        assert_eq!(tools.len(), tool.specs().len());
         for p in Provider::ALL {
             let converted = write(&tools, p, true).unwrap();
-            let mut compiled = tool_definitions(tool.tools(), p);
+            let mut compiled = tool_definitions(tool.specs(), p);
             if p == Provider::Gemini {
                 // The compiler leaves `additionalProperties: false` out of Gemini's schemas;
                 // conversion keeps it (Gemini's `Schema` has the field).

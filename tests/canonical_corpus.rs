@@ -337,7 +337,7 @@ fn atip_corpus_converts_as_the_compiler_compiles() {
         let tools = atip_runtime::canonical::from_atip(&tool);
         for p in Provider::ALL {
             let mut ours = write(&tools, p, true).unwrap().value;
-            let compiled = atip_runtime::providers::tool_definitions(tool.tools(), p);
+            let compiled = atip_runtime::providers::tool_definitions(tool.specs(), p);
             if p == Provider::Gemini {
                 // Conversion keeps `additionalProperties: false`, which the compiler leaves out.
                 for decl in ours.as_array_mut().unwrap() {

@@ -8,7 +8,7 @@ use atip_runtime::{
     ArgvProblem, Command, CostEstimate, Enumeration, StdinMode, ToInvocation, TrustSource,
 };
 use atip_tests::git::SetGlobals;
-use atip_tests::{git, ls, rm, weird};
+use atip_tests::{gh, git, ls, rm, weird};
 
 fn s(argv: Vec<OsString>) -> Vec<String> {
     argv.into_iter().map(|a| a.into_string().unwrap()).collect()
@@ -308,5 +308,40 @@ fn effects_constants_are_merged_from_tool_to_command() {
     assert_eq!(
         serde_json::to_value(&clean).unwrap()["filesystem"],
         serde_json::json!({"read": true, "write": true, "delete": true})
+    );
+}
+
+#[test]
+fn gh_pr_create_takes_required_options_and_inherits_repo() {
+    let c = gh::PrCreate::new("Fix the parser", "Closes #12")
+        .repo("cli/cli")
+        .draft(true)
+        .label(["bug", "parser"]);
+    assert_eq!(
+        s(c.try_argv().unwrap()),
+        [
+            "gh",
+            "pr",
+            "create",
+            "--repo=cli/cli",
+            "--title=Fix the parser",
+            "--body=Closes #12",
+            "--draft",
+            "--label=bug",
+            "--label=parser"
+        ]
+    );
+    assert_eq!(<gh::PrCreate as Command>::NAME, "gh_pr_create");
+    // `--repo` is declared once, on `pr`: one shared parameter row, one enum per level.
+    let list = gh::PrList::new().state(gh::PrListState::Merged).limit(5);
+    assert_eq!(
+        s(list.argv()),
+        ["gh", "pr", "list", "--state=merged", "--limit=5"]
+    );
+    let merge = gh::PrMerge::new("42", gh::PrMergeMethod::Squash);
+    assert_eq!(<gh::PrMerge as Command>::EFFECTS.destructive, Some(true));
+    assert_eq!(
+        s(merge.argv()),
+        ["gh", "pr", "merge", "--method=squash", "42"]
     );
 }

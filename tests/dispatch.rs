@@ -54,14 +54,14 @@ fn generated_definitions_are_byte_identical_to_the_run_time_path() {
         let rt = loaded(file);
         assert_eq!(
             tools,
-            rt.tools(),
+            rt.specs(),
             "{file}: const TOOL == ToolSpec::from_flat"
         );
         for provider in Provider::ALL {
             let text = definitions(provider);
             assert_eq!(
                 text,
-                tool_definitions_json(rt.tools(), provider),
+                tool_definitions_json(rt.specs(), provider),
                 "{file} {}",
                 provider.as_str()
             );
@@ -296,4 +296,19 @@ fn typed_and_untyped_dispatch_agree_on_argv_and_errors() {
         compared > 1000 && accepted > 200,
         "compared {compared}, accepted {accepted}"
     );
+}
+
+#[test]
+fn typed_dispatch_reports_every_problem_in_one_answer() {
+    let err = weird::Call::from_tool_call(&call(
+        "weird_enums",
+        json!({"files": ["f"], "out": "o", "level": 9, "tags": [], "mode": "a\u{0}", "count": "ten"}),
+    ))
+    .unwrap_err();
+    let text = err.to_string();
+    assert_eq!(err.problems.len(), 3, "{text}");
+    for param in ["level", "mode", "count"] {
+        assert!(text.contains(&format!("`{param}`")), "{text}");
+    }
+    assert!(text.contains("NUL"), "{text}");
 }

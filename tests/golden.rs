@@ -9,6 +9,7 @@ use atip_build::{expand, Builder, Input, Options};
 /// (metadata file relative to the workspace root, golden relative to `tests/`)
 pub const GOLDENS: &[(&str, &str)] = &[
     ("examples/atip/git.json", "golden/git.rs"),
+    ("examples/atip/gh.json", "golden/gh.rs"),
     ("examples/atip/ls.json", "golden/ls.rs"),
     ("examples/atip/cat.json", "golden/cat.rs"),
     ("examples/atip/wc.json", "golden/wc.rs"),

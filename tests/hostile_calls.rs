@@ -205,7 +205,7 @@ fn shell_syntax_in_values_is_inert_for_real_tools() {
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
     let mkdir = LoadedTool::new(doc, None);
     let name = mkdir.names().next().unwrap().to_owned();
-    let param = mkdir.tools()[0]
+    let param = mkdir.specs()[0]
         .params
         .iter()
         .find(|p| p.required)

@@ -56,7 +56,7 @@ fn the_document_is_aws_sized() {
     let text = aws_text();
     assert!(text.len() > 30_000_000, "{} bytes", text.len());
     let tool = aws_tool();
-    assert_eq!(tool.tools().len(), 21_000);
+    assert_eq!(tool.specs().len(), 21_000);
     assert_eq!(Shape::AWS.command_count(), 21_000);
 }
 
@@ -91,7 +91,7 @@ fn names_are_distinct_and_valid_for_every_provider() {
 #[test]
 fn every_command_dispatches_with_its_required_parameters() {
     let tool = aws_tool();
-    for spec in tool.tools() {
+    for spec in tool.specs() {
         let mut args = Map::new();
         for p in spec.params.iter().filter(|p| p.required) {
             args.insert(
@@ -121,7 +121,7 @@ fn every_command_dispatches_with_its_required_parameters() {
 fn sampled_calls_with_every_parameter_give_the_declared_argv() {
     let tool = aws_tool();
     // Every 997th command: spread over services, operations and verbs.
-    for spec in tool.tools().iter().step_by(997) {
+    for spec in tool.specs().iter().step_by(997) {
         let mut args = Map::new();
         for p in spec.params.iter() {
             let v = sample(&p.name, p.kind, p.values.as_deref());

@@ -62,13 +62,13 @@ fn every_document_compiles_to_definitions_the_providers_accept() {
     let mut entries = Vec::new();
     let mut tools = 0;
     for (stem, doc) in documents() {
-        if doc.tools().is_empty() {
+        if doc.specs().is_empty() {
             continue;
         }
-        tools += doc.tools().len();
+        tools += doc.specs().len();
         for p in Provider::ALL {
             let chunk = p.max_tools().unwrap_or(usize::MAX);
-            for (k, part) in doc.tools().chunks(chunk).enumerate() {
+            for (k, part) in doc.specs().chunks(chunk).enumerate() {
                 entries.push((
                     "tools",
                     validator_name(p),

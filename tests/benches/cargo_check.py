@@ -3,7 +3,13 @@
 build and a release binary) of a crate that includes `atip gen` output for aws-like documents
 of 10, 100, 1,000 and 10,000 commands. Prints a Markdown table with per-command figures.
 
-    python3 tests/benches/cargo_check.py [SIZES...]     # default: 10 100 1000 10000
+    python3 tests/benches/cargo_check.py [--check-only] [--root DIR] [--doc FILE] [SIZES...]
+                                                       # default sizes: 10 100 1000 10000
+
+`--root DIR` measures the generator and runtime of another checkout (e.g. a `git worktree` of
+an older commit, built with `cargo build --release -p atip-cli` and `cargo build --release -p
+atip-tests --example large_doc`), for before/after figures. `--doc FILE` measures one metadata file (e.g. gh.json)
+instead of aws-like documents. `--check-only` skips the release builds.
 
 Run from the workspace root. Each measurement is the best of three runs after a warm-up
 build of the dependencies; memory is the compiler's peak resident set (max RSS of the
@@ -19,6 +25,22 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = os.path.join(ROOT, "target", "bench-cargo-check")
 CRATE = os.path.join(WORK, "crate")
+
+
+def parse_args(argv):
+    """(sizes, root, doc, check_only) from the command line."""
+    root, doc, check_only, sizes = ROOT, None, False, []
+    it = iter(argv)
+    for a in it:
+        if a == "--root":
+            root = os.path.abspath(next(it))
+        elif a == "--doc":
+            doc = os.path.abspath(next(it))
+        elif a == "--check-only":
+            check_only = True
+        else:
+            sizes.append(int(a))
+    return sizes or ([0] if doc else [10, 100, 1000, 10000]), root, doc, check_only
 
 
 def run(cmd, **kw):
@@ -47,19 +69,24 @@ def best_of(n, cmd, touch):
 
 
 def main():
-    sizes = [int(a) for a in sys.argv[1:]] or [10, 100, 1000, 10000]
+    sizes, root, single_doc, check_only = parse_args(sys.argv[1:])
+    shutil.rmtree(CRATE, ignore_errors=True)
     os.makedirs(os.path.join(CRATE, "src"), exist_ok=True)
-    run(["cargo", "build", "--release", "-q", "-p", "atip-cli", "-p", "atip-tests", "--example", "large_doc"])
-    atip = os.path.join(ROOT, "target", "release", "atip")
-    large_doc = os.path.join(ROOT, "target", "release", "examples", "large_doc")
-    runtime = os.path.join(ROOT, "crates", "atip-runtime")
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target"))
+    if root == ROOT:
+        # Two builds: naming an example leaves the packages' binaries out.
+        run(["cargo", "build", "--release", "-q", "-p", "atip-cli"])
+        run(["cargo", "build", "--release", "-q", "-p", "atip-tests", "--example", "large_doc"])
+    atip = os.path.join(target, "release", "atip")
+    large_doc = os.path.join(target, "release", "examples", "large_doc")
+    runtime = os.path.join(root, "crates", "atip-runtime")
     with open(os.path.join(CRATE, "Cargo.toml"), "w") as f:
         f.write(
             '[package]\nname = "gencheck"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
             f'[dependencies]\natip-runtime = {{ path = "{runtime}" }}\n\n'
             '[profile.dev]\ndebug = false\n\n[workspace]\n'
         )
-    shutil.copy(os.path.join(ROOT, "Cargo.lock"), os.path.join(CRATE, "Cargo.lock"))
+    shutil.copy(os.path.join(root, "Cargo.lock"), os.path.join(CRATE, "Cargo.lock"))
     lib = os.path.join(CRATE, "src", "lib.rs")
     main_rs = os.path.join(CRATE, "src", "main.rs")
     gen = os.path.join(CRATE, "src", "gen.rs")
@@ -79,18 +106,29 @@ def main():
         )
     rows = []
     for i, n in enumerate(sizes):
-        doc = os.path.join(WORK, f"aws{n}.json")
-        run([large_doc, str(n), doc])
+        if single_doc:
+            doc = single_doc
+        else:
+            doc = os.path.join(WORK, f"aws{n}.json")
+            run([large_doc, str(n), doc])
         with open(gen, "w") as out:
-            subprocess.run([atip, "gen", doc, "--max-commands", str(n + 1)], check=True, stdout=out)
+            subprocess.run([atip, "gen", doc, "--max-commands", "100000"], check=True, stdout=out,
+                           stderr=subprocess.DEVNULL)
         src = os.path.getsize(gen)
+        if single_doc:
+            with open(gen) as f:
+                text = f.read()
+            n = text.count("impl Command for ") + text.count("impl ::atip_runtime::Command for ")
         if i == 0:
-            # Warm up: dependencies built once for check, debug and release.
-            for cmd in (["cargo", "check", "-q", "--offline"], ["cargo", "build", "-q", "--offline"], ["cargo", "build", "-q", "--offline", "--release"]):
+            # Warm up: dependencies built once for check (and the builds measured below).
+            warm = [["cargo", "check", "-q", "--offline"]]
+            if not check_only:
+                warm += [["cargo", "build", "-q", "--offline"], ["cargo", "build", "-q", "--offline", "--release"]]
+            for cmd in warm:
                 run(cmd, cwd=CRATE)
         check, check_rss = best_of(3 if n < 10000 else 1, ["cargo", "check", "-q", "--offline"], lib)
         row = {"n": n, "src": src, "check": check, "check_rss": check_rss}
-        if n <= 1000:
+        if n <= 1000 and not check_only:
             build, build_rss = best_of(1, ["cargo", "build", "-q", "--offline", "--release"], lib)
             binary = os.path.getsize(os.path.join(CRATE, "target", "release", "gencheck"))
             row.update(build=build, build_rss=build_rss, binary=binary)

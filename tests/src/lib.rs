@@ -12,6 +12,12 @@ pub mod git {
     include!("../golden/git.rs");
 }
 
+/// `gh`, from `examples/atip/gh.json`: the README's running example (inherited `--repo`,
+/// required options, lists, a destructive merge).
+pub mod gh {
+    include!("../golden/gh.rs");
+}
+
 /// `ls`, from `examples/atip/ls.json`.
 pub mod ls {
     include!("../golden/ls.rs");

@@ -48,9 +48,9 @@ pub const GENERATOR_VERSION: [&str; 2] = [env!("CARGO_PKG_VERSION"), atip_core::
 /// The most commands [`expand`] generates code for unless [`Options::max_commands`] says
 /// otherwise.
 ///
-/// Generated code costs the compiler about 14 ms and 1.6 MB of memory per command of an
-/// aws-sized CLI (19 parameters each) in `cargo check`, 25 ms and 2.3 MB in a debug build (see
-/// BENCHMARKS.md): 2,000 commands are a build of about a minute and 5 GB. Larger documents
+/// Generated code costs the compiler about 10 ms and 1.1 MB of memory per command of an
+/// aws-sized CLI (19 parameters each) in `cargo check` (see BENCHMARKS.md, "Generated code"),
+/// more in a build: 2,000 commands are a check of about 20 s and a few GB. Larger documents
 /// are refused before any code is generated, with an error that says how to filter them.
 pub const DEFAULT_MAX_COMMANDS: usize = 2_000;
 
@@ -151,7 +151,7 @@ fn too_many_commands(doc: &Document, options: &Options) -> LoadError {
         .collect();
     let message = format!(
         "`{tool}` has {n} commands{filtered}, more than the limit of {max} for generated code \
-         (each command costs the compiler ~14 ms and ~1.6 MB in `cargo check`, more in a \
+         (each command costs the compiler ~10 ms and ~1.1 MB in `cargo check`, more in a \
          build; see BENCHMARKS.md); keep the ones the agent uses with a command filter \
          (`commands = [{example}]`; a command keeps everything below it), or raise the limit \
          (`max_commands = {n}`)",

@@ -208,8 +208,39 @@ struct Calls {
     response: PathBuf,
 }
 
+/// Why a command failed: printed on stderr before the process exits with status 1. Empty
+/// when the details (every diagnostic of every file) were printed already.
+#[derive(Debug)]
+struct Failure(String);
+
+impl Failure {
+    fn new(message: impl std::fmt::Display) -> Self {
+        Failure(message.to_string())
+    }
+
+    /// The problems were printed as they were found.
+    fn reported() -> Self {
+        Failure(String::new())
+    }
+}
+
+/// The exit status of a command that ran, or why it could not.
+type Outcome = Result<ExitCode, Failure>;
+
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    match try_main(Cli::parse()) {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            if !message.is_empty() {
+                eprintln!("{message}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn try_main(cli: Cli) -> Outcome {
+    match cli.command {
         Cmd::Check { files, lenient } => check(&files, lenient),
         Cmd::Gen {
             file,
@@ -243,24 +274,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> ExitCode {
-    let tools = match load_tools(&calls.tools, false, None) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let runner = match runner(exec, &tools) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
-    let parsed = match read_response(calls.provider, &calls.response) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(code) => return code,
-    };
-    let results: Vec<atip_runtime::ToolResult> = rt.block_on(async {
+fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
+    let tools = load_tools(&calls.tools, false, None)?;
+    let runner = runner(exec, &tools)?;
+    let parsed = read_response(calls.provider, &calls.response)?;
+    let results: Vec<atip_runtime::ToolResult> = runtime()?.block_on(async {
         let mut results = Vec::new();
         for call in &parsed.tool_calls {
             let result = match invocation_for(&tools, call) {
@@ -278,94 +296,52 @@ fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> ExitCode {
         }
         results
     });
-    match atip_runtime::result_messages(calls.provider, &parsed.tool_calls, &results) {
-        Ok(messages) => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&Value::Array(messages)).unwrap_or_default()
-        )),
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    let messages = atip_runtime::result_messages(calls.provider, &parsed.tool_calls, &results)
+        .map_err(Failure::new)?;
+    emit_json(&Value::Array(messages))
 }
 
-fn convert(from: Format, to: Provider, file: &Path) -> ExitCode {
-    let text = match read_input(file) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
+fn convert(from: Format, to: Provider, file: &Path) -> Outcome {
+    let text = read_input(file)?;
     let converted = if from == Format::Atip {
-        match Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()) {
-            Ok(doc) => {
-                let tools = atip_runtime::canonical::from_atip(&LoadedTool::new(doc, None));
-                atip_runtime::canonical::write(&tools, to, true)
-            }
-            Err(e) => {
-                eprintln!("{}: {e}", file.display());
-                return ExitCode::FAILURE;
-            }
-        }
+        let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
+            .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
+        let tools = atip_runtime::canonical::from_atip(&LoadedTool::new(doc, None));
+        atip_runtime::canonical::write(&tools, to, true)
     } else {
-        match serde_json::from_str::<Value>(&text) {
-            Ok(value) => atip_runtime::canonical::convert(&value, from, to),
-            Err(e) => {
-                eprintln!("{}: invalid JSON: {e}", file.display());
-                return ExitCode::FAILURE;
-            }
-        }
+        let value = serde_json::from_str::<Value>(&text)
+            .map_err(|e| Failure::new(format!("{}: invalid JSON: {e}", file.display())))?;
+        atip_runtime::canonical::convert(&value, from, to)
     };
-    match converted {
-        Ok(out) => {
-            for w in &out.warnings {
-                eprintln!("{w}");
-            }
-            emit(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&out.value).unwrap_or_default()
-            ))
-        }
-        Err(e) => {
-            eprintln!("{}: {e}", file.display());
-            ExitCode::FAILURE
-        }
+    let out = converted.map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
+    for w in &out.warnings {
+        eprintln!("{w}");
+    }
+    emit_json(&out.value)
+}
+
+fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> Outcome {
+    let text = atip_runtime::discover(tool, std::time::Duration::from_secs(timeout))
+        .map_err(Failure::new)?;
+    match out {
+        Some(path) => std::fs::write(path, &text)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(|e| Failure::new(format!("cannot write {}: {e}", path.display()))),
+        None => emit(&text),
     }
 }
 
-fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> ExitCode {
-    match atip_runtime::discover(tool, std::time::Duration::from_secs(timeout)) {
-        Ok(text) => match out {
-            Some(path) => match std::fs::write(path, &text) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("cannot write {}: {e}", path.display());
-                    ExitCode::FAILURE
-                }
-            },
-            None => emit(&text),
-        },
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Loads every file (reporting all diagnostics) and prepares it for dispatch.
 /// A single-threaded tokio runtime for the commands that run processes or serve.
-fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| {
-            eprintln!("cannot start the async runtime: {e}");
-            ExitCode::FAILURE
-        })
+        .map_err(|e| Failure::new(format!("cannot start the async runtime: {e}")))
 }
 
 /// The policy `text` names: a file, or inline JSON (anything starting with `{`); the default
 /// policy when absent.
-fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, ExitCode> {
+fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, Failure> {
     let Some(text) = text else {
         return Ok(atip_runtime::Policy::default());
     };
@@ -378,20 +354,16 @@ fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, ExitCode> {
         )
     };
     json.and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
-        .map_err(|e| {
-            eprintln!("{shown}: {e}");
-            ExitCode::FAILURE
-        })
+        .map_err(|e| Failure::new(format!("{shown}: {e}")))
 }
 
 /// The runner `exec` describes for `tools`: its policy (checked against the tools), limits,
 /// sandbox and trust rules.
-fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner, ExitCode> {
+fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner, Failure> {
     let policy = read_policy(exec.policy.as_deref())?;
-    if let Err(e) = policy.check_against(tools.iter().flat_map(LoadedTool::tools)) {
-        eprintln!("--policy: {e}");
-        return Err(ExitCode::FAILURE);
-    }
+    policy
+        .check_against(tools.iter().flat_map(LoadedTool::specs))
+        .map_err(|e| Failure::new(format!("--policy: {e}")))?;
     let mut sandbox = if exec.no_sandbox {
         atip_runtime::Sandbox::off()
     } else {
@@ -415,40 +387,22 @@ fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner,
 }
 
 /// `atip serve`: an MCP server on stdio until the client disconnects.
-fn serve(files: &[PathBuf], exec: &ExecArgs) -> ExitCode {
-    let tools = match load_tools(files, false, None) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let runner = match runner(exec, &tools) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
-    let server = match atip_runtime::mcp::McpServer::new(tools, runner) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(code) => return code,
-    };
-    match rt.block_on(server.serve_stdio()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+fn serve(files: &[PathBuf], exec: &ExecArgs) -> Outcome {
+    let tools = load_tools(files, false, None)?;
+    let runner = runner(exec, &tools)?;
+    let server = atip_runtime::mcp::McpServer::new(tools, runner).map_err(Failure::new)?;
+    runtime()?
+        .block_on(server.serve_stdio())
+        .map_err(Failure::new)?;
+    Ok(ExitCode::SUCCESS)
 }
 
+/// Loads every file, printing every diagnostic of every file, and prepares each for dispatch.
 fn load_tools(
     files: &[PathBuf],
     lenient: bool,
     commands: Option<Vec<String>>,
-) -> Result<Vec<LoadedTool>, ExitCode> {
+) -> Result<Vec<LoadedTool>, Failure> {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut tools = Vec::new();
     let mut failed = false;
@@ -491,26 +445,17 @@ fn load_tools(
         }
     }
     if failed {
-        Err(ExitCode::FAILURE)
+        Err(Failure::reported())
     } else {
         Ok(tools)
     }
 }
 
-fn compile(
-    provider: Provider,
-    files: &[PathBuf],
-    commands: Vec<String>,
-    lenient: bool,
-) -> ExitCode {
+fn compile(provider: Provider, files: &[PathBuf], commands: Vec<String>, lenient: bool) -> Outcome {
     if !commands.is_empty() && files.len() > 1 {
-        eprintln!("--commands applies to a single file");
-        return ExitCode::FAILURE;
+        return Err(Failure::new("--commands applies to a single file"));
     }
-    let tools = match load_tools(files, lenient, (!commands.is_empty()).then_some(commands)) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
+    let tools = load_tools(files, lenient, (!commands.is_empty()).then_some(commands))?;
     // Each file's array, joined: written without building a JSON value of the whole.
     let mut out = String::from("[");
     for t in &tools {
@@ -524,7 +469,7 @@ fn compile(
         }
     }
     out.push_str("]\n");
-    let code = emit(&out);
+    let code = emit(&out)?;
     if let Some(max) = provider.max_tools() {
         let n: usize = tools.iter().map(|t| t.document().commands.len()).sum();
         if n > max {
@@ -535,35 +480,27 @@ fn compile(
             );
         }
     }
-    code
+    Ok(code)
 }
 
-fn prompt(files: &[PathBuf], lenient: bool) -> ExitCode {
-    let tools = match load_tools(files, lenient, None) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    emit(&safety_prompt(tools.iter().flat_map(LoadedTool::tools)))
+fn prompt(files: &[PathBuf], lenient: bool) -> Outcome {
+    let tools = load_tools(files, lenient, None)?;
+    emit(&safety_prompt(tools.iter().flat_map(LoadedTool::specs)))
 }
 
-fn read_input(path: &Path) -> Result<String, ExitCode> {
+fn read_input(path: &Path) -> Result<String, Failure> {
     let mut text = String::new();
     let read = if path == Path::new("-") {
         std::io::stdin().read_to_string(&mut text).map(|_| ())
     } else {
         std::fs::read_to_string(path).map(|t| text = t)
     };
-    read.map(|_| text).map_err(|e| {
-        eprintln!("cannot read {}: {e}", path.display());
-        ExitCode::FAILURE
-    })
+    read.map(|_| text)
+        .map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))
 }
 
-fn parse(provider: Provider, response: &Path) -> ExitCode {
-    let parsed = match read_response(provider, response) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+fn parse(provider: Provider, response: &Path) -> Outcome {
+    let parsed = read_response(provider, response)?;
     let calls: Vec<Value> = parsed
         .tool_calls
         .iter()
@@ -579,12 +516,10 @@ fn parse(provider: Provider, response: &Path) -> ExitCode {
 fn read_response(
     provider: Provider,
     response: &Path,
-) -> Result<atip_runtime::lifecycle::ParsedResponse, ExitCode> {
+) -> Result<atip_runtime::lifecycle::ParsedResponse, Failure> {
     let body = read_input(response)?;
-    let parsed = parse_response(provider, &body).map_err(|e| {
-        eprintln!("{}: {e}", response.display());
-        ExitCode::FAILURE
-    })?;
+    let parsed = parse_response(provider, &body)
+        .map_err(|e| Failure::new(format!("{}: {e}", response.display())))?;
     if parsed.truncated {
         eprintln!(
             "warning: the response was cut short ({}); none of its {} calls runs, each is \
@@ -610,15 +545,9 @@ fn invocation_for(
     }
 }
 
-fn dispatch(calls: &Calls, lenient: bool) -> ExitCode {
-    let tools = match load_tools(&calls.tools, lenient, None) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let parsed = match read_response(calls.provider, &calls.response) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
+    let tools = load_tools(&calls.tools, lenient, None)?;
+    let parsed = read_response(calls.provider, &calls.response)?;
     let out: Vec<Value> = parsed
         .tool_calls
         .iter()
@@ -637,13 +566,11 @@ fn dispatch(calls: &Calls, lenient: bool) -> ExitCode {
             }
         })
         .collect();
-    emit(&format!(
-        "{}\n",
-        serde_json::to_string_pretty(&Value::Array(out)).unwrap_or_default()
-    ))
+    emit_json(&Value::Array(out))
 }
 
-fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
+/// `atip check`: every file, every diagnostic; status 1 when any file has an error.
+fn check(files: &[PathBuf], lenient: bool) -> Outcome {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut failed = false;
     for file in files {
@@ -653,63 +580,53 @@ fn check(files: &[PathBuf], lenient: bool) -> ExitCode {
                 for w in &doc.warnings {
                     eprintln!("{}", w.render(Some(&name)));
                 }
-                let _ = emit(&format!(
+                emit(&format!(
                     "{name}: ok: {} commands, {} warnings\n",
                     doc.commands.len(),
                     doc.warnings.len()
-                ));
+                ))?;
             }
             Err(e) => {
                 failed = true;
                 eprintln!("{e}");
                 let errors = e.errors().count();
-                let _ = emit(&format!(
+                emit(&format!(
                     "{name}: {errors} error{}\n",
                     if errors == 1 { "" } else { "s" }
-                ));
+                ))?;
             }
         }
     }
-    if failed {
+    Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
-fn gen(file: &std::path::Path, options: Options) -> ExitCode {
+fn gen(file: &std::path::Path, options: Options) -> Outcome {
     let name = file.display().to_string();
     let load = LoadOptions::strict().with_file(name.clone());
-    let text = match atip_runtime::load::read_text(file, &load) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match expand(&text, &options) {
-        Ok(exp) => {
-            for w in &exp.warnings {
-                eprintln!("{}", w.render(Some(&name)));
-            }
-            emit(&exp.to_source(&name))
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
+    let text = atip_runtime::load::read_text(file, &load).map_err(Failure::new)?;
+    let exp = expand(&text, &options).map_err(Failure::new)?;
+    for w in &exp.warnings {
+        eprintln!("{}", w.render(Some(&name)));
     }
+    emit(&exp.to_source(&name))
+}
+
+/// Writes `value` as pretty JSON and a newline.
+fn emit_json(value: &Value) -> Outcome {
+    let text = serde_json::to_string_pretty(value).map_err(Failure::new)?;
+    emit(&format!("{text}\n"))
 }
 
 /// Writes to stdout; a closed pipe (`atip gen … | head`) ends quietly instead of panicking.
-fn emit(text: &str) -> ExitCode {
+fn emit(text: &str) -> Outcome {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cannot write the output: {e}");
-            ExitCode::FAILURE
-        }
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(Failure::new(format!("cannot write the output: {e}"))),
     }
 }

@@ -174,7 +174,7 @@ fn compile_prints_what_the_runtime_compiles() {
         assert_eq!(code, 0, "{err}");
         assert_eq!(
             out.trim_end(),
-            tool_definitions_json(tool.tools(), p),
+            tool_definitions_json(tool.specs(), p),
             "{}",
             p.as_str()
         );

@@ -102,7 +102,7 @@ impl std::error::Error for McpError {
 ///
 /// [`McpError::Definition`] if a definition does not deserialise as an `rmcp` `Tool`.
 pub fn tools_of(tool: &LoadedTool) -> Result<Vec<Tool>, McpError> {
-    mcp_tools(tool.tools())
+    mcp_tools(tool.specs())
 }
 
 /// Each spec's MCP definition as an `rmcp` [`Tool`], converted as a JSON value (no text).
@@ -128,7 +128,7 @@ impl McpServer {
     pub fn new(tools: Vec<LoadedTool>, runner: Runner) -> Result<Self, McpError> {
         runner
             .current_policy()
-            .check_against(tools.iter().flat_map(LoadedTool::tools))
+            .check_against(tools.iter().flat_map(LoadedTool::specs))
             .map_err(McpError::Policy)?;
         let mut definitions = Vec::new();
         let mut owner = HashMap::new();

@@ -208,7 +208,7 @@ fn nul_in_a_value_is_a_dispatch_error() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tool call `gh_pr_create`: the value of title contains a NUL byte"
+        "tool call `gh_pr_create`: parameter `title` contains a NUL byte, which no command line can carry"
     );
 }
 
@@ -235,7 +235,7 @@ fn out_keys(m: &Map<String, Value>) -> Vec<String> {
 #[test]
 fn action_groups_compile_and_resolve() {
     let t = tool();
-    let group = ToolGroup::from_path(t.tools(), &["pr"], "gh_pr", "Manage pull requests").unwrap();
+    let group = ToolGroup::from_path(t.specs(), &["pr"], "gh_pr", "Manage pull requests").unwrap();
     let actions: Vec<&str> = group.actions().iter().map(|(a, _)| a.as_str()).collect();
     assert_eq!(actions, ["list", "create", "close"]);
     let spec = group.spec();
@@ -293,10 +293,68 @@ fn conflicting_parameters_cannot_be_grouped() {
     );
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
     let t = LoadedTool::new(doc, None);
-    let err = ToolGroup::from_path(t.tools(), &["pr"], "gh_pr", "d").unwrap_err();
+    let err = ToolGroup::from_path(t.specs(), &["pr"], "gh_pr", "d").unwrap_err();
     assert_eq!(
         err.to_string(),
         "group `gh_pr`: parameter `limit` differs between actions \"list\" and \"close\""
     );
-    assert!(ToolGroup::from_path(t.tools(), &["nope"], "x", "d").is_err());
+    assert!(ToolGroup::from_path(t.specs(), &["nope"], "x", "d").is_err());
+}
+
+/// Every problem of a call in one answer, whatever phase would find it: types and allowed
+/// values, an empty required list, a NUL byte, a positional after an omitted one.
+#[test]
+fn every_problem_is_reported_in_one_answer() {
+    let text = r#"{
+      "atip": {"version": "0.6"}, "name": "ship", "version": "1", "description": "Ships",
+      "commands": {"deploy": {"description": "Deploy",
+        "arguments": [
+          {"name": "env", "type": "string", "required": false, "description": "E"},
+          {"name": "target", "type": "string", "required": true, "variadic": true, "description": "T"}],
+        "options": [
+          {"name": "ratio", "flags": ["--ratio"], "type": "number", "description": "R"},
+          {"name": "level", "flags": ["--level"], "type": "enum", "enum": [1, 2, 3], "description": "L"},
+          {"name": "note", "flags": ["--note"], "type": "string", "description": "N"}],
+        "effects": {"destructive": false}}}
+    }"#;
+    let doc = Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    let t = LoadedTool::new(doc, None);
+    let err = t
+        .invocation(&call(
+            "ship_deploy",
+            json!({"target": [], "ratio": 1, "level": 9, "note": "a\u{0}b"}),
+        ))
+        .unwrap_err();
+    let text = err.to_string();
+    assert_eq!(err.problems.len(), 3, "{text}");
+    assert!(
+        matches!(&err.problems[0], Problem::NotAllowed { param, .. } if param == "level"),
+        "{text}"
+    );
+    assert!(
+        matches!(&err.problems[1], Problem::Nul { param } if param == "note"),
+        "{text}"
+    );
+    assert!(
+        matches!(&err.problems[2], Problem::Missing { param, expected } if param == "target" && expected.starts_with("at least one value")),
+        "{text}"
+    );
+
+    // A positional given after an omitted one is found with the rest.
+    let err = t
+        .invocation(&call("ship_deploy", json!({"target": ["a"], "level": 4})))
+        .unwrap_err();
+    assert_eq!(err.problems.len(), 2, "{err}");
+    assert!(
+        err.to_string().contains(
+            "parameter `target` is given but `env`, the positional argument before it, is not"
+        ),
+        "{err}"
+    );
+    // And the same call, corrected, goes through.
+    t.invocation(&call(
+        "ship_deploy",
+        json!({"env": "prod", "target": ["a"], "ratio": 1, "level": 2}),
+    ))
+    .unwrap();
 }

@@ -32,8 +32,8 @@ fn chat_and_responses_definitions_convert_both_ways_unchanged() {
     let tool = git();
     for (p, strict) in [(Provider::OpenAi, false), (Provider::OpenAiStrict, true)] {
         let json = tool.definitions_json(p);
-        let theirs = chat_tools(tool.tools(), strict).unwrap();
-        assert_eq!(theirs.len(), tool.tools().len());
+        let theirs = chat_tools(tool.specs(), strict).unwrap();
+        assert_eq!(theirs.len(), tool.specs().len());
         let back = serde_json::to_value(&theirs).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(&json).unwrap(), "{p:?}");
     }
@@ -42,7 +42,7 @@ fn chat_and_responses_definitions_convert_both_ways_unchanged() {
         (Provider::OpenAiResponsesStrict, true),
     ] {
         let json = tool.definitions_json(p);
-        let theirs = response_tools(tool.tools(), strict).unwrap();
+        let theirs = response_tools(tool.specs(), strict).unwrap();
         let back = serde_json::to_value(&theirs).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(&json).unwrap(), "{p:?}");
     }

@@ -263,7 +263,12 @@ fn constructor(
         let field = &f.field;
         if f.is_required() {
             let conv = f.convert(field);
-            quote!(#field: #conv,)
+            if *field == conv.to_string() {
+                // Taken as it is (an enum value, a number): shorthand, as clippy wants.
+                quote!(#field,)
+            } else {
+                quote!(#field: #conv,)
+            }
         } else {
             quote!(#field: Default::default(),)
         }

@@ -269,6 +269,17 @@ fn enum_owner(doc: &Document, ty: &str, cmd: &FlatCommand, param: &FlatParam) ->
     }
 }
 
+/// The setter of field `field`: its name, or `with_` and its name when that is one of the
+/// methods every command has (`with_new`).
+fn setter_name(methods: &mut Scope, field: &str) -> Ident {
+    let base = if RESERVED_METHODS.contains(&field) {
+        format!("with_{field}")
+    } else {
+        field.to_owned()
+    };
+    ident(&methods.claim(&base, "_"))
+}
+
 /// Assigns every Rust name, in declaration order.
 pub fn plan(doc: &Document) -> Plan<'_> {
     let mut warnings = Vec::new();
@@ -381,12 +392,7 @@ pub fn plan(doc: &Document) -> Plan<'_> {
                 .iter()
                 .map(|param| {
                     let name = fields.claim(&snake(&param.declared_name), "_");
-                    let setter_base = if RESERVED_METHODS.contains(&name.as_str()) {
-                        format!("with_{name}")
-                    } else {
-                        name.clone()
-                    };
-                    let setter = ident(&methods.claim(&setter_base, "_"));
+                    let setter = setter_name(&mut methods, &name);
                     FieldPlan {
                         param,
                         field: ident(&name),
@@ -432,12 +438,7 @@ pub fn plan(doc: &Document) -> Plan<'_> {
                     let at = param.origin.json_path();
                     let (name, clash) = fields.claim_for(&base, "_", &at.to_string());
                     warnings.extend(renamed("field", &base, &name, at, clash));
-                    let setter_base = if RESERVED_METHODS.contains(&name.as_str()) {
-                        format!("with_{name}")
-                    } else {
-                        name.clone()
-                    };
-                    let setter = ident(&methods.claim(&setter_base, "_"));
+                    let setter = setter_name(&mut methods, &name);
                     FieldPlan {
                         param,
                         field: ident(&name),

@@ -708,7 +708,7 @@ fn from_openapi(value: &Value) -> Value {
 /// ATIP commands as canonical tools.
 pub(crate) fn atip(tool: &crate::LoadedTool) -> Vec<CanonicalTool> {
     let doc = &tool.document().tool;
-    tool.tools()
+    tool.specs()
         .iter()
         .enumerate()
         .map(|(i, spec)| {

@@ -148,6 +148,7 @@ impl<'a> Arguments<'a> {
                 },
             };
         }
+        problems.extend(argv_problems(spec, &slots));
         if problems.is_empty() {
             Ok(Arguments {
                 slots,
@@ -320,6 +321,9 @@ fn check_value<'a>(
         | ValueKind::Url
         | ValueKind::Enum => {
             let value = match v {
+                Value::String(s) if s.contains('\0') => {
+                    return Err(Problem::Nul { param: label() })
+                }
                 Value::String(_) => Cow::Borrowed(v),
                 Value::Number(n) => Cow::Owned(Value::String(n.to_string())),
                 _ => return Err(wrong(false)),
@@ -358,6 +362,40 @@ fn check_value<'a>(
         }
     }
     Ok(value)
+}
+
+/// What would stop the argv from being built, found with the types so that one answer lists
+/// every problem: a required list given empty, and a positional argument given after an
+/// omitted one (it would land in the omitted one's slot).
+fn argv_problems(spec: &ToolSpec, slots: &[(&str, Option<Cow<'_, Value>>)]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut omitted: Option<&str> = None;
+    for (p, (_, value)) in spec.params.iter().zip(slots) {
+        let empty_list = matches!(value.as_deref(), Some(Value::Array(items)) if items.is_empty());
+        if p.required && p.multiple && empty_list {
+            problems.push(Problem::Missing {
+                param: p.name.to_string(),
+                expected: format!("at least one value, {}", expected(p)),
+            });
+        }
+        if !p.argv.is_argument() {
+            continue;
+        }
+        let absent = value.is_none() || empty_list;
+        match (absent, omitted) {
+            // A required one left out is `Missing` already.
+            (true, None) if !p.required => omitted = Some(p.name.as_ref()),
+            (false, Some(before)) => problems.push(Problem::Argv {
+                message: crate::argv::ArgvProblem::PositionalAfterOmitted {
+                    param: format!("parameter `{}`", p.name),
+                    omitted: format!("`{before}`"),
+                }
+                .to_string(),
+            }),
+            _ => {}
+        }
+    }
+    problems
 }
 
 /// An integer, from an integer, an integral float within ±2^53, or a decimal string.

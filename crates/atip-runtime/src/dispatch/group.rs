@@ -193,14 +193,7 @@ impl ToolGroup {
                 &[self.spec.name.as_ref()],
             ));
         }
-        let args = call.arguments.as_ref().map_err(|e| {
-            DispatchError::new(
-                call,
-                vec![Problem::InvalidArguments {
-                    message: e.message.clone(),
-                }],
-            )
-        })?;
+        let args = call.checked_arguments()?;
         let action_param = &self.spec.params[0];
         let action = match args.get("action") {
             Some(Value::String(a)) => match self.actions.iter().find(|(name, _)| name == a) {

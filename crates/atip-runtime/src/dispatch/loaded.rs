@@ -22,7 +22,7 @@ use super::{check_arguments, DispatchError, Problem, ToolCall};
 /// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
 ///
 /// The [`ToolSpec`]s (one per command) are built once, on first use of
-/// [`LoadedTool::tools`], [`LoadedTool::command`] or [`LoadedTool::invocation`], and kept:
+/// [`LoadedTool::specs`], [`LoadedTool::command`] or [`LoadedTool::invocation`], and kept:
 /// dispatch never rebuilds a spec. [`LoadedTool::definitions_json`] does not need them all,
 /// so compiling a large document's definitions costs only what it writes.
 #[derive(Debug, Clone)]
@@ -88,8 +88,9 @@ impl LoadedTool {
         &self.document
     }
 
-    /// One spec per command, in declaration order (built on first call).
-    pub fn tools(&self) -> &[ToolSpec] {
+    /// What a model sees of each command — one [`ToolSpec`], one provider tool, per command —
+    /// in declaration order (built on first call, then kept).
+    pub fn specs(&self) -> &[ToolSpec] {
         self.specs.get_or_init(|| {
             self.document
                 .commands
@@ -116,7 +117,7 @@ impl LoadedTool {
     pub fn command(&self, name: &str) -> Option<(&FlatCommand, &ToolSpec)> {
         self.index
             .get(name)
-            .map(|&i| (&self.document.commands[i], &self.tools()[i]))
+            .map(|&i| (&self.document.commands[i], &self.specs()[i]))
     }
 
     /// Whether a command is called `name`.
@@ -125,7 +126,7 @@ impl LoadedTool {
     }
 
     /// Every command as `provider` tool definitions: a compact JSON array, the same text as
-    /// [`crate::providers::tool_definitions_json`] over [`LoadedTool::tools`], written one
+    /// [`crate::providers::tool_definitions_json`] over [`LoadedTool::specs`], written one
     /// command at a time without building every spec first.
     pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
         if let Some(specs) = self.specs.get() {
@@ -165,15 +166,8 @@ impl LoadedTool {
             let names: Vec<&str> = self.names().collect();
             return Err(DispatchError::unknown_tool(call, &names));
         };
-        let (cmd, spec) = (&self.document.commands[i], &self.tools()[i]);
-        let args = call.arguments.as_ref().map_err(|e| {
-            DispatchError::new(
-                call,
-                vec![Problem::InvalidArguments {
-                    message: e.message.clone(),
-                }],
-            )
-        })?;
+        let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
+        let args = call.checked_arguments()?;
         let normalised = check_arguments(spec, args).map_err(|p| DispatchError::new(call, p))?;
         let (argv, arguments) =
             argv_and_arguments(&self.program, spec, &normalised).map_err(|e| {

@@ -61,6 +61,23 @@ impl fmt::Display for ArgumentsError {
 impl std::error::Error for ArgumentsError {}
 
 impl ToolCall {
+    /// The arguments, or the dispatch error for arguments that are not a usable JSON object
+    /// (invalid JSON, not an object, cut off).
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] with one [`Problem::InvalidArguments`].
+    pub fn checked_arguments(&self) -> Result<&Map<String, Value>, DispatchError> {
+        self.arguments.as_ref().map_err(|e| {
+            DispatchError::new(
+                self,
+                vec![Problem::InvalidArguments {
+                    message: e.message.clone(),
+                }],
+            )
+        })
+    }
+
     /// A call with an arguments object.
     pub fn new(id: Option<String>, name: impl Into<String>, arguments: Map<String, Value>) -> Self {
         ToolCall {
@@ -153,7 +170,13 @@ pub enum Problem {
         /// The chosen action.
         action: String,
     },
-    /// The argv could not be built from otherwise valid values (e.g. a NUL byte).
+    /// A string value holds a NUL byte, which no command line can carry.
+    Nul {
+        /// Parameter name, with `[i]` for a list element.
+        param: String,
+    },
+    /// The argv could not be built from otherwise valid values (a positional after an omitted
+    /// one, a value the command line cannot carry).
     Argv {
         /// Why.
         message: String,
@@ -197,6 +220,10 @@ impl fmt::Display for Problem {
             Problem::NotForAction { param, action } => {
                 write!(f, "parameter `{param}` does not apply to action {action:?}")
             }
+            Problem::Nul { param } => write!(
+                f,
+                "parameter `{param}` contains a NUL byte, which no command line can carry"
+            ),
             Problem::Argv { message } => f.write_str(message),
         }
     }
@@ -260,14 +287,7 @@ pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
 where
     C: Command,
 {
-    let args = call.arguments.as_ref().map_err(|e| {
-        DispatchError::new(
-            call,
-            vec![Problem::InvalidArguments {
-                message: e.message.clone(),
-            }],
-        )
-    })?;
+    let args = call.checked_arguments()?;
     let tool = C::TOOL;
     let args = Arguments::check(&tool, args).map_err(|p| DispatchError::new(call, p))?;
     C::from_arguments(args).map_err(|e| {

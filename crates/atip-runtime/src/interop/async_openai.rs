@@ -17,7 +17,7 @@
 //! )?;
 //! let tool = LoadedTool::new(doc, None);
 //! // For a generated module: `chat_tools(hello::TOOLS, true)`.
-//! let tools = chat_tools(tool.tools(), true)?;
+//! let tools = chat_tools(tool.specs(), true)?;
 //! assert_eq!(tools.len(), 1);
 //! # Ok(()) }
 //! ```
@@ -31,7 +31,7 @@ use crate::Provider;
 use crate::{ToolCall, ToolSpec};
 
 /// Chat Completions tool definitions of `specs` (a generated module's `TOOLS`, or
-/// `LoadedTool::tools()`) as async-openai's `ChatCompletionTools`, for
+/// `LoadedTool::specs()`) as async-openai's `ChatCompletionTools`, for
 /// `CreateChatCompletionRequest::tools`; `strict` selects OpenAI strict mode.
 ///
 /// # Errors
