@@ -104,6 +104,28 @@ impl Provider {
         }
     }
 
+    /// The member of a tool definition holding the parameters' schema: `parameters` (OpenAI
+    /// Chat Completions inside `function`, Responses, Gemini), `input_schema` (Anthropic),
+    /// `inputSchema` (MCP).
+    pub const fn input_schema_key(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "input_schema",
+            Provider::Mcp => "inputSchema",
+            _ => "parameters",
+        }
+    }
+
+    /// The member of a tool definition holding the result's schema, where the format has one:
+    /// `output_schema` (Responses), `responseJsonSchema` (Gemini), `outputSchema` (MCP).
+    pub const fn output_schema_key(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => Some("output_schema"),
+            Provider::Gemini => Some("responseJsonSchema"),
+            Provider::Mcp => Some("outputSchema"),
+            _ => None,
+        }
+    }
+
     /// The description limit in characters, if the provider enforces one (OpenAI: 1024).
     pub const fn description_limit(self) -> Option<usize> {
         match self {
@@ -280,7 +302,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             if provider == Provider::OpenAiStrict {
                 w.raw(",\"strict\":true");
             }
-            w.raw(",\"parameters\":");
+            w.key(provider.input_schema_key());
             json_schema(&mut w, spec, provider.is_strict());
             w.raw("}}");
         }
@@ -290,7 +312,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.string(&spec.name);
             w.raw(",\"description\":");
             w.string(&description);
-            w.raw(",\"parameters\":");
+            w.key(provider.input_schema_key());
             json_schema(&mut w, spec, strict);
             w.raw(if strict {
                 ",\"strict\":true}"
@@ -303,7 +325,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.string(&spec.name);
             w.raw(",\"description\":");
             w.string(&description);
-            w.raw(",\"input_schema\":");
+            w.key(provider.input_schema_key());
             json_schema(&mut w, spec, false);
             w.raw("}");
         }
@@ -313,7 +335,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.raw(",\"description\":");
             w.string(&description);
             if !spec.params.is_empty() {
-                w.raw(",\"parameters\":");
+                w.key(provider.input_schema_key());
                 gemini_schema(&mut w, spec);
             }
             w.raw("}");
@@ -325,7 +347,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.string(&spec.title);
             w.raw(",\"description\":");
             w.string(&description);
-            w.raw(",\"inputSchema\":");
+            w.key(provider.input_schema_key());
             json_schema(&mut w, spec, false);
             let ann = mcp_annotations(&spec.effects);
             if !ann.is_empty() {
@@ -354,6 +376,13 @@ struct JsonOut<'a>(&'a mut String);
 impl JsonOut<'_> {
     fn raw(&mut self, s: &str) {
         self.0.push_str(s);
+    }
+
+    /// `,"key":` after an earlier member (keys are plain ASCII).
+    fn key(&mut self, key: &str) {
+        self.0.push_str(",\"");
+        self.0.push_str(key);
+        self.0.push_str("\":");
     }
 
     /// A JSON string: `"` and `\\` escaped, control characters as `\b \t \n \f \r` or

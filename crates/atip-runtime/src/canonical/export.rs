@@ -28,6 +28,8 @@ pub(crate) fn definition(
     w.envelope_losses();
     let mut fields = Map::new();
     let description = w.description().map(Value::String);
+    // Where the target keeps an output schema (`output` is `None` for the others).
+    let output_key = to.output_schema_key().unwrap_or("outputSchema");
     let value = match to {
         Provider::Mcp => {
             fields.insert("name".into(), json!(name));
@@ -35,8 +37,8 @@ pub(crate) fn definition(
                 fields.insert("title".into(), json!(t));
             }
             put(&mut fields, "description", description);
-            fields.insert("inputSchema".into(), input.to_value());
-            put(&mut fields, "outputSchema", output);
+            fields.insert(to.input_schema_key().into(), input.to_value());
+            put(&mut fields, output_key, output);
             if let Some(a) = &tool.source_meta.annotations {
                 fields.insert("annotations".into(), Value::Object(a.clone()));
             }
@@ -46,7 +48,7 @@ pub(crate) fn definition(
         Provider::OpenAi | Provider::OpenAiStrict => {
             fields.insert("name".into(), json!(name));
             put(&mut fields, "description", description);
-            fields.insert("parameters".into(), input.to_value());
+            fields.insert(to.input_schema_key().into(), input.to_value());
             if to == Provider::OpenAiStrict {
                 fields.insert("strict".into(), json!(true));
             } else if w.same && tool.source_meta.strict == Some(false) {
@@ -59,19 +61,19 @@ pub(crate) fn definition(
             fields.insert("type".into(), json!("function"));
             fields.insert("name".into(), json!(name));
             put(&mut fields, "description", description);
-            fields.insert("parameters".into(), input.to_value());
+            fields.insert(to.input_schema_key().into(), input.to_value());
             fields.insert(
                 "strict".into(),
                 json!(to == Provider::OpenAiResponsesStrict),
             );
-            put(&mut fields, "output_schema", output);
+            put(&mut fields, output_key, output);
             w.restore(&mut fields);
             Value::Object(w.ordered(fields))
         }
         Provider::Anthropic => {
             fields.insert("name".into(), json!(name));
             put(&mut fields, "description", description);
-            fields.insert("input_schema".into(), input.to_value());
+            fields.insert(to.input_schema_key().into(), input.to_value());
             if w.same {
                 if let Some(s) = tool.source_meta.strict {
                     fields.insert("strict".into(), json!(s));
@@ -84,9 +86,12 @@ pub(crate) fn definition(
             fields.insert("name".into(), json!(name));
             put(&mut fields, "description", description);
             if has_parameters(&input) {
-                fields.insert("parameters".into(), gemini_value(&Schema::from(input)));
+                fields.insert(
+                    to.input_schema_key().into(),
+                    gemini_value(&Schema::from(input)),
+                );
             }
-            put(&mut fields, "responseJsonSchema", output);
+            put(&mut fields, output_key, output);
             w.restore(&mut fields);
             Value::Object(w.ordered(fields))
         }
@@ -319,11 +324,9 @@ impl Writer<'_, '_> {
 
 /// The source's name for its output schema field.
 fn output_field(from: Option<Format>) -> &'static str {
-    match from {
-        Some(Format::OpenAiResponses) => "output_schema",
-        Some(Format::Gemini) => "responseJsonSchema",
-        _ => "outputSchema",
-    }
+    from.and_then(Format::provider)
+        .and_then(Provider::output_schema_key)
+        .unwrap_or("outputSchema")
 }
 
 /// Whether `name` is allowed by `to`'s naming rule.
