@@ -33,8 +33,12 @@ pub struct ArgvBuilder {
     problems: Vec<ArgvProblem>,
     /// The parameter whose values are being written, if a writer announced one.
     current: Option<(Text, bool)>,
-    /// Every value written for an announced parameter.
-    arguments: Vec<ArgumentValue>,
+    /// Where each value written for an announced parameter went; the values are copied out
+    /// only when they are asked for ([`ArgvBuilder::finish_recorded`]), so an argv built for
+    /// display or a plain `finish` allocates nothing for them.
+    marks: Vec<Mark>,
+    /// Whether values are recorded at all ([`ArgvBuilder::recorded`]).
+    recording: bool,
     /// The first positional left out, if any: a later positional would take its slot.
     omitted: Option<String>,
 }
@@ -160,10 +164,19 @@ impl ArgvBuilder {
             positionals: Vec::new(),
             problems: Vec::new(),
             current: None,
-            arguments: Vec::new(),
+            marks: Vec::new(),
+            recording: false,
             omitted: None,
         };
         b.push_fixed(program.into(), "the program name");
+        b
+    }
+
+    /// Starts an argv that also records every value of an announced
+    /// [parameter](ArgvBuilder::parameter), for [`ArgvBuilder::finish_recorded`].
+    pub fn recorded(program: impl Into<OsString>) -> Self {
+        let mut b = Self::new(program);
+        b.recording = true;
         b
     }
 
@@ -197,12 +210,16 @@ impl ArgvBuilder {
         self.current = Some((name.into(), path));
     }
 
-    fn record(&mut self, value: &OsStr) {
+    /// Notes that the value of the announced parameter, if any, is at `at`.
+    fn record(&mut self, at: Slot) {
+        if !self.recording {
+            return;
+        }
         if let Some((param, path)) = &self.current {
-            self.arguments.push(ArgumentValue {
+            self.marks.push(Mark {
                 param: param.clone(),
-                value: value.to_owned(),
                 path: *path,
+                at,
             });
         }
     }
@@ -210,7 +227,7 @@ impl ArgvBuilder {
     /// Appends a bare flag (a `true` boolean).
     pub fn flag(&mut self, flag: &str) {
         self.push_fixed(flag.into(), "a flag");
-        self.record(OsStr::new("true"));
+        self.record(Slot::True);
     }
 
     /// Appends `flag=value` as one element (long flags).
@@ -220,8 +237,11 @@ impl ArgvBuilder {
             el.push(flag);
             el.push("=");
             el.push(&v);
+            self.record(Slot::Option {
+                index: self.argv.len(),
+                skip: flag.len() + 1,
+            });
             self.argv.push(el);
-            self.record(&v);
         }
     }
 
@@ -229,8 +249,11 @@ impl ArgvBuilder {
     pub fn short<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
         if let Some(v) = self.value(flag, value) {
             let v = v.into_owned();
-            self.record(&v);
             self.argv.push(flag.into());
+            self.record(Slot::Option {
+                index: self.argv.len(),
+                skip: 0,
+            });
             self.argv.push(v);
         }
     }
@@ -260,7 +283,7 @@ impl ArgvBuilder {
         }
         if let Some(v) = self.value(name, value) {
             let v = v.into_owned();
-            self.record(&v);
+            self.record(Slot::Positional(self.positionals.len()));
             self.positionals.push(v);
         }
     }
@@ -323,14 +346,27 @@ impl ArgvBuilder {
     }
 
     /// The finished argv and the values recorded for each announced
-    /// [parameter](ArgvBuilder::parameter), in the order they were written.
+    /// [parameter](ArgvBuilder::parameter), in the order they were written; a builder made
+    /// with [`ArgvBuilder::new`] rather than [`ArgvBuilder::recorded`] records none.
     ///
     /// # Errors
     ///
     /// As [`ArgvBuilder::finish`].
     pub fn finish_recorded(mut self) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
         if self.problems.is_empty() {
-            let arguments = std::mem::take(&mut self.arguments);
+            let marks = std::mem::take(&mut self.marks);
+            let arguments = marks
+                .into_iter()
+                .map(|m| ArgumentValue {
+                    value: match m.at {
+                        Slot::True => OsString::from("true"),
+                        Slot::Option { index, skip } => tail(&self.argv[index], skip),
+                        Slot::Positional(i) => self.positionals[i].clone(),
+                    },
+                    param: m.param,
+                    path: m.path,
+                })
+                .collect();
             Ok((self.into_argv_unchecked(), arguments))
         } else {
             Err(ArgvError {
@@ -351,6 +387,39 @@ impl ArgvBuilder {
         }
         self.argv.append(&mut self.positionals);
         self.argv
+    }
+}
+
+/// Where a recorded value went.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// A bare flag: the value `true`.
+    True,
+    /// `argv[index]`, after its first `skip` bytes (`--flag=`).
+    Option { index: usize, skip: usize },
+    /// The positional at this index.
+    Positional(usize),
+}
+
+/// One recorded value: its parameter and where it went.
+#[derive(Debug, Clone)]
+struct Mark {
+    param: Text,
+    path: bool,
+    at: Slot,
+}
+
+/// `element` without its first `skip` bytes, an ASCII `--flag=` prefix.
+fn tail(element: &OsStr, skip: usize) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        OsStr::from_bytes(&element.as_bytes()[skip..]).to_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        // Elsewhere values come from UTF-8 strings: the prefix is ASCII, the rest is text.
+        OsString::from(element.to_string_lossy()[skip..].to_owned())
     }
 }
 

@@ -149,7 +149,7 @@ pub trait ToInvocation {
 
 impl<C: Command> ToInvocation for C {
     fn to_invocation(&self) -> Result<Invocation, ArgvError> {
-        let mut b = ArgvBuilder::new(C::PROGRAM);
+        let mut b = ArgvBuilder::recorded(C::PROGRAM);
         self.write_argv(&mut b);
         let (argv, arguments) = b.finish_recorded()?;
         Ok(Invocation {

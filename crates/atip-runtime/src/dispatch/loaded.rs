@@ -267,7 +267,7 @@ fn argv_and_arguments(
         .map(|p| JsonArgument(args.get(p.name.as_ref())))
         .collect();
     let fields: Vec<&dyn Field> = values.iter().map(|v| v as &dyn Field).collect();
-    let mut b = ArgvBuilder::new(program);
+    let mut b = ArgvBuilder::recorded(program);
     write_fields(&mut b, &spec.path, &spec.params, &fields);
     b.finish_recorded()
 }
