@@ -14,7 +14,9 @@
 //! assert_eq!(git::Call::NAMES, ["git_status", "git_log"]);
 //! ```
 //!
-//! The path is relative to the package root (`CARGO_MANIFEST_DIR`). Options, after the path:
+//! The path is relative to the package root (`CARGO_MANIFEST_DIR`), or absolute; `${NAME}` in
+//! it is replaced by the environment variable `NAME` when the macro runs (cargo does not rerun
+//! the macro when only the variable changes). Options, after the path:
 //!
 //! * `commands = ["pr", "repo delete"]` keeps only those command subtrees (segments
 //!   separated by spaces, as typed on the command line);
@@ -151,9 +153,13 @@ pub fn include_atip(input: TokenStream) -> TokenStream {
 fn expand(args: Args) -> proc_macro2::TokenStream {
     let span = args.path.span();
     let written = args.path.value();
+    let expanded = match expand_env(&written) {
+        Ok(p) => p,
+        Err(message) => return error(span, &message, None),
+    };
     let full = match std::env::var_os("CARGO_MANIFEST_DIR") {
-        Some(dir) => PathBuf::from(dir).join(&written),
-        None => PathBuf::from(&written),
+        Some(dir) => PathBuf::from(dir).join(&expanded),
+        None => PathBuf::from(&expanded),
     };
     let text = match std::fs::read(&full) {
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -219,6 +225,35 @@ fn expand(args: Args) -> proc_macro2::TokenStream {
             out
         }
     }
+}
+
+/// `path` with each `${NAME}` replaced by the environment variable `NAME` at compile time.
+///
+/// # Errors
+///
+/// A message naming the variable when it is unset or not UTF-8, or when a `${` is not closed.
+fn expand_env(path: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("{path}: `${{` without a closing `}}`"));
+        };
+        let name = &after[..end];
+        match std::env::var(name) {
+            Ok(value) => out.push_str(&value),
+            Err(_) => {
+                return Err(format!(
+                    "{path}: the environment variable `{name}` is not set (or not UTF-8)"
+                ))
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// Makes cargo rebuild when the metadata file changes.

@@ -1,7 +1,7 @@
 mod filtered {
-    atip_runtime::include_atip!("../../../../examples/atip/git.json", comands = ["log"]);
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/examples/atip/git.json", comands = ["log"]);
 }
 mod unmatched {
-    atip_runtime::include_atip!("../../../../examples/atip/git.json", commands = ["lgo"]);
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/examples/atip/git.json", commands = ["lgo"]);
 }
 fn main() {}

@@ -1,4 +1,4 @@
 mod broken {
-    atip_runtime::include_atip!("../../../../tests/fixtures/malformed.json");
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/tests/fixtures/malformed.json");
 }
 fn main() {}

@@ -1,4 +1,4 @@
 mod nothing {
-    atip_runtime::include_atip!("atip/does-not-exist.json");
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/tests/fixtures/does-not-exist.json");
 }
 fn main() {}

@@ -1,4 +1,4 @@
 mod nameless {
-    atip_runtime::include_atip!("../../../../tests/fixtures/missing-name.json");
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/tests/fixtures/missing-name.json");
 }
 fn main() {}

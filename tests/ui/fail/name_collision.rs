@@ -1,4 +1,4 @@
 mod clash {
-    atip_runtime::include_atip!("../../../../tests/fixtures/collision.json");
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/tests/fixtures/collision.json");
 }
 fn main() {}

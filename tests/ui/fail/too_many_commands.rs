@@ -1,11 +1,11 @@
 // More commands than `max_commands`: refused before any code is generated, with a hint.
 mod git {
-    atip_runtime::include_atip!("../../../../examples/atip/git.json", max_commands = 3);
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/examples/atip/git.json", max_commands = 3);
 }
 // The filter brings it under the limit.
 mod filtered {
     atip_runtime::include_atip!(
-        "../../../../examples/atip/git.json",
+        "${ATIP_WORKSPACE}/examples/atip/git.json",
         commands = ["log", "status"],
         max_commands = 3
     );

@@ -5,7 +5,7 @@
 /// git, `log` and `stash` only, run as `/usr/bin/git`.
 pub mod git {
     atip_runtime::include_atip!(
-        "../../../../examples/atip/git.json",
+        "${ATIP_WORKSPACE}/examples/atip/git.json",
         commands = ["log", "stash"],
         program = "/usr/bin/git",
     );
