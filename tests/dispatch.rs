@@ -147,11 +147,14 @@ fn typed_dispatch_returns_the_command() {
     );
     let err = git::Call::from_tool_call(&call("git-commit", json!({}))).unwrap_err();
     assert!(err.to_string().contains("did you mean `git_commit`?"));
+    // Two edits away: a hint, never a dispatch.
     let err = git::Call::from_tool_call(&call("git_stash_drop", json!({}))).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tool call `git_stash_drop`: no tool of that name"
+        "tool call `git_stash_drop`: no tool of that name; did you mean `git_stash_pop`?"
     );
+    let err = git::Call::from_tool_call(&call("git_rebase", json!({}))).unwrap_err();
+    assert_eq!(err.to_string(), "tool call `git_rebase`: no tool of that name");
 }
 
 /// A small deterministic generator of argument objects, valid and invalid.

@@ -231,6 +231,14 @@ mod atip_generated {
             self.command().try_argv()
         }
     }
+    impl ::atip_runtime::dispatch::CommandSet for Call {
+        fn specs() -> &'static [ToolSpec] {
+            TOOLS
+        }
+        fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
+            Call::from_tool_call(call)
+        }
+    }
     impl ::atip_runtime::ToInvocation for Call {
         fn to_invocation(
             &self,

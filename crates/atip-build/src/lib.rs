@@ -33,6 +33,7 @@ pub mod idents;
 use atip_core::{Diagnostic, Document, FlattenOptions, LoadError, LoadOptions, Mode};
 use proc_macro2::TokenStream;
 
+pub use atip_core::diagnostic::nearest_file;
 pub use atip_core::discover::{
     discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT, MAX_AGENT_OUTPUT,
 };

@@ -307,6 +307,52 @@ impl LineIndex {
     }
 }
 
+/// The candidate nearest to `wanted`, for a "did you mean" hint: the same name up to case and
+/// `-`/`_`, else the closest by edit distance (Damerau–Levenshtein, from `strsim`) when it is
+/// within a quarter of the name's length (at least 1, at most 2 edits). `None` when nothing is
+/// that close.
+pub fn nearest<'a, I, S>(wanted: &str, candidates: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    let wanted_norm = norm(wanted);
+    let limit = (wanted.chars().count() / 4).clamp(1, 2);
+    let mut best: Option<(usize, &'a str)> = None;
+    for c in candidates {
+        let c = c.as_ref();
+        let distance = if norm(c) == wanted_norm {
+            0
+        } else {
+            strsim::damerau_levenshtein(&wanted_norm, &norm(c))
+        };
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// For a file that does not exist: the file in the same directory whose name is nearest
+/// ([`nearest`]), when there is one.
+pub fn nearest_file(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    if path.exists() {
+        return None;
+    }
+    let name = path.file_name()?.to_str()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let near = nearest(name, &names)?;
+    Some(path.with_file_name(near))
+}
+
 /// A short description of a JSON value for messages (`string "yes"`, `number 1`, `an
 /// array`); strings are quoted and cut to 60 characters.
 pub fn describe(v: &Value) -> String {
@@ -340,6 +386,16 @@ pub(crate) fn list(items: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nearest_names_suggest_typos_and_spellings() {
+        let names = ["git_status", "git_stash_pop", "git_log", "gh_pr_create"];
+        assert_eq!(super::nearest("git_stauts", &names), Some("git_status"));
+        assert_eq!(super::nearest("GIT-STATUS", &names), Some("git_status"));
+        assert_eq!(super::nearest("git_lgo", &names), Some("git_log"));
+        assert_eq!(super::nearest("rm_rf", &names), None);
+        assert_eq!(super::nearest("x", &names), None);
+    }
+
     use super::*;
 
     #[test]

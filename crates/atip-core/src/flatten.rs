@@ -237,6 +237,7 @@ fn flatten_parts(
         names: HashMap::new(),
         diags: Vec::new(),
         shadow_seen: HashSet::new(),
+        seen_paths: Vec::new(),
     };
     if let Some(entries) = &options.commands {
         let mut parsed = Vec::new();
@@ -269,7 +270,15 @@ fn flatten_parts(
             if !hit && !segs.is_empty() {
                 w.diags.push(Diagnostic::error(
                     JsonPath::root().key("commands"),
-                    format!("command filter entry {entry:?} matches no command of `{tool_name}`"),
+                    match crate::diagnostic::nearest(entry, &w.seen_paths) {
+                        Some(near) => format!(
+                            "command filter entry {entry:?} matches no command of `{tool_name}`; \
+                             did you mean {near:?}?"
+                        ),
+                        None => format!(
+                            "command filter entry {entry:?} matches no command of `{tool_name}`"
+                        ),
+                    },
                 ));
             }
         }
@@ -295,6 +304,8 @@ struct Walker<'a> {
     /// Shadowed options already reported (each is reported once, with its first shadower),
     /// by the address of their shared value.
     shadow_seen: HashSet<*const FlatParam>,
+    /// With a filter: every command path walked past, for "did you mean" hints.
+    seen_paths: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -310,6 +321,9 @@ impl Walker<'_> {
         let pushed = !name.is_empty();
         if pushed {
             visible.push(name.to_owned());
+        }
+        if self.filter.is_some() && pushed {
+            self.seen_paths.push(visible.join(" "));
         }
         if self.wanted_subtree(visible) {
             let merged = match &cmd.effects {

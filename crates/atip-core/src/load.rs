@@ -340,8 +340,13 @@ pub fn read_text(path: &Path, options: &LoadOptions) -> Result<String, LoadError
         file: options.file.clone(),
         diagnostics: vec![Diagnostic::error(JsonPath::root(), message)],
     };
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        let hint = match crate::diagnostic::nearest_file(path) {
+            Some(near) => format!("; did you mean {}?", near.display()),
+            None => String::new(),
+        };
+        fail(format!("cannot read {}: {e}{hint}", path.display()))
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         fail(format!(
             "{} is not UTF-8 text (invalid byte at offset {})",

@@ -176,15 +176,19 @@ fn expand(args: Args) -> proc_macro2::TokenStream {
             }
         },
         Err(e) => {
+            let hint = match atip_build::nearest_file(&full) {
+                Some(near) => format!("; did you mean {:?}?", near.file_name().unwrap_or_default()),
+                None => String::new(),
+            };
             return error(
                 span,
                 &format!(
-                    "cannot read {written} (looked for {}): {e}; the path is relative to the \
-                     package root (CARGO_MANIFEST_DIR)",
+                    "cannot read {written} (looked for {}): {e}{hint}; the path is relative to \
+                     the package root (CARGO_MANIFEST_DIR)",
                     full.display()
                 ),
                 None,
-            )
+            );
         }
     };
     let options = atip_build::Options {

@@ -75,6 +75,8 @@ pub use policy::{
 };
 
 #[cfg(feature = "exec")]
+pub mod agent;
+#[cfg(feature = "exec")]
 pub mod exec;
 #[cfg(any(feature = "async-openai", feature = "rig"))]
 pub mod interop;

@@ -96,6 +96,17 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
             }
         }
 
+        impl ::atip_runtime::dispatch::CommandSet for Call {
+            fn specs() -> &'static [ToolSpec] {
+                TOOLS
+            }
+
+            fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
+                // The inherent `Call::from_tool_call`, which paths resolve to first.
+                Call::from_tool_call(call)
+            }
+        }
+
         impl ::atip_runtime::ToInvocation for Call {
             fn to_invocation(&self) -> Result<::atip_runtime::Invocation, ::atip_runtime::ArgvError> {
                 self.command().to_invocation()

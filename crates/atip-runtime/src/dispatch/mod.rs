@@ -24,10 +24,12 @@ use crate::command::Command;
 pub mod check;
 pub mod group;
 pub mod loaded;
+pub mod set;
 
 pub use check::{check_arguments, expected, Arguments, FromArgument};
 pub use group::{GroupError, ToolGroup};
 pub use loaded::LoadedTool;
+pub use set::{CommandSet, Dispatch, Generated};
 
 /// One tool call parsed from a provider response.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,7 +127,7 @@ impl ToolCall {
 pub enum Problem {
     /// No tool has this name.
     UnknownTool {
-        /// A known name that differs only in case or `-`/`_`, if any.
+        /// The nearest known name (same up to case and `-`/`_`, or a few edits away), if any.
         suggestion: Option<String>,
     },
     /// The arguments are not a usable JSON object.
@@ -251,13 +253,7 @@ impl DispatchError {
 
     /// The error for a call to a name that is not among `known`.
     pub fn unknown_tool<S: AsRef<str>>(call: &ToolCall, known: &[S]) -> Self {
-        let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-        let wanted = norm(&call.name);
-        let suggestion = known
-            .iter()
-            .map(AsRef::as_ref)
-            .find(|k| norm(k) == wanted)
-            .map(str::to_owned);
+        let suggestion = crate::diagnostic::nearest(&call.name, known).map(str::to_owned);
         DispatchError::new(call, vec![Problem::UnknownTool { suggestion }])
     }
 }

@@ -1,0 +1,101 @@
+//! Tool sets: what a turn driver or a server dispatches a model's calls to — metadata loaded
+//! at run time ([`LoadedTool`], several of them) or a generated module ([`Generated`]).
+
+use super::{DispatchError, LoadedTool, ToolCall};
+use crate::{Invocation, ToolSpec};
+
+/// Turns a model's tool call into an [`Invocation`]: the tools a driver offers.
+pub trait Dispatch: Send + Sync {
+    /// What a model sees of every command, in the order the tools are sent.
+    fn specs(&self) -> Vec<&ToolSpec>;
+
+    /// Checks `call` and builds the command line it asks for.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] with every problem found, or the unknown tool name with a suggestion.
+    fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError>;
+}
+
+impl Dispatch for LoadedTool {
+    fn specs(&self) -> Vec<&ToolSpec> {
+        LoadedTool::specs(self).iter().collect()
+    }
+
+    fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        LoadedTool::invocation(self, call)
+    }
+}
+
+/// Several loaded tools, offered together (their command names must differ).
+impl Dispatch for Vec<LoadedTool> {
+    fn specs(&self) -> Vec<&ToolSpec> {
+        self.iter().flat_map(LoadedTool::specs).collect()
+    }
+
+    fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        match self.iter().find(|t| t.has_command(&call.name)) {
+            Some(t) => t.invocation(call),
+            None => {
+                let names: Vec<&str> = self.iter().flat_map(LoadedTool::names).collect();
+                Err(DispatchError::unknown_tool(call, &names))
+            }
+        }
+    }
+}
+
+/// A generated module's `Call` enum: implemented by generated code, for [`Generated`].
+pub trait CommandSet: crate::ToInvocation + Sized + Send + Sync + 'static {
+    /// The module's `TOOLS`.
+    fn specs() -> &'static [ToolSpec];
+
+    /// The module's `Call::from_tool_call`.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] with every problem of the call.
+    fn dispatch(call: &ToolCall) -> Result<Self, DispatchError>;
+}
+
+/// The commands of a generated module, for a [`TurnDriver`]: `Generated::<git::Call>::new()`.
+pub struct Generated<C>(std::marker::PhantomData<fn() -> C>);
+
+impl<C> Generated<C> {
+    /// The module whose `Call` is `C`.
+    pub fn new() -> Self {
+        Generated(std::marker::PhantomData)
+    }
+}
+
+impl<C> Default for Generated<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C> std::fmt::Debug for Generated<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Generated<{}>", std::any::type_name::<C>())
+    }
+}
+
+impl<C: CommandSet> Dispatch for Generated<C> {
+    fn specs(&self) -> Vec<&ToolSpec> {
+        C::specs().iter().collect()
+    }
+
+    fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        let command = C::dispatch(call)?;
+        command.to_invocation().map_err(|e| DispatchError {
+            tool: call.name.clone(),
+            call_id: call.id.clone(),
+            problems: e
+                .problems
+                .iter()
+                .map(|p| super::Problem::Argv {
+                    message: p.to_string(),
+                })
+                .collect(),
+        })
+    }
+}

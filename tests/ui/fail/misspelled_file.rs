@@ -1,0 +1,4 @@
+mod nothing {
+    atip_runtime::include_atip!("${ATIP_WORKSPACE}/examples/atip/gti.json");
+}
+fn main() {}
