@@ -57,7 +57,7 @@ pub trait CommandSet: crate::ToInvocation + Sized + Send + Sync + 'static {
     fn dispatch(call: &ToolCall) -> Result<Self, DispatchError>;
 }
 
-/// The commands of a generated module, for a [`TurnDriver`]: `Generated::<git::Call>::new()`.
+/// The commands of a generated module, for a turn driver (`agent::TurnDriver`): `Generated::<git::Call>::new()`.
 pub struct Generated<C>(std::marker::PhantomData<fn() -> C>);
 
 impl<C> Generated<C> {
