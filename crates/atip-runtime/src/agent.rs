@@ -16,7 +16,7 @@
 //!    overlap ([`BatchOptions`]);
 //! 4. each call's result, decision and time are reported ([`CallReport`]).
 //!
-//! The same driver serves metadata loaded at run time ([`LoadedTool`], several of them) and
+//! The same driver serves metadata loaded at run time ([`LoadedTool`](crate::LoadedTool), several of them) and
 //! generated modules ([`Generated`], over a module's `Call`).
 
 use std::ffi::OsString;
