@@ -154,7 +154,10 @@ fn typed_dispatch_returns_the_command() {
         "tool call `git_stash_drop`: no tool of that name; did you mean `git_stash_pop`?"
     );
     let err = git::Call::from_tool_call(&call("git_rebase", json!({}))).unwrap_err();
-    assert_eq!(err.to_string(), "tool call `git_rebase`: no tool of that name");
+    assert_eq!(
+        err.to_string(),
+        "tool call `git_rebase`: no tool of that name"
+    );
 }
 
 /// A small deterministic generator of argument objects, valid and invalid.

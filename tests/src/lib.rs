@@ -3,6 +3,13 @@
 //! used by the tests as ordinary typed code.
 #![deny(warnings, missing_docs)]
 
+/// Every Rust snippet of README.md, compiled (and run, unless marked `no_run`) by
+/// `cargo test --doc -p atip-tests`. Its `include_atip!("atip/…")` paths resolve through
+/// `tests/atip`, a link to `examples/atip`.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeSnippets;
+
 pub mod large;
 pub mod output;
 pub mod secrets;

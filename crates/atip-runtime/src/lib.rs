@@ -3,9 +3,23 @@
 //! Tools describe themselves with ATIP metadata (`tool --agent` prints JSON: subcommands,
 //! arguments, options, side effects, trust). [`include_atip!`] turns that metadata into typed
 //! Rust at build time — a struct per command whose constructor makes a wrong call a compile
-//! error, `const` effects, a `Call` enum — and this crate runs those commands: it builds the
-//! argv without a shell, gates the call on a [`Policy`] derived from the effects, and executes
-//! it with tokio under a timeout and an output cap.
+//! error, `const` effects, a `Call` enum — and this crate runs those commands safely.
+//!
+//! Where to start:
+//!
+//! * **[`Runner`]** runs a command: argv without a shell, the [`Policy`] gate on its effects
+//!   (destructive needs confirmation, unknown is never safe), the binary's checksum, a kernel
+//!   [`Sandbox`] derived from the effects, a timeout, output caps, secrets redacted
+//!   ([`ResultFilter`]).
+//! * **[`Policy`]** says what may run: per effect, per trust level, per command and per
+//!   argument value.
+//! * **[`agent::TurnDriver`]** takes one model response (OpenAI Chat or Responses, Anthropic,
+//!   Gemini) and returns the next messages: dispatch with every problem listed, policy,
+//!   confirmation, a conflict-aware batch, redaction.
+//! * **The generated API**: `include_atip!("atip/git.json")` in a module gives one struct per
+//!   command (`git::Status`), `git::Call`, `git::TOOLS`, `git::EFFECTS` and
+//!   `git::definitions(provider)`. Run `cargo doc --open` in your crate to browse the
+//!   commands generated for your tools, with their parameters and effects.
 //!
 //! ```
 //! mod git {
@@ -26,12 +40,13 @@
 //! ```
 //!
 //! Everything the generator does at build time is also available at run time for metadata
-//! discovered while running ([`Document::parse`], [`flatten()`]), through the same functions.
+//! discovered while running ([`Document::parse`], [`LoadedTool`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
-//! [`Runner`] on tokio; `rmcp` (off) adds the MCP server `mcp::McpServer` on the official
-//! Rust SDK; `async-openai` (off) adds `interop::async_openai`; `rig` (off) adds
-//! `interop::rig`.
+//! [`Runner`] and the turn driver on tokio; `rmcp` (off) adds the MCP server `mcp::McpServer`
+//! on the official Rust SDK; `async-openai` (off) adds `interop::async_openai`; `rig` (off)
+//! adds `interop::rig`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub use atip_core::*;
@@ -75,12 +90,16 @@ pub use policy::{
 };
 
 #[cfg(feature = "exec")]
+#[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
 pub mod agent;
 #[cfg(feature = "exec")]
+#[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
 pub mod exec;
 #[cfg(any(feature = "async-openai", feature = "rig"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "async-openai", feature = "rig"))))]
 pub mod interop;
 #[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod mcp;
 #[cfg(feature = "exec")]
 pub use exec::{

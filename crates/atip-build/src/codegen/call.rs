@@ -1,11 +1,40 @@
 //! The module-wide items: `enum Call` (one variant per command, for typed dispatch), the
 //! `TOOLS` and `EFFECTS` tables, and `definitions`, every command in a provider's format.
 
+use atip_core::providers::Provider;
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::plan::CommandPlan;
 use crate::docs::doc_attrs;
+
+/// A compile-time warning for each provider whose per-request tool limit the module exceeds
+/// (OpenAI 128, Gemini 512): a deprecated constant, used once, whose note says what to do.
+/// The generated module's `allow` does not cover `deprecated`, so the user sees it; a user who
+/// sends a subset anyway can put `#[allow(deprecated)]` on the module.
+fn tool_limit_warnings(tool: &str, commands: usize) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (who, provider) in [("OpenAI", Provider::OpenAi), ("Gemini", Provider::Gemini)] {
+        let Some(max) = provider.max_tools() else {
+            continue;
+        };
+        if commands <= max {
+            continue;
+        }
+        let note = format!(
+            "`{tool}` has {commands} commands; {who} accepts at most {max} tools per request: \
+             send a subset (`atip_runtime::providers::select`, or a `commands = [...]` filter) or \
+             group commands (`atip_runtime::ToolGroup`)"
+        );
+        let name = format_ident!("MORE_TOOLS_THAN_{}_ACCEPTS", who.to_ascii_uppercase());
+        out.extend(quote! {
+            #[deprecated(note = #note)]
+            const #name: () = ();
+            const _: () = #name;
+        });
+    }
+    out
+}
 
 pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
     let call_doc = doc_attrs(&format!(
@@ -40,7 +69,10 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         "Every command of `{tool}` as `provider` tool definitions: a JSON array, computed from \
          [`TOOLS`] on first use and kept for the life of the program."
     ));
+    let limits = tool_limit_warnings(tool, plans.len());
     quote! {
+        #limits
+
         #call_doc
         #[derive(Debug, Clone, PartialEq)]
         pub enum Call {
