@@ -43,9 +43,11 @@ impl ScratchCrate {
     }
 
     /// Adds `pub mod <module> { include!("<module>.rs"); }` with `source` as the file.
+    /// Adds a generated module. Its provider tool-limit warning (a deprecation note on modules
+    /// with more commands than OpenAI takes per request) is allowed: it is one by design.
     pub fn module(&mut self, module: &str, doc: &str, source: String) {
         self.lib.push_str(&format!(
-            "#[doc = {doc:?}]\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+            "#[doc = {doc:?}]\n#[allow(deprecated)]\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
         ));
         self.files.push((format!("{module}.rs"), source));
     }

@@ -57,6 +57,7 @@ pub mod dispatch;
 pub mod fields;
 pub mod lifecycle;
 pub mod prompt;
+pub mod stream;
 
 pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};

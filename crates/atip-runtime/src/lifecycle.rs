@@ -249,6 +249,22 @@ fn object_arguments(input: Option<&Value>) -> Result<Map<String, Value>, Argumen
     match input {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m.clone()),
+        // Arguments as JSON text (a streamed input that did not complete, some compatible
+        // servers): read as such.
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => Ok(m),
+            Ok(other) => Err(ArgumentsError {
+                raw: Some(text.clone()),
+                message: format!(
+                    "arguments must be a JSON object, found {}",
+                    crate::diagnostic::describe(&other)
+                ),
+            }),
+            Err(e) => Err(ArgumentsError {
+                raw: Some(text.clone()),
+                message: format!("arguments are not valid JSON ({e})"),
+            }),
+        },
         Some(other) => Err(ArgumentsError {
             raw: Some(other.to_string()),
             message: format!(
@@ -295,121 +311,19 @@ fn looks_like_sse(body: &str) -> bool {
     t.starts_with("event:") || t.starts_with("data:")
 }
 
-/// Anthropic's streamed form: `content_block_start` opens a `tool_use` block, its
-/// `input_json_delta` chunks concatenate to the input JSON, `message_delta` carries the stop
-/// reason. A stream cut by `max_tokens` leaves incomplete JSON, reported per call.
+/// Anthropic's streamed form, assembled into the message it stands for by the stream builder
+/// ([`crate::stream::StreamBuilder`]): one reading of the event stream for both.
 fn parse_anthropic_sse(body: &str) -> Result<ParsedResponse, ParseError> {
-    struct Block {
-        kind: String,
-        id: Option<String>,
-        name: String,
-        start_input: Option<Value>,
-        json: String,
-        text: String,
-    }
-    let mut blocks: Vec<(u64, Block)> = Vec::new();
-    let mut stop = None;
-    for line in body.lines() {
-        let Some(data) = line.strip_prefix("data:") else {
-            continue;
-        };
-        let ev: Value = serde_json::from_str(data.trim()).map_err(|e| ParseError::NotJson {
-            message: format!("SSE data line is not JSON ({e}): {}", data.trim()),
-        })?;
-        let index = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
-        match ev.get("type").and_then(Value::as_str) {
-            Some("content_block_start") => {
-                let cb = ev.get("content_block").unwrap_or(&Value::Null);
-                blocks.push((
-                    index,
-                    Block {
-                        kind: str_field(cb, "type").unwrap_or_default(),
-                        id: str_field(cb, "id"),
-                        name: str_field(cb, "name").unwrap_or_default(),
-                        start_input: cb.get("input").cloned(),
-                        json: String::new(),
-                        text: str_field(cb, "text").unwrap_or_default(),
-                    },
-                ));
-            }
-            Some("content_block_delta") => {
-                let d = ev.get("delta").unwrap_or(&Value::Null);
-                if let Some((_, b)) = blocks.iter_mut().rev().find(|(i, _)| *i == index) {
-                    match d.get("type").and_then(Value::as_str) {
-                        Some("input_json_delta") => b
-                            .json
-                            .push_str(d.get("partial_json").and_then(Value::as_str).unwrap_or("")),
-                        Some("text_delta") => b
-                            .text
-                            .push_str(d.get("text").and_then(Value::as_str).unwrap_or("")),
-                        _ => {}
-                    }
-                }
-            }
-            Some("message_delta") => {
-                if let Some(s) = ev.get("delta").and_then(|d| str_field(d, "stop_reason")) {
-                    stop = Some(s);
-                }
-            }
-            Some("error") => {
-                let e = ev.get("error").unwrap_or(&Value::Null);
-                return Err(ParseError::Provider {
-                    reason: str_field(e, "type").unwrap_or_else(|| "error".into()),
-                    message: str_field(e, "message").unwrap_or_default(),
-                });
-            }
-            Some("message_start")
-            | Some("content_block_stop")
-            | Some("message_stop")
-            | Some("ping") => {}
-            _ => {}
-        }
-    }
-    if blocks.is_empty() && stop.is_none() && !body.contains("message_start") {
+    let mut builder = crate::stream::StreamBuilder::new(Provider::Anthropic);
+    builder.push(body.as_bytes());
+    let message = builder.finish()?;
+    if message.get("id").is_none() && message["content"].as_array().is_none_or(Vec::is_empty) {
         return Err(ParseError::Shape {
             expected: ANTHROPIC_SHAPE,
             found: "found server-sent events without Messages stream events".into(),
         });
     }
-    let mut out = ParsedResponse {
-        tool_calls: Vec::new(),
-        truncated: stop.as_deref() == Some("max_tokens"),
-        stop_reason: stop,
-        text: Vec::new(),
-    };
-    for (_, b) in blocks {
-        match b.kind.as_str() {
-            "tool_use" => {
-                let arguments = if b.json.trim().is_empty() {
-                    object_arguments(b.start_input.as_ref())
-                } else {
-                    match serde_json::from_str::<Value>(&b.json) {
-                        Ok(v) => object_arguments(Some(&v)),
-                        Err(e) => Err(ArgumentsError {
-                            raw: Some(b.json.clone()),
-                            message: format!(
-                                "streamed tool input is not valid JSON ({e}){}",
-                                if out.truncated {
-                                    "; the stream stopped at max_tokens"
-                                } else {
-                                    ""
-                                }
-                            ),
-                        }),
-                    }
-                };
-                out.tool_calls.push(ToolCall {
-                    id: b.id,
-                    name: b.name,
-                    arguments,
-                    thought_signature: None,
-                });
-            }
-            "text" if !b.text.is_empty() => out.text.push(b.text),
-            _ => {}
-        }
-    }
-    Ok(out)
+    parse_anthropic(&message)
 }
 
 /// Gemini finish reasons that mean the model's calls could not be produced.

@@ -113,7 +113,11 @@ data: {"type":"message_stop"}
     let r = parse_response(Provider::Anthropic, &cut).unwrap();
     assert!(r.truncated);
     let e = r.tool_calls[0].arguments.as_ref().unwrap_err();
-    assert!(e.message.contains("stopped at max_tokens"), "{}", e.message);
+    assert!(
+        e.message.contains("arguments are not valid JSON"),
+        "{}",
+        e.message
+    );
     assert!(
         e.message.starts_with("not run: the response was cut short"),
         "{}",
