@@ -125,24 +125,39 @@ impl StreamBuilder {
             }
             return;
         }
-        let value: Value = match serde_json::from_str(&data) {
-            Ok(v) => v,
+        match serde_json::from_str(&data) {
+            Ok(value) => self.value(&value, out),
             Err(e) => {
                 self.error.get_or_insert(ParseError::NotJson {
                     message: format!("stream event data is not JSON ({e}): {data}"),
                 });
-                return;
             }
-        };
+        }
+    }
+
+    /// Takes one event whose `data` an SDK has already decoded (async-openai's
+    /// `create_stream_byot`, an SSE client of your own); returns what it completed, as
+    /// [`StreamBuilder::push`] does. The event's kind is read from its JSON (`type` for
+    /// Responses and Anthropic events), so the SSE `event:` line is not needed. OpenAI Chat's
+    /// closing `[DONE]` is not JSON and need not be passed: [`StreamBuilder::finish`] completes
+    /// what it would have.
+    pub fn push_event(&mut self, data: &Value) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        self.value(data, &mut events);
+        events
+    }
+
+    /// One decoded event, handed to the state.
+    fn value(&mut self, value: &Value, out: &mut Vec<StreamEvent>) {
         let result = match &mut self.state {
             State::Chat(s) => {
-                s.chunk(&value, out);
+                s.chunk(value, out);
                 Ok(())
             }
-            State::Responses(s) => s.event(&value, out),
-            State::Anthropic(s) => s.event(&value, out),
+            State::Responses(s) => s.event(value, out),
+            State::Anthropic(s) => s.event(value, out),
             State::Gemini(s) => {
-                s.chunk(&value, out);
+                s.chunk(value, out);
                 Ok(())
             }
         };

@@ -170,3 +170,38 @@ fn a_recorded_anthropic_stream_agrees_at_every_cut() {
     assert_eq!(calls(&events), raw.tool_calls);
     assert!(!raw.tool_calls.is_empty());
 }
+
+/// Events an SDK has already decoded (async-openai's `create_stream_byot` yields each `data:`
+/// as JSON and swallows Chat's `[DONE]`) give what the raw bytes give.
+#[test]
+fn decoded_events_agree_with_the_raw_stream() {
+    for (provider, file) in [
+        (Provider::OpenAi, "openai-chat.sse"),
+        (Provider::OpenAiResponses, "openai-responses.sse"),
+        (Provider::Anthropic, "anthropic-max-tokens.sse"),
+        (Provider::Gemini, "gemini.sse"),
+    ] {
+        let bytes = stream(file);
+        let whole = run(provider, &[&bytes]);
+        let text = String::from_utf8(bytes).unwrap().replace('\r', "");
+        let mut b = StreamBuilder::new(provider);
+        let mut events = Vec::new();
+        for block in text.split("\n\n") {
+            let data: Vec<&str> = block
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            if data.is_empty() || data == ["[DONE]"] {
+                continue;
+            }
+            let value: Value = serde_json::from_str(&data.join("\n")).unwrap();
+            events.extend(b.push_event(&value));
+        }
+        let body = b.finish().unwrap();
+        assert_eq!(body, whole.1, "{file}");
+        // Chat completes its last call at `finish_reason`, before `[DONE]`.
+        assert_eq!(events, whole.0, "{file}");
+        assert!(!calls(&events).is_empty(), "{file}");
+    }
+}
