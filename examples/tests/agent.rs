@@ -323,11 +323,22 @@ fn only_y_confirms_and_then_the_destructive_call_runs() {
         let (code, _, stderr) = agent(
             dir.path(),
             "anthropic",
-            &[("ANTHROPIC_BASE_URL", &base), ("ANTHROPIC_API_KEY", "test-key")],
+            &[
+                ("ANTHROPIC_BASE_URL", &base),
+                ("ANTHROPIC_API_KEY", "test-key"),
+            ],
             answer,
         );
         assert_eq!(code, 0, "{stderr}");
-        assert_eq!(!dir.path().join("junk.tmp").exists(), runs, "{answer:?}: {stderr}");
-        assert_eq!(stderr.contains("Removing junk.tmp"), runs, "{answer:?}: {stderr}");
+        assert_eq!(
+            !dir.path().join("junk.tmp").exists(),
+            runs,
+            "{answer:?}: {stderr}"
+        );
+        assert_eq!(
+            stderr.contains("Removing junk.tmp"),
+            runs,
+            "{answer:?}: {stderr}"
+        );
     }
 }

@@ -388,9 +388,24 @@ fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner,
 
 /// `atip serve`: an MCP server on stdio until the client disconnects.
 fn serve(files: &[PathBuf], exec: &ExecArgs) -> Outcome {
+    // Loaded once here for every diagnostic of every file; the server loads them again and
+    // reloads them when they change.
     let tools = load_tools(files, false, None)?;
     let runner = runner(exec, &tools)?;
-    let server = atip_runtime::mcp::McpServer::new(tools, runner).map_err(Failure::new)?;
+    let server =
+        atip_runtime::mcp::McpServer::from_files(files.to_vec(), runner).map_err(Failure::new)?;
+    let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    eprintln!(
+        "atip serve: MCP on stdin/stdout, {} tools from {} (reloaded when changed); policy {}, \
+         sandbox {}; working directory {}",
+        server.definitions().len(),
+        shown.join(", "),
+        exec.policy
+            .as_deref()
+            .map_or("default", |_| "from --policy"),
+        if exec.no_sandbox { "off" } else { "on" },
+        std::env::current_dir().map_or_else(|_| "?".to_owned(), |d| d.display().to_string()),
+    );
     runtime()?
         .block_on(server.serve_stdio())
         .map_err(Failure::new)?;

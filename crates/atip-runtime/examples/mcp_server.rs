@@ -1,11 +1,12 @@
 //! The git commands of `examples/atip/git.json`, generated at compile time, served over MCP on
-//! stdio with the default policy (destructive commands are refused: nobody can confirm them).
+//! stdio with the default policy: destructive commands are put to the client's user through
+//! MCP elicitation, and refused when the client cannot ask.
 //!
 //! `cargo run -p atip-runtime --features rmcp --example mcp_server` — then speak MCP on stdin,
 //! or point an MCP client at that command.
 
 use atip_runtime::mcp::McpServer;
-use atip_runtime::{Runner, ToInvocation};
+use atip_runtime::Runner;
 
 mod git {
     atip_runtime::include_atip!("../../examples/atip/git.json");
@@ -13,14 +14,7 @@ mod git {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = McpServer::generated(
-        git::TOOLS,
-        |call| {
-            let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
-            command.to_invocation().map_err(|e| e.to_string())
-        },
-        Runner::new(),
-    )?;
+    let server = McpServer::for_module::<git::Call>(Runner::new())?;
     eprintln!("serving {} git tools on stdio", server.definitions().len());
     server.serve_stdio().await?;
     Ok(())

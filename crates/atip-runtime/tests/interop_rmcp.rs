@@ -5,7 +5,7 @@
 #![cfg(all(feature = "rmcp", feature = "macros"))]
 
 use atip_runtime::mcp::{tools_of, McpServer};
-use atip_runtime::{Runner, ToInvocation};
+use atip_runtime::Runner;
 use serde_json::{json, Value};
 
 mod git {
@@ -13,15 +13,7 @@ mod git {
 }
 
 fn generated(runner: Runner) -> McpServer {
-    McpServer::generated(
-        git::TOOLS,
-        |call| {
-            let command = git::Call::from_tool_call(call).map_err(|e| e.to_string())?;
-            command.to_invocation().map_err(|e| e.to_string())
-        },
-        runner,
-    )
-    .unwrap()
+    McpServer::for_module::<git::Call>(runner).unwrap()
 }
 
 fn request(v: Value) -> rmcp::model::CallToolRequestParams {
@@ -37,11 +29,8 @@ fn generated_definitions_convert_both_ways_unchanged() {
         back,
         serde_json::from_str::<Value>(git::definitions(atip_runtime::Provider::Mcp)).unwrap()
     );
-    let clean = server
-        .definitions()
-        .iter()
-        .find(|t| t.name == "git_clean")
-        .unwrap();
+    let definitions = server.definitions();
+    let clean = definitions.iter().find(|t| t.name == "git_clean").unwrap();
     assert_eq!(
         clean.annotations.as_ref().unwrap().destructive_hint,
         Some(true)
@@ -68,8 +57,7 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         ..Default::default()
     });
     let err = McpServer::new(vec![atip_runtime::LoadedTool::new(doc.clone(), None)], typo)
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         err.to_string().contains("`git stauts` matches no command"),
         "{err}"

@@ -119,6 +119,84 @@ impl Runner {
     }
 }
 
+/// Keeps calls that arrive independently (an MCP server's concurrent `tools/call` requests,
+/// several agents sharing one runner) from overlapping when they [`conflict`](conflicts): a call
+/// waits in [`ConflictGate::enter`] until no call holding a [`Pass`] conflicts with it. Calls
+/// that do not conflict (two reads) run side by side. Cheap to clone; clones share the gate.
+///
+/// Waiting calls are admitted as running ones leave, in no guaranteed order.
+#[derive(Debug, Clone, Default)]
+pub struct ConflictGate {
+    shared: std::sync::Arc<GateState>,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    /// Effects of the calls holding a pass, by pass number.
+    running: std::sync::Mutex<Vec<(u64, Effects)>>,
+    next: std::sync::atomic::AtomicU64,
+    left: tokio::sync::Notify,
+}
+
+/// Admission through a [`ConflictGate`]: held while the call runs, released on drop.
+#[derive(Debug)]
+pub struct Pass {
+    shared: std::sync::Arc<GateState>,
+    id: u64,
+}
+
+impl ConflictGate {
+    /// An empty gate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Waits until no admitted call conflicts with a call of `effects`, then admits it.
+    pub async fn enter(&self, effects: &Effects) -> Pass {
+        let state = &self.shared;
+        loop {
+            let left = state.left.notified();
+            tokio::pin!(left);
+            // Registered before the check, so a call leaving in between still wakes us.
+            left.as_mut().enable();
+            {
+                let mut running = state.running.lock().unwrap_or_else(|e| e.into_inner());
+                if !running.iter().any(|(_, e)| conflicts(e, effects)) {
+                    let id = state
+                        .next
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    running.push((id, effects.clone()));
+                    return Pass {
+                        shared: std::sync::Arc::clone(state),
+                        id,
+                    };
+                }
+            }
+            left.await;
+        }
+    }
+
+    /// How many calls hold a pass now.
+    pub fn running(&self) -> usize {
+        self.shared
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
+}
+
+impl Drop for Pass {
+    fn drop(&mut self) {
+        self.shared
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(id, _)| *id != self.id);
+        self.shared.left.notify_waiters();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +228,31 @@ mod tests {
             conflicts(&Effects::UNKNOWN, &read),
             "unknown effects are not safe"
         );
+    }
+
+    #[tokio::test]
+    async fn the_gate_admits_reads_together_and_writes_one_at_a_time() {
+        let read = fx(
+            r#"{"filesystem":{"read":true,"write":false,"delete":false},"destructive":false,"idempotent":true}"#,
+        );
+        let write = fx(
+            r#"{"filesystem":{"read":true,"write":true,"delete":false},"destructive":false,"idempotent":true}"#,
+        );
+        let gate = ConflictGate::new();
+        let r1 = gate.enter(&read).await;
+        let _r2 = gate.enter(&read).await;
+        assert_eq!(gate.running(), 2);
+        let w1 = gate.enter(&write).await; // reads do not conflict with a write
+        let second = gate.enter(&write);
+        tokio::pin!(second);
+        let waited =
+            tokio::time::timeout(std::time::Duration::from_millis(50), second.as_mut()).await;
+        assert!(waited.is_err(), "a second write waits for the first");
+        drop(w1);
+        let _w2 = tokio::time::timeout(std::time::Duration::from_secs(5), second)
+            .await
+            .expect("admitted once the first write left");
+        drop(r1);
+        assert_eq!(gate.running(), 2);
     }
 }

@@ -33,7 +33,7 @@ use crate::filter::ResultFilter;
 use crate::policy::{Decision, Policy, Reason};
 use crate::{ArgvError, Effects, Invocation, ToInvocation, ToolResult};
 
-pub use batch::{conflicts, BatchOptions};
+pub use batch::{conflicts, BatchOptions, ConflictGate, Pass};
 pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
 pub use sandbox::{Containment, Sandbox, SandboxError, SandboxReport};

@@ -1,0 +1,79 @@
+//! `notifications/tools/list_changed`: metadata files watched by polling their size and
+//! modification time, reloaded when either changes, and the client told.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, SystemTime};
+
+use rmcp::{Peer, RoleServer};
+
+use super::{McpError, Shared, Tools};
+use crate::{Document, FlattenOptions, LoadedTool, Mode};
+
+/// What a file looked like when it was last read: size and modification time, or `None` when
+/// it could not be read (a file being replaced).
+pub(super) type Stamp = Option<(u64, SystemTime)>;
+
+/// The stamp of `path` now.
+pub(super) fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+/// Loads every file strictly, as `atip serve` does, each remembering its path.
+///
+/// # Errors
+///
+/// The first file that does not load, with its path.
+pub(super) fn load(files: &[PathBuf]) -> Result<Vec<LoadedTool>, McpError> {
+    files
+        .iter()
+        .map(|f| {
+            let doc = Document::from_path(f, Mode::Strict, &FlattenOptions::default())
+                .map_err(|e| McpError::Load(format!("{}: {e}", f.display())))?;
+            Ok(LoadedTool::new(doc, None).metadata_path(f.display().to_string()))
+        })
+        .collect()
+}
+
+/// Polls the files of `shared` every `every` until the server is dropped or the client is
+/// gone; on a change it reloads them all and, when they load and pass the runner's policy
+/// check, swaps the tools and sends `notifications/tools/list_changed`. A file that does not
+/// load leaves the previous tools in place (reported on stderr).
+pub(super) async fn run(shared: Weak<Shared>, peer: Peer<RoleServer>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if peer.is_transport_closed() {
+            return;
+        }
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let now: Vec<Stamp> = shared.files.iter().map(|f| stamp(f)).collect();
+        let changed = {
+            let mut seen = shared.stamps.lock().unwrap_or_else(|e| e.into_inner());
+            if *seen == now {
+                false
+            } else {
+                *seen = now;
+                true
+            }
+        };
+        if !changed {
+            continue;
+        }
+        let reloaded =
+            load(&shared.files).and_then(|tools| Tools::build(Box::new(tools), &shared.runner));
+        match reloaded {
+            Ok(tools) => {
+                *shared.tools.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(tools);
+                if peer.notify_tool_list_changed().await.is_err() {
+                    return;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "metadata changed but was not reloaded"),
+        }
+    }
+}
