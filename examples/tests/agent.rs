@@ -81,11 +81,18 @@ fn repo() -> tempfile::TempDir {
 }
 
 /// Runs the agent in `dir` with `env`, answering `stdin`; (status, stdout, stderr).
-fn agent(dir: &Path, provider: &str, env: &[(&str, &str)], stdin: &str) -> (i32, String, String) {
+fn agent(
+    dir: &Path,
+    provider: &str,
+    env: &[(&str, &str)],
+    stdin: &str,
+    extra: &[&str],
+) -> (i32, String, String) {
     let git = Path::new(env!("CARGO_MANIFEST_DIR")).join("atip/git.json");
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent"))
         .args(["--provider", provider, "--tools"])
         .arg(&git)
+        .args(extra)
         .arg("What is untracked here? Clean it up.")
         .current_dir(dir)
         .env_remove("OPENAI_BASE_URL")
@@ -259,6 +266,7 @@ fn openai_compatible_chat_completions_through_async_openai() {
             ("OPENAI_API_KEY", "sk-test-key"),
         ],
         "n\n",
+        &[],
     );
     let seen = seen.lock().unwrap().clone();
     check("openai", code, &stdout, &stderr, dir.path(), &seen);
@@ -288,6 +296,7 @@ fn anthropic_messages_through_reqwest() {
             ("ANTHROPIC_API_KEY", "test-key"),
         ],
         "n\n",
+        &[],
     );
     let seen = seen.lock().unwrap().clone();
     check("anthropic", code, &stdout, &stderr, dir.path(), &seen);
@@ -310,7 +319,7 @@ fn anthropic_messages_through_reqwest() {
 #[test]
 fn a_missing_key_is_a_clear_error() {
     let dir = repo();
-    let (code, _, stderr) = agent(dir.path(), "anthropic", &[], "");
+    let (code, _, stderr) = agent(dir.path(), "anthropic", &[], "", &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains("ANTHROPIC_API_KEY is not set"), "{stderr}");
 }
@@ -319,6 +328,8 @@ fn a_missing_key_is_a_clear_error() {
 fn only_y_confirms_and_then_the_destructive_call_runs() {
     for (answer, runs) in [("y\n", true), ("yes\n", false), ("\n", false)] {
         let dir = repo();
+        let logs = tempfile::tempdir().unwrap();
+        let audit = logs.path().join("audit.jsonl");
         let (base, _seen) = serve(script(anthropic, "tool_use", "max_tokens", "end_turn"));
         let (code, _, stderr) = agent(
             dir.path(),
@@ -328,6 +339,7 @@ fn only_y_confirms_and_then_the_destructive_call_runs() {
                 ("ANTHROPIC_API_KEY", "test-key"),
             ],
             answer,
+            &["--audit-log", audit.to_str().unwrap()],
         );
         assert_eq!(code, 0, "{stderr}");
         assert_eq!(
@@ -340,5 +352,22 @@ fn only_y_confirms_and_then_the_destructive_call_runs() {
             runs,
             "{answer:?}: {stderr}"
         );
+        // The audit log: git_status ran, git_clean confirmed by the y/N handler or declined
+        // (the invalid and the cut-off calls never reached the runner).
+        let lines: Vec<Value> = std::fs::read_to_string(&audit)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let seen: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|l| (l["tool"].as_str().unwrap(), l["decision"].as_str().unwrap()))
+            .collect();
+        let clean = if runs { "confirmed" } else { "declined" };
+        assert_eq!(seen, [("git_status", "allowed"), ("git_clean", clean)]);
+        assert_eq!(lines[1]["callId"], "toolu_0");
+        if runs {
+            assert_eq!(lines[1]["confirmedBy"], "handler");
+        }
     }
 }

@@ -183,6 +183,10 @@ struct ExecArgs {
     /// (`/etc/atip/*.json=org`; repeatable).
     #[arg(long = "trust-metadata", value_parser = parse_trust_rule)]
     trust_metadata: Vec<(String, atip_runtime::TrustSource)>,
+    /// Append one JSON line per call to this file: tool, argv, decision and reasons, who
+    /// confirmed, sandbox, duration, exit, redactions, truncation.
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<PathBuf>,
 }
 
 fn parse_trust_rule(text: &str) -> Result<(String, atip_runtime::TrustSource), String> {
@@ -281,7 +285,7 @@ fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
     let results: Vec<atip_runtime::ToolResult> = runtime()?.block_on(async {
         let mut results = Vec::new();
         for call in &parsed.tool_calls {
-            let result = match invocation_for(&tools, call) {
+            let result = match atip_runtime::dispatch::Dispatch::invocation(&tools, call) {
                 Err(e) => atip_runtime::ToolResult::error(e.to_string()),
                 Ok(inv) if yes => runner.answer_confirmed(&inv).await,
                 Ok(inv) => runner.answer(&inv).await,
@@ -382,6 +386,12 @@ fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner,
     }
     for (glob, trust) in &exec.trust_metadata {
         runner = runner.trust_metadata(glob, *trust);
+    }
+    if let Some(path) = &exec.audit_log {
+        let log = atip_runtime::AuditLog::open(path).map_err(|e| {
+            Failure::new(format!("--audit-log: cannot open {}: {e}", path.display()))
+        })?;
+        runner = runner.audit_log(log);
     }
     Ok(runner)
 }
@@ -546,20 +556,6 @@ fn read_response(
     Ok(parsed)
 }
 
-/// Dispatches a call to whichever loaded tool has a command of that name.
-fn invocation_for(
-    tools: &[LoadedTool],
-    call: &atip_runtime::ToolCall,
-) -> Result<atip_runtime::Invocation, atip_runtime::DispatchError> {
-    match tools.iter().find(|t| t.has_command(&call.name)) {
-        Some(t) => t.invocation(call),
-        None => {
-            let names: Vec<&str> = tools.iter().flat_map(LoadedTool::names).collect();
-            Err(atip_runtime::DispatchError::unknown_tool(call, &names))
-        }
-    }
-}
-
 fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
     let tools = load_tools(&calls.tools, lenient, None)?;
     let parsed = read_response(calls.provider, &calls.response)?;
@@ -567,7 +563,7 @@ fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
         .tool_calls
         .iter()
         .map(|call| {
-            match invocation_for(&tools, call) {
+            match atip_runtime::dispatch::Dispatch::invocation(&tools, call) {
                 Ok(inv) => json!({
                     "id": call.id,
                     "name": call.name,

@@ -311,11 +311,27 @@ fn run_executes_allowed_calls_and_refuses_unconfirmed_ones() {
     );
     assert!(dir.path().join("notes.tmp").exists());
 
-    // A person said yes.
+    // A person said yes; every call is in the audit log, with the model's call ids. (Kept
+    // outside the repository: `git clean` would remove it, as it removes any untracked file.)
+    let logs = tempfile::tempdir().unwrap();
+    let audit = logs.path().join("audit.jsonl");
     let mut yes = args.to_vec();
-    yes.push("--yes");
+    yes.extend(["--yes", "--audit-log", audit.to_str().unwrap()]);
     let (code, out, _) = atip_in(dir.path(), &yes);
     assert_eq!(code, 0);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| l["callId"]
+        .as_str()
+        .is_some_and(|id| id.starts_with("call_"))));
+    assert_eq!(lines[2]["tool"], "git_clean");
+    assert_eq!(lines[2]["decision"], "confirmed");
+    assert_eq!(lines[2]["confirmedBy"], "caller");
+    assert_eq!(lines[2]["exitCode"], 0);
     let messages: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(messages[2]["content"], "Removing notes.tmp\n[exit code 0]");
     assert!(!dir.path().join("notes.tmp").exists());

@@ -91,6 +91,10 @@ pub trait Command {
 pub struct Invocation {
     /// Flattened tool name (`gh_pr_create`).
     pub name: Cow<'static, str>,
+    /// The id of the model's tool call this answers (`call_…`, `toolu_…`, an MCP request id),
+    /// when there is one: it names the call in the audit log ([`crate::exec::AuditLog`]). Set
+    /// by the turn driver and the MCP server.
+    pub call_id: Option<String>,
     /// The command path with the tool's name (`gh pr create`), for policies that name commands
     /// that way; `None` for an invocation built from a bare argv.
     pub title: Option<Cow<'static, str>>,
@@ -124,6 +128,7 @@ impl Invocation {
     pub fn new(name: impl Into<String>, argv: Vec<OsString>, effects: Effects) -> Self {
         Invocation {
             name: Cow::Owned(name.into()),
+            call_id: None,
             title: None,
             argv,
             arguments: Vec::new(),
@@ -154,6 +159,7 @@ impl<C: Command> ToInvocation for C {
         let (argv, arguments) = b.finish_recorded()?;
         Ok(Invocation {
             name: Cow::Borrowed(C::NAME),
+            call_id: None,
             title: Some(C::TOOL.title),
             argv,
             arguments,

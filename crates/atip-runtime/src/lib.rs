@@ -104,7 +104,7 @@ pub mod interop;
 pub mod mcp;
 #[cfg(feature = "exec")]
 pub use exec::{
-    BatchOptions, ChecksumError, Confirm, ConfirmationRequest, ConflictGate, Containment,
+    AuditLog, BatchOptions, ChecksumError, Confirm, ConfirmationRequest, ConflictGate, Containment,
     ExitStatus, Output, OutputChunk, ResultOptions, RunError, Runner, Sandbox, SandboxError,
     SandboxReport, StreamKind, TrustRule, TrustTarget,
 };

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
-    safety_prompt, ConfirmationRequest, Document, FlattenOptions, LoadedTool, Mode, Provider,
-    Runner,
+    safety_prompt, AuditLog, ConfirmationRequest, Document, FlattenOptions, LoadedTool, Mode,
+    Provider, Runner,
 };
 use clap::Parser;
 use futures_util::StreamExt;
@@ -39,6 +39,9 @@ struct Args {
     /// ATIP metadata files, repeated or comma-separated (default: every `examples/atip/*.json`).
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
     tools: Vec<PathBuf>,
+    /// Append one JSON line per call to this file (see `atip_runtime::exec::audit`).
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<PathBuf>,
     /// Model turns before giving up.
     #[arg(long, default_value_t = 10)]
     max_turns: usize,
@@ -75,7 +78,10 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
         }
     };
     let tools = load(&args.tools)?;
-    let runner = Runner::new().confirm_with(ask);
+    let mut runner = Runner::new().confirm_with(ask);
+    if let Some(path) = &args.audit_log {
+        runner = runner.audit_log(AuditLog::open(path)?);
+    }
     let mut driver = TurnDriver::new(provider, tools, runner);
     let definitions = driver.definitions();
     eprintln!(

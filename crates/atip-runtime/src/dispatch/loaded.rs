@@ -184,6 +184,7 @@ impl LoadedTool {
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;
+        invocation.call_id.clone_from(&call.id);
         self.stamp(&mut invocation);
         Ok(invocation)
     }

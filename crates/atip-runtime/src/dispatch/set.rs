@@ -86,7 +86,7 @@ impl<C: CommandSet> Dispatch for Generated<C> {
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         let command = C::dispatch(call)?;
-        command.to_invocation().map_err(|e| DispatchError {
+        let mut invocation = command.to_invocation().map_err(|e| DispatchError {
             tool: call.name.clone(),
             call_id: call.id.clone(),
             problems: e
@@ -96,6 +96,8 @@ impl<C: CommandSet> Dispatch for Generated<C> {
                     message: p.to_string(),
                 })
                 .collect(),
-        })
+        })?;
+        invocation.call_id.clone_from(&call.id);
+        Ok(invocation)
     }
 }

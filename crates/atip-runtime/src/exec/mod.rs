@@ -13,6 +13,7 @@
 //! The time limit is the runner's default (30 s), or the command's `effects.duration.timeout`
 //! (`"60s"`, `"5m"`, parsed with humantime), never more than the runner's maximum (10 min).
 
+pub mod audit;
 mod batch;
 mod output;
 mod process;
@@ -33,6 +34,7 @@ use crate::filter::ResultFilter;
 use crate::policy::{Decision, Policy, Reason};
 use crate::{ArgvError, Effects, Invocation, ToInvocation, ToolResult};
 
+pub use audit::AuditLog;
 pub use batch::{conflicts, BatchOptions, ConflictGate, Pass};
 pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
@@ -231,6 +233,7 @@ pub struct Runner {
     confirm: Option<Arc<dyn Confirm>>,
     filter: ResultFilter,
     result_options: ResultOptions,
+    audit: Option<AuditLog>,
 }
 
 impl fmt::Debug for Runner {
@@ -245,6 +248,7 @@ impl fmt::Debug for Runner {
             .field("confirm", &self.confirm.is_some())
             .field("filter", &self.filter)
             .field("result_options", &self.result_options)
+            .field("audit", &self.audit.as_ref().map(AuditLog::path))
             .finish()
     }
 }
@@ -279,7 +283,18 @@ impl Runner {
             confirm: None,
             filter: ResultFilter::default(),
             result_options: ResultOptions::default(),
+            audit: None,
         }
+    }
+
+    /// Appends a line to `log` for every call this runner is asked to run — allowed,
+    /// confirmed, refused or failed; see [`audit`] for the format. Every call is also traced:
+    /// an `atip.call` span (fields `tool`, `call_id`) with `policy`, `confirmation`, `sandbox`
+    /// and `exit` events and `atip.confirm` / `atip.process` spans, for any `tracing`
+    /// subscriber.
+    pub fn audit_log(mut self, log: AuditLog) -> Self {
+        self.audit = Some(log);
+        self
     }
 
     /// Uses `policy`.
@@ -532,11 +547,56 @@ impl Runner {
         })
     }
 
+    /// Every path that runs a call comes through here: the `atip.call` span around the
+    /// stages, and the audit record when a log is set.
     async fn gate_and_run(
+        &self,
+        invocation: Invocation,
+        confirmed: bool,
+        sink: Option<mpsc::Sender<OutputChunk>>,
+    ) -> Result<Output, RunError> {
+        use tracing::Instrument;
+        let started = std::time::Instant::now();
+        let span = tracing::info_span!(
+            "atip.call",
+            tool = %invocation.name,
+            call_id = invocation.call_id.as_deref().unwrap_or(""),
+        );
+        let mut trail = audit::Trail::default();
+        let Some(log) = &self.audit else {
+            return self
+                .traced(invocation, confirmed, sink, &mut trail)
+                .instrument(span)
+                .await;
+        };
+        let call_id = invocation.call_id.clone();
+        let name = invocation.name.clone();
+        let argv = invocation.argv.clone();
+        let result = self
+            .traced(invocation, confirmed, sink, &mut trail)
+            .instrument(span)
+            .await;
+        let shown = result.as_ref().ok().map(|o| self.tool_result(o));
+        log.write(&audit::Record::new(
+            call_id.as_deref(),
+            &name,
+            &argv,
+            &trail,
+            &result,
+            shown.as_ref(),
+            started.elapsed(),
+        ));
+        result
+    }
+
+    /// The stages of a call: trust rules, policy, confirmation, then [`Runner::verified_run`];
+    /// `trail` records the decision for the audit log.
+    async fn traced(
         &self,
         mut invocation: Invocation,
         confirmed: bool,
         sink: Option<mpsc::Sender<OutputChunk>>,
+        trail: &mut audit::Trail,
     ) -> Result<Output, RunError> {
         process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
@@ -553,7 +613,16 @@ impl Runner {
             invocation.trust_assigned = true;
         }
         let policy = self.policy_for(&invocation);
-        match policy.evaluate_in(&invocation, &working_dir) {
+        let decision = policy.evaluate_in(&invocation, &working_dir);
+        tracing::debug!(
+            decision = match &decision {
+                Decision::Allow => "allow",
+                Decision::Deny(_) => "deny",
+                Decision::NeedsConfirmation(_) => "confirm",
+            },
+            "policy"
+        );
+        match decision {
             Decision::Allow => {}
             Decision::Deny(reasons) => {
                 return Err(RunError::Denied {
@@ -561,7 +630,13 @@ impl Runner {
                     reasons,
                 })
             }
-            Decision::NeedsConfirmation(_) if confirmed => {}
+            Decision::NeedsConfirmation(reasons) if confirmed => {
+                *trail = audit::Trail {
+                    decision: Some("confirmed"),
+                    reasons,
+                    confirmed_by: Some("caller"),
+                };
+            }
             Decision::NeedsConfirmation(reasons) => {
                 let request = ConfirmationRequest {
                     invocation,
@@ -570,9 +645,22 @@ impl Runner {
                 let Some(handler) = &self.confirm else {
                     return Err(RunError::NeedsConfirmation(Box::new(request)));
                 };
-                if !handler.confirm(request.clone()).await {
+                let yes = {
+                    use tracing::Instrument;
+                    handler
+                        .confirm(request.clone())
+                        .instrument(tracing::info_span!("atip.confirm"))
+                        .await
+                };
+                tracing::debug!(confirmed = yes, "confirmation");
+                if !yes {
                     return Err(RunError::Declined(Box::new(request)));
                 }
+                *trail = audit::Trail {
+                    decision: Some("confirmed"),
+                    reasons: request.reasons,
+                    confirmed_by: Some("handler"),
+                };
                 invocation = request.invocation;
             }
         }
@@ -628,14 +716,31 @@ impl Runner {
             tx,
             filter: &self.filter,
         });
-        let result = process::run(
-            invocation,
-            &settings,
-            stream,
-            program.as_deref(),
-            &mut prepared,
-        )
-        .await;
+        tracing::debug!(
+            enforced = prepared.report.enforced.len(),
+            not_enforced = ?prepared.report.not_enforced,
+            "sandbox"
+        );
+        let result = {
+            use tracing::Instrument;
+            process::run(
+                invocation,
+                &settings,
+                stream,
+                program.as_deref(),
+                &mut prepared,
+            )
+            .instrument(tracing::info_span!("atip.process"))
+            .await
+        };
+        if let Ok(output) = &result {
+            tracing::debug!(
+                status = %output.status,
+                timed_out = output.timed_out,
+                duration_ms = u64::try_from(output.duration.as_millis()).unwrap_or(u64::MAX),
+                "exit"
+            );
+        }
         if let Some(dir) = prepared.scratch.take() {
             self.scratch.give(dir);
         }

@@ -28,7 +28,10 @@ impl McpServer {
         let invocation = self.tools().set.invocation(&call);
         let result = match invocation {
             Err(e) => ToolResult::error(e.to_string()),
-            Ok(invocation) => self.run(&invocation, context).await,
+            Ok(mut invocation) => {
+                invocation.call_id = context.map(|c| format!("mcp:{}", c.id));
+                self.run(&invocation, context).await
+            }
         };
         mcp_result(result)
     }

@@ -1,0 +1,176 @@
+//! The audit trail: one JSON object per line for every call a [`Runner`](super::Runner) was
+//! asked to run — allowed, confirmed, refused or failed — appended to a file that is only ever
+//! appended to.
+//!
+//! A line (keys in this order; absent values are `null`):
+//!
+//! | key | value |
+//! |---|---|
+//! | `time` | when the call ended, RFC 3339 UTC (`2026-11-23T15:04:05.123Z`) |
+//! | `callId` | the model's id for the call ([`crate::Invocation::call_id`]) |
+//! | `tool` | flattened name (`git_clean`) |
+//! | `argv` | program and arguments, as run (or as they would have run); non-UTF-8 bytes replaced |
+//! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked) |
+//! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
+//! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone) or `null` |
+//! | `sandbox` | `{enforced, notEnforced}` for a run that started |
+//! | `durationMs` | from the call to its end, milliseconds |
+//! | `exitCode`, `signal`, `timedOut` | how a run ended |
+//! | `redactions` | secrets replaced in what the model is shown |
+//! | `truncated` | bytes of output the model is not shown (beyond the cap) |
+//! | `error` | why a call did not run or start |
+//!
+//! The log holds argv values the model chose: keep it where the model's output may be kept, and
+//! outside the directories commands may write to (a `git clean` in the working directory
+//! removes an untracked log like any other file; the sandbox can only allow, not protect,
+//! paths inside a writable directory).
+//! Write failures do not fail the call; they are reported through `tracing` (`warn`).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Output, RunError};
+use crate::policy::Reason;
+
+/// An append-only JSON-lines audit log; see the module documentation for the line format.
+/// Cheap to clone (clones write to the same file, one whole line at a time).
+#[derive(Debug, Clone)]
+pub struct AuditLog {
+    path: PathBuf,
+    file: Arc<Mutex<File>>,
+}
+
+impl AuditLog {
+    /// Opens (creating it if needed) `path` for appending.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of opening the file.
+    pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(AuditLog {
+            path,
+            file: Arc::new(Mutex::new(file)),
+        })
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as one line.
+    pub(super) fn write(&self, record: &Record<'_>) {
+        let mut line = match serde_json::to_vec(record) {
+            Ok(line) => line,
+            Err(e) => {
+                tracing::warn!(error = %e, "audit record did not serialise");
+                return;
+            }
+        };
+        line.push(b'\n');
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = file.write_all(&line) {
+            tracing::warn!(error = %e, path = %self.path.display(), "audit log write failed");
+        }
+    }
+}
+
+/// What the policy stage decided, filled in as the call goes.
+#[derive(Debug, Default)]
+pub(super) struct Trail {
+    pub(super) decision: Option<&'static str>,
+    pub(super) reasons: Vec<Reason>,
+    pub(super) confirmed_by: Option<&'static str>,
+}
+
+/// One line of the log.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Record<'a> {
+    time: String,
+    call_id: Option<&'a str>,
+    tool: &'a str,
+    argv: Vec<String>,
+    decision: &'static str,
+    reasons: Vec<Value>,
+    confirmed_by: Option<&'static str>,
+    sandbox: Option<Value>,
+    duration_ms: u64,
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: Option<bool>,
+    redactions: Option<u64>,
+    truncated: Option<u64>,
+    error: Option<String>,
+}
+
+impl<'a> Record<'a> {
+    /// The record of a call: `shown` is the model's view of a run's output (for redactions).
+    pub(super) fn new(
+        call_id: Option<&'a str>,
+        tool: &'a str,
+        argv: &[std::ffi::OsString],
+        trail: &Trail,
+        result: &Result<Output, RunError>,
+        shown: Option<&crate::ToolResult>,
+        duration: Duration,
+    ) -> Self {
+        let decision = match result {
+            Err(RunError::Denied { .. }) => "denied",
+            Err(RunError::Declined(_)) => "declined",
+            Err(RunError::NeedsConfirmation(_)) => "unconfirmed",
+            _ => trail.decision.unwrap_or("allowed"),
+        };
+        let reasons = match result {
+            Err(RunError::Denied { reasons, .. }) => reasons.as_slice(),
+            Err(RunError::Declined(r) | RunError::NeedsConfirmation(r)) => r.reasons.as_slice(),
+            _ => trail.reasons.as_slice(),
+        }
+        .iter()
+        .map(|r| serde_json::json!({"code": r.code.as_str(), "message": r.message}))
+        .collect();
+        let output = result.as_ref().ok();
+        let (exit_code, signal) = match output.map(|o| o.status) {
+            Some(super::ExitStatus::Code(c)) => (Some(c), None),
+            Some(super::ExitStatus::Signal(s)) => (None, Some(s)),
+            _ => (None, None),
+        };
+        let meta_u64 = |key: &str| shown.and_then(|s| s.meta.get(key)).and_then(Value::as_u64);
+        Record {
+            time: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
+            call_id,
+            tool,
+            argv: argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            decision,
+            reasons,
+            confirmed_by: trail.confirmed_by,
+            sandbox: output.map(|o| {
+                serde_json::json!({
+                    "enforced": o.sandbox.enforced,
+                    "notEnforced": o.sandbox.not_enforced,
+                })
+            }),
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            exit_code,
+            signal,
+            timed_out: output.map(|o| o.timed_out),
+            redactions: meta_u64("redactions"),
+            truncated: match shown {
+                Some(_) => Some(meta_u64("omittedBytes").unwrap_or(0)),
+                None => output.map(|o| o.stdout_dropped + o.stderr_dropped),
+            },
+            error: result.as_ref().err().map(ToString::to_string),
+        }
+    }
+}
