@@ -41,8 +41,12 @@ const TRUE_JSON: &str = r#"{
 }"#;
 
 fn tool() -> LoadedTool {
-    let doc = Document::parse(TRUE_JSON, &LoadOptions::strict(), &FlattenOptions::default())
-        .expect("the probe loads");
+    let doc = Document::parse(
+        TRUE_JSON,
+        &LoadOptions::strict(),
+        &FlattenOptions::default(),
+    )
+    .expect("the probe loads");
     LoadedTool::new(doc, None)
 }
 

@@ -13,6 +13,7 @@ struct ReadmeSnippets;
 pub mod large;
 pub mod output;
 pub mod secrets;
+pub mod sloppy;
 
 /// `git`, from `examples/atip/git.json`.
 pub mod git {

@@ -35,6 +35,10 @@ enum Cmd {
         /// warnings.
         #[arg(long)]
         lenient: bool,
+        /// One line per file saying what loading did (commands, merged duplicates, skipped
+        /// commands with their reasons) instead of every warning.
+        #[arg(long)]
+        summary: bool,
     },
     /// Print the Rust module generated for a metadata file, formatted, exactly as build.rs
     /// writes it.
@@ -245,7 +249,11 @@ fn main() -> ExitCode {
 
 fn try_main(cli: Cli) -> Outcome {
     match cli.command {
-        Cmd::Check { files, lenient } => check(&files, lenient),
+        Cmd::Check {
+            files,
+            lenient,
+            summary,
+        } => check(&files, lenient, summary),
         Cmd::Gen {
             file,
             commands,
@@ -581,21 +589,35 @@ fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
 }
 
 /// `atip check`: every file, every diagnostic; status 1 when any file has an error.
-fn check(files: &[PathBuf], lenient: bool) -> Outcome {
+fn check(files: &[PathBuf], lenient: bool, summary: bool) -> Outcome {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut failed = false;
     for file in files {
         let name = file.display().to_string();
         match Document::from_path(file, mode, &FlattenOptions::default()) {
             Ok(doc) => {
-                for w in &doc.warnings {
-                    eprintln!("{}", w.render(Some(&name)));
+                if !summary {
+                    for w in &doc.warnings {
+                        eprintln!("{}", w.render(Some(&name)));
+                    }
                 }
-                emit(&format!(
-                    "{name}: ok: {} commands, {} warnings\n",
-                    doc.commands.len(),
-                    doc.warnings.len()
-                ))?;
+                let mut out = format!(
+                    "{name}: ok: {}, {} warning{}\n",
+                    doc.summary(),
+                    doc.warnings.len(),
+                    if doc.warnings.len() == 1 { "" } else { "s" }
+                );
+                if summary {
+                    for skipped in &doc.skipped {
+                        out.push_str(&format!(
+                            "  skipped `{}` ({}): {}\n",
+                            skipped.path,
+                            skipped.json_path,
+                            skipped.reasons.join("; ")
+                        ));
+                    }
+                }
+                emit(&out)?;
             }
             Err(e) => {
                 failed = true;

@@ -30,7 +30,7 @@ fn check_passes_valid_files_with_warnings_on_stderr() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("examples/atip/git.json: ok: 13 commands, 1 warnings"),
+        out.contains("examples/atip/git.json: ok: 13 commands, 1 warning"),
         "{out}"
     );
     assert!(
@@ -54,6 +54,46 @@ fn check_passes_valid_files_with_warnings_on_stderr() {
 }
 
 #[test]
+fn check_summary_says_what_lenient_loading_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cloud.json");
+    std::fs::write(
+        &file,
+        r#"{"atip": {"version": "0.6"}, "name": "cloud", "version": "1", "description": "Cloud",
+  "commands": {
+    "list": {"description": "List", "options": [
+      {"name": "page-size", "flags": ["--page-size"], "type": "integer", "description": "Size"},
+      {"name": "page-size", "flags": ["--page-size"], "type": "integer", "description": "Size"}]},
+    "get": {"description": "Get", "options": [
+      {"name": "id", "flags": ["--id"], "type": "string", "description": "Id"},
+      {"name": "id", "flags": ["--identifier"], "type": "integer", "description": "Other"}]}}}"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (code, out, err) = atip(&["check", "--lenient", "--summary", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "cloud.json: ok: 1 command, 1 merged duplicate, 1 command skipped, 3 warnings"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  skipped `get` ($.commands.get): $.commands.get.options[1]: parameter `id`"),
+        "{out}"
+    );
+    assert!(
+        err.is_empty(),
+        "--summary prints no individual warnings: {err}"
+    );
+    // Strict: the conflict is an error; the document is not usable.
+    let (code, out, err) = atip(&["check", f]);
+    assert_eq!(code, 1);
+    assert!(out.contains("cloud.json: 1 error"), "{out}");
+    assert!(err.contains("$.commands.get.options[1]"), "{err}");
+}
+
+#[test]
 fn check_says_when_the_conservative_merge_overrides_a_declaration() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("vars.json");
@@ -67,7 +107,7 @@ fn check_says_when_the_conservative_merge_overrides_a_declaration() {
     .unwrap();
     let (code, out, err) = atip(&["check", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("ok: 1 commands, 1 warnings"), "{out}");
+    assert!(out.contains("ok: 1 command, 1 warning"), "{out}");
     assert!(
         err.contains(
             "$.commands.variable.commands.list.effects.destructive: declares `destructive: \

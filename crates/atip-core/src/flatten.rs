@@ -10,8 +10,13 @@
 //!   outer one the same way. Arguments declared on a group are ignored (warning).
 //! * Effects merge from the tool through each ancestor to the command
 //!   ([`Effects::merge_path`]).
-//! * Two commands with the same flattened name, or two parameters of one command with the same
-//!   parameter name (an argument and an option included), are errors naming both JSON paths.
+//! * An option declared twice on one command, identically (same JSON), is merged: kept once,
+//!   with a warning naming both JSON paths.
+//! * Two commands with the same flattened name, or two different parameters of one command
+//!   with the same parameter name (an argument and an option included), are errors naming both
+//!   JSON paths. In lenient mode (metadata read at run time) such an error makes only the
+//!   commands it touches unusable: they are left out and listed in [`Flattened::skipped`] with
+//!   the reasons, every other command works.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -40,6 +45,21 @@ pub struct Flattened {
     pub commands: Vec<FlatCommand>,
     /// Warnings found while flattening (shadowed options, ignored group arguments, …).
     pub warnings: Vec<Diagnostic>,
+    /// Commands left out in lenient mode because of an error in them or in what they inherit.
+    pub skipped: Vec<SkippedCommand>,
+    /// Options declared twice, identically, on one command (or group) and kept once.
+    pub merged_duplicates: usize,
+}
+
+/// A command lenient flattening left out (see [`Flattened::skipped`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedCommand {
+    /// Its command path, as typed (`"compute instances list"`; empty for the tool itself).
+    pub path: String,
+    /// Where it is declared.
+    pub json_path: JsonPath,
+    /// Why: each error, with its own JSON path.
+    pub reasons: Vec<String>,
 }
 
 /// One tool: a leaf command with everything it inherits.
@@ -204,14 +224,18 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
         tool.global_options.clone(),
         tool.commands.clone(),
         options,
+        false,
     )
 }
 
 /// [`flatten`], taking the command tree out of `tool` (left empty) instead of copying it:
 /// each command's texts move into its [`FlatCommand`], so memory holds the document once.
+/// `lenient`: errors in a command (or in what it inherits) leave that command out instead of
+/// failing the whole document (see the module documentation).
 pub(crate) fn flatten_owned(
     tool: &mut AtipTool,
     options: &FlattenOptions,
+    lenient: bool,
 ) -> Result<Flattened, Vec<Diagnostic>> {
     let commands = std::mem::take(&mut tool.commands);
     flatten_parts(
@@ -220,6 +244,7 @@ pub(crate) fn flatten_owned(
         tool.global_options.clone(),
         commands,
         options,
+        lenient,
     )
 }
 
@@ -229,6 +254,7 @@ fn flatten_parts(
     global_options: Vec<OptionSpec>,
     commands: IndexMap<String, CommandSpec>,
     options: &FlattenOptions,
+    lenient: bool,
 ) -> Result<Flattened, Vec<Diagnostic>> {
     let mut w = Walker {
         tool_name,
@@ -238,6 +264,10 @@ fn flatten_parts(
         diags: Vec::new(),
         shadow_seen: HashSet::new(),
         seen_paths: Vec::new(),
+        lenient,
+        problems: Vec::new(),
+        skipped: Vec::new(),
+        merged_duplicates: 0,
     };
     if let Some(entries) = &options.commands {
         let mut parsed = Vec::new();
@@ -255,7 +285,10 @@ fn flatten_parts(
     }
 
     let root = Arc::new(JsonPath::root());
+    let before = w.diags.len();
     let globals = w.params_of_level(&root, &[], Vec::new(), global_options, OptionScope::Global);
+    let problems = w.level_problems(before);
+    w.problems.push(problems);
     let mut levels = vec![globals];
     let tool_effects = tool_effects.cloned().unwrap_or_default();
     let mut visible = Vec::new();
@@ -290,6 +323,8 @@ fn flatten_parts(
         Ok(Flattened {
             commands: w.out,
             warnings: w.diags,
+            skipped: w.skipped,
+            merged_duplicates: w.merged_duplicates,
         })
     }
 }
@@ -306,6 +341,12 @@ struct Walker<'a> {
     shadow_seen: HashSet<*const FlatParam>,
     /// With a filter: every command path walked past, for "did you mean" hints.
     seen_paths: Vec<String>,
+    /// Lenient: errors leave out the commands they touch (see [`Walker::level_problems`]).
+    lenient: bool,
+    /// Per level of `levels` (globals first): the errors found in it, as reasons.
+    problems: Vec<Vec<String>>,
+    skipped: Vec<SkippedCommand>,
+    merged_duplicates: usize,
 }
 
 impl Walker<'_> {
@@ -358,6 +399,7 @@ impl Walker<'_> {
                     ));
                 }
                 // A group's arguments are ignored, but still checked for collisions.
+                let before = self.diags.len();
                 let inherited = self
                     .params_of_level(
                         &node,
@@ -369,13 +411,16 @@ impl Walker<'_> {
                     .into_iter()
                     .filter(|p| !matches!(p.kind, ParamKind::Argument))
                     .collect();
+                let problems = self.level_problems(before);
                 levels.push(inherited);
+                self.problems.push(problems);
                 let children = node.key("commands");
                 for (child_name, child) in cmd.commands {
                     let json = children.key(&child_name);
                     self.walk(&child_name, child, visible, json, levels, &merged);
                 }
                 levels.pop();
+                self.problems.pop();
             }
         }
         if pushed {
@@ -421,6 +466,7 @@ impl Walker<'_> {
         if !self.wanted_leaf(visible) {
             return;
         }
+        let before = self.diags.len();
         let own =
             self.params_of_level(&node, visible, cmd.arguments, cmd.options, OptionScope::Own);
         let name = names::tool_name(self.tool_name, visible);
@@ -432,6 +478,25 @@ impl Walker<'_> {
                      rename one of the two commands"
                 ),
             ));
+        }
+        let mut reasons = self.level_problems(before);
+        if !reasons.is_empty() || self.problems.iter().any(|p| !p.is_empty()) {
+            reasons.extend(self.problems.iter().flatten().cloned());
+            if self.lenient {
+                self.diags.push(Diagnostic::warning(
+                    (*node).clone(),
+                    format!(
+                        "command `{}` is left out: {}",
+                        visible.join(" "),
+                        reasons.join("; ")
+                    ),
+                ));
+                self.skipped.push(SkippedCommand {
+                    path: visible.join(" "),
+                    json_path: (*node).clone(),
+                    reasons,
+                });
+            }
             return;
         }
         self.names.insert(name.clone(), (*node).clone());
@@ -531,6 +596,22 @@ impl Walker<'_> {
             member,
             index,
         };
+        // An option equal to an earlier one of the same parameter name is merged into it.
+        let option_names: Vec<String> =
+            options.iter().map(|o| names::param_name(&o.name)).collect();
+        let mut duplicate_of: Vec<Option<usize>> = vec![None; options.len()];
+        {
+            let mut first_of: HashMap<&str, usize> = HashMap::new();
+            for (j, pname) in option_names.iter().enumerate() {
+                match first_of.get(pname.as_str()) {
+                    Some(&i) if options[i] == options[j] => duplicate_of[j] = Some(i),
+                    Some(_) => {}
+                    None => {
+                        first_of.insert(pname, j);
+                    }
+                }
+            }
+        }
         let mut seen: HashMap<String, (ParamOrigin, String)> = HashMap::new();
         let mut out = Vec::with_capacity(arguments.len() + options.len());
         for (i, a) in arguments.into_iter().enumerate() {
@@ -544,9 +625,21 @@ impl Walker<'_> {
             seen.insert(pname.clone(), (here.clone(), a.name.clone()));
             out.push(Arc::new(self.argument(a, pname, here)));
         }
-        for (i, o) in options.into_iter().enumerate() {
-            let pname = names::param_name(&o.name);
+        for ((i, o), pname) in options.into_iter().enumerate().zip(option_names) {
             let here = origin(options_member, i);
+            if let Some(first) = duplicate_of[i] {
+                self.merged_duplicates += 1;
+                self.diags.push(Diagnostic::warning(
+                    here.json_path(),
+                    format!(
+                        "option `{}` is declared again, identically, at {} and {}: kept once",
+                        o.name,
+                        origin(options_member, first).json_path(),
+                        here.json_path()
+                    ),
+                ));
+                continue;
+            }
             if let Some((first, first_name)) = seen.get(&pname) {
                 self.diags
                     .push(collision(&here, &o.name, &pname, first, first_name));
@@ -558,6 +651,22 @@ impl Walker<'_> {
             }
         }
         out
+    }
+
+    /// The errors reported since `before`, as reasons. In lenient mode they become warnings
+    /// (the commands they touch are left out instead of the document failing); in strict mode
+    /// they stay errors.
+    fn level_problems(&mut self, before: usize) -> Vec<String> {
+        let mut reasons = Vec::new();
+        for d in &mut self.diags[before..] {
+            if d.is_error() {
+                reasons.push(format!("{}: {}", d.path, d.message));
+                if self.lenient {
+                    d.severity = crate::diagnostic::Severity::Warning;
+                }
+            }
+        }
+        reasons
     }
 
     fn argument(&mut self, a: ArgumentSpec, name: String, origin: ParamOrigin) -> FlatParam {

@@ -49,7 +49,9 @@ pub use effects::{
     Cost, CostEstimate, DurationHint, Effects, FilesystemEffects, Interactive, StdinMode, Text,
     TextList,
 };
-pub use flatten::{flatten, FlatCommand, FlatParam, FlattenOptions, Flattened, ParamKind};
+pub use flatten::{
+    flatten, FlatCommand, FlatParam, FlattenOptions, Flattened, ParamKind, SkippedCommand,
+};
 pub use load::{load, Document, LoadOptions, Loaded};
 pub use model::{AtipTool, ParamType, TrustSource};
 pub use providers::Provider;

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::diagnostic::{locate, Diagnostic, JsonPath, LoadError, Location};
-use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions};
+use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions, SkippedCommand};
 use crate::model::{AtipTool, CommandSpec};
 use crate::validate::{Mode, Validation};
 
@@ -270,9 +270,34 @@ pub struct Document {
     pub commands: Vec<FlatCommand>,
     /// Every warning from loading and flattening, located.
     pub warnings: Vec<Diagnostic>,
+    /// Commands left out in lenient mode, each with its reasons (always empty in strict mode,
+    /// where the same problems are errors).
+    pub skipped: Vec<SkippedCommand>,
+    /// Options declared twice, identically, and kept once.
+    pub merged_duplicates: usize,
 }
 
 impl Document {
+    /// One line saying what loading did: `20,168 commands, 12 merged duplicates, 3 commands
+    /// skipped` (the last two parts only when not zero).
+    pub fn summary(&self) -> String {
+        let mut line = count(self.commands.len(), "command", "commands");
+        if self.merged_duplicates > 0 {
+            line.push_str(", ");
+            line.push_str(&count(
+                self.merged_duplicates,
+                "merged duplicate",
+                "merged duplicates",
+            ));
+        }
+        if !self.skipped.is_empty() {
+            line.push_str(", ");
+            line.push_str(&count(self.skipped.len(), "command", "commands"));
+            line.push_str(" skipped");
+        }
+        line
+    }
+
     /// Loads, validates and flattens `text`.
     ///
     /// # Errors
@@ -286,7 +311,8 @@ impl Document {
     ) -> Result<Document, LoadError> {
         let mut loaded = load(text, options)?;
         let mut warnings = loaded.warnings;
-        match flatten_owned(&mut loaded.tool, flatten_options) {
+        let lenient = options.mode == Mode::Lenient;
+        match flatten_owned(&mut loaded.tool, flatten_options, lenient) {
             Ok(flat) => {
                 let mut extra = flat.warnings;
                 locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut extra);
@@ -296,6 +322,8 @@ impl Document {
                     tool: loaded.tool,
                     commands: flat.commands,
                     warnings,
+                    skipped: flat.skipped,
+                    merged_duplicates: flat.merged_duplicates,
                 })
             }
             Err(mut diags) => {
@@ -354,4 +382,17 @@ pub fn read_text(path: &Path, options: &LoadOptions) -> Result<String, LoadError
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+/// `n` with its noun and thousands separators: `1 command`, `20,168 commands`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{grouped} {}", if n == 1 { one } else { many })
 }

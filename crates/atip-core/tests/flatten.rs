@@ -292,3 +292,83 @@ fn enum_handling_and_multiple_values() {
         ]
     );
 }
+
+const SLOPPY: &str = r#"{"atip":{"version":"0.6"},"name":"cloud","version":"1","description":"A cloud CLI",
+ "commands":{
+  "db":{"description":"Databases",
+        "options":[{"name":"zone","flags":["--zone"],"type":"string","description":"Zone"},
+                   {"name":"zone","flags":["-z"],"type":"integer","description":"Zone number"}],
+        "commands":{"list":{"description":"List"},"drop":{"description":"Drop"}}},
+  "list":{"description":"List things","options":[
+     {"name":"page-size","flags":["--page-size"],"type":"integer","description":"Page size"},
+     {"name":"page-size","flags":["--page-size"],"type":"integer","description":"Page size"}]},
+  "get":{"description":"Get","options":[
+     {"name":"id","flags":["--id"],"type":"string","description":"Id"},
+     {"name":"id","flags":["--identifier"],"type":"integer","description":"Other id"}]},
+  "ok":{"description":"Fine"}
+ }}"#;
+
+#[test]
+fn identical_duplicates_merge_in_both_modes() {
+    let text = SLOPPY.replace(
+        r#"{"name":"id","flags":["--identifier"],"type":"integer","description":"Other id"}"#,
+        r#"{"name":"id","flags":["--id"],"type":"string","description":"Id"}"#,
+    );
+    let lenient =
+        Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap();
+    assert_eq!(lenient.merged_duplicates, 2);
+    let list = lenient
+        .commands
+        .iter()
+        .find(|c| c.name == "cloud_list")
+        .unwrap();
+    assert_eq!(list.options.len(), 1);
+    let warning = lenient
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("page-size"))
+        .unwrap();
+    assert!(
+        warning.message.contains("$.commands.list.options[0]")
+            && warning.message.contains("$.commands.list.options[1]"),
+        "{warning}"
+    );
+    // Strict: the same merge; the group's conflict is still an error.
+    let err = doc_err(&text);
+    let errors: Vec<String> = err.errors().map(|d| d.path.to_string()).collect();
+    assert_eq!(errors, ["$.commands.db.options[1]"]);
+}
+
+#[test]
+fn lenient_mode_leaves_out_only_the_commands_a_conflict_touches() {
+    let d = Document::parse(SLOPPY, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap();
+    // The group's conflict takes both its commands; `get` its own; `list` merged; `ok` fine.
+    assert_eq!(names(&d), ["cloud_list", "cloud_ok"]);
+    let skipped: Vec<&str> = d.skipped.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(skipped, ["db list", "db drop", "get"]);
+    assert!(d.skipped[0].reasons[0].starts_with("$.commands.db.options[1]: "));
+    assert!(d.skipped[2].reasons[0].starts_with("$.commands.get.options[1]: "));
+    assert_eq!(
+        d.summary(),
+        "2 commands, 1 merged duplicate, 3 commands skipped"
+    );
+    assert!(d.warnings.iter().all(|w| !w.is_error()));
+    // Strict: every conflict is an error, with its path.
+    let err = doc_err(SLOPPY);
+    let errors: Vec<String> = err.errors().map(|d| d.path.to_string()).collect();
+    assert_eq!(
+        errors,
+        ["$.commands.db.options[1]", "$.commands.get.options[1]"]
+    );
+}
+
+#[test]
+fn two_commands_flattening_to_one_name_skip_the_second_when_lenient() {
+    let text = r#"{"atip":{"version":"0.6"},"name":"t","version":"1","description":"T",
+      "commands":{"a.b":{"description":"First"},"a_b":{"description":"Second"}}}"#;
+    let d = Document::parse(text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap();
+    assert_eq!(names(&d), ["t_a_b"]);
+    assert_eq!(d.skipped.len(), 1);
+    assert_eq!(d.skipped[0].path, "a_b");
+    assert!(doc_err(text).errors().count() == 1);
+}
