@@ -179,40 +179,96 @@ fn references_are_inlined_where_the_target_cannot_hold_them() {
     assert!(lines(&out.warnings)[1].contains("not a reference within this schema"));
 }
 
-#[test]
-fn recursive_schemas_are_a_clear_error_where_references_must_be_inlined() {
-    let tree = json!({
+/// A recursive schema.
+fn tree() -> serde_json::Value {
+    json!({
         "name": "tree",
         "inputSchema": {
             "type": "object",
-            "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "properties": {"root": {"$ref": "#/$defs/Node", "description": "The root node"}},
+            "required": ["root"],
             "$defs": {"Node": {"type": "object", "properties": {
+                "name": {"type": "string"},
                 "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
         }
-    });
-    let err = convert(&tree, Format::Mcp, Provider::Gemini).unwrap_err();
-    assert_eq!(
-        err,
-        ConvertError::RecursiveRef {
-            pointer: "/inputSchema/$defs/Node/properties/children/items/$ref".into(),
-            reference: "#/$defs/Node".into(),
-            to: Provider::Gemini,
-        }
-    );
-    assert!(err
-        .to_string()
-        .contains("refers back to a schema that contains it"));
-    // MCP holds references, so nothing needs inlining.
+    })
+}
+
+#[test]
+fn recursive_schemas_keep_their_references_where_the_target_holds_them() {
+    let tree = tree();
+    // MCP holds references, so nothing changes.
     assert_eq!(
         convert(&tree, Format::Mcp, Provider::Mcp).unwrap().value,
         tree
     );
+    for (to, key) in [
+        (Provider::Anthropic, "input_schema"),
+        (Provider::OpenAi, "parameters"),
+        (Provider::OpenAiStrict, "parameters"),
+    ] {
+        let out = convert(&tree, Format::Mcp, to).unwrap();
+        let def = out.value.get("function").unwrap_or(&out.value);
+        let schema = &def[key];
+        assert!(schema["$defs"]["Node"].is_object(), "{to:?}: {schema}");
+        assert_eq!(
+            schema["$defs"]["Node"]["properties"]["children"]["items"]["$ref"],
+            "#/$defs/Node"
+        );
+        let w = lines(&out.warnings);
+        assert!(
+            w.iter()
+                .any(|l| l.contains("as a reference, with its `$defs`")
+                    && l.contains("/inputSchema/$defs/Node/properties/children/items/$ref")),
+            "{to:?}: {w:?}"
+        );
+        if to == Provider::OpenAiStrict {
+            // Strict: a kept reference stands alone, every object is closed and fully required.
+            assert_eq!(
+                schema["properties"]["root"],
+                json!({"$ref": "#/$defs/Node"})
+            );
+            assert!(w
+                .iter()
+                .any(|l| l.contains("keywords beside a kept `$ref` are dropped")));
+            assert_eq!(schema["$defs"]["Node"]["additionalProperties"], false);
+            assert_eq!(
+                schema["$defs"]["Node"]["required"],
+                json!(["name", "children"])
+            );
+        } else {
+            assert_eq!(schema["properties"]["root"]["description"], "The root node");
+        }
+    }
+}
+
+#[test]
+fn recursive_schemas_are_cut_where_the_target_cannot_hold_references() {
+    let out = convert(&tree(), Format::Mcp, Provider::Gemini).unwrap();
+    let root = &out.value["parameters"]["properties"]["root"];
+    // Inlined once; the reference that closes the cycle becomes an unconstrained value.
+    assert_eq!(root["properties"]["name"]["type"], "STRING");
+    assert_eq!(root["properties"]["children"]["type"], "ARRAY");
+    assert_eq!(root["properties"]["children"]["items"], json!({}));
+    assert!(out.value["parameters"].get("$defs").is_none());
+    let w = lines(&out.warnings);
+    assert!(
+        w.iter().any(
+            |l| l.contains("/inputSchema/$defs/Node/properties/children/items/$ref")
+                && l.contains("as an unconstrained value")
+                && l.contains("gemini cannot hold references")
+        ),
+        "{w:?}"
+    );
     // A reference to the root itself is a cycle too.
     let root = json!({"name": "r", "inputSchema": {"type": "object", "properties": {"self": {"$ref": "#"}}}});
-    assert!(matches!(
-        convert(&root, Format::Mcp, Provider::OpenAi),
-        Err(ConvertError::RecursiveRef { .. })
-    ));
+    let out = convert(&root, Format::Mcp, Provider::Gemini).unwrap();
+    assert_eq!(out.value["parameters"]["properties"]["self"], json!({}));
+    let out = convert(&root, Format::Mcp, Provider::OpenAi).unwrap();
+    assert_eq!(
+        out.value["function"]["parameters"]["properties"]["self"]["$ref"],
+        "#"
+    );
 }
 
 #[test]

@@ -356,3 +356,39 @@ fn atip_corpus_converts_as_the_compiler_compiles() {
     println!("{compared} ATIP commands x 7 formats: conversion equals compilation");
     assert!(compared > 250, "{compared}");
 }
+
+/// A recursive schema (a tree of nodes, a reference to the root): kept as references for
+/// OpenAI (strict too), Anthropic and MCP, cut for Gemini; every provider's SDK accepts it.
+#[test]
+#[ignore = "needs ../shared"]
+fn recursive_schemas_pass_the_validators_for_every_provider() {
+    let input = serde_json::json!([{
+        "name": "tree",
+        "description": "Store a tree",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node", "description": "The root node"}},
+            "required": ["root"],
+            "$defs": {"Node": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
+        }
+    }, {
+        "name": "nest",
+        "description": "Nest itself",
+        "inputSchema": {"type": "object", "properties": {"self": {"$ref": "#"}, "n": {"type": "integer"}}}
+    }]);
+    let tools = read(&input, Format::Mcp).unwrap().tools;
+    let mut entries = Vec::new();
+    for p in Provider::ALL {
+        let out = write(&tools, p, true).unwrap();
+        entries.push((
+            "tools",
+            validator_name(p),
+            format!("recursive.{}.json", p.as_str()),
+            out.value,
+        ));
+    }
+    let out = validate("recursive", entries);
+    assert!(out.contains("TOTAL tools:"), "{out}");
+}

@@ -2,6 +2,8 @@
 //! duplicates, leaves out exactly the commands with conflicting ones (every other command
 //! works), and says so in one summary line; strict loading names every conflict.
 
+mod support;
+
 use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool, ToolCall};
 use atip_tests::sloppy::{self, IDENTICAL_EVERY};
 use serde_json::json;
@@ -94,4 +96,86 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// A 1,400-value enum does not fit OpenAI strict mode (≤ 1,000 enum values per schema; a string
+/// enum of more than 250 values ≤ 15,000 characters): it is sent as a plain string with the
+/// values in its description, with a note saying so; every other format keeps the enum, and
+/// dispatch still accepts only the allowed values.
+#[test]
+fn a_giant_enum_is_degraded_only_where_the_provider_cannot_hold_it() {
+    use atip_runtime::limits;
+    use atip_runtime::providers::{tool_definition, Provider};
+    let s = sloppy::document(400);
+    let doc =
+        Document::parse(&s.text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap();
+    let tool = LoadedTool::new(doc, None);
+    let giant = tool
+        .specs()
+        .iter()
+        .find(|t| t.title.ends_with(&s.expected.giant))
+        .unwrap();
+    for p in Provider::ALL {
+        let def = tool_definition(giant, p);
+        let schema = def.get("function").unwrap_or(&def);
+        let schema = &schema[p.input_schema_key()]["properties"]["instance_type"];
+        let notes = limits::notes([giant], p);
+        if p.is_strict() {
+            assert!(schema.get("enum").is_none(), "{p:?}: {schema}");
+            let text = schema["description"].as_str().unwrap();
+            assert!(text.contains("One of: m5.nano, m5.micro"), "{text}");
+            assert!(text.contains("more)."), "{text}");
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(notes[0].contains("instance_type") && notes[0].contains("1401 enum values"));
+            // Still strict: the rest of the schema fits.
+            assert!(def.to_string().contains("\"strict\":true"));
+        } else {
+            let n = schema["enum"].as_array().map_or(0, Vec::len);
+            assert!(n >= sloppy::GIANT_ENUM_VALUES, "{p:?} keeps the enum: {n}");
+            assert!(notes.is_empty(), "{p:?}: {notes:?}");
+        }
+    }
+    let call = |v: &str| {
+        ToolCall::new(
+            None,
+            giant.name.to_string(),
+            json!({"instance_type": v, "instance_id": "i-1"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+    };
+    let err = tool.invocation(&call("m5.larg")).unwrap_err().to_string();
+    assert!(
+        err.contains("expected one of 1400 allowed values")
+            && err.contains("did you mean \"m5.large\"?"),
+        "{err}"
+    );
+    assert!(err.len() < 400, "the list is not repeated: {err}");
+    assert!(tool.invocation(&call("m5.large")).is_ok());
+}
+
+/// Every provider's definitions of the sloppy document (a 1,400-value enum included) pass the
+/// providers' own SDK types and rules (`../shared/validators`).
+#[test]
+#[ignore = "needs ../shared"]
+fn the_validators_accept_every_provider_output_for_sloppy_metadata() {
+    use atip_runtime::providers::{tool_definitions, Provider};
+    let s = sloppy::document(400);
+    let doc = Document::parse(&s.text, &LoadOptions::lenient(), &FlattenOptions::default())
+        .expect("lenient loading succeeds");
+    let tool = LoadedTool::new(doc, None);
+    let mut entries = Vec::new();
+    for p in Provider::ALL {
+        let chunk = p.max_tools().unwrap_or(usize::MAX);
+        for (k, part) in tool.specs().chunks(chunk).enumerate() {
+            entries.push((
+                "tools",
+                support::validators::validator_name(p),
+                format!("sloppy.{}.{k}.json", p.as_str()),
+                tool_definitions(part, p),
+            ));
+        }
+    }
+    support::validators::validate("sloppy", entries);
 }

@@ -503,15 +503,9 @@ fn compile(provider: Provider, files: &[PathBuf], commands: Vec<String>, lenient
     }
     out.push_str("]\n");
     let code = emit(&out)?;
-    if let Some(max) = provider.max_tools() {
-        let n: usize = tools.iter().map(|t| t.document().commands.len()).sum();
-        if n > max {
-            eprintln!(
-                "warning: {n} tools; {} accepts at most {max} per request: send a subset \
-                 (--commands, or atip_runtime::providers::select) or group commands (ToolGroup)",
-                provider.as_str()
-            );
-        }
+    // What had to give to fit the provider's documented limits (atip_runtime::limits).
+    for note in atip_runtime::limits::notes(tools.iter().flat_map(LoadedTool::specs), provider) {
+        eprintln!("warning: {note}");
     }
     Ok(code)
 }

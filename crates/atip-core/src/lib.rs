@@ -33,6 +33,7 @@ pub mod discover;
 pub mod effects;
 pub mod flatten;
 pub mod formats;
+pub mod limits;
 pub mod load;
 pub mod model;
 pub mod names;

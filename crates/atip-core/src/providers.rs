@@ -126,27 +126,21 @@ impl Provider {
         }
     }
 
-    /// The description limit in characters, if the provider enforces one (OpenAI: 1024).
+    /// The description limit in characters, if the provider enforces one (OpenAI: 1024); from
+    /// the table of [`crate::limits`].
     pub const fn description_limit(self) -> Option<usize> {
-        match self {
-            Provider::OpenAi
-            | Provider::OpenAiStrict
-            | Provider::OpenAiResponses
-            | Provider::OpenAiResponsesStrict => Some(OPENAI_DESCRIPTION_LIMIT),
-            _ => None,
-        }
+        crate::limits::limits(self).max_description_chars
     }
 
-    /// The most tools one request may carry, where documented (OpenAI: 128; Gemini SDK: 512).
+    /// The most tools one request may carry, where documented (OpenAI: 128; Gemini SDK: 512);
+    /// from the table of [`crate::limits`].
     pub const fn max_tools(self) -> Option<usize> {
-        match self {
-            Provider::OpenAi
-            | Provider::OpenAiStrict
-            | Provider::OpenAiResponses
-            | Provider::OpenAiResponsesStrict => Some(128),
-            Provider::Gemini => Some(512),
-            _ => None,
-        }
+        crate::limits::limits(self).max_tools
+    }
+
+    /// Every documented limit of this format, with sources: [`crate::limits`].
+    pub const fn limits(self) -> &'static crate::limits::Limits {
+        crate::limits::limits(self)
     }
 }
 
@@ -286,12 +280,21 @@ pub fn tool_definition(spec: &ToolSpec, provider: Provider) -> Value {
 /// Appends the compact JSON text of [`tool_definition`] to `out`: the one implementation of
 /// every provider's shape, written directly (no intermediate `Value`), byte-identical to
 /// serialising the `Value` with serde_json.
+///
+/// A definition that would exceed a documented limit of the format is degraded as
+/// [`crate::limits::fit`] plans (huge enums as plain values, then strict mode dropped); the
+/// plan's notes are the warnings to show ([`crate::limits::notes`]).
 pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
     let description = describe(
         &spec.description,
         &spec.effects,
         provider.description_limit(),
     );
+    let fit = crate::limits::fit(spec, provider);
+    let strict = provider.is_strict() && !fit.not_strict;
+    let schema = |w: &mut JsonOut<'_>, strict: bool| {
+        json_schema(w, spec, strict, &fit.enums_as_text);
+    };
     let mut w = JsonOut(out);
     match provider {
         Provider::OpenAi | Provider::OpenAiStrict => {
@@ -299,21 +302,20 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.string(&spec.name);
             w.raw(",\"description\":");
             w.string(&description);
-            if provider == Provider::OpenAiStrict {
+            if strict {
                 w.raw(",\"strict\":true");
             }
             w.key(provider.input_schema_key());
-            json_schema(&mut w, spec, provider.is_strict());
+            schema(&mut w, strict);
             w.raw("}}");
         }
         Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => {
-            let strict = provider.is_strict();
             w.raw("{\"type\":\"function\",\"name\":");
             w.string(&spec.name);
             w.raw(",\"description\":");
             w.string(&description);
             w.key(provider.input_schema_key());
-            json_schema(&mut w, spec, strict);
+            schema(&mut w, strict);
             w.raw(if strict {
                 ",\"strict\":true}"
             } else {
@@ -326,7 +328,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.raw(",\"description\":");
             w.string(&description);
             w.key(provider.input_schema_key());
-            json_schema(&mut w, spec, false);
+            schema(&mut w, false);
             w.raw("}");
         }
         Provider::Gemini => {
@@ -348,7 +350,7 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
             w.raw(",\"description\":");
             w.string(&description);
             w.key(provider.input_schema_key());
-            json_schema(&mut w, spec, false);
+            schema(&mut w, false);
             let ann = mcp_annotations(&spec.effects);
             if !ann.is_empty() {
                 w.raw(",\"annotations\":{");
@@ -512,7 +514,9 @@ pub fn mcp_annotations(effects: &Effects) -> Map<String, Value> {
 }
 
 /// JSON Schema for the parameters; `strict` applies OpenAI's strict-mode rules.
-fn json_schema(w: &mut JsonOut<'_>, spec: &ToolSpec, strict: bool) {
+/// The JSON Schema of `spec`'s parameters; those in `as_text` (sorted indices) lose their
+/// `enum` and list the allowed values in their description instead.
+fn json_schema(w: &mut JsonOut<'_>, spec: &ToolSpec, strict: bool, as_text: &[usize]) {
     w.raw("{\"type\":\"object\",\"properties\":{");
     for (i, p) in spec.params.iter().enumerate() {
         if i > 0 {
@@ -520,7 +524,12 @@ fn json_schema(w: &mut JsonOut<'_>, spec: &ToolSpec, strict: bool) {
         }
         w.string(&p.name);
         w.raw(":");
-        json_param(w, p, strict && !p.required);
+        json_param(
+            w,
+            p,
+            strict && !p.required,
+            as_text.binary_search(&i).is_ok(),
+        );
     }
     w.raw("}");
     if strict || spec.params.iter().any(|p| p.required) {
@@ -538,18 +547,21 @@ fn json_schema(w: &mut JsonOut<'_>, spec: &ToolSpec, strict: bool) {
     w.raw(",\"additionalProperties\":false}");
 }
 
-fn json_param(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool) {
+fn json_param(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool, as_text: bool) {
     if p.multiple {
         w.raw("{\"type\":");
         w.type_value("array", nullable);
         w.raw(",\"items\":{");
-        json_value_schema(w, p, false);
+        json_value_schema(w, p, false, as_text);
         w.raw("}");
     } else {
         w.raw("{");
-        json_value_schema(w, p, nullable);
+        json_value_schema(w, p, nullable, as_text);
     }
-    let text = param_description(p);
+    let mut text = param_description(p);
+    if as_text {
+        values_in_description(&mut text, p);
+    }
     if !text.is_empty() {
         w.raw(",\"description\":");
         w.string(&text);
@@ -558,10 +570,10 @@ fn json_param(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool) {
 }
 
 /// The members of the schema of one value (an array's `items`, or a scalar parameter).
-fn json_value_schema(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool) {
+fn json_value_schema(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool, as_text: bool) {
     w.raw("\"type\":");
     w.type_value(p.kind.json_type(), nullable);
-    if let Some(values) = &p.values {
+    if let Some(values) = p.values.as_ref().filter(|_| !as_text) {
         w.raw(",\"enum\":[");
         for (i, v) in values.iter().enumerate() {
             if i > 0 {
@@ -574,6 +586,35 @@ fn json_value_schema(w: &mut JsonOut<'_>, p: &ParamSpec, nullable: bool) {
         }
         w.raw("]");
     }
+}
+
+/// Appends ` One of: a, b, … (and N more).` to `text`, the values up to
+/// [`crate::limits::VALUES_IN_DESCRIPTION`] characters: an enum too large for the provider's
+/// schema limits, sent as a plain value.
+fn values_in_description(text: &mut String, p: &ParamSpec) {
+    let Some(values) = &p.values else {
+        return;
+    };
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str("One of: ");
+    let start = text.len();
+    let mut listed = 0;
+    for v in values.iter() {
+        if text.len() - start + v.len() + 2 > crate::limits::VALUES_IN_DESCRIPTION {
+            break;
+        }
+        if listed > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(v);
+        listed += 1;
+    }
+    if listed < values.len() {
+        text.push_str(&format!(" (and {} more)", values.len() - listed));
+    }
+    text.push('.');
 }
 
 /// An allowed value as JSON: numbers for integer and number parameters, strings otherwise.

@@ -331,12 +331,13 @@ impl CanonicalTool {
         Ok((tool, warnings))
     }
 
-    /// The tool in `to`'s format, with everything `to` cannot express listed.
+    /// The tool in `to`'s format, with everything `to` cannot express listed. A recursive
+    /// schema keeps its references where `to` holds them and is cut where it cannot (with a
+    /// warning).
     ///
     /// # Errors
     ///
-    /// [`ConvertError::RecursiveRef`] when the input schema is recursive and `to` needs its
-    /// references inlined.
+    /// None today; the `Result` is kept for formats whose conversion can fail.
     pub fn to_definition(&self, to: Provider) -> Result<(Value, Vec<Warning>), ConvertError> {
         let mut warnings = Vec::new();
         let value = export::definition(self, to, &mut warnings)?;
@@ -388,7 +389,7 @@ pub struct Converted {
 ///
 /// # Errors
 ///
-/// [`ConvertError::RecursiveRef`] as [`CanonicalTool::to_definition`].
+/// As [`CanonicalTool::to_definition`].
 ///
 /// # Panics
 ///
@@ -412,8 +413,7 @@ pub fn write(tools: &[CanonicalTool], to: Provider, many: bool) -> Result<Conver
 /// # Errors
 ///
 /// [`ConvertError::Invalid`] when the input is not a definition of `from` (with the JSON
-/// pointer and the reason); [`ConvertError::RecursiveRef`] when a recursive schema would need
-/// inlining.
+/// pointer and the reason).
 pub fn convert(value: &Value, from: Format, to: Provider) -> Result<Converted, ConvertError> {
     let read = import::read(value, from)?;
     let mut out = write(&read.tools, to, read.many)?;

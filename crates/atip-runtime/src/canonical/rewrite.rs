@@ -42,10 +42,6 @@ impl Dialect {
         }
     }
 
-    fn inlines_refs(self) -> bool {
-        self != Dialect::JsonSchema
-    }
-
     /// Strict mode and Gemini accept only a closed set of keywords.
     fn closed(self) -> bool {
         matches!(self, Dialect::OpenAiStrict | Dialect::Gemini)
@@ -94,6 +90,14 @@ pub(crate) struct Rewriter<'a> {
     seen: BTreeSet<(String, Feature)>,
     /// References being inlined, outermost first: a repeat is a cycle.
     stack: Vec<String>,
+    /// Keep `$ref`s and `$defs` instead of inlining (a recursive schema, for a target whose
+    /// schemas hold recursive references: `limits::Limits::recursive_refs`).
+    keep_refs: bool,
+    /// Cut each cycle at its closing `$ref` (a recursive schema, for a target that cannot hold
+    /// references: Gemini's `parameters`).
+    cut_cycles: bool,
+    /// The first cycle met while inlining: pointer to its closing `$ref`, and the reference.
+    cycle: Option<(String, String)>,
 }
 
 impl<'a> Rewriter<'a> {
@@ -114,11 +118,50 @@ impl<'a> Rewriter<'a> {
             warnings,
             seen: BTreeSet::new(),
             stack: vec!["#".to_owned()],
+            keep_refs: false,
+            cut_cycles: false,
+            cycle: None,
         }
     }
 
+    /// Whether `$ref`s are replaced by what they point to.
+    fn inlines_refs(&self) -> bool {
+        self.dialect != Dialect::JsonSchema && !self.keep_refs
+    }
+
     /// Rewrites the root schema, which must stay an object schema.
+    ///
+    /// References are inlined where the target has no references of its own. A recursive
+    /// schema cannot be inlined: it is rewritten again keeping its `$ref`s and `$defs` where the
+    /// target holds recursive references (OpenAI, strict included; Anthropic), or with each
+    /// cycle cut to an unconstrained value where it cannot (Gemini), with a warning either way.
     pub(crate) fn root(&mut self, o: &SchemaObject) -> Result<SchemaObject, ConvertError> {
+        let mark = self.warnings.len();
+        let out = self.root_once(o)?;
+        let Some((at, reference)) = self.cycle.take() else {
+            return Ok(out);
+        };
+        self.warnings.truncate(mark);
+        self.seen.clear();
+        self.stack = vec!["#".to_owned()];
+        if atip_core::limits::limits(self.to).recursive_refs {
+            self.keep_refs = true;
+            self.report(
+                at,
+                Feature::Keyword("$ref".to_owned()),
+                Resolution::Rewritten(format!(
+                    "as a reference, with its `$defs`: {reference:?} refers back to a schema \
+                     that contains it, so it cannot be inlined, and {} holds recursive references",
+                    self.to.as_str()
+                )),
+            );
+        } else {
+            self.cut_cycles = true;
+        }
+        self.root_once(o)
+    }
+
+    fn root_once(&mut self, o: &SchemaObject) -> Result<SchemaObject, ConvertError> {
         let ptr = self.root_ptr.clone();
         let mut out = self.object(o, &ptr)?;
         if self.dialect == Dialect::OpenAiStrict {
@@ -179,7 +222,28 @@ impl<'a> Rewriter<'a> {
     }
 
     fn object(&mut self, o: &SchemaObject, ptr: &str) -> Result<SchemaObject, ConvertError> {
-        if let (Some(reference), true) = (&o.reference, self.dialect.inlines_refs()) {
+        // Strict mode takes a kept reference alone: its SDK inlines one with siblings.
+        if let (Some(reference), true) = (
+            &o.reference,
+            self.keep_refs && self.dialect == Dialect::OpenAiStrict,
+        ) {
+            let alone = SchemaObject {
+                reference: Some(reference.clone()),
+                ..SchemaObject::default()
+            };
+            if *o != alone {
+                self.loss(
+                    ptr,
+                    "$ref",
+                    Resolution::Rewritten(
+                        "alone: keywords beside a kept `$ref` are dropped in strict mode"
+                            .to_owned(),
+                    ),
+                );
+            }
+            return Ok(alone);
+        }
+        if let (Some(reference), true) = (&o.reference, self.inlines_refs()) {
             let mut rest = o.clone();
             rest.reference = None;
             let resolved = self.resolve(reference, ptr)?;
@@ -222,7 +286,7 @@ impl<'a> Rewriter<'a> {
         };
         for (key, defs) in [("$defs", &o.defs), ("definitions", &o.definitions)] {
             let Some(defs) = defs else { continue };
-            let kept = if self.dialect.inlines_refs() {
+            let kept = if self.inlines_refs() {
                 self.report(
                     pointer::push(ptr, key),
                     Feature::Keyword(key.to_owned()),
@@ -281,11 +345,20 @@ impl<'a> Rewriter<'a> {
             }
         };
         if self.stack.iter().any(|r| r == reference) {
-            return Err(ConvertError::RecursiveRef {
-                pointer: at,
-                reference: reference.to_owned(),
-                to: self.to,
-            });
+            if self.cut_cycles {
+                self.report(
+                    at,
+                    Feature::Keyword("$ref".to_owned()),
+                    Resolution::Rewritten(format!(
+                        "as an unconstrained value: {reference:?} refers back to a schema that \
+                         contains it, and {} cannot hold references",
+                        self.to.as_str()
+                    )),
+                );
+            } else {
+                self.cycle.get_or_insert((at, reference.to_owned()));
+            }
+            return Ok(None);
         }
         let Some(target) = self.root.pointer(&decode_fragment(fragment)).cloned() else {
             self.report(

@@ -168,16 +168,6 @@ pub enum ConvertError {
         /// What is wrong, and a hint when the input looks like another format.
         reason: String,
     },
-    /// A `$ref` leads back to a schema that contains it. The target cannot hold references, and
-    /// inlining a recursive schema would never end.
-    RecursiveRef {
-        /// JSON pointer to the `$ref` that closes the cycle.
-        pointer: String,
-        /// The reference (`#/$defs/Node`).
-        reference: String,
-        /// The target format.
-        to: Provider,
-    },
 }
 
 impl ConvertError {
@@ -202,17 +192,6 @@ impl fmt::Display for ConvertError {
                 "{}: not a valid {} tool definition: {reason}",
                 shown_pointer(pointer),
                 format.as_str()
-            ),
-            ConvertError::RecursiveRef {
-                pointer,
-                reference,
-                to,
-            } => write!(
-                f,
-                "{}: `$ref` {reference:?} refers back to a schema that contains it; {} cannot \
-                 hold references, and a recursive schema cannot be inlined",
-                shown_pointer(pointer),
-                to.as_str()
             ),
         }
     }

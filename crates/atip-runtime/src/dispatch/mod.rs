@@ -121,6 +121,10 @@ impl ToolCall {
     }
 }
 
+/// Allowed values a [`Problem::NotAllowed`] message lists in full; past this it gives their
+/// count and the nearest one.
+pub const LISTED_VALUES: usize = 24;
+
 /// One problem with a tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -203,6 +207,28 @@ impl fmt::Display for Problem {
                 expected,
                 found,
             } => write!(f, "parameter `{param}`: expected {expected}, found {found}"),
+            // A long list (an enum of instance types) is not repeated to the model: the count
+            // and the nearest value instead.
+            Problem::NotAllowed {
+                param,
+                allowed,
+                found,
+            } if allowed.len() > LISTED_VALUES => {
+                // `found` reads `string "m5.larg"`: the value is what is quoted.
+                let unquoted = match (found.find('"'), found.rfind('"')) {
+                    (Some(a), Some(b)) if a < b => &found[a + 1..b],
+                    _ => found.as_str(),
+                };
+                write!(
+                    f,
+                    "parameter `{param}`: expected one of {} allowed values, found {found}",
+                    allowed.len()
+                )?;
+                match atip_core::diagnostic::nearest(unquoted, allowed) {
+                    Some(near) => write!(f, "; did you mean {near:?}?"),
+                    None => Ok(()),
+                }
+            }
             Problem::NotAllowed {
                 param,
                 allowed,
