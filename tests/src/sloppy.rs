@@ -102,7 +102,7 @@ pub fn document(commands: usize) -> Sloppy {
             let json_path = format!("$.commands{}.commands{}", key(service), key(operation));
             let options = o["options"].as_array_mut().expect("options");
             let first = options[0].clone();
-            if index % IDENTICAL_EVERY == 0 {
+            if index.is_multiple_of(IDENTICAL_EVERY) {
                 options.push(first.clone());
                 merged += 1;
             }
