@@ -35,7 +35,7 @@ use proc_macro2::TokenStream;
 
 pub use atip_core::diagnostic::nearest_file;
 pub use atip_core::discover::{
-    discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT, MAX_AGENT_OUTPUT,
+    discover, discover_partial, DiscoverError, Partial, DEFAULT_DISCOVER_TIMEOUT, MAX_AGENT_OUTPUT,
 };
 pub use atip_core::Provider;
 #[cfg(feature = "builder")]

@@ -189,3 +189,34 @@ fn builder_discovers_or_falls_back_when_the_tool_is_absent() {
         "{err}"
     );
 }
+
+/// Partial discovery (spec §3.1.1): the flags reach the tool as `--commands=a,b --depth=N`.
+#[test]
+fn partial_discovery_passes_the_spec_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = script(
+        dir.path(),
+        "faketool",
+        r#"[ "$1" = "--agent" ] || exit 2
+cat <<JSON
+{"atip": {"version": "0.6"}, "name": "faketool", "version": "1.0", "description": "args: $2 $3",
+  "partial": true, "commands": {"hello": {"description": "Say hello", "effects": {"network": false}}}}
+JSON"#,
+    );
+    let partial = atip_build::Partial {
+        commands: vec!["pods".into(), "deployments".into()],
+        depth: Some(1),
+    };
+    let text =
+        atip_build::discover_partial(tool.to_str().unwrap(), &partial, Duration::from_secs(5))
+            .unwrap();
+    assert!(
+        text.contains("\"args: --commands=pods,deployments --depth=1\""),
+        "{text}"
+    );
+    let text = discover(tool.to_str().unwrap(), Duration::from_secs(5)).unwrap();
+    assert!(
+        text.contains("\"args:  \""),
+        "no flags without a filter: {text}"
+    );
+}

@@ -126,6 +126,10 @@ enum Cmd {
         /// ATIP JSON files.
         #[arg(long = "tools", required = true, num_args = 1..)]
         tools: Vec<PathBuf>,
+        /// List three meta-tools (search_commands, describe_command, run_command) instead of
+        /// every command: for tools too large to list.
+        #[arg(long)]
+        meta_tools: bool,
         #[command(flatten)]
         exec: ExecArgs,
     },
@@ -156,6 +160,29 @@ enum Cmd {
         /// Time limit in seconds.
         #[arg(long, default_value_t = 5)]
         timeout: u64,
+        /// Partial discovery (spec §3.1.1): only these command subtrees, passed to the tool as
+        /// `--commands=a,b`.
+        #[arg(long, value_delimiter = ',')]
+        commands: Vec<String>,
+        /// Partial discovery: subcommand nesting depth, passed as `--depth=N` (1 = top level).
+        #[arg(long)]
+        depth: Option<u32>,
+    },
+    /// Find the commands that best match what you want to do (BM25 over paths, names,
+    /// descriptions and parameters) and print their flattened names, one per line, best first.
+    Search {
+        /// ATIP JSON files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// What the command should do.
+        #[arg(long)]
+        query: String,
+        /// How many commands.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Read the files as metadata from tools at run time.
+        #[arg(long)]
+        lenient: bool,
     },
 }
 
@@ -281,8 +308,29 @@ fn try_main(cli: Cli) -> Outcome {
         Cmd::Dispatch { calls, lenient } => dispatch(&calls, lenient),
         Cmd::Run { calls, exec, yes } => run(&calls, &exec, yes),
         Cmd::Convert { from, to, file } => convert(from, to, &file),
-        Cmd::Serve { tools, exec } => serve(&tools, &exec),
-        Cmd::Discover { tool, out, timeout } => discover(&tool, out.as_deref(), timeout),
+        Cmd::Serve {
+            tools,
+            meta_tools,
+            exec,
+        } => serve(&tools, meta_tools, &exec),
+        Cmd::Discover {
+            tool,
+            out,
+            timeout,
+            commands,
+            depth,
+        } => discover(
+            &tool,
+            out.as_deref(),
+            timeout,
+            &atip_runtime::Partial { commands, depth },
+        ),
+        Cmd::Search {
+            files,
+            query,
+            top,
+            lenient,
+        } => search(&files, &query, top, lenient),
     }
 }
 
@@ -332,15 +380,37 @@ fn convert(from: Format, to: Provider, file: &Path) -> Outcome {
     emit_json(&out.value)
 }
 
-fn discover(tool: &str, out: Option<&Path>, timeout: u64) -> Outcome {
-    let text = atip_runtime::discover(tool, std::time::Duration::from_secs(timeout))
-        .map_err(Failure::new)?;
+fn discover(
+    tool: &str,
+    out: Option<&Path>,
+    timeout: u64,
+    partial: &atip_runtime::Partial,
+) -> Outcome {
+    let text =
+        atip_runtime::discover_partial(tool, partial, std::time::Duration::from_secs(timeout))
+            .map_err(Failure::new)?;
     match out {
         Some(path) => std::fs::write(path, &text)
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| Failure::new(format!("cannot write {}: {e}", path.display()))),
         None => emit(&text),
     }
+}
+
+/// `atip search`: the best commands for a query, one flattened name per line.
+fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
+    let tools = load_tools(files, lenient, None)?;
+    let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(LoadedTool::specs).collect();
+    let index = atip_runtime::search::ToolIndex::new(specs.iter().copied());
+    let mut out = String::new();
+    for hit in index.search(query, top) {
+        out.push_str(&specs[hit.index].name);
+        out.push('\n');
+    }
+    if out.is_empty() {
+        eprintln!("no command matches {query:?}");
+    }
+    emit(&out)
 }
 
 /// A single-threaded tokio runtime for the commands that run processes or serve.
@@ -405,13 +475,17 @@ fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner,
 }
 
 /// `atip serve`: an MCP server on stdio until the client disconnects.
-fn serve(files: &[PathBuf], exec: &ExecArgs) -> Outcome {
+fn serve(files: &[PathBuf], meta_tools: bool, exec: &ExecArgs) -> Outcome {
     // Loaded once here for every diagnostic of every file; the server loads them again and
     // reloads them when they change.
     let tools = load_tools(files, false, None)?;
     let runner = runner(exec, &tools)?;
-    let server =
-        atip_runtime::mcp::McpServer::from_files(files.to_vec(), runner).map_err(Failure::new)?;
+    let server = if meta_tools {
+        atip_runtime::mcp::McpServer::from_files_with_meta_tools(files.to_vec(), runner)
+    } else {
+        atip_runtime::mcp::McpServer::from_files(files.to_vec(), runner)
+    }
+    .map_err(Failure::new)?;
     let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     eprintln!(
         "atip serve: MCP on stdin/stdout, {} tools from {} (reloaded when changed); policy {}, \

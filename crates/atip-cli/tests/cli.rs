@@ -704,3 +704,24 @@ fn run_refuses_a_binary_that_does_not_match_its_checksum() {
     assert!(out.contains("checksum: binary"), "{out}");
     assert!(out.contains("does not match its metadata"), "{out}");
 }
+
+#[test]
+fn search_prints_the_best_commands_one_per_line() {
+    let (code, out, err) = atip(&[
+        "search",
+        "examples/atip/gh.json",
+        "examples/atip/git.json",
+        "--query",
+        "merge a pull request",
+        "--top",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0], "gh_pr_merge");
+    let (code, out, err) = atip(&["search", "examples/atip/git.json", "--query", "zzzz qqqq"]);
+    assert_eq!(code, 0);
+    assert!(out.is_empty());
+    assert!(err.contains("no command matches \"zzzz qqqq\""), "{err}");
+}

@@ -100,6 +100,29 @@ impl std::error::Error for DiscoverError {
     }
 }
 
+/// Partial discovery (spec §3.1.1): ask a large tool for some of its commands only.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Partial {
+    /// Command subtrees to return (`--commands=pods,deployments`); empty for all.
+    pub commands: Vec<String>,
+    /// Subcommand nesting depth (`--depth=1`: top-level commands only); `None` for all.
+    pub depth: Option<u32>,
+}
+
+impl Partial {
+    /// The flags after `--agent`: `--commands=a,b` and `--depth=N`, each when set.
+    pub fn args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if !self.commands.is_empty() {
+            args.push(format!("--commands={}", self.commands.join(",")));
+        }
+        if let Some(depth) = self.depth {
+            args.push(format!("--depth={depth}"));
+        }
+        args
+    }
+}
+
 /// Runs `tool --agent` and returns its output once it validates (strictly, as at build time).
 ///
 /// `tool` is a program name looked up on `PATH`, or a path.
@@ -109,8 +132,24 @@ impl std::error::Error for DiscoverError {
 /// [`DiscoverError`]: not installed, not startable, timed out, failed, too large, or invalid
 /// metadata (with every diagnostic, in the file `TOOL --agent`).
 pub fn discover(tool: &str, timeout: Duration) -> Result<String, DiscoverError> {
+    discover_partial(tool, &Partial::default(), timeout)
+}
+
+/// [`discover`] with partial discovery flags (spec §3.1.1): `tool --agent --commands=… --depth=…`.
+/// A tool that supports them answers with `"partial": true` and says what it left out
+/// (`omitted`), which the loader reads.
+///
+/// # Errors
+///
+/// As [`discover`].
+pub fn discover_partial(
+    tool: &str,
+    partial: &Partial,
+    timeout: Duration,
+) -> Result<String, DiscoverError> {
     let mut cmd = Command::new(tool);
     cmd.arg("--agent")
+        .args(partial.args())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -45,7 +45,7 @@ pub mod validate;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub use diagnostic::{Diagnostic, JsonPath, LoadError, Location, Severity};
-pub use discover::{discover, DiscoverError};
+pub use discover::{discover, discover_partial, DiscoverError, Partial};
 pub use effects::{
     Cost, CostEstimate, DurationHint, Effects, FilesystemEffects, Interactive, StdinMode, Text,
     TextList,

@@ -44,6 +44,9 @@ pub enum CallStatus {
     NotStarted,
     /// Not started because an earlier call failed ([`BatchOptions::stop_on_error`]).
     Skipped,
+    /// The tool set answered it without running a command (a meta-tool's search or
+    /// description, [`crate::Dispatch::answer`]).
+    Answered,
     /// It ran; `success` is a zero exit within the time limit.
     Ran {
         /// Zero exit status, no timeout.
@@ -209,6 +212,16 @@ impl<D: Dispatch> TurnDriver<D> {
         let mut reports: Vec<Option<CallReport>> = Vec::with_capacity(parsed.tool_calls.len());
         let mut runnable: Vec<(usize, Invocation)> = Vec::new();
         for (i, call) in parsed.tool_calls.iter().enumerate() {
+            if let (Some(result), true) = (self.tools.answer(call), call.arguments.is_ok()) {
+                reports.push(Some(CallReport {
+                    call: call.clone(),
+                    argv: None,
+                    status: CallStatus::Answered,
+                    result,
+                    duration: started.elapsed(),
+                }));
+                continue;
+            }
             match self.tools.invocation(call) {
                 Ok(inv) => {
                     runnable.push((i, inv));

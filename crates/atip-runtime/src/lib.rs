@@ -62,8 +62,8 @@ pub mod stream;
 pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 pub use dispatch::{
-    Arguments, ArgumentsError, DispatchError, FromArgument, LoadedTool, Problem, ToolCall,
-    ToolGroup,
+    Arguments, ArgumentsError, Dispatch, DispatchError, FromArgument, LoadedTool, Problem,
+    ToolCall, ToolGroup,
 };
 pub use fields::Enumeration;
 pub use lifecycle::{
@@ -102,6 +102,9 @@ pub mod interop;
 #[cfg(feature = "rmcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod mcp;
+#[cfg(feature = "search")]
+#[cfg_attr(docsrs, doc(cfg(feature = "search")))]
+pub mod search;
 #[cfg(feature = "exec")]
 pub use exec::{
     AuditLog, BatchOptions, ChecksumError, Confirm, ConfirmationRequest, ConflictGate, Containment,

@@ -286,18 +286,47 @@ fn action_groups_compile_and_resolve() {
 }
 
 #[test]
-fn conflicting_parameters_cannot_be_grouped() {
+fn conflicting_parameters_are_renamed_per_action_and_mapped_back() {
     let text = TOOL.replace(
         r#"{"name": "number", "type": "integer", "description": "PR number"}"#,
         r#"{"name": "limit", "type": "string", "description": "PR number"}"#,
     );
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
     let t = LoadedTool::new(doc, None);
-    let err = ToolGroup::from_path(t.specs(), &["pr"], "gh_pr", "d").unwrap_err();
+    let group = ToolGroup::from_path(t.specs(), &["pr"], "gh_pr", "d").unwrap();
+    assert_eq!(group.renamed(), [("close", "limit_close", "limit")]);
+    let spec = group.spec();
     assert_eq!(
-        err.to_string(),
-        "group `gh_pr`: parameter `limit` differs between actions \"list\" and \"close\""
+        spec.param("limit").unwrap().kind,
+        atip_runtime::tool::ValueKind::Integer
     );
+    assert_eq!(
+        spec.param("limit_close").unwrap().kind,
+        atip_runtime::tool::ValueKind::String
+    );
+    // `limit_close` goes back to close's own `limit`; list keeps its `limit`.
+    let close = group
+        .resolve(&call(
+            "gh_pr",
+            json!({"action": "close", "limit_close": "7"}),
+        ))
+        .unwrap();
+    assert_eq!(close.name, "gh_pr_close");
+    assert_eq!(close.arguments.as_ref().unwrap()["limit"], "7");
+    let list = group
+        .resolve(&call("gh_pr", json!({"action": "list", "limit": 3})))
+        .unwrap();
+    assert_eq!(list.arguments.as_ref().unwrap()["limit"], 3);
+    // The integer `limit` is list's: given to close it is refused, not passed on.
+    let err = group
+        .resolve(&call("gh_pr", json!({"action": "close", "limit": 3})))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("parameter `limit` does not apply to action \"close\""),
+        "{err}"
+    );
+    assert!(t.invocation(&close).is_ok());
     assert!(ToolGroup::from_path(t.specs(), &["nope"], "x", "d").is_err());
 }
 

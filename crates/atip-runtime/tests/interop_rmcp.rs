@@ -141,3 +141,101 @@ fn json_output_comes_back_as_structured_content() {
     );
     assert_eq!(r.meta.as_ref().unwrap().0["redactions"], 1);
 }
+
+/// Meta-tools over MCP: three tools listed, search and describe answered without running,
+/// run through the policy like any call, the policy checked against the real commands.
+#[cfg(feature = "search")]
+#[test]
+fn meta_tools_stand_for_every_command() {
+    use atip_runtime::search::MetaTools;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/git.json");
+    let doc = atip_runtime::Document::from_path(
+        path.as_ref(),
+        atip_runtime::Mode::Strict,
+        &Default::default(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = McpServer::with_tools(
+        MetaTools::new(atip_runtime::LoadedTool::new(doc.clone(), None)),
+        Runner::new().current_dir(dir.path()),
+    )
+    .unwrap();
+    let names: Vec<String> = server
+        .definitions()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["search_commands", "describe_command", "run_command"]
+    );
+    let run = server
+        .definitions()
+        .into_iter()
+        .find(|t| t.name == "run_command")
+        .unwrap();
+    // No hints: MCP's defaults (destructive, not read-only) are the worst case.
+    assert!(
+        run.annotations
+            .as_ref()
+            .is_none_or(|a| a.destructive_hint != Some(false) && a.read_only_hint != Some(true)),
+        "run may do anything: {:?}",
+        run.annotations
+    );
+    rt.block_on(async {
+        let found = server
+            .call(
+                "search_commands",
+                json!({"query": "initialize a repository"})
+                    .as_object()
+                    .cloned(),
+            )
+            .await;
+        assert_eq!(found.is_error, Some(false));
+        let text = serde_json::to_string(&found.content).unwrap();
+        assert!(text.contains("git_init"), "{text}");
+        let refused = server
+            .call(
+                "run_command",
+                json!({"name": "git_clean", "arguments": "{\"force\": true}"})
+                    .as_object()
+                    .cloned(),
+            )
+            .await;
+        assert_eq!(refused.is_error, Some(true));
+        let ran = server
+            .call(
+                "run_command",
+                json!({"name": "git_init", "arguments": "{}"})
+                    .as_object()
+                    .cloned(),
+            )
+            .await;
+        assert_eq!(ran.is_error, Some(false), "{ran:?}");
+        assert!(dir.path().join(".git").is_dir());
+    });
+    // A policy naming a real command is fine; one naming nothing is refused.
+    let typo = Runner::new().policy(atip_runtime::Policy {
+        deny_commands: vec!["git stauts".into()],
+        ..Default::default()
+    });
+    assert!(McpServer::with_tools(
+        MetaTools::new(atip_runtime::LoadedTool::new(doc.clone(), None)),
+        typo
+    )
+    .is_err());
+    let fine = Runner::new().policy(atip_runtime::Policy {
+        deny_commands: vec!["git clean".into()],
+        ..Default::default()
+    });
+    assert!(McpServer::with_tools(
+        MetaTools::new(atip_runtime::LoadedTool::new(doc, None)),
+        fine
+    )
+    .is_ok());
+}

@@ -239,6 +239,7 @@ fn status(s: &CallStatus) -> &'static str {
         CallStatus::Unconfirmed => "needs confirmation, not given",
         CallStatus::NotStarted => "did not start",
         CallStatus::Skipped => "skipped",
+        CallStatus::Answered => "answered without running a command",
         CallStatus::Ran { success: true } => "ran",
         CallStatus::Ran { success: false } => "ran, failed",
     }

@@ -16,6 +16,9 @@ use super::{expected, DispatchError, Problem, ToolCall};
 pub struct ToolGroup {
     spec: ToolSpec,
     actions: Vec<(String, ToolSpec)>,
+    /// Per action (same order): parameters renamed in the group, as (group name, command's
+    /// name).
+    renames: Vec<Vec<(Text, Text)>>,
 }
 
 /// Why commands cannot be grouped.
@@ -36,15 +39,17 @@ impl std::error::Error for GroupError {}
 impl ToolGroup {
     /// Groups `actions` (action value, command spec) into one tool named `name`.
     ///
-    /// Parameters with the same name in several commands must have the same kind, list-ness
-    /// and allowed values; none may be called `action`. In the grouped schema only `action`
-    /// is required (what else is required depends on the action and is checked on dispatch);
-    /// effects are merged conservatively over the commands, so the flags warn about the
-    /// riskiest action.
+    /// A parameter shared by several commands appears once. When two commands have a
+    /// parameter of the same name that differs (kind, list-ness or allowed values), the later
+    /// command's is renamed `{name}_{action}` (`limit_close`), as is a command's own `action`
+    /// parameter (`action_{action}`): [`ToolGroup::renamed`] lists them and
+    /// [`ToolGroup::resolve`] maps them back. In the grouped schema only `action` is required
+    /// (what else is required depends on the action and is checked on dispatch); effects are
+    /// merged conservatively over the commands, so the flags warn about the riskiest action.
     ///
     /// # Errors
     ///
-    /// [`GroupError`] for no commands, duplicate actions or conflicting parameters.
+    /// [`GroupError`] for no commands or duplicate actions.
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -58,6 +63,7 @@ impl ToolGroup {
             });
         }
         let mut params: Vec<(ParamSpec, Vec<String>)> = Vec::new();
+        let mut renames: Vec<Vec<(Text, Text)>> = Vec::with_capacity(actions.len());
         let mut seen_actions: Vec<&str> = Vec::new();
         for (action, spec) in &actions {
             if seen_actions.contains(&action.as_str()) {
@@ -66,30 +72,34 @@ impl ToolGroup {
                 });
             }
             seen_actions.push(action);
+            let mut renamed = Vec::new();
             for p in spec.params.iter() {
-                if p.name == "action" {
-                    return Err(GroupError {
-                        message: format!(
-                            "group `{name}`: `{}` has its own parameter `action`, which the group needs",
-                            spec.name
-                        ),
-                    });
-                }
-                match params.iter_mut().find(|(q, _)| q.name == p.name) {
-                    Some((q, users)) => {
-                        if q.kind != p.kind || q.multiple != p.multiple || q.values != p.values {
-                            return Err(GroupError {
-                                message: format!(
-                                    "group `{name}`: parameter `{}` differs between actions {:?} and {action:?}",
-                                    p.name, users[0]
-                                ),
-                            });
-                        }
-                        users.push(action.clone());
+                let fits = |q: &ParamSpec| {
+                    q.kind == p.kind && q.multiple == p.multiple && q.values == p.values
+                };
+                let clash =
+                    p.name == "action" || params.iter().any(|(q, _)| q.name == p.name && !fits(q));
+                if !clash {
+                    match params.iter_mut().find(|(q, _)| q.name == p.name) {
+                        Some((_, users)) => users.push(action.clone()),
+                        None => params.push((p.clone(), vec![action.clone()])),
                     }
-                    None => params.push((p.clone(), vec![action.clone()])),
+                    continue;
                 }
+                // A name of its own for this action: `limit_close`, then `limit_close_2`, ….
+                let base = format!("{}_{}", p.name, crate::names::param_name(action));
+                let mut unique = base.clone();
+                let mut n = 2;
+                while unique == "action" || params.iter().any(|(q, _)| q.name == unique) {
+                    unique = format!("{base}_{n}");
+                    n += 1;
+                }
+                let mut q = p.clone();
+                q.name = Text::Owned(unique.clone());
+                renamed.push((Text::Owned(unique), p.name.clone()));
+                params.push((q, vec![action.clone()]));
             }
+            renames.push(renamed);
         }
         let mut union = vec![ParamSpec {
             name: Text::Borrowed("action"),
@@ -136,7 +146,24 @@ impl ToolGroup {
             effects,
             params: std::borrow::Cow::Owned(union),
         };
-        Ok(ToolGroup { spec, actions })
+        Ok(ToolGroup {
+            spec,
+            actions,
+            renames,
+        })
+    }
+
+    /// Parameters renamed in the group because commands disagree on them: (action, the
+    /// group's name, the command's own name), e.g. `("close", "limit_close", "limit")`.
+    pub fn renamed(&self) -> Vec<(&str, &str, &str)> {
+        self.actions
+            .iter()
+            .zip(&self.renames)
+            .flat_map(|((action, _), r)| {
+                r.iter()
+                    .map(move |(group, own)| (action.as_str(), group.as_ref(), own.as_ref()))
+            })
+            .collect()
     }
 
     /// Groups the commands of `tools` below `path` (e.g. `["pr"]` for every `gh pr …`). Each
@@ -230,13 +257,22 @@ impl ToolGroup {
             }
         };
         let (action_name, target) = action;
+        let renames = self
+            .actions
+            .iter()
+            .position(|(a, _)| a == action_name)
+            .map_or(&[][..], |i| &self.renames[i][..]);
         let mut problems = Vec::new();
         let mut rest = Map::new();
         for (k, v) in args {
             if k == "action" {
                 continue;
             }
-            if target.param(k).is_some() {
+            // This action's renamed parameters go back to their own names; its original names
+            // that were renamed belong to other actions in the group.
+            if let Some((_, own)) = renames.iter().find(|(group, _)| group == k) {
+                rest.insert(own.to_string(), v.clone());
+            } else if target.param(k).is_some() && !renames.iter().any(|(_, own)| own == k) {
                 rest.insert(k.clone(), v.clone());
             } else if v.is_null() {
                 continue;

@@ -15,6 +15,19 @@ pub trait Dispatch: Send + Sync {
     ///
     /// [`DispatchError`] with every problem found, or the unknown tool name with a suggestion.
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError>;
+
+    /// Every command a call can reach, for policy checks ([`crate::Policy::check_against`]):
+    /// the same as [`Dispatch::specs`] unless the tools sent stand for others (meta-tools).
+    fn commands(&self) -> Vec<&ToolSpec> {
+        self.specs()
+    }
+
+    /// The answer to a call this tool set gives itself, without running a command (a
+    /// meta-tool that searches or describes commands); `None` (the default) for calls that go
+    /// through [`Dispatch::invocation`] and the runner.
+    fn answer(&self, _call: &ToolCall) -> Option<crate::lifecycle::ToolResult> {
+        None
+    }
 }
 
 impl Dispatch for LoadedTool {

@@ -25,7 +25,11 @@ impl McpServer {
         context: Option<&RequestContext<RoleServer>>,
     ) -> CallToolResult {
         let call = ToolCall::new(None, name, arguments.unwrap_or_default());
-        let invocation = self.tools().set.invocation(&call);
+        let tools = self.tools();
+        if let Some(answer) = tools.set.answer(&call) {
+            return mcp_result(answer);
+        }
+        let invocation = tools.set.invocation(&call);
         let result = match invocation {
             Err(e) => ToolResult::error(e.to_string()),
             Ok(mut invocation) => {

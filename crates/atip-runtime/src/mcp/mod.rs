@@ -66,6 +66,20 @@ struct Shared {
     files: Vec<PathBuf>,
     stamps: Mutex<Vec<watch::Stamp>>,
     watching: AtomicBool,
+    /// How reloaded files become the served set (plain, or behind meta-tools).
+    wrap: Wrap,
+}
+
+/// Turns the tools loaded from files into the set a server serves.
+type Wrap = fn(Vec<LoadedTool>) -> Box<dyn Dispatch>;
+
+fn plain(tools: Vec<LoadedTool>) -> Box<dyn Dispatch> {
+    Box::new(tools)
+}
+
+#[cfg(feature = "search")]
+fn behind_meta_tools(tools: Vec<LoadedTool>) -> Box<dyn Dispatch> {
+    Box::new(crate::search::MetaTools::new(tools))
 }
 
 /// One consistent set of tools: what dispatches calls, what `tools/list` returns, and the
@@ -80,13 +94,17 @@ impl Tools {
     /// Checks the runner's policy against `set`, rejects duplicate names and converts the
     /// definitions.
     fn build(set: Box<dyn Dispatch>, runner: &Runner) -> Result<Tools, McpError> {
-        let specs = set.specs();
         runner
             .current_policy()
-            .check_against(specs.iter().copied())
+            .check_against(set.commands())
             .map_err(McpError::Policy)?;
+        let specs = set.specs();
         let mut names = HashSet::new();
-        if let Some(dup) = specs.iter().find(|s| !names.insert(s.name.as_ref())) {
+        if let Some(dup) = set
+            .commands()
+            .iter()
+            .find(|s| !names.insert(s.name.as_ref()))
+        {
             return Err(McpError::DuplicateTool(dup.name.to_string()));
         }
         let definitions = mcp_tools(specs.iter().copied())?;
@@ -171,6 +189,7 @@ impl McpServer {
         set: Box<dyn Dispatch>,
         runner: Runner,
         files: Vec<PathBuf>,
+        wrap: Wrap,
     ) -> Result<Self, McpError> {
         let tools = Tools::build(set, &runner)?;
         let stamps = files.iter().map(|f| watch::stamp(f)).collect();
@@ -182,6 +201,7 @@ impl McpServer {
                 files,
                 stamps: Mutex::new(stamps),
                 watching: AtomicBool::new(false),
+                wrap,
             }),
             progress_every: DEFAULT_INTERVAL,
             watch_every: DEFAULT_INTERVAL,
@@ -196,7 +216,18 @@ impl McpServer {
     /// [`McpError::DuplicateTool`] when two tools share a command name; [`McpError::Policy`]
     /// when the runner's policy names a command or parameter none of them has.
     pub fn new(tools: Vec<LoadedTool>, runner: Runner) -> Result<Self, McpError> {
-        Self::serving(Box::new(tools), runner, Vec::new())
+        Self::serving(Box::new(tools), runner, Vec::new(), plain)
+    }
+
+    /// A server for any tool set ([`Dispatch`]): meta-tools over a large tool
+    /// (`search::MetaTools`), a generated module ([`Generated`]), several loaded tools. Nothing is
+    /// watched.
+    ///
+    /// # Errors
+    ///
+    /// As [`McpServer::new`], checked against [`Dispatch::commands`].
+    pub fn with_tools(set: impl Dispatch + 'static, runner: Runner) -> Result<Self, McpError> {
+        Self::serving(Box::new(set), runner, Vec::new(), plain)
     }
 
     /// A server for the metadata `files` (loaded strictly, as `atip serve` loads them), which
@@ -209,7 +240,24 @@ impl McpServer {
     /// [`McpError::Load`] for a file that does not load, and the errors of [`McpServer::new`].
     pub fn from_files(files: Vec<PathBuf>, runner: Runner) -> Result<Self, McpError> {
         let tools = watch::load(&files)?;
-        Self::serving(Box::new(tools), runner, files)
+        Self::serving(plain(tools), runner, files, plain)
+    }
+
+    /// [`McpServer::from_files`] behind meta-tools (`search::MetaTools`): the client lists
+    /// three tools — search the commands, describe one, run one — that stand for every command
+    /// of the files, for tools too large to list.
+    ///
+    /// # Errors
+    ///
+    /// As [`McpServer::from_files`].
+    #[cfg(feature = "search")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "search")))]
+    pub fn from_files_with_meta_tools(
+        files: Vec<PathBuf>,
+        runner: Runner,
+    ) -> Result<Self, McpError> {
+        let tools = watch::load(&files)?;
+        Self::serving(behind_meta_tools(tools), runner, files, behind_meta_tools)
     }
 
     /// A server for a generated module, named by its `Call` enum:
@@ -227,7 +275,7 @@ impl McpServer {
     /// [`McpError::Policy`] when the runner's policy names a command or parameter the module
     /// does not have; [`McpError::Definition`] if a definition does not convert (a bug).
     pub fn for_module<C: CommandSet>(runner: Runner) -> Result<Self, McpError> {
-        Self::serving(Box::new(Generated::<C>::new()), runner, Vec::new())
+        Self::serving(Box::new(Generated::<C>::new()), runner, Vec::new(), plain)
     }
 
     /// How often a call that carried a `progressToken` reports progress while it runs

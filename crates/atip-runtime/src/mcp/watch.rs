@@ -64,8 +64,8 @@ pub(super) async fn run(shared: Weak<Shared>, peer: Peer<RoleServer>, every: Dur
         if !changed {
             continue;
         }
-        let reloaded =
-            load(&shared.files).and_then(|tools| Tools::build(Box::new(tools), &shared.runner));
+        let reloaded = load(&shared.files)
+            .and_then(|tools| Tools::build((shared.wrap)(tools), &shared.runner));
         match reloaded {
             Ok(tools) => {
                 *shared.tools.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(tools);
