@@ -49,6 +49,19 @@ fn compile(c: &mut Criterion) {
             b.iter(|| tool.definitions_json(black_box(p)))
         });
     }
+    // What a program reading the metadata at run time pays end to end: load (validate,
+    // flatten) and compile the OpenAI definitions.
+    g.bench_function("load-and-compile", |b| {
+        b.iter(|| {
+            let doc = Document::parse(
+                black_box(&text),
+                &LoadOptions::lenient(),
+                &FlattenOptions::default(),
+            )
+            .unwrap();
+            LoadedTool::new(doc, None).definitions_json(Provider::OpenAi)
+        })
+    });
     g.finish();
 }
 
@@ -228,6 +241,13 @@ fn main() {
             since,
         );
     }
+    report.ratio(
+        "load (lenient) + compile the aws-sized document → `openai`",
+        ("compile", "load-and-compile"),
+        ("compile", "floor"),
+        2.0,
+        since,
+    );
     report.ratio(
         "dispatch `git commit` call → typed command + argv",
         ("dispatch", "typed"),
