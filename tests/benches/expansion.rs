@@ -8,9 +8,7 @@
 //! `cargo bench -p atip-tests --bench expansion` prints the tables at the end. The
 //! `cargo check` side is `tests/benches/cargo_check.py`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use atip_build::{expand, Options};
@@ -22,47 +20,10 @@ use criterion::{Criterion, SamplingMode};
 mod report;
 use report::{median_ns, time, Report};
 
-/// The system allocator, counting live bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call is forwarded to `System` unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
-        if new > layout.size() {
-            grew(new - layout.size());
-        } else {
-            LIVE.fetch_sub(layout.size() - new, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: atip_tests::alloc::Counting = atip_tests::alloc::Counting;
 
-/// The peak heap growth while `f` runs, in bytes, and its result.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let out = f();
-    (PEAK.load(Ordering::Relaxed) - base, out)
-}
+use atip_tests::alloc::peak_of;
 
 const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
 

@@ -10,6 +10,7 @@
 #[doc = include_str!("../../README.md")]
 struct ReadmeSnippets;
 
+pub mod alloc;
 pub mod large;
 pub mod output;
 pub mod secrets;

@@ -1,6 +1,9 @@
 //! Diagnostics: what is wrong with a document, where (JSON path and line:column) and how bad.
 
+use std::collections::HashMap;
 use std::fmt;
+
+use indexmap::IndexMap;
 
 use serde_json::Value;
 
@@ -233,21 +236,119 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
     if diagnostics.iter().all(|d| d.location.is_some()) {
         return;
     }
-    let parsed = jsonc_parser::parse_to_ast(
-        text,
-        &jsonc_parser::CollectOptions::default(),
-        &jsonc_parser::ParseOptions::default(),
-    );
-    let Ok(parsed) = parsed else { return };
-    let Some(root) = parsed.value.as_ref() else {
-        return;
-    };
-    let index = LineIndex::new(text);
-    for d in diagnostics.iter_mut().filter(|d| d.location.is_none()) {
-        let offset = find_offset(root, &d.path.0);
-        d.location = Some(index.location(text, offset));
+    // The wanted paths as a tree, so that each container along them is read once.
+    let mut want = Want::default();
+    for (i, d) in diagnostics.iter().enumerate() {
+        if d.location.is_none() {
+            want.insert(&d.path.0, i);
+        }
+    }
+    let mut offsets = vec![None; diagnostics.len()];
+    let start = text.len() - text.trim_start().len();
+    walk(text, &text[start..], &want, &mut offsets);
+    // Line and column of every offset in one pass over the text, in offset order.
+    let mut order: Vec<(usize, usize)> = offsets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.map(|o| (o, i)))
+        .collect();
+    order.sort_unstable();
+    let (mut line, mut line_start, mut scanned) = (1, 0, 0);
+    for (offset, i) in order {
+        let offset = offset.min(text.len());
+        for (k, b) in text.as_bytes()[scanned..offset].iter().enumerate() {
+            if *b == b'\n' {
+                line += 1;
+                line_start = scanned + k + 1;
+            }
+        }
+        scanned = offset;
+        let column = text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count())
+            + 1;
+        diagnostics[i].location = Some(Location { line, column });
     }
     sort_by_location(diagnostics);
+}
+
+/// Diagnostics wanting a location, by the path below one node.
+#[derive(Default)]
+struct Want<'p> {
+    /// Diagnostics whose path ends here.
+    here: Vec<usize>,
+    children: HashMap<&'p PathSegment, Want<'p>>,
+}
+
+impl<'p> Want<'p> {
+    fn insert(&mut self, path: &'p [PathSegment], diagnostic: usize) {
+        match path.split_first() {
+            None => self.here.push(diagnostic),
+            Some((first, rest)) => self
+                .children
+                .entry(first)
+                .or_default()
+                .insert(rest, diagnostic),
+        }
+    }
+
+    /// Every diagnostic at or below this node.
+    fn all(&self, out: &mut Vec<usize>) {
+        out.extend(&self.here);
+        for c in self.children.values() {
+            c.all(out);
+        }
+    }
+}
+
+/// Resolves the offsets of `want` inside `node`, a slice of `text` holding one JSON value:
+/// a wanted path that leads nowhere gets the deepest node that exists. Each container along
+/// the paths is read once, as raw members (`serde_json::value::RawValue`), without building
+/// values: locating diagnostics never parses the whole document into a tree.
+fn walk(text: &str, node: &str, want: &Want<'_>, offsets: &mut [Option<usize>]) {
+    use serde_json::value::RawValue;
+    let at = node.as_ptr() as usize - text.as_ptr() as usize;
+    for &i in &want.here {
+        offsets[i] = Some(at);
+    }
+    if want.children.is_empty() {
+        return;
+    }
+    let mut missing = Vec::new();
+    match node.as_bytes().first() {
+        Some(b'{') => match serde_json::from_str::<IndexMap<String, &RawValue>>(node) {
+            Ok(members) => {
+                for (seg, child) in &want.children {
+                    match seg {
+                        PathSegment::Key(k) => match members.get(k.as_str()) {
+                            Some(v) => walk(text, v.get(), child, offsets),
+                            None => child.all(&mut missing),
+                        },
+                        PathSegment::Index(_) => child.all(&mut missing),
+                    }
+                }
+            }
+            Err(_) => want.children.values().for_each(|c| c.all(&mut missing)),
+        },
+        Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(node) {
+            Ok(items) => {
+                for (seg, child) in &want.children {
+                    match seg {
+                        PathSegment::Index(i) => match items.get(*i) {
+                            Some(v) => walk(text, v.get(), child, offsets),
+                            None => child.all(&mut missing),
+                        },
+                        PathSegment::Key(_) => child.all(&mut missing),
+                    }
+                }
+            }
+            Err(_) => want.children.values().for_each(|c| c.all(&mut missing)),
+        },
+        _ => want.children.values().for_each(|c| c.all(&mut missing)),
+    }
+    for i in missing {
+        offsets[i] = Some(at);
+    }
 }
 
 /// Orders diagnostics by line and column (stable; unlocated ones last).
@@ -256,55 +357,6 @@ pub fn sort_by_location(diagnostics: &mut [Diagnostic]) {
         d.location
             .map_or((usize::MAX, usize::MAX), |l| (l.line, l.column))
     });
-}
-
-/// Byte offset of the deepest node along `path` that exists.
-fn find_offset(root: &jsonc_parser::ast::Value<'_>, path: &[PathSegment]) -> usize {
-    use jsonc_parser::ast::Value;
-    use jsonc_parser::common::Ranged;
-    let mut node = root;
-    for seg in path {
-        let next = match (seg, node) {
-            (PathSegment::Key(k), Value::Object(obj)) => obj
-                .properties
-                .iter()
-                .rev() // serde_json keeps the last of duplicate keys
-                .find(|p| p.name.as_str() == k)
-                .map(|p| &p.value),
-            (PathSegment::Index(i), Value::Array(arr)) => arr.elements.get(*i),
-            _ => None,
-        };
-        match next {
-            Some(n) => node = n,
-            None => break,
-        }
-    }
-    node.range().start
-}
-
-/// Maps byte offsets to line:column.
-pub(crate) struct LineIndex {
-    line_starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub(crate) fn new(text: &str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { line_starts }
-    }
-
-    pub(crate) fn location(&self, text: &str, offset: usize) -> Location {
-        let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.line_starts[line - 1];
-        let end = offset.min(text.len());
-        let column = text
-            .get(start..end)
-            .map(|s| s.chars().count())
-            .unwrap_or(end - start)
-            + 1;
-        Location { line, column }
-    }
 }
 
 /// The candidate nearest to `wanted`, for a "did you mean" hint: the same name up to case and
