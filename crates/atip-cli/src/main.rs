@@ -77,6 +77,10 @@ enum Cmd {
         /// Read the files as metadata from tools at run time.
         #[arg(long)]
         lenient: bool,
+        /// Which global options the model sees: `all` (default), `none`, or a comma-separated
+        /// list of parameter names (`region,output`).
+        #[arg(long, default_value = "all", value_parser = parse_globals)]
+        globals: atip_runtime::GlobalOptions,
     },
     /// Print the Markdown safety section of a system prompt for the commands of the files.
     Prompt {
@@ -302,7 +306,8 @@ fn try_main(cli: Cli) -> Outcome {
             files,
             commands,
             lenient,
-        } => compile(provider, &files, commands, lenient),
+            globals,
+        } => compile(provider, &files, commands, lenient, &globals),
         Cmd::Prompt { files, lenient } => prompt(&files, lenient),
         Cmd::Parse { provider, response } => parse(provider, &response),
         Cmd::Dispatch { calls, lenient } => dispatch(&calls, lenient),
@@ -558,11 +563,47 @@ fn load_tools(
     }
 }
 
-fn compile(provider: Provider, files: &[PathBuf], commands: Vec<String>, lenient: bool) -> Outcome {
+fn parse_globals(text: &str) -> Result<atip_runtime::GlobalOptions, String> {
+    Ok(match text {
+        "all" => atip_runtime::GlobalOptions::All,
+        "none" => atip_runtime::GlobalOptions::None,
+        list => atip_runtime::GlobalOptions::Only(
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        ),
+    })
+}
+
+fn compile(
+    provider: Provider,
+    files: &[PathBuf],
+    commands: Vec<String>,
+    lenient: bool,
+    globals: &atip_runtime::GlobalOptions,
+) -> Outcome {
     if !commands.is_empty() && files.len() > 1 {
         return Err(Failure::new("--commands applies to a single file"));
     }
     let tools = load_tools(files, lenient, (!commands.is_empty()).then_some(commands))?;
+    let unknown = globals.unknown_names(tools.iter().flat_map(LoadedTool::specs));
+    if !unknown.is_empty() {
+        return Err(Failure::new(format!(
+            "--globals: {} not a global option of these tools",
+            unknown
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+                + if unknown.len() == 1 { " is" } else { " are" }
+        )));
+    }
+    let tools: Vec<LoadedTool> = tools
+        .into_iter()
+        .map(|t| t.global_options(globals.clone()))
+        .collect();
     // Each file's array, joined: written without building a JSON value of the whole.
     let mut out = String::from("[");
     for t in &tools {

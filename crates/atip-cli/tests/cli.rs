@@ -725,3 +725,50 @@ fn search_prints_the_best_commands_one_per_line() {
     assert!(out.is_empty());
     assert!(err.contains("no command matches \"zzzz qqqq\""), "{err}");
 }
+
+#[test]
+fn compile_globals_chooses_what_the_model_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cloud.json");
+    std::fs::write(
+        &file,
+        r#"{"atip": {"version": "0.6"}, "name": "cloud", "version": "1", "description": "Cloud",
+  "globalOptions": [
+    {"name": "region", "flags": ["--region"], "type": "string", "description": "Region"},
+    {"name": "profile", "flags": ["--profile"], "type": "string", "description": "Profile"}],
+  "commands": {"list": {"description": "List"}}}"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let props = |globals: &str| -> Vec<String> {
+        let (code, out, err) = atip(&[
+            "compile",
+            "--provider",
+            "anthropic",
+            "--globals",
+            globals,
+            f,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v[0]["input_schema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(props("all"), ["region", "profile"]);
+    assert_eq!(props("region"), ["region"]);
+    assert!(props("none").is_empty());
+    let (code, _, err) = atip(&[
+        "compile",
+        "--provider",
+        "anthropic",
+        "--globals",
+        "regoin",
+        f,
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("`regoin` is not a global option"), "{err}");
+}

@@ -56,5 +56,5 @@ pub use flatten::{
 pub use load::{load, Document, LoadOptions, Loaded};
 pub use model::{AtipTool, ParamType, TrustSource};
 pub use providers::Provider;
-pub use tool::{ArgvForm, ParamSpec, ToolSpec, ValueKind};
+pub use tool::{ArgvForm, GlobalOptions, ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;

@@ -255,7 +255,72 @@ impl ValueKind {
     }
 }
 
+/// Which of a tool's global options (`globalOptions`, spec §3.5) a model sees. Globals repeat
+/// in every command's schema — fifteen of them are most of what a cloud CLI's command costs in
+/// context — so a caller may send none, or only those the task needs. Dispatch follows what
+/// was sent: a hidden global is an unknown parameter.
+///
+/// The default is [`GlobalOptions::All`]: nothing the metadata declares is hidden unless asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum GlobalOptions {
+    /// Every global option (the default).
+    #[default]
+    All,
+    /// None: each command's own and inherited options only.
+    None,
+    /// These, by parameter name (`region`, `no_paginate`).
+    Only(Vec<String>),
+}
+
+impl GlobalOptions {
+    /// The names of [`GlobalOptions::Only`] that are no global option of `specs` (a typo
+    /// would otherwise hide every global silently).
+    pub fn unknown_names<'a>(
+        &'a self,
+        specs: impl IntoIterator<Item = &'a ToolSpec>,
+    ) -> Vec<&'a str> {
+        let GlobalOptions::Only(names) = self else {
+            return Vec::new();
+        };
+        let globals: std::collections::BTreeSet<&str> = specs
+            .into_iter()
+            .flat_map(|s| s.params.iter())
+            .filter(|p| p.global)
+            .map(|p| p.name.as_ref())
+            .collect();
+        names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !globals.contains(n))
+            .collect()
+    }
+
+    /// Whether a model sees `param` (always, for a parameter that is not global).
+    pub fn keeps(&self, param: &ParamSpec) -> bool {
+        !param.global
+            || match self {
+                GlobalOptions::All => true,
+                GlobalOptions::None => false,
+                GlobalOptions::Only(names) => names.iter().any(|n| *n == param.name),
+            }
+    }
+}
+
 impl ToolSpec {
+    /// This spec with only the global options `globals` keeps.
+    pub fn with_global_options(mut self, globals: &GlobalOptions) -> ToolSpec {
+        if *globals != GlobalOptions::All && self.params.iter().any(|p| !globals.keeps(p)) {
+            let kept: Vec<ParamSpec> = self
+                .params
+                .iter()
+                .filter(|p| globals.keeps(p))
+                .cloned()
+                .collect();
+            self.params = Cow::Owned(kept);
+        }
+        self
+    }
+
     /// The spec of a flattened command of tool `tool` (its `name`, used in the title).
     pub fn from_flat(tool: &str, cmd: &FlatCommand) -> ToolSpec {
         let title = std::iter::once(tool)

@@ -33,6 +33,7 @@ pub struct LoadedTool {
     index: HashMap<String, usize>,
     assigned_trust: Option<TrustSource>,
     metadata: Option<String>,
+    globals: atip_core::GlobalOptions,
 }
 
 impl LoadedTool {
@@ -51,7 +52,22 @@ impl LoadedTool {
             index,
             assigned_trust: None,
             metadata: None,
+            globals: atip_core::GlobalOptions::All,
         }
+    }
+
+    /// Which global options the model sees (default: all); hidden ones are also unknown to
+    /// dispatch. See [`atip_core::GlobalOptions`].
+    #[must_use]
+    pub fn global_options(mut self, globals: atip_core::GlobalOptions) -> Self {
+        self.globals = globals;
+        self.specs = std::sync::OnceLock::new();
+        self
+    }
+
+    /// The spec of `cmd`, with the chosen global options.
+    fn spec_of(&self, cmd: &FlatCommand) -> ToolSpec {
+        ToolSpec::from_flat(&self.document.tool.name, cmd).with_global_options(&self.globals)
     }
 
     /// Records where the metadata was read from (a file path), so that trust can be assigned
@@ -95,7 +111,7 @@ impl LoadedTool {
             self.document
                 .commands
                 .iter()
-                .map(|c| ToolSpec::from_flat(&self.document.tool.name, c))
+                .map(|c| self.spec_of(c))
                 .collect()
         })
     }
@@ -147,7 +163,7 @@ impl LoadedTool {
             if i > 0 {
                 out.push(',');
             }
-            let spec = ToolSpec::from_flat(&self.document.tool.name, c);
+            let spec = self.spec_of(c);
             crate::providers::write_definition(&mut out, &spec, provider);
         }
         out.push(']');
