@@ -3,19 +3,25 @@
 build and a release binary) of a crate that includes `atip gen` output for aws-like documents
 of 10, 100, 1,000 and 10,000 commands. Prints a Markdown table with per-command figures.
 
-    python3 tests/benches/cargo_check.py [--check-only] [--root DIR] [--doc FILE] [SIZES...]
+    python3 tests/benches/cargo_check.py [--check-only] [--floor] [--root DIR] [--doc FILE] [SIZES...]
                                                        # default sizes: 10 100 1000 10000
 
 `--root DIR` measures the generator and runtime of another checkout (e.g. a `git worktree` of
 an older commit, built with `cargo build --release -p atip-cli` and `cargo build --release -p
 atip-tests --example large_doc`), for before/after figures. `--doc FILE` measures one metadata file (e.g. gh.json)
-instead of aws-like documents. `--check-only` skips the release builds.
+instead of aws-like documents. `--check-only` skips the release builds. `--floor` also
+checks, for each document, the floor a person would write by hand: one plain struct per
+command with a field per parameter (its own, inherited and global options and its
+arguments), deriving `serde::Deserialize` — no setters, no schemas — and reports our
+`cargo check` as a ratio to it, measured in the same run.
 
 Run from the workspace root. Each measurement is the best of three runs after a warm-up
 build of the dependencies; memory is the compiler's peak resident set (max RSS of the
 children). Needs about 16 GB of memory for 10,000 commands.
 """
+import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -27,9 +33,12 @@ WORK = os.path.join(ROOT, "target", "bench-cargo-check")
 CRATE = os.path.join(WORK, "crate")
 
 
+FLOOR = os.path.join(WORK, "floor")
+
+
 def parse_args(argv):
-    """(sizes, root, doc, check_only) from the command line."""
-    root, doc, check_only, sizes = ROOT, None, False, []
+    """(sizes, root, doc, check_only, floor) from the command line."""
+    root, doc, check_only, floor, sizes = ROOT, None, False, False, []
     it = iter(argv)
     for a in it:
         if a == "--root":
@@ -38,38 +47,90 @@ def parse_args(argv):
             doc = os.path.abspath(next(it))
         elif a == "--check-only":
             check_only = True
+        elif a == "--floor":
+            floor = True
         else:
             sizes.append(int(a))
-    return sizes or ([0] if doc else [10, 100, 1000, 10000]), root, doc, check_only
+    return sizes or ([0] if doc else [10, 100, 1000, 10000]), root, doc, check_only, floor
+
+
+RUST_KEYWORDS = {"as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+                 "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+                 "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+                 "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+                 "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen"}
+
+
+def floor_source(doc_path):
+    """The hand-written floor for a metadata file: a serde-derived struct per command."""
+    with open(doc_path) as f:
+        doc = json.load(f)
+    out = ["use serde::Deserialize;", ""]
+    count = 0
+
+    def field_type(p):
+        base = {"integer": "i64", "number": "f64", "boolean": "bool"}.get(p.get("type"), "String")
+        if p.get("variadic") or p.get("type") == "array":
+            base = f"Vec<{base}>"
+        return base if p.get("required") else f"Option<{base}>"
+
+    def struct(params):
+        nonlocal count
+        lines = ["#[derive(Debug, Deserialize)]", f"pub struct Command{count} {{"]
+        seen = set()
+        for p in params:
+            name = re.sub(r"[^A-Za-z0-9_]", "_", p["name"]).lower()
+            if name[0].isdigit():
+                name = "_" + name
+            if name in seen:
+                continue
+            seen.add(name)
+            ident = f"r#{name}" if name in RUST_KEYWORDS else name
+            if name != p["name"]:
+                lines.append(f'    #[serde(rename = "{p["name"]}")]')
+            lines.append(f"    pub {ident}: {field_type(p)},")
+        lines.append("}")
+        out.extend(lines)
+        count += 1
+
+    def walk(commands, inherited):
+        for c in commands.values():
+            if c.get("commands"):
+                walk(c["commands"], c.get("options", []) + inherited)
+            else:
+                struct(c.get("arguments", []) + c.get("options", []) + inherited + doc.get("globalOptions", []))
+
+    walk(doc.get("commands", {}), [])
+    return "\n".join(out) + "\n"
 
 
 def run(cmd, **kw):
     subprocess.run(cmd, check=True, cwd=kw.pop("cwd", ROOT), **kw)
 
 
-def timed(cmd, env=None):
-    """Wall seconds and peak RSS (bytes) of one run of `cmd` (children only)."""
+def timed(cmd, env=None, cwd=CRATE):
+    """Wall seconds and peak RSS (bytes) of one run of `cmd` in `cwd` (children only)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
-    subprocess.run(cmd, check=True, cwd=CRATE, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     # ru_maxrss is the largest child so far, in KiB: only a new maximum is visible.
     return wall, max(after, before) * 1024
 
 
-def best_of(n, cmd, touch):
+def best_of(n, cmd, touch, cwd=CRATE):
     best, rss = None, 0
     for _ in range(n):
         os.utime(touch)
-        wall, peak = timed(cmd, env=dict(os.environ, CARGO_INCREMENTAL="0"))
+        wall, peak = timed(cmd, env=dict(os.environ, CARGO_INCREMENTAL="0"), cwd=cwd)
         best = wall if best is None else min(best, wall)
         rss = max(rss, peak)
     return best, rss
 
 
 def main():
-    sizes, root, single_doc, check_only = parse_args(sys.argv[1:])
+    sizes, root, single_doc, check_only, floor = parse_args(sys.argv[1:])
     shutil.rmtree(CRATE, ignore_errors=True)
     os.makedirs(os.path.join(CRATE, "src"), exist_ok=True)
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target"))
@@ -104,6 +165,17 @@ def main():
             "    }\n"
             "}\n"
         )
+    if floor:
+        shutil.rmtree(FLOOR, ignore_errors=True)
+        os.makedirs(os.path.join(FLOOR, "src"), exist_ok=True)
+        with open(os.path.join(FLOOR, "Cargo.toml"), "w") as f:
+            f.write(
+                '[package]\nname = "floorcheck"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
+                '[dependencies]\nserde = { version = "1", features = ["derive"] }\nserde_json = "1"\n\n'
+                '[profile.dev]\ndebug = false\n\n[workspace]\n'
+            )
+        shutil.copy(os.path.join(root, "Cargo.lock"), os.path.join(FLOOR, "Cargo.lock"))
+        floor_lib = os.path.join(FLOOR, "src", "lib.rs")
     rows = []
     for i, n in enumerate(sizes):
         if single_doc:
@@ -132,6 +204,13 @@ def main():
             build, build_rss = best_of(1, ["cargo", "build", "-q", "--offline", "--release"], lib)
             binary = os.path.getsize(os.path.join(CRATE, "target", "release", "gencheck"))
             row.update(build=build, build_rss=build_rss, binary=binary)
+        if floor:
+            with open(floor_lib, "w") as f:
+                f.write("#![allow(dead_code)]\n" + floor_source(doc))
+            if i == 0:
+                run(["cargo", "check", "-q", "--offline"], cwd=FLOOR)
+            row["floor"], _ = best_of(3 if n < 10000 else 1, ["cargo", "check", "-q", "--offline"], floor_lib,
+                                      cwd=FLOOR)
         rows.append(row)
         print(row, flush=True)
 
@@ -144,6 +223,11 @@ def main():
             f"| {r['n']} | {r['src'] / 1e6:.1f} MB | {r['check']:.2f} s | {r['check'] / r['n'] * 1e3:.1f} ms "
             f"| {r['check_rss'] / 1e9:.2f} GB | {build} | {binary} |"
         )
+    if floor:
+        print("\n| Commands | Ours: `cargo check` | Hand-written serde-derive floor | Ratio |")
+        print("|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['n']} | {r['check']:.2f} s | {r['floor']:.2f} s | {r['check'] / r['floor']:.2f}× |")
     with_binary = [r for r in rows if "binary" in r]
     if len(with_binary) >= 2:
         a, b = with_binary[-2], with_binary[-1]
