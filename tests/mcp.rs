@@ -20,20 +20,14 @@ fn the_python_sdk_lists_and_calls_git_tools_through_atip_serve() {
     let workspace = support::workspace();
     let atip = atip_binary();
     let repo = tempfile::tempdir().unwrap();
-    let out = Command::new(python())
-        .arg(workspace.join("tests/mcp/client.py"))
-        .arg(&atip)
-        .arg(workspace.join("examples/atip/git.json"))
-        .arg(repo.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "client failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let t = transcript(
+        "client.py",
+        &[
+            atip.as_os_str(),
+            workspace.join("examples/atip/git.json").as_os_str(),
+            repo.path().as_os_str(),
+        ],
     );
-    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
-    println!("{}", serde_json::to_string_pretty(&t).unwrap());
 
     assert_eq!(t["server"], "atip");
     let tools = t["tools"].as_array().unwrap();
@@ -85,6 +79,24 @@ fn the_python_sdk_lists_and_calls_git_tools_through_atip_serve() {
             .contains("path-outside-roots"),
         "{escape}"
     );
+}
+
+/// Runs `tests/mcp/SCRIPT ARGS…` with the validators' Python and returns the JSON transcript
+/// it prints (also printed here, for the record).
+fn transcript(script: &str, args: &[&std::ffi::OsStr]) -> Value {
+    let out = Command::new(python())
+        .arg(support::workspace().join("tests/mcp").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "client failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    println!("{}", serde_json::to_string_pretty(&t).unwrap());
+    t
 }
 
 /// Builds the CLI and returns its path (in the target directory cargo uses for this workspace).
@@ -148,7 +160,6 @@ const PROBE_JSON: &str = r#"{
 #[test]
 #[ignore = "needs ../shared (the validators' Python with the MCP SDK)"]
 fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_changes() {
-    let workspace = support::workspace();
     let atip = atip_binary();
     let dir = tempfile::tempdir().unwrap();
     let bin = dir.path().join("bin");
@@ -160,18 +171,15 @@ fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_ch
     std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o755)).unwrap();
     let json = dir.path().join("probe.json");
     std::fs::write(&json, PROBE_JSON).unwrap();
-    let out = Command::new(python())
-        .arg(workspace.join("tests/mcp/features.py"))
-        .args([&atip, &json, &work, &bin])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "client failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let t = transcript(
+        "features.py",
+        &[
+            atip.as_os_str(),
+            json.as_os_str(),
+            work.as_os_str(),
+            bin.as_os_str(),
+        ],
     );
-    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
-    println!("{}", serde_json::to_string_pretty(&t).unwrap());
 
     // The safety prompt is the server's instructions; the tool list can change.
     let instructions = t["instructions"].as_str().unwrap();

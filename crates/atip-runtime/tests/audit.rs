@@ -5,9 +5,10 @@
 
 #![cfg(unix)]
 
-use std::borrow::Cow;
+mod common;
 
-use atip_runtime::{AuditLog, ConfirmationRequest, Effects, Invocation, Policy, Runner, Verdict};
+use atip_runtime::{AuditLog, ConfirmationRequest, Policy, Runner, Verdict};
+use common::{call, rt};
 use serde_json::Value;
 
 const READ_ONLY: &str = r#"{"filesystem":{"read":true,"write":false,"delete":false},"network":false,
@@ -15,30 +16,12 @@ const READ_ONLY: &str = r#"{"filesystem":{"read":true,"write":false,"delete":fal
 const DESTRUCTIVE: &str = r#"{"filesystem":{"read":true,"write":false,"delete":false},"network":false,
     "destructive":true,"idempotent":true,"reversible":false}"#;
 
-fn call(id: &str, argv: &[&str], effects: &str) -> Invocation {
-    let mut i = Invocation::new(
-        format!("test_{}", argv[0]),
-        argv.iter().map(Into::into).collect(),
-        Effects::UNKNOWN,
-    );
-    i.effects = Cow::Owned(serde_json::from_str::<Effects>(effects).unwrap());
-    i.call_id = Some(id.to_owned());
-    i
-}
-
 fn lines(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 #[test]

@@ -4,22 +4,13 @@
 
 #![cfg(unix)]
 
-use std::borrow::Cow;
+mod common;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use atip_runtime::{ConfirmationRequest, Effects, Invocation, Runner};
-
-fn call(id: &str, argv: &[&str], effects: &str) -> Invocation {
-    let mut i = Invocation::new(
-        format!("test_{}", argv[0]),
-        argv.iter().map(Into::into).collect(),
-        Effects::UNKNOWN,
-    );
-    i.effects = Cow::Owned(serde_json::from_str::<Effects>(effects).unwrap());
-    i.call_id = Some(id.to_owned());
-    i
-}
+use atip_runtime::{ConfirmationRequest, Runner};
+use common::{call, rt};
 
 /// A `tracing` writer into a shared buffer.
 #[derive(Clone, Default)]
@@ -45,11 +36,7 @@ fn every_stage_is_traced_inside_the_call_span() {
         .with_writer(move || writer.clone())
         .finish();
     tracing::subscriber::with_default(subscriber, || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        rt().block_on(async {
             let runner = Runner::new().confirm_with(|_: ConfirmationRequest| async { true });
             runner
                 .run(&call(
