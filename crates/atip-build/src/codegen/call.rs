@@ -12,8 +12,38 @@ use crate::docs::doc_attrs;
 /// (OpenAI 128, Gemini 512): a deprecated constant, used once, whose note says what to do.
 /// The generated module's `allow` does not cover `deprecated`, so the user sees it; a user who
 /// sends a subset anyway can put `#[allow(deprecated)]` on the module.
-fn tool_limit_warnings(tool: &str, commands: usize) -> TokenStream {
+///
+/// Also one for OpenAI strict mode when a definition must be degraded to fit its schema limits
+/// (`atip_core::limits::fit`: a huge enum sent as a plain value, or strict mode dropped), naming
+/// the commands and parameters.
+fn tool_limit_warnings(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
+    let commands = plans.len();
     let mut out = TokenStream::new();
+    let degraded: Vec<String> = plans
+        .iter()
+        .flat_map(|p| {
+            let spec = atip_core::tool::ToolSpec::from_flat(tool, p.cmd);
+            atip_core::limits::fit(&spec, Provider::OpenAiStrict).notes
+        })
+        .collect();
+    if let Some(first) = degraded.first() {
+        let more = match degraded.len() {
+            1 => String::new(),
+            n => format!(
+                " (and {} more: `atip_runtime::limits::notes(TOOLS, …)` lists them)",
+                n - 1
+            ),
+        };
+        let note = format!(
+            "OpenAI strict mode cannot hold every definition of `{tool}` as it is, so they are \
+             degraded when sent: {first}{more}"
+        );
+        out.extend(quote! {
+            #[deprecated(note = #note)]
+            const DEFINITIONS_DEGRADED_FOR_OPENAI_STRICT: () = ();
+            const _: () = DEFINITIONS_DEGRADED_FOR_OPENAI_STRICT;
+        });
+    }
     for (who, provider) in [("OpenAI", Provider::OpenAi), ("Gemini", Provider::Gemini)] {
         let Some(max) = provider.max_tools() else {
             continue;
@@ -69,7 +99,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         "Every command of `{tool}` as `provider` tool definitions: a JSON array, computed from \
          [`TOOLS`] on first use and kept for the life of the program."
     ));
-    let limits = tool_limit_warnings(tool, plans.len());
+    let limits = tool_limit_warnings(tool, plans);
     quote! {
         #limits
 

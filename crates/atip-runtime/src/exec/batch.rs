@@ -53,6 +53,8 @@ impl Runner {
         let mut results: Vec<Option<Result<Output, RunError>>> =
             (0..pending.len()).map(|_| None).collect();
         let mut running: Vec<usize> = Vec::new();
+        // Which call each task runs, for a task that panics (its result never arrives).
+        let mut task_of: Vec<(tokio::task::Id, usize)> = Vec::new();
         let mut tasks: JoinSet<(usize, Result<Output, RunError>)> = JoinSet::new();
         let mut stopped = false;
         loop {
@@ -74,7 +76,8 @@ impl Runner {
                     if let Some(inv) = pending[i].take() {
                         let runner = self.clone();
                         running.push(i);
-                        tasks.spawn(async move { (i, runner.run(&inv).await) });
+                        let handle = tasks.spawn(async move { (i, runner.run(&inv).await) });
+                        task_of.push((handle.id(), i));
                     }
                 }
             }
@@ -83,13 +86,12 @@ impl Runner {
             };
             let (i, result) = match joined {
                 Ok(done) => done,
-                // A panicking task: report it on the call it belongs to, found by elimination.
+                // A panicking task: report it on the call it ran.
                 Err(e) => {
-                    let i = running
+                    let i = task_of
                         .iter()
-                        .copied()
-                        .find(|&j| results[j].is_none())
-                        .unwrap_or(0);
+                        .find(|(id, _)| *id == e.id())
+                        .map_or(0, |(_, i)| *i);
                     (
                         i,
                         Err(RunError::Io(std::io::Error::other(format!(
