@@ -317,6 +317,17 @@ fn flatten_parts(
         }
     }
 
+    // Lenient, but nothing left: the document is unusable, so its problems are errors again.
+    if w.lenient && w.out.is_empty() && !w.skipped.is_empty() {
+        let mut errors = w.diags;
+        for s in &w.skipped {
+            errors.push(Diagnostic::error(
+                s.json_path.clone(),
+                format!("command `{}` is unusable: {}", s.path, s.reasons.join("; ")),
+            ));
+        }
+        return Err(errors);
+    }
     if w.diags.iter().any(Diagnostic::is_error) {
         Err(w.diags)
     } else {

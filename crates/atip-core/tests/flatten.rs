@@ -372,3 +372,27 @@ fn two_commands_flattening_to_one_name_skip_the_second_when_lenient() {
     assert_eq!(d.skipped[0].path, "a_b");
     assert!(doc_err(text).errors().count() == 1);
 }
+
+#[test]
+fn lenient_loading_fails_when_no_command_is_left() {
+    // A conflict among the global options touches every command.
+    let text = r#"{"atip":{"version":"0.6"},"name":"t","version":"1","description":"T",
+      "globalOptions":[{"name":"x","flags":["--x"],"type":"string","description":"X"},
+                       {"name":"x","flags":["-x"],"type":"integer","description":"Y"}],
+      "commands":{"a":{"description":"A"},"b":{"description":"B"}}}"#;
+    let err = Document::parse(text, &LoadOptions::lenient(), &FlattenOptions::default())
+        .expect_err("nothing usable is left");
+    let errors: Vec<String> = err.errors().map(|d| d.message.clone()).collect();
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.starts_with("command `a` is unusable: $.globalOptions[1]")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.starts_with("command `b` is unusable")),
+        "{errors:?}"
+    );
+}

@@ -430,3 +430,21 @@ impl<D> std::fmt::Debug for MetaTools<D> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_index_or_query_finds_nothing_without_panicking() {
+        let none: Vec<&ToolSpec> = Vec::new();
+        let index = ToolIndex::new(none);
+        assert!(index.is_empty());
+        assert!(index.search("anything", 5).is_empty());
+        assert!(index.select_for("", Provider::OpenAi).is_empty());
+        let meta = MetaTools::new(Vec::<crate::LoadedTool>::new());
+        let call = ToolCall::new(None, SEARCH, serde_json::Map::new());
+        let answer = meta.answer(&call).unwrap();
+        assert!(answer.is_error && answer.content.contains("`query`"));
+    }
+}
