@@ -179,19 +179,16 @@ fn references_are_inlined_where_the_target_cannot_hold_them() {
     assert!(lines(&out.warnings)[1].contains("not a reference within this schema"));
 }
 
-/// A recursive schema.
+/// Recursive schemas (`tests/canonical/recursive.json`): a tree of nodes (`tree`) and a
+/// reference to the root (`nest`).
+fn recursive() -> Vec<serde_json::Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("canonical/recursive.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The tree of nodes.
 fn tree() -> serde_json::Value {
-    json!({
-        "name": "tree",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"root": {"$ref": "#/$defs/Node", "description": "The root node"}},
-            "required": ["root"],
-            "$defs": {"Node": {"type": "object", "properties": {
-                "name": {"type": "string"},
-                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
-        }
-    })
+    recursive().swap_remove(0)
 }
 
 #[test]
@@ -261,7 +258,7 @@ fn recursive_schemas_are_cut_where_the_target_cannot_hold_references() {
         "{w:?}"
     );
     // A reference to the root itself is a cycle too.
-    let root = json!({"name": "r", "inputSchema": {"type": "object", "properties": {"self": {"$ref": "#"}}}});
+    let root = recursive().swap_remove(1);
     let out = convert(&root, Format::Mcp, Provider::Gemini).unwrap();
     assert_eq!(out.value["parameters"]["properties"]["self"], json!({}));
     let out = convert(&root, Format::Mcp, Provider::OpenAi).unwrap();

@@ -357,27 +357,17 @@ fn atip_corpus_converts_as_the_compiler_compiles() {
     assert!(compared > 250, "{compared}");
 }
 
-/// A recursive schema (a tree of nodes, a reference to the root): kept as references for
+/// Recursive schemas (`tests/canonical/recursive.json`: a tree of nodes, a reference to the
+/// root): kept as references for
 /// OpenAI (strict too), Anthropic and MCP, cut for Gemini; every provider's SDK accepts it.
 #[test]
 #[ignore = "needs ../shared"]
 fn recursive_schemas_pass_the_validators_for_every_provider() {
-    let input = serde_json::json!([{
-        "name": "tree",
-        "description": "Store a tree",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"root": {"$ref": "#/$defs/Node", "description": "The root node"}},
-            "required": ["root"],
-            "$defs": {"Node": {"type": "object", "properties": {
-                "name": {"type": "string"},
-                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
-        }
-    }, {
-        "name": "nest",
-        "description": "Nest itself",
-        "inputSchema": {"type": "object", "properties": {"self": {"$ref": "#"}, "n": {"type": "integer"}}}
-    }]);
+    let input: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::workspace().join("tests/canonical/recursive.json"))
+            .unwrap(),
+    )
+    .unwrap();
     let tools = read(&input, Format::Mcp).unwrap().tools;
     let mut entries = Vec::new();
     for p in Provider::ALL {
