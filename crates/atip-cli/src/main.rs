@@ -406,7 +406,11 @@ fn discover(
 fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None)?;
     let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(LoadedTool::specs).collect();
-    let index = atip_runtime::search::ToolIndex::new(specs.iter().copied());
+    let index = atip_runtime::search::ToolIndex::with_examples(tools.iter().flat_map(|t| {
+        t.specs()
+            .iter()
+            .zip(t.document().commands.iter().map(|c| &c.examples[..]))
+    }));
     let mut out = String::new();
     for hit in index.search(query, top) {
         out.push_str(&specs[hit.index].name);

@@ -55,15 +55,41 @@ pub struct Hit {
 impl ToolIndex {
     /// Indexes `specs`, in order.
     pub fn new<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>) -> Self {
-        let documents: Vec<Document<u32>> = specs
+        Self::with_examples(specs.into_iter().map(|s| (s, &[][..])))
+    }
+
+    /// Indexes `specs` with each command's examples (ATIP `examples`: invocations such as
+    /// `gh pr create --fill`), whose words find the command too. For loaded metadata:
+    /// [`ToolIndex::for_tool`].
+    pub fn with_examples<'a>(
+        entries: impl IntoIterator<Item = (&'a ToolSpec, &'a [String])>,
+    ) -> Self {
+        let documents: Vec<Document<u32>> = entries
             .into_iter()
             .enumerate()
-            .map(|(i, spec)| Document::new(u32::try_from(i).unwrap_or(u32::MAX), text_of(spec)))
+            .map(|(i, (spec, examples))| {
+                let mut text = text_of(spec);
+                for e in examples {
+                    text.push('\n');
+                    text.push_str(&e.replace(['_', '-'], " "));
+                }
+                Document::new(u32::try_from(i).unwrap_or(u32::MAX), text)
+            })
             .collect();
         let len = documents.len();
         let engine =
             SearchEngineBuilder::<u32>::with_documents(Language::English, documents).build();
         ToolIndex { engine, len }
+    }
+
+    /// The commands of loaded metadata with their examples, in [`crate::LoadedTool::specs`]
+    /// order.
+    pub fn for_tool(tool: &crate::LoadedTool) -> Self {
+        Self::with_examples(
+            tool.specs()
+                .iter()
+                .zip(tool.document().commands.iter().map(|c| &c.examples[..])),
+        )
     }
 
     /// How many commands are indexed.
@@ -434,6 +460,24 @@ impl<D> std::fmt::Debug for MetaTools<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn examples_make_a_command_findable_by_their_words() {
+        let text = r#"{"atip": {"version": "0.6"}, "name": "ship", "version": "1",
+          "description": "Ships", "commands": {
+            "up": {"description": "Bring the service up",
+                   "examples": ["ship up --canary  # roll out to a canary first"]},
+            "down": {"description": "Take the service down"}}}"#;
+        let doc = crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
+            .unwrap();
+        let tool = crate::LoadedTool::new(doc, None);
+        assert!(ToolIndex::new(tool.specs())
+            .search("canary rollout", 2)
+            .is_empty());
+        let hits = ToolIndex::for_tool(&tool).search("canary rollout", 2);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(tool.specs()[hits[0].index].name, "ship_up");
+    }
 
     #[test]
     fn an_empty_index_or_query_finds_nothing_without_panicking() {
