@@ -80,6 +80,22 @@ fn dispatch(c: &mut Criterion) {
             command.argv()
         })
     });
+    // The same call through metadata loaded at run time (specs built once, up front).
+    let git = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/atip/git.json");
+    let doc = Document::from_path(
+        git.as_ref(),
+        atip_runtime::Mode::Strict,
+        &FlattenOptions::default(),
+    )
+    .expect("git.json loads");
+    let tool = LoadedTool::new(doc, None);
+    assert!(!tool.specs().is_empty());
+    g.bench_function("loaded", |b| {
+        b.iter(|| {
+            let call = ToolCall::from_json_text(None, "git_commit", black_box(ARGS));
+            tool.invocation(&call).unwrap()
+        })
+    });
     g.finish();
 }
 
@@ -251,6 +267,13 @@ fn main() {
     report.ratio(
         "dispatch `git commit` call → typed command + argv",
         ("dispatch", "typed"),
+        ("dispatch", "floor"),
+        2.0,
+        since,
+    );
+    report.ratio(
+        "dispatch the same call through `LoadedTool::invocation` (run-time metadata)",
+        ("dispatch", "loaded"),
         ("dispatch", "floor"),
         2.0,
         since,

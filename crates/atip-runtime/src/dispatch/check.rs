@@ -160,6 +160,12 @@ impl<'a> Arguments<'a> {
         }
     }
 
+    /// The checked value of the spec's `i`-th parameter, if present (`null`s removed, coerced
+    /// where safe), without taking it.
+    pub(crate) fn value(&self, i: usize) -> Option<&Value> {
+        self.slots.get(i).and_then(|(_, v)| v.as_deref())
+    }
+
     fn take(&mut self, name: &str) -> Option<Cow<'a, Value>> {
         let i = match self.slots.get(self.next) {
             Some((k, _)) if *k == name => self.next,

@@ -17,7 +17,7 @@ use crate::load::Document;
 use crate::model::TrustSource;
 use crate::tool::ToolSpec;
 
-use super::{check_arguments, DispatchError, Problem, ToolCall};
+use super::{Arguments, DispatchError, Problem, ToolCall};
 
 /// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
 ///
@@ -184,19 +184,22 @@ impl LoadedTool {
         };
         let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
         let args = call.checked_arguments()?;
-        let normalised = check_arguments(spec, args).map_err(|p| DispatchError::new(call, p))?;
-        let (argv, arguments) =
-            argv_and_arguments(&self.program, spec, &normalised).map_err(|e| {
-                DispatchError::new(
-                    call,
-                    e.problems
-                        .iter()
-                        .map(|p| Problem::Argv {
-                            message: p.to_string(),
-                        })
-                        .collect(),
-                )
-            })?;
+        // Checked in place: the values stay borrowed from the call (no normalised copy).
+        let checked = Arguments::check(spec, args).map_err(|p| DispatchError::new(call, p))?;
+        let values: Vec<JsonArgument<'_>> = (0..spec.params.len())
+            .map(|i| JsonArgument(checked.value(i)))
+            .collect();
+        let (argv, arguments) = argv_and_arguments(&self.program, spec, &values).map_err(|e| {
+            DispatchError::new(
+                call,
+                e.problems
+                    .iter()
+                    .map(|p| Problem::Argv {
+                        message: p.to_string(),
+                    })
+                    .collect(),
+            )
+        })?;
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;
@@ -269,20 +272,20 @@ pub fn argv_from_json(
     spec: &ToolSpec,
     args: &Map<String, Value>,
 ) -> Result<Vec<OsString>, ArgvError> {
-    argv_and_arguments(program, spec, args).map(|(argv, _)| argv)
+    let values: Vec<JsonArgument<'_>> = spec
+        .params
+        .iter()
+        .map(|p| JsonArgument(args.get(p.name.as_ref())))
+        .collect();
+    argv_and_arguments(program, spec, &values).map(|(argv, _)| argv)
 }
 
 /// [`argv_from_json`] and the values each parameter put on it, for argument rules.
 fn argv_and_arguments(
     program: &str,
     spec: &ToolSpec,
-    args: &Map<String, Value>,
+    values: &[JsonArgument<'_>],
 ) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
-    let values: Vec<JsonArgument<'_>> = spec
-        .params
-        .iter()
-        .map(|p| JsonArgument(args.get(p.name.as_ref())))
-        .collect();
     let fields: Vec<&dyn Field> = values.iter().map(|v| v as &dyn Field).collect();
     let mut b = ArgvBuilder::recorded(program);
     write_fields(&mut b, &spec.path, &spec.params, &fields);
