@@ -261,7 +261,7 @@ impl LoadedTool {
 }
 
 /// The argv of the command `spec` describes (program `program`), for arguments normalised by
-/// [`check_arguments`]: the same writer, order and forms as a generated command's
+/// [`check_arguments`](super::check_arguments): the same writer, order and forms as a generated command's
 /// [`write_argv`](crate::Command::write_argv).
 ///
 /// # Errors
