@@ -406,11 +406,7 @@ fn discover(
 fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None)?;
     let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(LoadedTool::specs).collect();
-    let index = atip_runtime::search::ToolIndex::with_examples(tools.iter().flat_map(|t| {
-        t.specs()
-            .iter()
-            .zip(t.document().commands.iter().map(|c| &c.examples[..]))
-    }));
+    let index = atip_runtime::search::ToolIndex::for_tools(&tools);
     let mut out = String::new();
     for hit in index.search(query, top) {
         out.push_str(&specs[hit.index].name);
@@ -524,21 +520,18 @@ fn load_tools(
     let mut failed = false;
     for file in files {
         let name = file.display().to_string();
-        match Document::from_path(
+        match LoadedTool::from_path(
             file,
             mode,
             &FlattenOptions {
                 commands: commands.clone(),
             },
         ) {
-            Ok(doc) => {
-                for w in &doc.warnings {
+            Ok(tool) => {
+                for w in &tool.document().warnings {
                     eprintln!("{}", w.render(Some(&name)));
                 }
-                // Absolute, so that --trust-metadata globs match whatever the current directory.
-                let location = std::path::absolute(file).unwrap_or_else(|_| file.clone());
-                tools
-                    .push(LoadedTool::new(doc, None).metadata_path(location.display().to_string()));
+                tools.push(tool);
             }
             Err(e) => {
                 eprintln!("{e}");

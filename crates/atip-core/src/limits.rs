@@ -58,7 +58,7 @@ pub struct Limits {
 const OPENAI: Limits = Limits {
     max_tools: Some(128),
     max_name_len: 64,
-    max_description_chars: Some(1024),
+    max_description_chars: Some(crate::providers::OPENAI_DESCRIPTION_LIMIT),
     max_properties: None,
     max_nesting: None,
     max_enum_values: None,

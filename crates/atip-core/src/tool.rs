@@ -255,10 +255,11 @@ impl ValueKind {
     }
 }
 
-/// Which of a tool's global options (`globalOptions`, spec §3.5) a model sees. Globals repeat
-/// in every command's schema — fifteen of them are most of what a cloud CLI's command costs in
-/// context — so a caller may send none, or only those the task needs. Dispatch follows what
-/// was sent: a hidden global is an unknown parameter.
+/// Which of a tool's global options (`globalOptions`, spec §3.2; each an option as in §3.5) a
+/// model sees. Globals repeat in every command's schema — fifteen of them are most of what a
+/// cloud CLI's command costs in context — so a caller may send none, or only those the task
+/// needs. Dispatch of loaded metadata follows what was sent: a hidden global is an unknown
+/// parameter.
 ///
 /// The default is [`GlobalOptions::All`]: nothing the metadata declares is hidden unless asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

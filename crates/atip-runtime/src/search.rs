@@ -71,7 +71,7 @@ impl ToolIndex {
                 let mut text = text_of(spec);
                 for e in examples {
                     text.push('\n');
-                    text.push_str(&e.replace(['_', '-'], " "));
+                    text.push_str(&words(e));
                 }
                 Document::new(u32::try_from(i).unwrap_or(u32::MAX), text)
             })
@@ -85,11 +85,17 @@ impl ToolIndex {
     /// The commands of loaded metadata with their examples, in [`crate::LoadedTool::specs`]
     /// order.
     pub fn for_tool(tool: &crate::LoadedTool) -> Self {
-        Self::with_examples(
-            tool.specs()
+        Self::for_tools(std::slice::from_ref(tool))
+    }
+
+    /// [`ToolIndex::for_tool`] over several tools, one after the other: positions count
+    /// through every tool's specs in turn.
+    pub fn for_tools(tools: &[crate::LoadedTool]) -> Self {
+        Self::with_examples(tools.iter().flat_map(|t| {
+            t.specs()
                 .iter()
-                .zip(tool.document().commands.iter().map(|c| &c.examples[..])),
-        )
+                .zip(t.document().commands.iter().map(|c| &c.examples[..]))
+        }))
     }
 
     /// How many commands are indexed.
@@ -138,9 +144,13 @@ impl std::fmt::Debug for ToolIndex {
     }
 }
 
+/// `s` with `_` and `-` as spaces, so that the parts of `describe-instances` are words.
+fn words(s: &str) -> String {
+    s.replace(['_', '-'], " ")
+}
+
 /// The text a command is found by.
 fn text_of(spec: &ToolSpec) -> String {
-    let words = |s: &str| s.replace(['_', '-'], " ");
     let mut text = String::with_capacity(spec.description.len() + 128);
     // The path twice: the strongest signal.
     for _ in 0..2 {

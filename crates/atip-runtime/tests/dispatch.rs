@@ -387,3 +387,28 @@ fn every_problem_is_reported_in_one_answer() {
     ))
     .unwrap();
 }
+
+/// A tool loaded from a file remembers where it was read (as an absolute path; a relative one
+/// is made absolute, which this test cannot show without changing the process's directory),
+/// so that trust rules by metadata location match it; a missing file is an error.
+#[test]
+fn loaded_from_a_path_carries_its_absolute_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gh.json");
+    std::fs::write(&file, TOOL).unwrap();
+    let tool = LoadedTool::from_path(
+        &file,
+        atip_runtime::Mode::Strict,
+        &FlattenOptions::default(),
+    )
+    .unwrap();
+    let inv = tool.invocation(&call("gh_pr_list", json!({}))).unwrap();
+    assert_eq!(inv.metadata.as_deref(), Some(file.to_str().unwrap()));
+    assert!(std::path::Path::new(inv.metadata.as_deref().unwrap()).is_absolute());
+    let missing = LoadedTool::from_path(
+        &dir.path().join("nope.json"),
+        atip_runtime::Mode::Strict,
+        &FlattenOptions::default(),
+    );
+    assert!(missing.is_err());
+}

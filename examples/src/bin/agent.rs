@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
-    safety_prompt, AuditLog, ConfirmationRequest, Document, FlattenOptions, LoadedTool, Mode,
-    Provider, Runner,
+    safety_prompt, AuditLog, ConfirmationRequest, FlattenOptions, LoadedTool, Mode, Provider,
+    Runner,
 };
 use clap::Parser;
 use futures_util::StreamExt;
@@ -176,8 +176,11 @@ fn load(files: &[PathBuf]) -> Result<Vec<LoadedTool>, Failure> {
     files
         .iter()
         .map(|f| {
-            let doc = Document::from_path(f, Mode::Strict, &FlattenOptions::default())?;
-            Ok(LoadedTool::new(doc, None).metadata_path(f.display().to_string()))
+            Ok(LoadedTool::from_path(
+                f,
+                Mode::Strict,
+                &FlattenOptions::default(),
+            )?)
         })
         .collect()
 }

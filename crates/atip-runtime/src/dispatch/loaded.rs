@@ -70,6 +70,24 @@ impl LoadedTool {
         ToolSpec::from_flat(&self.document.tool.name, cmd).with_global_options(&self.globals)
     }
 
+    /// Loads the metadata file `path` ([`Document::from_path`]) and records where it was read
+    /// from, made absolute, so that trust rules by metadata location
+    /// (`Runner::trust_metadata`) match whatever the current directory. The document's
+    /// warnings are in [`LoadedTool::document`].
+    ///
+    /// # Errors
+    ///
+    /// [`atip_core::LoadError`] with every problem of the file.
+    pub fn from_path(
+        path: &std::path::Path,
+        mode: atip_core::Mode,
+        flatten_options: &atip_core::FlattenOptions,
+    ) -> Result<Self, atip_core::LoadError> {
+        let doc = Document::from_path(path, mode, flatten_options)?;
+        let location = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Ok(LoadedTool::new(doc, None).metadata_path(location.display().to_string()))
+    }
+
     /// Records where the metadata was read from (a file path), so that trust can be assigned
     /// by metadata location (the runtime's trust rules).
     #[must_use]

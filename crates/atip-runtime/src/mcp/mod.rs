@@ -94,19 +94,16 @@ impl Tools {
     /// Checks the runner's policy against `set`, rejects duplicate names and converts the
     /// definitions.
     fn build(set: Box<dyn Dispatch>, runner: &Runner) -> Result<Tools, McpError> {
+        let commands = set.commands();
         runner
             .current_policy()
-            .check_against(set.commands())
+            .check_against(commands.iter().copied())
             .map_err(McpError::Policy)?;
-        let specs = set.specs();
         let mut names = HashSet::new();
-        if let Some(dup) = set
-            .commands()
-            .iter()
-            .find(|s| !names.insert(s.name.as_ref()))
-        {
+        if let Some(dup) = commands.iter().find(|s| !names.insert(s.name.as_ref())) {
             return Err(McpError::DuplicateTool(dup.name.to_string()));
         }
+        let specs = set.specs();
         let definitions = mcp_tools(specs.iter().copied())?;
         let instructions = crate::safety_prompt(specs.iter().copied());
         Ok(Tools {

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::{Peer, RoleServer};
 
 use super::{McpError, Shared, Tools};
-use crate::{Document, FlattenOptions, LoadedTool, Mode};
+use crate::{FlattenOptions, LoadedTool, Mode};
 
 /// What a file looked like when it was last read: size and modification time, or `None` when
 /// it could not be read (a file being replaced).
@@ -29,9 +29,8 @@ pub(super) fn load(files: &[PathBuf]) -> Result<Vec<LoadedTool>, McpError> {
     files
         .iter()
         .map(|f| {
-            let doc = Document::from_path(f, Mode::Strict, &FlattenOptions::default())
-                .map_err(|e| McpError::Load(format!("{}: {e}", f.display())))?;
-            Ok(LoadedTool::new(doc, None).metadata_path(f.display().to_string()))
+            LoadedTool::from_path(f, Mode::Strict, &FlattenOptions::default())
+                .map_err(|e| McpError::Load(format!("{}: {e}", f.display())))
         })
         .collect()
 }
