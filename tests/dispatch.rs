@@ -304,6 +304,122 @@ fn typed_and_untyped_dispatch_agree_on_argv_and_errors() {
     );
 }
 
+/// The arguments object as a provider might write it: compact or spaced, and now and then a
+/// key written with an escape or given twice (the last value counts), and texts that are not
+/// usable objects at all.
+fn texts(g: &mut Gen, args: &Map<String, Value>) -> Vec<String> {
+    let mut out = vec![
+        serde_json::to_string(args).unwrap(),
+        serde_json::to_string_pretty(args).unwrap(),
+    ];
+    if let Some(k) = args.keys().next() {
+        // The first key again with another value, then with its first letter escaped.
+        let mut dup = serde_json::to_string(args).unwrap();
+        dup.pop();
+        let other = g.value_any();
+        dup.push_str(&format!(",{}:{other}}}", json!(k)));
+        out.push(dup);
+        let first = k.chars().next().unwrap();
+        let escaped = format!("\\u{:04x}{}", first as u32, &k[first.len_utf8()..]);
+        let mut m = serde_json::to_string(args).unwrap();
+        m = m.replacen(&format!("{}:", json!(k)), &format!("\"{escaped}\":"), 1);
+        out.push(m);
+    }
+    out.extend(
+        [
+            "",
+            "  ",
+            "[]",
+            "null",
+            "\"text\"",
+            "{",
+            "{}",
+            "{} x",
+            "{\"a\":1,}",
+            "{\"message\":\"x\\u0000\"}",
+        ]
+        .map(String::from),
+    );
+    out
+}
+
+impl Gen {
+    fn value_any(&mut self) -> Value {
+        self.pick(&[json!(null), json!(true), json!(3), json!("x"), json!(["a"])])
+            .clone()
+    }
+}
+
+#[test]
+fn dispatch_from_text_equals_dispatch_of_the_parsed_call() {
+    let mut g = Gen(0x2545_f491_4f6c_dd1d);
+    let (mut compared, mut accepted) = (0, 0);
+    for (file, tools) in [
+        ("examples/atip/git.json", git::TOOLS),
+        ("tests/fixtures/adversarial.json", weird::TOOLS),
+    ] {
+        let rt = loaded(file);
+        for spec in tools.iter().chain([&ToolSpec {
+            name: "no_such_tool".into(),
+            ..tools[0].clone()
+        }]) {
+            for _ in 0..30 {
+                let args = g.args(spec);
+                for text in texts(&mut g, &args) {
+                    let name = spec.name.as_ref();
+                    let parsed = ToolCall::from_json_text(None, name, &text);
+                    if file.contains("git") {
+                        let direct = git::Call::from_json_text(name, &text);
+                        accepted += usize::from(direct.is_ok());
+                        assert_eq!(direct, git::Call::from_tool_call(&parsed), "{name} {text}");
+                    } else {
+                        assert_eq!(
+                            weird::Call::from_json_text(name, &text),
+                            weird::Call::from_tool_call(&parsed),
+                            "{name} {text}"
+                        );
+                    }
+                    assert_eq!(
+                        rt.invocation_from_json_text(name, &text),
+                        rt.invocation(&parsed),
+                        "{name} {text}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        compared > 5000 && accepted > 300,
+        "compared {compared}, accepted {accepted}"
+    );
+}
+
+#[test]
+fn dispatch_from_text_moves_escaped_and_coerced_values_into_the_command() {
+    let text = r#"{"message":"line\nnext \u00fc","all":"true","author":"A <a@x>","no_pager":null}"#;
+    let git::Call::Commit(c) = git::Call::from_json_text("git_commit", text).unwrap() else {
+        panic!("not a commit");
+    };
+    assert_eq!(c.message, "line\nnext ü");
+    assert!(c.all, "\"true\" is coerced to a boolean");
+    assert_eq!(c.author.as_deref(), Some("A <a@x>"));
+    assert!(!c.globals.no_pager);
+    let e = git::Call::from_json_text("git_commit", r#"{"all":true,"bogus":1}"#).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        git::Call::from_tool_call(&ToolCall::from_json_text(
+            None,
+            "git_commit",
+            r#"{"all":true,"bogus":1}"#
+        ))
+        .unwrap_err()
+        .to_string()
+    );
+    assert!(e.to_string().contains("bogus"), "{e}");
+    assert!(e.to_string().contains("message"), "{e}");
+}
+
 #[test]
 fn typed_dispatch_reports_every_problem_in_one_answer() {
     let err = weird::Call::from_tool_call(&call(

@@ -3,7 +3,10 @@
 //! 1. compile: a loaded aws-sized document (21,000 commands, ≈ 49 MB) to each provider's
 //!    definitions; floor: `serde_json::Value` parse of the document's bytes plus serialising it.
 //! 2. dispatch: one `git commit` tool call (arguments as the provider's JSON string) to the
-//!    typed command and its argv; floor: `serde_json::from_str::<Value>` of the arguments.
+//!    typed command and its argv, from the text and from a parsed `ToolCall`, and to a
+//!    loaded tool's `Invocation`; floor: what a person would write without atip — a struct
+//!    deriving `Deserialize` and its argv pushed by hand (`HandCommit`), checked to build the
+//!    same argv.
 //! 3. exec: `/bin/true` through the runner (policy, spawn, capture, tool result); floor:
 //!    `std::process::Command::new("/bin/true").output()`. Then the sandbox's cost: `/bin/true`
 //!    declared read-only and offline (Landlock file and TCP rules, a network namespace, a
@@ -68,16 +71,91 @@ fn compile(c: &mut Criterion) {
 const ARGS: &str =
     r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","no_pager":true}"#;
 
+/// The hand-written floor of goal 2: what a person would write without atip for this one
+/// command — a struct deriving `Deserialize` (no checks beyond serde's types) and its argv
+/// pushed by hand, one element per present option.
+#[derive(serde::Deserialize)]
+struct HandCommit {
+    message: String,
+    #[serde(default)]
+    all: bool,
+    #[serde(default)]
+    allow_empty: bool,
+    #[serde(default)]
+    amend: bool,
+    author: Option<String>,
+    #[serde(default)]
+    signoff: bool,
+    #[serde(default)]
+    no_verify: bool,
+    #[serde(default)]
+    quiet: bool,
+    #[serde(default)]
+    no_pager: bool,
+}
+
+fn hand_written(arguments: &str) -> Vec<std::ffi::OsString> {
+    let c: HandCommit = serde_json::from_str(arguments).unwrap();
+    let mut argv: Vec<std::ffi::OsString> = vec!["git".into()];
+    if c.no_pager {
+        argv.push("--no-pager".into());
+    }
+    argv.push("commit".into());
+    argv.push(format!("--message={}", c.message).into());
+    for (set, flag) in [
+        (c.all, "--all"),
+        (c.allow_empty, "--allow-empty"),
+        (c.amend, "--amend"),
+    ] {
+        if set {
+            argv.push(flag.into());
+        }
+    }
+    if let Some(author) = c.author {
+        argv.push(format!("--author={author}").into());
+    }
+    for (set, flag) in [
+        (c.signoff, "--signoff"),
+        (c.no_verify, "--no-verify"),
+        (c.quiet, "--quiet"),
+    ] {
+        if set {
+            argv.push(flag.into());
+        }
+    }
+    argv
+}
+
 fn dispatch(c: &mut Criterion) {
+    let typed = {
+        let call = ToolCall::from_json_text(None, "git_commit", ARGS);
+        atip_tests::git::Call::from_tool_call(&call).unwrap().argv()
+    };
+    assert_eq!(hand_written(ARGS), typed, "the floor builds the same argv");
+    assert_eq!(
+        atip_tests::git::Call::from_json_text("git_commit", ARGS)
+            .unwrap()
+            .argv(),
+        typed,
+        "dispatch from the text gives the same command"
+    );
     let mut g = c.benchmark_group("dispatch");
     g.bench_function("floor", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(ARGS)).unwrap())
     });
+    g.bench_function("derive-floor", |b| b.iter(|| hand_written(black_box(ARGS))));
     g.bench_function("typed", |b| {
         b.iter(|| {
             let call = ToolCall::from_json_text(None, "git_commit", black_box(ARGS));
             let command = atip_tests::git::Call::from_tool_call(&call).unwrap();
             command.argv()
+        })
+    });
+    g.bench_function("typed-text", |b| {
+        b.iter(|| {
+            atip_tests::git::Call::from_json_text("git_commit", black_box(ARGS))
+                .unwrap()
+                .argv()
         })
     });
     // The same call through metadata loaded at run time (specs built once, up front).
@@ -90,10 +168,22 @@ fn dispatch(c: &mut Criterion) {
     .expect("git.json loads");
     let tool = LoadedTool::new(doc, None);
     assert!(!tool.specs().is_empty());
+    let call = ToolCall::from_json_text(None, "git_commit", ARGS);
+    assert_eq!(
+        tool.invocation(&call).unwrap(),
+        tool.invocation_from_json_text("git_commit", ARGS).unwrap(),
+        "both loaded paths give the same invocation"
+    );
     g.bench_function("loaded", |b| {
         b.iter(|| {
             let call = ToolCall::from_json_text(None, "git_commit", black_box(ARGS));
             tool.invocation(&call).unwrap()
+        })
+    });
+    g.bench_function("loaded-text", |b| {
+        b.iter(|| {
+            tool.invocation_from_json_text("git_commit", black_box(ARGS))
+                .unwrap()
         })
     });
     g.finish();
@@ -265,19 +355,46 @@ fn main() {
         since,
     );
     report.ratio(
-        "dispatch `git commit` call → typed command + argv",
+        "dispatch `git commit` from its JSON text (`Call::from_json_text`) → typed command + argv, vs a serde-derive struct + argv by hand",
+        ("dispatch", "typed-text"),
+        ("dispatch", "derive-floor"),
+        1.5,
+        since,
+    );
+    report.ratio(
+        "the same call as a parsed `ToolCall` (`ToolCall::from_json_text` + `Call::from_tool_call`) + argv, vs the same floor",
         ("dispatch", "typed"),
-        ("dispatch", "floor"),
+        ("dispatch", "derive-floor"),
+        1.5,
+        since,
+    );
+    report.ratio(
+        "the same call through `LoadedTool::invocation_from_json_text` (run-time metadata, argument values recorded), vs the same floor",
+        ("dispatch", "loaded-text"),
+        ("dispatch", "derive-floor"),
         2.0,
         since,
     );
     report.ratio(
-        "dispatch the same call through `LoadedTool::invocation` (run-time metadata)",
+        "the same call as a `ToolCall` through `LoadedTool::invocation`, vs the same floor",
         ("dispatch", "loaded"),
-        ("dispatch", "floor"),
+        ("dispatch", "derive-floor"),
         2.0,
         since,
     );
+    if let (Some(derive), Some(value)) = (
+        median_ns("dispatch", "derive-floor", since),
+        median_ns("dispatch", "floor", since),
+    ) {
+        report.row(
+            "(for scale) the serde-derive floor vs `serde_json::from_str::<Value>` of the arguments",
+            format!("{derive:.0} ns"),
+            format!("{value:.0} ns"),
+            format!("{:.2}×", derive / value),
+            "none",
+            true,
+        );
+    }
     report.ratio(
         "exec `/bin/true` through the runner",
         ("exec", "runner"),

@@ -1906,26 +1906,48 @@ mod atip_generated {
         /// arguments first; every problem is reported at once (see
         /// `atip_runtime::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
-            const TABLE: &[__private::DispatchEntry<Call>] = &[
-                (_2fa::NAME, __private::dispatch_to::<_2fa, Call>),
-                (UfcNUefCode::NAME, __private::dispatch_to::<UfcNUefCode, Call>),
-                (AB::NAME, __private::dispatch_to::<AB, Call>),
-                (CallCommand::NAME, __private::dispatch_to::<CallCommand, Call>),
-                (EffectsCommand::NAME, __private::dispatch_to::<EffectsCommand, Call>),
-                (Enums::NAME, __private::dispatch_to::<Enums, Call>),
-                (Group::NAME, __private::dispatch_to::<Group, Call>),
-                (GroupInner::NAME, __private::dispatch_to::<GroupInner, Call>),
-                (ListAll2::NAME, __private::dispatch_to::<ListAll2, Call>),
-                (ListAll::NAME, __private::dispatch_to::<ListAll, Call>),
-                (OptionCommand::NAME, __private::dispatch_to::<OptionCommand, Call>),
-                (ResultCommand::NAME, __private::dispatch_to::<ResultCommand, Call>),
-                (SelfCommand::NAME, __private::dispatch_to::<SelfCommand, Call>),
-                (StringCommand::NAME, __private::dispatch_to::<StringCommand, Call>),
-                (Type::NAME, __private::dispatch_to::<Type, Call>),
-                (VecCommand::NAME, __private::dispatch_to::<VecCommand, Call>),
-            ];
-            __private::dispatch_by_name(call, TABLE, Self::NAMES)
+            __private::dispatch_by_name(
+                __private::CallInput::Call(call),
+                Self::DISPATCH,
+                Self::NAMES,
+            )
         }
+        /// Dispatches a call given as its tool name and its arguments as JSON text (such
+        /// as OpenAI's `function.arguments`), reading the arguments straight from the text
+        /// into the command; the same result as `from_tool_call` on
+        /// `ToolCall::from_json_text(None, name, arguments)`, errors included.
+        pub fn from_json_text(
+            name: &str,
+            arguments: &str,
+        ) -> Result<Self, DispatchError> {
+            __private::dispatch_by_name(
+                __private::CallInput::Text {
+                    name,
+                    arguments,
+                },
+                Self::DISPATCH,
+                Self::NAMES,
+            )
+        }
+        /// Each command's tool name and dispatch function, sorted by name.
+        const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
+            (_2fa::NAME, __private::dispatch_to::<_2fa, Call>),
+            (UfcNUefCode::NAME, __private::dispatch_to::<UfcNUefCode, Call>),
+            (AB::NAME, __private::dispatch_to::<AB, Call>),
+            (CallCommand::NAME, __private::dispatch_to::<CallCommand, Call>),
+            (EffectsCommand::NAME, __private::dispatch_to::<EffectsCommand, Call>),
+            (Enums::NAME, __private::dispatch_to::<Enums, Call>),
+            (Group::NAME, __private::dispatch_to::<Group, Call>),
+            (GroupInner::NAME, __private::dispatch_to::<GroupInner, Call>),
+            (ListAll2::NAME, __private::dispatch_to::<ListAll2, Call>),
+            (ListAll::NAME, __private::dispatch_to::<ListAll, Call>),
+            (OptionCommand::NAME, __private::dispatch_to::<OptionCommand, Call>),
+            (ResultCommand::NAME, __private::dispatch_to::<ResultCommand, Call>),
+            (SelfCommand::NAME, __private::dispatch_to::<SelfCommand, Call>),
+            (StringCommand::NAME, __private::dispatch_to::<StringCommand, Call>),
+            (Type::NAME, __private::dispatch_to::<Type, Call>),
+            (VecCommand::NAME, __private::dispatch_to::<VecCommand, Call>),
+        ];
         /// The merged effects of the called command.
         pub fn effects(&self) -> Effects {
             EFFECTS[self.index()].1.clone()
@@ -1947,6 +1969,12 @@ mod atip_generated {
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
+        }
+        fn dispatch_json_text(
+            name: &str,
+            arguments: &str,
+        ) -> Result<Self, DispatchError> {
+            Call::from_json_text(name, arguments)
         }
     }
     impl ::atip_runtime::ToInvocation for Call {

@@ -1884,23 +1884,45 @@ mod atip_generated {
         /// arguments first; every problem is reported at once (see
         /// `atip_runtime::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
-            const TABLE: &[__private::DispatchEntry<Call>] = &[
-                (AuthStatus::NAME, __private::dispatch_to::<AuthStatus, Call>),
-                (AuthToken::NAME, __private::dispatch_to::<AuthToken, Call>),
-                (IssueComment::NAME, __private::dispatch_to::<IssueComment, Call>),
-                (IssueCreate::NAME, __private::dispatch_to::<IssueCreate, Call>),
-                (IssueList::NAME, __private::dispatch_to::<IssueList, Call>),
-                (PrClose::NAME, __private::dispatch_to::<PrClose, Call>),
-                (PrCreate::NAME, __private::dispatch_to::<PrCreate, Call>),
-                (PrList::NAME, __private::dispatch_to::<PrList, Call>),
-                (PrMerge::NAME, __private::dispatch_to::<PrMerge, Call>),
-                (PrView::NAME, __private::dispatch_to::<PrView, Call>),
-                (RepoClone::NAME, __private::dispatch_to::<RepoClone, Call>),
-                (RepoDelete::NAME, __private::dispatch_to::<RepoDelete, Call>),
-                (RepoView::NAME, __private::dispatch_to::<RepoView, Call>),
-            ];
-            __private::dispatch_by_name(call, TABLE, Self::NAMES)
+            __private::dispatch_by_name(
+                __private::CallInput::Call(call),
+                Self::DISPATCH,
+                Self::NAMES,
+            )
         }
+        /// Dispatches a call given as its tool name and its arguments as JSON text (such
+        /// as OpenAI's `function.arguments`), reading the arguments straight from the text
+        /// into the command; the same result as `from_tool_call` on
+        /// `ToolCall::from_json_text(None, name, arguments)`, errors included.
+        pub fn from_json_text(
+            name: &str,
+            arguments: &str,
+        ) -> Result<Self, DispatchError> {
+            __private::dispatch_by_name(
+                __private::CallInput::Text {
+                    name,
+                    arguments,
+                },
+                Self::DISPATCH,
+                Self::NAMES,
+            )
+        }
+        /// Each command's tool name and dispatch function, sorted by name.
+        const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
+            (AuthStatus::NAME, __private::dispatch_to::<AuthStatus, Call>),
+            (AuthToken::NAME, __private::dispatch_to::<AuthToken, Call>),
+            (IssueComment::NAME, __private::dispatch_to::<IssueComment, Call>),
+            (IssueCreate::NAME, __private::dispatch_to::<IssueCreate, Call>),
+            (IssueList::NAME, __private::dispatch_to::<IssueList, Call>),
+            (PrClose::NAME, __private::dispatch_to::<PrClose, Call>),
+            (PrCreate::NAME, __private::dispatch_to::<PrCreate, Call>),
+            (PrList::NAME, __private::dispatch_to::<PrList, Call>),
+            (PrMerge::NAME, __private::dispatch_to::<PrMerge, Call>),
+            (PrView::NAME, __private::dispatch_to::<PrView, Call>),
+            (RepoClone::NAME, __private::dispatch_to::<RepoClone, Call>),
+            (RepoDelete::NAME, __private::dispatch_to::<RepoDelete, Call>),
+            (RepoView::NAME, __private::dispatch_to::<RepoView, Call>),
+        ];
         /// The merged effects of the called command.
         pub fn effects(&self) -> Effects {
             EFFECTS[self.index()].1.clone()
@@ -1922,6 +1944,12 @@ mod atip_generated {
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
+        }
+        fn dispatch_json_text(
+            name: &str,
+            arguments: &str,
+        ) -> Result<Self, DispatchError> {
+            Call::from_json_text(name, arguments)
         }
     }
     impl ::atip_runtime::ToInvocation for Call {

@@ -2536,23 +2536,45 @@ mod atip_generated {
         /// arguments first; every problem is reported at once (see
         /// `atip_runtime::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
-            const TABLE: &[__private::DispatchEntry<Call>] = &[
-                (Add::NAME, __private::dispatch_to::<Add, Call>),
-                (Branch::NAME, __private::dispatch_to::<Branch, Call>),
-                (Clean::NAME, __private::dispatch_to::<Clean, Call>),
-                (Commit::NAME, __private::dispatch_to::<Commit, Call>),
-                (Diff::NAME, __private::dispatch_to::<Diff, Call>),
-                (Init::NAME, __private::dispatch_to::<Init, Call>),
-                (Log::NAME, __private::dispatch_to::<Log, Call>),
-                (Reset::NAME, __private::dispatch_to::<Reset, Call>),
-                (Stash::NAME, __private::dispatch_to::<Stash, Call>),
-                (StashList::NAME, __private::dispatch_to::<StashList, Call>),
-                (StashPop::NAME, __private::dispatch_to::<StashPop, Call>),
-                (Status::NAME, __private::dispatch_to::<Status, Call>),
-                (Switch::NAME, __private::dispatch_to::<Switch, Call>),
-            ];
-            __private::dispatch_by_name(call, TABLE, Self::NAMES)
+            __private::dispatch_by_name(
+                __private::CallInput::Call(call),
+                Self::DISPATCH,
+                Self::NAMES,
+            )
         }
+        /// Dispatches a call given as its tool name and its arguments as JSON text (such
+        /// as OpenAI's `function.arguments`), reading the arguments straight from the text
+        /// into the command; the same result as `from_tool_call` on
+        /// `ToolCall::from_json_text(None, name, arguments)`, errors included.
+        pub fn from_json_text(
+            name: &str,
+            arguments: &str,
+        ) -> Result<Self, DispatchError> {
+            __private::dispatch_by_name(
+                __private::CallInput::Text {
+                    name,
+                    arguments,
+                },
+                Self::DISPATCH,
+                Self::NAMES,
+            )
+        }
+        /// Each command's tool name and dispatch function, sorted by name.
+        const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
+            (Add::NAME, __private::dispatch_to::<Add, Call>),
+            (Branch::NAME, __private::dispatch_to::<Branch, Call>),
+            (Clean::NAME, __private::dispatch_to::<Clean, Call>),
+            (Commit::NAME, __private::dispatch_to::<Commit, Call>),
+            (Diff::NAME, __private::dispatch_to::<Diff, Call>),
+            (Init::NAME, __private::dispatch_to::<Init, Call>),
+            (Log::NAME, __private::dispatch_to::<Log, Call>),
+            (Reset::NAME, __private::dispatch_to::<Reset, Call>),
+            (Stash::NAME, __private::dispatch_to::<Stash, Call>),
+            (StashList::NAME, __private::dispatch_to::<StashList, Call>),
+            (StashPop::NAME, __private::dispatch_to::<StashPop, Call>),
+            (Status::NAME, __private::dispatch_to::<Status, Call>),
+            (Switch::NAME, __private::dispatch_to::<Switch, Call>),
+        ];
         /// The merged effects of the called command.
         pub fn effects(&self) -> Effects {
             EFFECTS[self.index()].1.clone()
@@ -2574,6 +2596,12 @@ mod atip_generated {
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
+        }
+        fn dispatch_json_text(
+            name: &str,
+            arguments: &str,
+        ) -> Result<Self, DispatchError> {
+            Call::from_json_text(name, arguments)
         }
     }
     impl ::atip_runtime::ToInvocation for Call {

@@ -180,6 +180,12 @@ impl ArgvBuilder {
         b
     }
 
+    /// Whether this builder records the values of announced parameters (made with
+    /// [`ArgvBuilder::recorded`]); a writer may skip announcing parameters to one that does not.
+    pub fn records_values(&self) -> bool {
+        self.recording
+    }
+
     /// Pushes an element that comes from metadata, not from a value (program, path, flag).
     fn push_fixed(&mut self, el: OsString, what: &str) {
         if contains_nul(&el) {

@@ -58,7 +58,8 @@ pub trait Command {
     /// Writes global options, the subcommand path, options and positionals into `argv`,
     /// which already holds the program (the argv rules of DESIGN.md).
     fn write_argv(&self, argv: &mut ArgvBuilder) {
-        let tool = Self::TOOL;
+        // A reference to the constant itself, not a copy of it per call.
+        let tool: &'static ToolSpec = const { &Self::TOOL };
         self.fields(&mut |fields| write_fields(argv, Self::PATH, &tool.params, fields));
     }
 

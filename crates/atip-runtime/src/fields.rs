@@ -38,6 +38,15 @@ pub trait Scalar: serde::Serialize + Sized {
     /// When the value is of another kind.
     fn from_json(value: &Value) -> Result<Self, String>;
 
+    /// Reads a checked argument value that is owned, moving text out of it instead of copying.
+    ///
+    /// # Errors
+    ///
+    /// As [`Scalar::from_json`].
+    fn from_owned_json(value: Value) -> Result<Self, String> {
+        Self::from_json(&value)
+    }
+
     /// The value a field holds while its argument could not be read. It is never observed:
     /// [`Arguments::finish`](crate::dispatch::Arguments::finish) then discards the command and
     /// returns the problem instead. (A value is needed so that generated code builds a
@@ -102,6 +111,13 @@ impl Scalar for String {
             .ok_or_else(|| expected("a string", value))
     }
 
+    fn from_owned_json(value: Value) -> Result<Self, String> {
+        match value {
+            Value::String(s) => Ok(s),
+            other => Self::from_json(&other),
+        }
+    }
+
     fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         ArgValue::to_arg(self)
     }
@@ -121,6 +137,13 @@ impl Scalar for PathBuf {
             .as_str()
             .map(PathBuf::from)
             .ok_or_else(|| expected("a path (string)", value))
+    }
+
+    fn from_owned_json(value: Value) -> Result<Self, String> {
+        match value {
+            Value::String(s) => Ok(PathBuf::from(s)),
+            other => Self::from_json(&other),
+        }
     }
 
     fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
@@ -184,8 +207,18 @@ impl<T: Scalar> ArgValue for ScalarArg<'_, T> {
     }
 }
 
+/// Tells a recording builder which parameter the next value belongs to. Only present values
+/// are announced, and only to a builder that records: a loaded spec's names are owned, and a
+/// copy for every parameter would cost more than the rest of the argv.
+fn announce(argv: &mut ArgvBuilder, spec: &ParamSpec) {
+    if argv.records_values() {
+        argv.parameter(spec.name.clone(), spec.is_path());
+    }
+}
+
 /// Writes one value of `spec` in its form; URL parameters' values are checked as URLs.
 fn write_value<V: ArgValue + ?Sized>(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &V) {
+    announce(argv, spec);
     match &spec.argv {
         ArgvForm::Joined(flag) => argv.long(flag, value),
         ArgvForm::Separate(flag) => argv.short(flag, value),
@@ -206,9 +239,13 @@ fn write_scalar<T: Scalar>(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &T) 
 /// A boolean: the bare flag when `true` (an argument is written `true` or `false`).
 fn write_bool(argv: &mut ArgvBuilder, spec: &ParamSpec, on: bool) {
     match &spec.argv {
-        ArgvForm::Argument(name) => argv.positional(name, if on { "true" } else { "false" }),
+        ArgvForm::Argument(name) => {
+            announce(argv, spec);
+            argv.positional(name, if on { "true" } else { "false" })
+        }
         ArgvForm::Flag(flag) | ArgvForm::Joined(flag) | ArgvForm::Separate(flag) => {
             if on {
+                announce(argv, spec);
                 argv.flag(flag);
             }
         }
@@ -343,21 +380,28 @@ impl Field for JsonArgument<'_> {
 
 /// A command's argv after its program: the global options, the subcommand `path`, the other
 /// options, then the positionals (which [`ArgvBuilder`] keeps last). `params` and `fields`
-/// are in the same order; each parameter is announced ([`ArgvBuilder::parameter`]) so its
-/// values are recorded for argument rules.
+/// are in the same order; each value is announced with its parameter
+/// ([`ArgvBuilder::parameter`]) so that a recording builder records it for argument rules.
 pub fn write_fields(
     argv: &mut ArgvBuilder,
     path: &[impl AsRef<str>],
     params: &[ParamSpec],
     fields: &[&dyn Field],
 ) {
-    for (spec, field) in params.iter().zip(fields).filter(|(s, _)| s.global) {
-        argv.parameter(spec.name.clone(), spec.is_path());
+    write_params(argv, path, params.iter().zip(fields.iter().copied()));
+}
+
+/// [`write_fields`] over parameter/field pairs, for writers whose fields are not in a slice
+/// of references (a loaded tool's checked values).
+pub(crate) fn write_params<'f, I>(argv: &mut ArgvBuilder, path: &[impl AsRef<str>], pairs: I)
+where
+    I: Iterator<Item = (&'f ParamSpec, &'f dyn Field)> + Clone,
+{
+    for (spec, field) in pairs.clone().filter(|(s, _)| s.global) {
         field.write(argv, spec);
     }
     argv.subcommand(path);
-    for (spec, field) in params.iter().zip(fields).filter(|(s, _)| !s.global) {
-        argv.parameter(spec.name.clone(), spec.is_path());
+    for (spec, field) in pairs.filter(|(s, _)| !s.global) {
         field.write(argv, spec);
     }
 }

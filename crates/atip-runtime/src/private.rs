@@ -118,42 +118,78 @@ impl<C: Command> DynCommand for C {
     }
 }
 
-/// A generated `Call`'s dispatch function for command `C`: [`typed`](crate::dispatch::typed)
-/// then the variant (`T: From<C>`). Generated code keeps these in a table sorted by tool
-/// name and finds a call's entry by binary search, instead of a `match` on thousands of
-/// strings.
+/// What a generated `Call` dispatches: a parsed [`ToolCall`](crate::ToolCall), or a tool
+/// name with its arguments still as the provider's JSON text.
+#[derive(Debug, Clone, Copy)]
+pub enum CallInput<'a> {
+    /// `Call::from_tool_call`.
+    Call(&'a crate::ToolCall),
+    /// `Call::from_json_text`.
+    Text {
+        /// The tool name.
+        name: &'a str,
+        /// The arguments object as JSON text.
+        arguments: &'a str,
+    },
+}
+
+impl CallInput<'_> {
+    fn name(&self) -> &str {
+        match self {
+            CallInput::Call(call) => &call.name,
+            CallInput::Text { name, .. } => name,
+        }
+    }
+}
+
+/// A generated `Call`'s dispatch function for command `C`:
+/// [`typed`](crate::dispatch::typed) or [`typed_from_json_text`](crate::dispatch::typed_from_json_text),
+/// then the variant (`T: From<C>`). Generated code keeps these in a table sorted by tool name
+/// and finds a call's entry by binary search, instead of a `match` on thousands of strings.
 ///
 /// # Errors
 ///
 /// As [`typed`](crate::dispatch::typed).
-pub fn dispatch_to<C, T>(call: &crate::ToolCall) -> Result<T, crate::DispatchError>
+pub fn dispatch_to<C, T>(input: CallInput<'_>) -> Result<T, crate::DispatchError>
 where
     C: Command,
     T: From<C>,
 {
-    crate::dispatch::typed::<C>(call).map(T::from)
+    match input {
+        CallInput::Call(call) => crate::dispatch::typed::<C>(call),
+        CallInput::Text { name, arguments } => {
+            crate::dispatch::typed_from_json_text::<C>(name, arguments)
+        }
+    }
+    .map(T::from)
 }
 
 /// One row of a generated `Call`'s dispatch table: tool name and its dispatch function.
 pub type DispatchEntry<T> = (
     &'static str,
-    fn(&crate::ToolCall) -> Result<T, crate::DispatchError>,
+    fn(CallInput<'_>) -> Result<T, crate::DispatchError>,
 );
 
-/// Dispatches `call` through `table` (sorted by name), or reports the unknown tool with a
+/// Dispatches `input` through `table` (sorted by name), or reports the unknown tool with a
 /// suggestion from `names`.
 ///
 /// # Errors
 ///
 /// [`DispatchError`](crate::DispatchError): unknown tool, or as the command's dispatch.
 pub fn dispatch_by_name<T>(
-    call: &crate::ToolCall,
+    input: CallInput<'_>,
     table: &[DispatchEntry<T>],
     names: &[&str],
 ) -> Result<T, crate::DispatchError> {
-    match table.binary_search_by(|(name, _)| (*name).cmp(call.name.as_str())) {
-        Ok(i) => (table[i].1)(call),
-        Err(_) => Err(crate::DispatchError::unknown_tool(call, names)),
+    match table.binary_search_by(|(name, _)| (*name).cmp(input.name())) {
+        Ok(i) => (table[i].1)(input),
+        Err(_) => Err(match input {
+            CallInput::Call(call) => crate::DispatchError::unknown_tool(call, names),
+            CallInput::Text { name, arguments } => crate::DispatchError::unknown_tool(
+                &crate::ToolCall::from_json_text(None, name, arguments),
+                names,
+            ),
+        }),
     }
 }
 

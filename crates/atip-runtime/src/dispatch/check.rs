@@ -45,10 +45,12 @@ pub fn check_arguments(
     spec: &ToolSpec,
     args: &Map<String, Value>,
 ) -> Result<Map<String, Value>, Vec<Problem>> {
-    Ok(Arguments::check(spec, args)?
-        .slots
-        .into_iter()
-        .filter_map(|(name, value)| Some((name.to_owned(), value?.into_owned())))
+    let checked = Arguments::check(spec, args)?;
+    Ok(checked
+        .params
+        .iter()
+        .zip(checked.slots)
+        .filter_map(|(p, value)| Some((p.name.to_string(), value?.into_owned())))
         .collect())
 }
 
@@ -60,8 +62,10 @@ pub fn check_arguments(
 /// value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Arguments<'a> {
-    /// One slot per parameter of the spec, in its order: the name and the value, if present.
-    slots: Vec<(&'a str, Option<Cow<'a, Value>>)>,
+    /// The spec's parameters.
+    params: &'a [ParamSpec],
+    /// One slot per parameter, in the same order: the value, if present.
+    slots: Slots<'a>,
     /// The slot after the last one read: generated code reads fields in spec order, so the
     /// next field is almost always there.
     next: usize,
@@ -78,79 +82,55 @@ impl<'a> Arguments<'a> {
     /// Every [`Problem`] found.
     pub fn check(spec: &'a ToolSpec, args: &'a Map<String, Value>) -> Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
-        // One slot per parameter; each argument is matched to its parameter by comparing
-        // names: a few short comparisons cost less than hashing every parameter name.
-        let mut slots: Vec<(&'a str, Option<Cow<'a, Value>>)> = spec
-            .params
-            .iter()
-            .map(|p| (p.name.as_ref(), None))
-            .collect();
+        let mut slots = empty_slots(spec);
         for (key, value) in args {
-            match spec.params.iter().position(|p| p.name == key.as_str()) {
-                Some(i) => slots[i].1 = Some(Cow::Borrowed(value)),
+            match position(spec, key) {
+                Some(i) => slots[i] = Some(Cow::Borrowed(value)),
                 None => problems.push(Problem::UnknownParameter { param: key.clone() }),
             }
         }
-        for (p, slot) in spec.params.iter().zip(slots.iter_mut()) {
-            let Some(Cow::Borrowed(v)) = slot.1 else {
-                if p.required {
-                    problems.push(Problem::Missing {
-                        param: p.name.to_string(),
-                        expected: expected(p),
-                    });
-                }
-                continue;
-            };
-            slot.1 = match v {
-                Value::Null => {
-                    if p.required {
-                        problems.push(Problem::Missing {
-                            param: p.name.to_string(),
-                            expected: expected(p),
-                        });
-                    }
-                    None
-                }
-                Value::Array(items) if p.multiple => {
-                    let mut coerced: Option<Vec<Value>> = None;
-                    for (i, item) in items.iter().enumerate() {
-                        match check_value(p, item, || format!("{}[{i}]", p.name)) {
-                            Ok(Cow::Borrowed(_)) => {
-                                if let Some(c) = &mut coerced {
-                                    c.push(item.clone());
-                                }
-                            }
-                            Ok(Cow::Owned(v)) => {
-                                coerced.get_or_insert_with(|| items[..i].to_vec()).push(v);
-                            }
-                            Err(e) => problems.push(e),
-                        }
-                    }
-                    Some(match coerced {
-                        Some(c) => Cow::Owned(Value::Array(c)),
-                        None => Cow::Borrowed(v),
-                    })
-                }
-                other if p.multiple => {
-                    problems.push(Problem::WrongType {
-                        param: p.name.to_string(),
-                        expected: expected(p),
-                        found: crate::diagnostic::describe(other),
-                    });
-                    None
-                }
-                v => match check_value(p, v, || p.name.to_string()) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        problems.push(e);
-                        None
-                    }
+        Self::checked(spec, slots, problems)
+    }
+
+    /// Reads the arguments straight from the provider's JSON text into the spec's slots — no
+    /// intermediate map, keys matched without copying them, each value parsed once — then
+    /// checks them exactly as [`Arguments::check`] does.
+    ///
+    /// `None` when the text is not a usable object (invalid JSON, not an object), names a
+    /// parameter the spec lacks, or any check fails: the caller then takes the path through
+    /// [`ToolCall`](super::ToolCall) and [`Arguments::check`] once more, which words the
+    /// error. So this path only ever *succeeds* faster; its errors are the other path's.
+    pub(crate) fn from_json_text(spec: &'a ToolSpec, text: &str) -> Option<Self> {
+        let mut slots = empty_slots(spec);
+        if !text.trim().is_empty() {
+            let mut de = serde_json::Deserializer::from_str(text);
+            serde::Deserializer::deserialize_map(
+                &mut de,
+                SlotsVisitor {
+                    spec,
+                    slots: &mut slots,
                 },
-            };
+            )
+            .ok()?;
+            de.end().ok()?;
+        }
+        Self::checked(spec, slots, Vec::new()).ok()
+    }
+
+    /// The second half of a check: each present value against its parameter, required ones
+    /// present, the argv buildable.
+    fn checked(
+        spec: &'a ToolSpec,
+        mut slots: Slots<'a>,
+        mut problems: Vec<Problem>,
+    ) -> Result<Self, Vec<Problem>> {
+        for (p, slot) in spec.params.iter().zip(slots.iter_mut()) {
+            check_slot(p, slot, &mut problems);
         }
         problems.extend(argv_problems(spec, &slots));
         if problems.is_empty() {
             Ok(Arguments {
+                params: &spec.params,
                 slots,
                 next: 0,
                 problems: Vec::new(),
@@ -163,16 +143,19 @@ impl<'a> Arguments<'a> {
     /// The checked value of the spec's `i`-th parameter, if present (`null`s removed, coerced
     /// where safe), without taking it.
     pub(crate) fn value(&self, i: usize) -> Option<&Value> {
-        self.slots.get(i).and_then(|(_, v)| v.as_deref())
+        self.slots.get(i).and_then(|v| v.as_deref())
     }
 
+    #[inline]
     fn take(&mut self, name: &str) -> Option<Cow<'a, Value>> {
-        let i = match self.slots.get(self.next) {
-            Some((k, _)) if *k == name => self.next,
-            _ => self.slots.iter().position(|(k, _)| *k == name)?,
+        let i = match self.params.get(self.next) {
+            // Generated code names the fields with the same literals as its parameter table,
+            // which the compiler usually merges: then a pointer comparison settles it.
+            Some(p) if std::ptr::eq(p.name.as_ref(), name) || p.name == name => self.next,
+            _ => self.params.iter().position(|p| p.name == name)?,
         };
         self.next = i + 1;
-        self.slots[i].1.take()
+        self.slots[i].take()
     }
 
     /// The field called `name`, converted to the field's type: absent is `false` for a flag,
@@ -180,9 +163,10 @@ impl<'a> Arguments<'a> {
     /// that does not convert) is kept for [`Arguments::finish`], which then discards the command,
     /// and [`FromArgument::unread`] is returned so that generated code builds the command in one
     /// expression.
+    #[inline]
     pub fn field<T: FromArgument>(&mut self, name: &str) -> T {
         let value = self.take(name);
-        match T::from_argument(value.as_deref()) {
+        match T::from_checked(value) {
             Ok(v) => v,
             Err(e) => {
                 self.problems.push(format!("parameter `{name}`: {e}"));
@@ -219,6 +203,16 @@ pub trait FromArgument: Sized {
     /// What is wrong with it.
     fn from_argument(value: Option<&Value>) -> Result<Self, String>;
 
+    /// Converts the value, moving out of it when it is owned (read from the arguments' text
+    /// or coerced) instead of copying.
+    ///
+    /// # Errors
+    ///
+    /// As [`FromArgument::from_argument`].
+    fn from_checked(value: Option<Cow<'_, Value>>) -> Result<Self, String> {
+        Self::from_argument(value.as_deref())
+    }
+
     /// The value a field holds while its argument could not be read; never observed, since
     /// [`Arguments::finish`] then returns the problem instead of the command.
     fn unread() -> Self;
@@ -252,6 +246,21 @@ impl<T: crate::fields::Scalar> FromArgument for T {
             Some(v) => T::from_json(v),
         }
     }
+
+    fn from_checked(value: Option<Cow<'_, Value>>) -> Result<Self, String> {
+        match value {
+            None => Err("is required".to_owned()),
+            Some(v) => scalar(v),
+        }
+    }
+}
+
+/// A scalar from a checked value, moved out of it when owned.
+fn scalar<T: crate::fields::Scalar>(value: Cow<'_, Value>) -> Result<T, String> {
+    match value {
+        Cow::Borrowed(v) => T::from_json(v),
+        Cow::Owned(v) => T::from_owned_json(v),
+    }
 }
 
 impl<T: crate::fields::Scalar> FromArgument for Option<T> {
@@ -261,6 +270,10 @@ impl<T: crate::fields::Scalar> FromArgument for Option<T> {
 
     fn from_argument(value: Option<&Value>) -> Result<Self, String> {
         value.map(T::from_json).transpose()
+    }
+
+    fn from_checked(value: Option<Cow<'_, Value>>) -> Result<Self, String> {
+        value.map(scalar).transpose()
     }
 }
 
@@ -278,6 +291,158 @@ impl<T: crate::fields::Scalar> FromArgument for Vec<T> {
                 crate::diagnostic::describe(other)
             )),
         }
+    }
+
+    fn from_checked(value: Option<Cow<'_, Value>>) -> Result<Self, String> {
+        match value {
+            Some(Cow::Owned(Value::Array(items))) => {
+                items.into_iter().map(T::from_owned_json).collect()
+            }
+            other => Self::from_argument(other.as_deref()),
+        }
+    }
+}
+
+/// One slot per parameter of a spec, in its order: the value, if present.
+type Slots<'a> = Vec<Option<Cow<'a, Value>>>;
+
+fn empty_slots<'a>(spec: &ToolSpec) -> Slots<'a> {
+    std::iter::repeat_with(|| None)
+        .take(spec.params.len())
+        .collect()
+}
+
+/// The index of the parameter called `key`: a few short comparisons cost less than hashing
+/// every parameter name.
+fn position(spec: &ToolSpec, key: &str) -> Option<usize> {
+    spec.params.iter().position(|p| p.name == key)
+}
+
+fn missing(p: &ParamSpec) -> Problem {
+    Problem::Missing {
+        param: p.name.to_string(),
+        expected: expected(p),
+    }
+}
+
+/// Checks the value in one slot in place (the slots are large and most values stay as they
+/// are): `null` becomes absent, a coerced value replaces the original, a value with a
+/// problem is dropped and the problem recorded; an absent required value is a problem.
+fn check_slot(p: &ParamSpec, slot: &mut Option<Cow<'_, Value>>, problems: &mut Vec<Problem>) {
+    let Some(v) = slot.as_deref() else {
+        if p.required {
+            problems.push(missing(p));
+        }
+        return;
+    };
+    if in_normal_form(p, v) {
+        return;
+    }
+    let replacement = match v {
+        Value::Null => {
+            if p.required {
+                problems.push(missing(p));
+            }
+            None
+        }
+        Value::Array(items) if p.multiple => {
+            let mut coerced: Option<Vec<Value>> = None;
+            for (i, item) in items.iter().enumerate() {
+                match check_value(p, item, || format!("{}[{i}]", p.name)) {
+                    Ok(Cow::Borrowed(_)) => {
+                        if let Some(c) = &mut coerced {
+                            c.push(item.clone());
+                        }
+                    }
+                    Ok(Cow::Owned(v)) => {
+                        coerced.get_or_insert_with(|| items[..i].to_vec()).push(v);
+                    }
+                    Err(e) => problems.push(e),
+                }
+            }
+            match coerced {
+                Some(c) => Some(Value::Array(c)),
+                None => return,
+            }
+        }
+        other if p.multiple => {
+            problems.push(Problem::WrongType {
+                param: p.name.to_string(),
+                expected: expected(p),
+                found: crate::diagnostic::describe(other),
+            });
+            None
+        }
+        v => match check_value(p, v, || p.name.to_string()) {
+            Ok(Cow::Borrowed(_)) => return,
+            Ok(Cow::Owned(v)) => Some(v),
+            Err(e) => {
+                problems.push(e);
+                None
+            }
+        },
+    };
+    *slot = replacement.map(Cow::Owned);
+}
+
+/// Whether `v` is already what `p` takes, with nothing to coerce or report: the common case,
+/// decided without building [`check_value`]'s result.
+fn in_normal_form(p: &ParamSpec, v: &Value) -> bool {
+    if p.values.is_some() || p.multiple {
+        return false;
+    }
+    match (p.kind, v) {
+        (ValueKind::Boolean, Value::Bool(_)) => true,
+        (ValueKind::String | ValueKind::File | ValueKind::Directory, Value::String(s)) => {
+            !s.contains('\0')
+        }
+        _ => false,
+    }
+}
+
+/// Fills the slots of [`Arguments::from_json_text`] from a JSON object; fails on anything
+/// else and on a key that names no parameter.
+struct SlotsVisitor<'s, 'a> {
+    spec: &'a ToolSpec,
+    slots: &'s mut Slots<'a>,
+}
+
+impl<'de> serde::de::Visitor<'de> for SlotsVisitor<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object of arguments")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        while let Some(i) = map.next_key_seed(KeySeed(self.spec))? {
+            // A repeated key keeps its last value, as a parsed map would.
+            self.slots[i] = Some(Cow::Owned(map.next_value::<Value>()?));
+        }
+        Ok(())
+    }
+}
+
+/// A key, read as the index of the parameter it names, without copying it.
+struct KeySeed<'a>(&'a ToolSpec);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<usize, D::Error> {
+        de.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a parameter name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<usize, E> {
+        position(self.0, key).ok_or_else(|| E::custom("unknown parameter"))
     }
 }
 
@@ -373,10 +538,10 @@ fn check_value<'a>(
 /// What would stop the argv from being built, found with the types so that one answer lists
 /// every problem: a required list given empty, and a positional argument given after an
 /// omitted one (it would land in the omitted one's slot).
-fn argv_problems(spec: &ToolSpec, slots: &[(&str, Option<Cow<'_, Value>>)]) -> Vec<Problem> {
+fn argv_problems(spec: &ToolSpec, slots: &[Option<Cow<'_, Value>>]) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut omitted: Option<&str> = None;
-    for (p, (_, value)) in spec.params.iter().zip(slots) {
+    for (p, value) in spec.params.iter().zip(slots) {
         let empty_list = matches!(value.as_deref(), Some(Value::Array(items)) if items.is_empty());
         if p.required && p.multiple && empty_list {
             problems.push(Problem::Missing {

@@ -200,14 +200,11 @@ impl LoadedTool {
             let names: Vec<&str> = self.names().collect();
             return Err(DispatchError::unknown_tool(call, &names));
         };
-        let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
+        let spec = &self.specs()[i];
         let args = call.checked_arguments()?;
         // Checked in place: the values stay borrowed from the call (no normalised copy).
         let checked = Arguments::check(spec, args).map_err(|p| DispatchError::new(call, p))?;
-        let values: Vec<JsonArgument<'_>> = (0..spec.params.len())
-            .map(|i| JsonArgument(checked.value(i)))
-            .collect();
-        let (argv, arguments) = argv_and_arguments(&self.program, spec, &values).map_err(|e| {
+        let mut invocation = self.checked_invocation(i, &checked).map_err(|e| {
             DispatchError::new(
                 call,
                 e.problems
@@ -218,10 +215,56 @@ impl LoadedTool {
                     .collect(),
             )
         })?;
+        invocation.call_id.clone_from(&call.id);
+        Ok(invocation)
+    }
+
+    /// [`LoadedTool::invocation`] of a call given as its tool name and its arguments as JSON
+    /// text (OpenAI's `function.arguments`, a streamed call's accumulated text), reading the
+    /// arguments straight from the text: no [`ToolCall`], no intermediate map. The result is
+    /// the one `invocation` gives for `ToolCall::from_json_text(None, name, arguments)`,
+    /// errors included (a call that fails is read again that way, which words every
+    /// problem); `call_id` is `None` — set it when the call has an id.
+    ///
+    /// # Errors
+    ///
+    /// As [`LoadedTool::invocation`].
+    pub fn invocation_from_json_text(
+        &self,
+        name: &str,
+        arguments: &str,
+    ) -> Result<Invocation, DispatchError> {
+        if let Some(&i) = self.index.get(name) {
+            if let Some(checked) = Arguments::from_json_text(&self.specs()[i], arguments) {
+                if let Ok(invocation) = self.checked_invocation(i, &checked) {
+                    return Ok(invocation);
+                }
+            }
+        }
+        self.invocation(&ToolCall::from_json_text(None, name, arguments))
+    }
+
+    /// The invocation of command `i` with its checked arguments: argv, recorded values,
+    /// effects, title and trust.
+    fn checked_invocation(
+        &self,
+        i: usize,
+        checked: &Arguments<'_>,
+    ) -> Result<Invocation, crate::ArgvError> {
+        let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
+        let mut b = ArgvBuilder::recorded(self.program.as_str());
+        let values: Vec<JsonArgument<'_>> = (0..spec.params.len())
+            .map(|i| JsonArgument(checked.value(i)))
+            .collect();
+        let pairs = spec
+            .params
+            .iter()
+            .zip(values.iter().map(|v| v as &dyn Field));
+        crate::fields::write_params(&mut b, &spec.path, pairs);
+        let (argv, arguments) = b.finish_recorded()?;
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;
-        invocation.call_id.clone_from(&call.id);
         self.stamp(&mut invocation);
         Ok(invocation)
     }

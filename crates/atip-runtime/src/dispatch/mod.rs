@@ -310,8 +310,8 @@ where
     C: Command,
 {
     let args = call.checked_arguments()?;
-    let tool = C::TOOL;
-    let args = Arguments::check(&tool, args).map_err(|p| DispatchError::new(call, p))?;
+    let tool: &'static crate::ToolSpec = const { &C::TOOL };
+    let args = Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))?;
     C::from_arguments(args).map_err(|e| {
         DispatchError::new(
             call,
@@ -320,4 +320,29 @@ where
             }],
         )
     })
+}
+
+/// Dispatches a call given as its tool name and its arguments as the provider's JSON text
+/// (OpenAI's `function.arguments` string, a streamed call's accumulated text) to the typed
+/// command `C`, reading the arguments straight from the text into the command: no
+/// [`ToolCall`], no intermediate map, strings moved rather than copied. The result is the
+/// one [`typed`] gives for `ToolCall::from_json_text(None, name, arguments)`, errors included
+/// (a call that fails is read again through that path, which words every problem). Used by
+/// generated `Call::from_json_text`.
+///
+/// # Errors
+///
+/// As [`typed`]: the arguments are not a JSON object, or [`DispatchError`] with every
+/// problem.
+pub fn typed_from_json_text<C>(name: &str, arguments: &str) -> Result<C, DispatchError>
+where
+    C: Command,
+{
+    let tool: &'static crate::ToolSpec = const { &C::TOOL };
+    if let Some(args) = Arguments::from_json_text(tool, arguments) {
+        if let Ok(command) = C::from_arguments(args) {
+            return Ok(command);
+        }
+    }
+    typed::<C>(&ToolCall::from_json_text(None, name, arguments))
 }

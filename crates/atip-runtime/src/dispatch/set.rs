@@ -68,6 +68,18 @@ pub trait CommandSet: crate::ToInvocation + Sized + Send + Sync + 'static {
     ///
     /// [`DispatchError`] with every problem of the call.
     fn dispatch(call: &ToolCall) -> Result<Self, DispatchError>;
+
+    /// The module's `Call::from_json_text`: a call given as its tool name and its arguments
+    /// as JSON text, dispatched straight from the text. The result equals
+    /// `Self::dispatch(&ToolCall::from_json_text(None, name, arguments))`, which is also what
+    /// this default does.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`] with every problem of the call.
+    fn dispatch_json_text(name: &str, arguments: &str) -> Result<Self, DispatchError> {
+        Self::dispatch(&ToolCall::from_json_text(None, name, arguments))
+    }
 }
 
 /// The commands of a generated module, for a turn driver (`agent::TurnDriver`): `Generated::<git::Call>::new()`.
