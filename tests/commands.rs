@@ -1,6 +1,6 @@
 //! The generated API on real metadata (goldens of `examples/atip/*.json` and the adversarial
-//! fixture): argv order and forms, constructor and setters, serde with provider names, `Call`,
-//! effects constants.
+//! fixture): argv order and forms, constructor and setters, arguments objects and serde with
+//! provider names, `Call`, effects constants.
 
 use std::ffi::OsString;
 
@@ -219,27 +219,64 @@ fn global_inherited_and_own_options_in_a_group() {
     );
 }
 
+/// `git` generated with `serde = true`: every command also implements serde's traits.
+mod git_serde {
+    atip_runtime::include_atip!("../examples/atip/git.json", serde = true);
+}
+
 #[test]
 fn serde_uses_provider_names_and_accepts_strict_mode_nulls() {
     // OpenAI strict mode sends every parameter, unset ones as null.
-    let c: git::Commit = serde_json::from_str(
+    let c: git_serde::Commit = serde_json::from_str(
         r#"{"message": "m", "all": true, "allow_empty": null, "amend": null, "author": null,
             "signoff": null, "no_verify": null, "quiet": null, "no_pager": null}"#,
     )
     .unwrap();
-    assert_eq!(c, git::Commit::new("m").all(true));
-    let json = serde_json::to_value(git::Commit::new("m").no_verify(true)).unwrap();
+    assert_eq!(c, git_serde::Commit::new("m").all(true));
+    let json = serde_json::to_value(git_serde::Commit::new("m").no_verify(true)).unwrap();
     assert_eq!(json, serde_json::json!({"message": "m", "no_verify": true}));
-    let st: git::Status = serde_json::from_str(r#"{"untracked_files": "all"}"#).unwrap();
-    assert_eq!(st.untracked_files, Some(git::StatusUntrackedFiles::All));
-    assert!(serde_json::from_str::<git::Status>(r#"{"untracked_files": "some"}"#).is_err());
+    let st: git_serde::Status = serde_json::from_str(r#"{"untracked_files": "all"}"#).unwrap();
+    assert_eq!(
+        st.untracked_files,
+        Some(git_serde::StatusUntrackedFiles::All)
+    );
+    assert!(serde_json::from_str::<git_serde::Status>(r#"{"untracked_files": "some"}"#).is_err());
     assert!(
-        serde_json::from_str::<git::Commit>(r#"{}"#).is_err(),
+        serde_json::from_str::<git_serde::Commit>(r#"{}"#).is_err(),
         "message is required"
     );
     assert!(
-        serde_json::from_str::<git::Log>(r#"{"oneline": true, "rm_rf": true}"#).is_err(),
+        serde_json::from_str::<git_serde::Log>(r#"{"oneline": true, "rm_rf": true}"#).is_err(),
         "unknown parameters are rejected"
+    );
+}
+
+#[test]
+fn without_serde_impls_commands_still_convert_to_and_from_arguments() {
+    // The default generation has no serde impls; the `Command` methods do the same work.
+    let c = git::Commit::new("m").no_verify(true).no_pager(true);
+    assert_eq!(
+        serde_json::Value::Object(c.to_arguments()),
+        serde_json::json!({"no_pager": true, "message": "m", "no_verify": true})
+    );
+    let text = serde_json::to_string(&c.to_arguments()).unwrap();
+    assert_eq!(git::Commit::from_json_text(&text).unwrap(), c);
+    let strict = r#"{"message": "m", "all": true, "allow_empty": null, "amend": null,
+        "author": null, "signoff": null, "no_verify": null, "quiet": null, "no_pager": null}"#;
+    assert_eq!(
+        git::Commit::from_json_text(strict).unwrap(),
+        git::Commit::new("m").all(true)
+    );
+    let e = git::Log::from_json_text(r#"{"oneline": true, "rm_rf": true}"#).unwrap_err();
+    assert!(e.to_string().contains("rm_rf"), "{e}");
+    let e = git::Commit::from_json_text("{}").unwrap_err();
+    assert!(e.to_string().contains("message"), "{e}");
+    // The same objects as the serde impls of `serde = true`, for every command shape here.
+    let log = git::Log::new().oneline(true).max_count(3);
+    let log_serde = git_serde::Log::new().oneline(true).max_count(3);
+    assert_eq!(
+        serde_json::Value::Object(log.to_arguments()),
+        serde_json::to_value(&log_serde).unwrap()
     );
 }
 

@@ -241,21 +241,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Type {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Type {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Another keyword
     ///
     /// Runs `weird self`; tool name `weird_self`.
@@ -374,21 +359,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for SelfCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for SelfCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for SelfCommand {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -438,21 +408,6 @@ mod atip_generated {
                 globals: Globals::from_arguments(&mut args),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for CallCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for CallCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for CallCommand {
@@ -506,21 +461,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for OptionCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for OptionCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for OptionCommand {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -570,21 +510,6 @@ mod atip_generated {
                 globals: Globals::from_arguments(&mut args),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for ResultCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for ResultCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for ResultCommand {
@@ -638,21 +563,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for StringCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for StringCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for StringCommand {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -704,21 +614,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for VecCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for VecCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for VecCommand {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -768,21 +663,6 @@ mod atip_generated {
                 globals: Globals::from_arguments(&mut args),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for EffectsCommand {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for EffectsCommand {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for EffectsCommand {
@@ -870,21 +750,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for _2fa {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for _2fa {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for _2fa {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -952,21 +817,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for UfcNUefCode {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for UfcNUefCode {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for UfcNUefCode {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -1016,21 +866,6 @@ mod atip_generated {
                 globals: Globals::from_arguments(&mut args),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for AB {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for AB {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for AB {
@@ -1084,21 +919,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for ListAll {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for ListAll {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for ListAll {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -1148,21 +968,6 @@ mod atip_generated {
                 globals: Globals::from_arguments(&mut args),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for ListAll2 {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for ListAll2 {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for ListAll2 {
@@ -1528,21 +1333,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Enums {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Enums {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Enums {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -1627,21 +1417,6 @@ mod atip_generated {
                 depth: args.field("depth"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for Group {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Group {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// Inherits --type-in-group and --depth
@@ -1731,21 +1506,6 @@ mod atip_generated {
                 depth: args.field("depth"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for GroupInner {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for GroupInner {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// The option `--type`, shared by every command that has it.

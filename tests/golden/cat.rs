@@ -148,21 +148,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Cat {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Cat {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// The merged effects of `cat`.
     const E0: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {

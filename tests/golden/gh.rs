@@ -85,21 +85,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for AuthStatus {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for AuthStatus {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Print the authentication token gh uses for a host (a secret: the runtime redacts it)
     ///
     /// Runs `gh auth token`; tool name `gh_auth_token`.
@@ -157,21 +142,6 @@ mod atip_generated {
                 hostname: args.field("hostname"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for AuthToken {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for AuthToken {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// Values of `--state` of `gh pr list`.
@@ -374,21 +344,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for PrList {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for PrList {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Show a pull request: title, body, state, checks
     ///
     /// Runs `gh pr view`; tool name `gh_pr_view`.
@@ -484,21 +439,6 @@ mod atip_generated {
                 json: args.field("json"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for PrView {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for PrView {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// Open a pull request from the current branch
@@ -666,21 +606,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for PrCreate {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for PrCreate {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Values of `--method` of `gh pr merge`.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum PrMergeMethod {
@@ -817,21 +742,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for PrMerge {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for PrMerge {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Close a pull request without merging
     ///
     /// Runs `gh pr close`; tool name `gh_pr_close`.
@@ -914,21 +824,6 @@ mod atip_generated {
                 comment: args.field("comment"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for PrClose {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for PrClose {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// Values of `--state` of `gh issue list`.
@@ -1095,21 +990,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for IssueList {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for IssueList {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Open an issue
     ///
     /// Runs `gh issue create`; tool name `gh_issue_create`.
@@ -1234,21 +1114,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for IssueCreate {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for IssueCreate {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Add a comment to an issue
     ///
     /// Runs `gh issue comment`; tool name `gh_issue_comment`.
@@ -1328,21 +1193,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for IssueComment {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for IssueComment {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Show a repository's description and README
     ///
     /// Runs `gh repo view`; tool name `gh_repo_view`.
@@ -1416,21 +1266,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for RepoView {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for RepoView {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Clone a repository into a new directory
     ///
     /// Runs `gh repo clone`; tool name `gh_repo_clone`.
@@ -1499,21 +1334,6 @@ mod atip_generated {
                 directory: args.field("directory"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for RepoClone {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for RepoClone {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// Delete a repository on GitHub, with its issues, pull requests and wiki
@@ -1586,21 +1406,6 @@ mod atip_generated {
                 yes: args.field("yes"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for RepoDelete {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for RepoDelete {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// The option `--repo`, shared by every command that has it.

@@ -184,21 +184,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Init {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Init {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Init {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -387,21 +372,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Status {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Status {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Status {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -581,21 +551,6 @@ mod atip_generated {
                 verbose: args.field("verbose"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for Add {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Add {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for Add {
@@ -798,21 +753,6 @@ mod atip_generated {
                 quiet: args.field("quiet"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for Commit {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Commit {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for Commit {
@@ -1029,21 +969,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Log {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Log {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Log {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -1202,21 +1127,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Branch {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Branch {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Branch {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -1341,21 +1251,6 @@ mod atip_generated {
                 quiet: args.field("quiet"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for Switch {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Switch {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for Switch {
@@ -1507,21 +1402,6 @@ mod atip_generated {
                 unified: args.field("unified"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for Diff {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Diff {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for Diff {
@@ -1703,21 +1583,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Clean {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Clean {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Clean {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -1877,21 +1742,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Reset {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Reset {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Reset {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -2018,21 +1868,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Stash {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Stash {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     impl SetGlobals for Stash {
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
@@ -2082,21 +1917,6 @@ mod atip_generated {
                 globals: Globals::from_arguments(&mut args),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for StashList {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for StashList {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for StashList {
@@ -2192,21 +2012,6 @@ mod atip_generated {
                 quiet: args.field("quiet"),
             };
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for StashPop {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for StashPop {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     impl SetGlobals for StashPop {

@@ -267,21 +267,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Inject {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Inject {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// The merged effects of `hostile_inject`.
     const E0: Effects = Effects::UNKNOWN.with_network(false).with_destructive(false);
     /// A call of any command of `hostile`: one variant per command, for typed dispatch.

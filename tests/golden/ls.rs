@@ -294,21 +294,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Ls {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Ls {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// The merged effects of `ls`.
     const E0: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {

@@ -61,21 +61,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Hello {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Hello {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// Print a farewell
     ///
     /// Runs `hello bye`; tool name `hello_bye`.
@@ -109,21 +94,6 @@ mod atip_generated {
         fn from_arguments(args: Arguments<'_>) -> Result<Self, String> {
             let command = Self {};
             args.finish(command)
-        }
-    }
-    impl serde::Serialize for Bye {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Bye {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
         }
     }
     /// The merged effects of `hello`.

@@ -148,21 +148,6 @@ mod atip_generated {
             args.finish(command)
         }
     }
-    impl serde::Serialize for Rm {
-        fn serialize<S: serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __private::serialize_command(self, serializer)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Rm {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            __private::deserialize_command(deserializer)
-        }
-    }
     /// The merged effects of `rm`.
     const E0: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {

@@ -28,6 +28,7 @@ pub struct Input {
     program: Option<String>,
     max_commands: usize,
     schemas: Vec<atip_core::Provider>,
+    serde: bool,
 }
 
 impl Input {
@@ -39,6 +40,7 @@ impl Input {
             program: None,
             max_commands: crate::DEFAULT_MAX_COMMANDS,
             schemas: Vec::new(),
+            serde: false,
         }
     }
 
@@ -59,6 +61,7 @@ impl Input {
             program: None,
             max_commands: crate::DEFAULT_MAX_COMMANDS,
             schemas: Vec::new(),
+            serde: false,
         }
     }
 
@@ -101,6 +104,13 @@ impl Input {
     /// [`Settings::schemas`](crate::Settings::schemas)).
     pub fn schemas(mut self, providers: impl IntoIterator<Item = atip_core::Provider>) -> Self {
         self.schemas = providers.into_iter().collect();
+        self
+    }
+
+    /// Also implement `serde::Serialize` and `serde::Deserialize` for every command (see
+    /// [`Settings::serde`](crate::Settings::serde)). Default: `false`.
+    pub fn serde(mut self, on: bool) -> Self {
+        self.serde = on;
         self
     }
 
@@ -270,6 +280,7 @@ impl Builder {
                 program: input.program.clone(),
                 max_commands: input.max_commands,
                 schemas: input.schemas.clone(),
+                serde: input.serde,
             };
             match expand(&text, &gen_options) {
                 Ok(exp) => {

@@ -70,6 +70,8 @@ pub struct Options {
     /// Providers whose definitions are generated as `const` JSON (see [`Settings::schemas`]);
     /// default none.
     pub schemas: Vec<atip_core::Provider>,
+    /// Whether commands implement serde's traits (see [`Settings::serde`]); default `false`.
+    pub serde: bool,
 }
 
 impl Default for Options {
@@ -80,6 +82,7 @@ impl Default for Options {
             program: None,
             max_commands: DEFAULT_MAX_COMMANDS,
             schemas: Vec::new(),
+            serde: false,
         }
     }
 }
@@ -119,6 +122,7 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
         &Settings {
             program: options.program.clone(),
             schemas: options.schemas.clone(),
+            serde: options.serde,
         },
     );
     let mut warnings = doc.warnings;

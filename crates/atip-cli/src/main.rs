@@ -59,6 +59,9 @@ enum Cmd {
         /// (comma-separated provider names, as for `compile --provider`).
         #[arg(long, value_delimiter = ',')]
         schemas: Vec<Provider>,
+        /// Also implement `serde::Serialize` and `serde::Deserialize` for every command.
+        #[arg(long)]
+        serde: bool,
     },
     /// Print the tool definitions of every command of the files as one JSON array, in a
     /// provider's format (for gemini: the function declarations) — the same JSON as the
@@ -291,6 +294,7 @@ fn try_main(cli: Cli) -> Outcome {
             program,
             max_commands,
             schemas,
+            serde,
         } => gen(
             &file,
             Options {
@@ -299,6 +303,7 @@ fn try_main(cli: Cli) -> Outcome {
                 program,
                 max_commands,
                 schemas,
+                serde,
             },
         ),
         Cmd::Compile {

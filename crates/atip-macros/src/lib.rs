@@ -24,6 +24,10 @@
 //! * `schemas = ["openai-strict", "anthropic"]` also generates those providers' tool
 //!   definitions as `const` JSON text (`schemas::OPENAI_STRICT`); by default none are, and the
 //!   generated `definitions(provider)` computes any provider's array at run time, once;
+//! * `serde = true` also implements `serde::Serialize` and `serde::Deserialize` for every
+//!   command (its arguments object by provider parameter name, checked as dispatch checks
+//!   it); by default they are not, since they are about a seventh of what a build pays for a
+//!   tool — `Command::to_arguments` and `Command::from_json_text` do the same without them;
 //! * `max_commands = 5000` raises the limit on the number of commands generated (default
 //!   `atip_build::DEFAULT_MAX_COMMANDS`, 2,000): a larger document is a compile error that says
 //!   how to filter it, instead of a build that takes many minutes and gigabytes.
@@ -56,6 +60,7 @@ struct Args {
     program: Option<String>,
     max_commands: Option<usize>,
     schemas: Option<Vec<atip_build::Provider>>,
+    serde: Option<bool>,
 }
 
 impl Parse for Args {
@@ -69,6 +74,7 @@ impl Parse for Args {
         let mut program = None;
         let mut max_commands = None;
         let mut schemas = None;
+        let mut serde = None;
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -115,7 +121,10 @@ impl Parse for Args {
                     }
                     schemas = Some(providers);
                 }
-                "commands" | "program" | "max_commands" | "schemas" => {
+                "serde" if serde.is_none() => {
+                    serde = Some(input.parse::<syn::LitBool>()?.value);
+                }
+                "commands" | "program" | "max_commands" | "schemas" | "serde" => {
                     return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")))
                 }
                 other => {
@@ -123,8 +132,8 @@ impl Parse for Args {
                         key.span(),
                         format!(
                             "unknown option `{other}`: expected `commands = [\"pr\", \"repo delete\"]`, \
-                             `program = \"/path/to/tool\"`, `max_commands = 5000` or \
-                             `schemas = [\"openai-strict\", \"anthropic\"]`"
+                             `program = \"/path/to/tool\"`, `max_commands = 5000`, \
+                             `schemas = [\"openai-strict\", \"anthropic\"]` or `serde = true`"
                         ),
                     ))
                 }
@@ -136,6 +145,7 @@ impl Parse for Args {
             program,
             max_commands,
             schemas,
+            serde,
         })
     }
 }
@@ -199,6 +209,7 @@ fn expand(args: Args) -> proc_macro2::TokenStream {
             .max_commands
             .unwrap_or(atip_build::DEFAULT_MAX_COMMANDS),
         schemas: args.schemas.unwrap_or_default(),
+        serde: args.serde.unwrap_or(false),
     };
     let cache = cache::Entry::new(&full.to_string_lossy(), &text, &format!("{options:?}"));
     if let Some(items) = cache.as_ref().and_then(cache::Entry::load) {

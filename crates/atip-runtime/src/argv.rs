@@ -182,11 +182,13 @@ impl ArgvBuilder {
 
     /// Whether this builder records the values of announced parameters (made with
     /// [`ArgvBuilder::recorded`]); a writer may skip announcing parameters to one that does not.
+    #[inline]
     pub fn records_values(&self) -> bool {
         self.recording
     }
 
     /// Pushes an element that comes from metadata, not from a value (program, path, flag).
+    #[inline]
     fn push_fixed(&mut self, el: OsString, what: &str) {
         if contains_nul(&el) {
             self.problems.push(ArgvProblem::Nul {
@@ -217,6 +219,7 @@ impl ArgvBuilder {
     }
 
     /// Notes that the value of the announced parameter, if any, is at `at`.
+    #[inline]
     fn record(&mut self, at: Slot) {
         if !self.recording {
             return;
@@ -231,6 +234,7 @@ impl ArgvBuilder {
     }
 
     /// Appends a bare flag (a `true` boolean).
+    #[inline]
     pub fn flag(&mut self, flag: &str) {
         self.push_fixed(flag.into(), "a flag");
         self.record(Slot::True);
@@ -429,6 +433,7 @@ fn tail(element: &OsStr, skip: usize) -> OsString {
     }
 }
 
+#[inline]
 fn contains_nul(s: &OsStr) -> bool {
     s.as_encoded_bytes().contains(&0)
 }

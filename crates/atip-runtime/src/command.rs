@@ -63,6 +63,43 @@ pub trait Command {
         self.fields(&mut |fields| write_fields(argv, Self::PATH, &tool.params, fields));
     }
 
+    /// The command as the arguments object a model would send for it: its present fields by
+    /// provider parameter name, in table order (`false` flags, unset options and empty
+    /// optional lists left out). What `serde::Serialize` gives when the commands were
+    /// generated with `serde = true`; [`Command::from_json_text`] reads it back.
+    fn to_arguments(&self) -> serde_json::Map<String, serde_json::Value> {
+        let tool: &'static ToolSpec = const { &Self::TOOL };
+        let mut out = serde_json::Map::new();
+        self.fields(&mut |fields| {
+            // The serialiser of `serde = true` commands, into a `Value`: it cannot fail.
+            let value = crate::fields::serialize_fields(
+                serde_json::value::Serializer,
+                &tool.params,
+                fields,
+            );
+            if let Ok(serde_json::Value::Object(map)) = value {
+                out = map;
+            }
+        });
+        out
+    }
+
+    /// The command from its arguments object as JSON text, checked as a model's call is
+    /// (every problem at once; OpenAI strict mode's `null`s read as absent): the same as
+    /// [`dispatch::typed_from_json_text`](crate::dispatch::typed_from_json_text) with this
+    /// command's name. What `serde::Deserialize` gives when the commands were generated with
+    /// `serde = true`.
+    ///
+    /// # Errors
+    ///
+    /// [`DispatchError`](crate::DispatchError) with every problem of the arguments.
+    fn from_json_text(arguments: &str) -> Result<Self, crate::DispatchError>
+    where
+        Self: Sized,
+    {
+        crate::dispatch::typed_from_json_text::<Self>(Self::NAME, arguments)
+    }
+
     /// The full argv, program first.
     ///
     /// # Errors

@@ -1,6 +1,6 @@
 //! One command's items: its struct, constructor and setters, `impl Command` (constants, the
-//! field list and reading checked arguments) and serde; and the `Globals` struct of a tool's
-//! global options.
+//! field list and reading checked arguments) and, when asked for, serde; and the `Globals`
+//! struct of a tool's global options.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -15,6 +15,7 @@ pub fn command_items(
     whole: &Plan<'_>,
     program: &str,
     checksum: bool,
+    serde: bool,
     shared: &mut Shared,
 ) -> TokenStream {
     let cmd = plan.cmd;
@@ -96,6 +97,24 @@ pub fn command_items(
             const CHECKSUM: Option<&'static str> = CHECKSUM;
         )
     });
+    // Only when asked for (`Settings::serde`): two generic impls per command are about a
+    // seventh of what a build pays for a tool (BENCHMARKS.md); `Command::to_arguments` and
+    // `Command::from_json_text` do the same without them.
+    let serde_impls = serde.then(|| {
+        quote! {
+            impl serde::Serialize for #ty {
+                fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    __private::serialize_command(self, serializer)
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for #ty {
+                fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    __private::deserialize_command(deserializer)
+                }
+            }
+        }
+    });
     let args = if plan.fields.is_empty() {
         quote!(args)
     } else {
@@ -133,17 +152,7 @@ pub fn command_items(
             }
         }
 
-        impl serde::Serialize for #ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                __private::serialize_command(self, serializer)
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for #ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                __private::deserialize_command(deserializer)
-            }
-        }
+        #serde_impls
 
         #set_globals
     }

@@ -48,6 +48,12 @@ pub struct Settings {
     /// `definitions(provider)` computes any provider's array from `TOOLS` on first use
     /// (microseconds per command), so a build does not pay for JSON it may never send.
     pub schemas: Vec<Provider>,
+    /// Whether each command also implements `serde::Serialize` and `serde::Deserialize` (its
+    /// arguments object, by provider parameter name, checked as dispatch checks it). Default:
+    /// no — the two generic impls per command are about a seventh of the `cargo check` time a
+    /// tool adds (BENCHMARKS.md), and `Command::to_arguments` / `Command::from_json_text` do
+    /// the same work without them.
+    pub serde: bool,
 }
 
 /// What [`generate`] produces.
@@ -99,6 +105,7 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
             &plan,
             program,
             checksum.is_some(),
+            settings.serde,
             &mut shared,
         ));
     }
