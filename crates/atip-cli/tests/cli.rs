@@ -189,6 +189,14 @@ fn gen_applies_the_command_filter_and_program() {
     assert!(out.contains("pub const MCP: &str = "));
     assert!(out.contains("pub const ANTHROPIC: &str = "));
     assert!(!out.contains("pub const OPENAI"));
+    assert!(
+        !out.contains("impl serde::Serialize for Log"),
+        "no serde impls on commands unless asked"
+    );
+    let (code, out, _) = atip(&["gen", "examples/atip/git.json", "--serde"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("impl serde::Serialize for Log {"));
+    assert!(out.contains("impl<'de> serde::Deserialize<'de> for Log {"));
     let (code, _, err) = atip(&["gen", "examples/atip/git.json", "--commands", "nope"]);
     assert_eq!(code, 1);
     assert!(
