@@ -310,88 +310,164 @@ impl GlobalOptions {
 impl ToolSpec {
     /// This spec with only the global options `globals` keeps.
     pub fn with_global_options(mut self, globals: &GlobalOptions) -> ToolSpec {
-        if *globals != GlobalOptions::All && self.params.iter().any(|p| !globals.keeps(p)) {
-            let kept: Vec<ParamSpec> = self
-                .params
-                .iter()
-                .filter(|p| globals.keeps(p))
-                .cloned()
-                .collect();
-            self.params = Cow::Owned(kept);
-        }
+        self.retain_global_options(globals);
         self
+    }
+
+    /// Drops the global options `globals` does not keep, in place (see
+    /// [`ToolSpec::with_global_options`]).
+    pub fn retain_global_options(&mut self, globals: &GlobalOptions) {
+        if *globals != GlobalOptions::All && self.params.iter().any(|p| !globals.keeps(p)) {
+            self.params.to_mut().retain(|p| globals.keeps(p));
+        }
     }
 
     /// The spec of a flattened command of tool `tool` (its `name`, used in the title).
     pub fn from_flat(tool: &str, cmd: &FlatCommand) -> ToolSpec {
-        let title = std::iter::once(tool)
-            .chain(cmd.path.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ");
-        ToolSpec {
-            name: Cow::Owned(cmd.name.clone()),
-            title: Cow::Owned(title),
-            path: Cow::Owned(cmd.path.iter().cloned().map(Cow::Owned).collect()),
-            description: Cow::Owned(cmd.description.clone()),
-            effects: cmd.effects.clone(),
-            params: Cow::Owned(
-                cmd.params()
-                    .map(|p| {
-                        let kind = match (&p.enum_values, p.ty) {
-                            (Some(_), _) => ValueKind::Enum,
-                            (None, ParamType::Integer) => ValueKind::Integer,
-                            (None, ParamType::Number) => ValueKind::Number,
-                            (None, ParamType::Boolean) => ValueKind::Boolean,
-                            (None, ParamType::File) => ValueKind::File,
-                            (None, ParamType::Directory) => ValueKind::Directory,
-                            (None, ParamType::Url) => ValueKind::Url,
-                            (None, _) => ValueKind::String,
-                        };
-                        let values = p.enum_values.clone().or_else(|| {
-                            (!p.listed_values.is_empty()
-                                && matches!(kind, ValueKind::Integer | ValueKind::Number))
-                            .then(|| p.listed_values.clone())
-                        });
-                        let argv = match &p.kind {
-                            ParamKind::Argument => {
-                                ArgvForm::Argument(Cow::Owned(p.declared_name.clone()))
-                            }
-                            ParamKind::Option { flag, .. } => {
-                                let text = Cow::Owned(flag.text.clone());
-                                if kind == ValueKind::Boolean {
-                                    ArgvForm::Flag(text)
-                                } else if flag.attached {
-                                    ArgvForm::Joined(text)
-                                } else {
-                                    ArgvForm::Separate(text)
-                                }
-                            }
-                        };
-                        ParamSpec {
-                            argv,
-                            global: p.is_global(),
-                            name: Cow::Owned(p.name.clone()),
-                            description: Cow::Owned(p.description.clone()),
-                            kind,
-                            required: p.required && kind != ValueKind::Boolean,
-                            multiple: p.multiple,
-                            values: values
-                                .map(|v| Cow::Owned(v.into_iter().map(Cow::Owned).collect())),
-                            default: p.default.as_ref().map(|d| {
-                                Cow::Owned(match &**d {
-                                    serde_json::Value::String(s) => s.clone(),
-                                    other => other.to_string(),
-                                })
-                            }),
-                        }
-                    })
-                    .collect(),
-            ),
+        let mut spec = ToolSpec {
+            name: Cow::Borrowed(""),
+            title: Cow::Borrowed(""),
+            path: Cow::Borrowed(&[]),
+            description: Cow::Borrowed(""),
+            effects: Effects::UNKNOWN,
+            params: Cow::Borrowed(&[]),
+        };
+        spec.refill_from_flat(tool, cmd);
+        spec
+    }
+
+    /// Makes this spec [`ToolSpec::from_flat`]`(tool, cmd)`, reusing the text it already owns:
+    /// a writer that handles one command at a time (a loaded document's provider definitions)
+    /// refills one spec instead of allocating every name, description and flag per command.
+    pub fn refill_from_flat(&mut self, tool: &str, cmd: &FlatCommand) {
+        set_text(&mut self.name, &cmd.name);
+        let title = owned_text(&mut self.title);
+        title.clear();
+        title.push_str(tool);
+        for segment in &cmd.path {
+            title.push(' ');
+            title.push_str(segment);
         }
+        set_list(&mut self.path, cmd.path.iter().map(String::as_str));
+        set_text(&mut self.description, &cmd.description);
+        self.effects.clone_from(&cmd.effects);
+        let params = self.params.to_mut();
+        let mut n = 0;
+        for p in cmd.params() {
+            if n == params.len() {
+                params.push(ParamSpec::base(
+                    "",
+                    "",
+                    ValueKind::String,
+                    ArgvForm::Flag(Cow::Borrowed("")),
+                ));
+            }
+            refill_param(&mut params[n], p);
+            n += 1;
+        }
+        params.truncate(n);
     }
 
     /// The parameter called `name`.
     pub fn param(&self, name: &str) -> Option<&ParamSpec> {
         self.params.iter().find(|p| p.name == name)
+    }
+}
+
+/// Sets `text` to `value`, reusing its buffer when it owns one.
+fn set_text(text: &mut Text, value: &str) {
+    let owned = owned_text(text);
+    owned.clear();
+    owned.push_str(value);
+}
+
+/// The owned buffer of `text`, which becomes owned (empty) if it was borrowed.
+fn owned_text(text: &mut Text) -> &mut String {
+    if let Cow::Borrowed(_) = text {
+        *text = Cow::Owned(String::new());
+    }
+    match text {
+        Cow::Owned(s) => s,
+        Cow::Borrowed(_) => unreachable!("made owned above"),
+    }
+}
+
+/// Sets `list` to `values`, reusing the texts it already owns.
+fn set_list<'v>(list: &mut TextList, values: impl Iterator<Item = &'v str>) {
+    let items = list.to_mut();
+    let mut n = 0;
+    for v in values {
+        if n == items.len() {
+            items.push(Cow::Owned(v.to_owned()));
+        } else {
+            set_text(&mut items[n], v);
+        }
+        n += 1;
+    }
+    items.truncate(n);
+}
+
+/// Makes `spec` the spec of the flattened parameter `p` (see [`ToolSpec::from_flat`]).
+fn refill_param(spec: &mut ParamSpec, p: &crate::flatten::FlatParam) {
+    let kind = match (&p.enum_values, p.ty) {
+        (Some(_), _) => ValueKind::Enum,
+        (None, ParamType::Integer) => ValueKind::Integer,
+        (None, ParamType::Number) => ValueKind::Number,
+        (None, ParamType::Boolean) => ValueKind::Boolean,
+        (None, ParamType::File) => ValueKind::File,
+        (None, ParamType::Directory) => ValueKind::Directory,
+        (None, ParamType::Url) => ValueKind::Url,
+        (None, _) => ValueKind::String,
+    };
+    // Integer and number parameters keep their listed values as an enumeration too.
+    let values = p.enum_values.as_deref().or_else(|| {
+        (!p.listed_values.is_empty() && matches!(kind, ValueKind::Integer | ValueKind::Number))
+            .then_some(p.listed_values.as_slice())
+    });
+    match values {
+        Some(values) => {
+            let list = spec.values.get_or_insert(Cow::Borrowed(&[]));
+            set_list(list, values.iter().map(String::as_str));
+        }
+        None => spec.values = None,
+    }
+    // The argv form's text is reused whatever the form was.
+    let placeholder = ArgvForm::Flag(Cow::Borrowed(""));
+    let mut text = match std::mem::replace(&mut spec.argv, placeholder) {
+        ArgvForm::Argument(t) | ArgvForm::Flag(t) | ArgvForm::Joined(t) | ArgvForm::Separate(t) => {
+            t
+        }
+    };
+    spec.argv = match &p.kind {
+        ParamKind::Argument => {
+            set_text(&mut text, &p.declared_name);
+            ArgvForm::Argument(text)
+        }
+        ParamKind::Option { flag, .. } => {
+            set_text(&mut text, &flag.text);
+            if kind == ValueKind::Boolean {
+                ArgvForm::Flag(text)
+            } else if flag.attached {
+                ArgvForm::Joined(text)
+            } else {
+                ArgvForm::Separate(text)
+            }
+        }
+    };
+    set_text(&mut spec.name, &p.name);
+    set_text(&mut spec.description, &p.description);
+    spec.kind = kind;
+    spec.global = p.is_global();
+    spec.required = p.required && kind != ValueKind::Boolean;
+    spec.multiple = p.multiple;
+    match p.default.as_deref() {
+        Some(serde_json::Value::String(d)) => {
+            set_text(spec.default.get_or_insert(Cow::Borrowed("")), d)
+        }
+        Some(other) => set_text(
+            spec.default.get_or_insert(Cow::Borrowed("")),
+            &other.to_string(),
+        ),
+        None => spec.default = None,
     }
 }

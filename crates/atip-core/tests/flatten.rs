@@ -396,3 +396,46 @@ fn lenient_loading_fails_when_no_command_is_left() {
         "{errors:?}"
     );
 }
+
+/// One spec refilled command after command (as a loaded tool's definitions writer does) is
+/// each time exactly the spec built afresh: texts, lists, argv forms, values and defaults that
+/// come and go between commands, in both directions through the documents.
+#[test]
+fn a_refilled_spec_equals_the_spec_built_afresh() {
+    use atip_core::tool::ToolSpec;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut commands = Vec::new();
+    for file in [
+        "examples/atip/git.json",
+        "examples/atip/gh.json",
+        "examples/atip/ls.json",
+        "examples/atip/rm.json",
+        "tests/fixtures/adversarial.json",
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let doc = Document::parse(
+            &text,
+            &atip_core::LoadOptions::strict(),
+            &FlattenOptions::default(),
+        )
+        .unwrap();
+        let tool = doc.tool.name.clone();
+        commands.extend(doc.commands.into_iter().map(|c| (tool.clone(), c)));
+    }
+    assert!(commands.len() > 40);
+    let mut spec = ToolSpec::from_flat(&commands[0].0, &commands[0].1);
+    let mut compared = 0;
+    for (tool, cmd) in commands.iter().chain(commands.iter().rev()) {
+        spec.refill_from_flat(tool, cmd);
+        assert_eq!(spec, ToolSpec::from_flat(tool, cmd), "{}", cmd.name);
+        compared += 1;
+    }
+    assert_eq!(compared, 2 * commands.len());
+    // What the refill reuses shows in the defaults and values that appear and vanish.
+    assert!(commands
+        .iter()
+        .any(|(_, c)| c.params().any(|p| p.default.is_some())));
+    assert!(commands
+        .iter()
+        .any(|(_, c)| c.params().any(|p| p.enum_values.is_some())));
+}

@@ -171,6 +171,10 @@ impl LoadedTool {
         const SAMPLE: usize = 64;
         let commands = &self.document.commands;
         let mut out = String::from("[");
+        // One spec, refilled per command: its texts are reused, so writing costs no
+        // allocation per name, description and flag (which, in a heap the document's load
+        // has fragmented, cost more than the writing).
+        let mut spec: Option<ToolSpec> = None;
         for (i, c) in commands.iter().enumerate() {
             if i == SAMPLE && commands.len() > 2 * SAMPLE {
                 let estimate = out.len() / SAMPLE * commands.len();
@@ -181,8 +185,15 @@ impl LoadedTool {
             if i > 0 {
                 out.push(',');
             }
-            let spec = self.spec_of(c);
-            crate::providers::write_definition(&mut out, &spec, provider);
+            let spec = match &mut spec {
+                Some(spec) => {
+                    spec.refill_from_flat(&self.document.tool.name, c);
+                    spec
+                }
+                None => spec.insert(ToolSpec::from_flat(&self.document.tool.name, c)),
+            };
+            spec.retain_global_options(&self.globals);
+            crate::providers::write_definition(&mut out, spec, provider);
         }
         out.push(']');
         out.shrink_to_fit();
