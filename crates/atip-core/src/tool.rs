@@ -432,8 +432,8 @@ fn refill_param(spec: &mut ParamSpec, p: &crate::flatten::FlatParam) {
         None => spec.values = None,
     }
     // The argv form's text is reused whatever the form was.
-    let placeholder = ArgvForm::Flag(Cow::Borrowed(""));
-    let mut text = match std::mem::replace(&mut spec.argv, placeholder) {
+    let vacated = ArgvForm::Flag(Cow::Borrowed(""));
+    let mut text = match std::mem::replace(&mut spec.argv, vacated) {
         ArgvForm::Argument(t) | ArgvForm::Flag(t) | ArgvForm::Joined(t) | ArgvForm::Separate(t) => {
             t
         }

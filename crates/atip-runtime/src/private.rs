@@ -185,10 +185,7 @@ pub fn dispatch_by_name<T>(
         Ok(i) => (table[i].1)(input),
         Err(_) => Err(match input {
             CallInput::Call(call) => crate::DispatchError::unknown_tool(call, names),
-            CallInput::Text { name, arguments } => crate::DispatchError::unknown_tool(
-                &crate::ToolCall::from_json_text(None, name, arguments),
-                names,
-            ),
+            CallInput::Text { name, .. } => crate::DispatchError::unknown_name(name, names),
         }),
     }
 }

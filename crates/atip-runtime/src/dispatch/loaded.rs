@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
 use crate::command::Invocation;
 use crate::effects::Effects;
-use crate::fields::{write_fields, Field, JsonArgument};
+use crate::fields::{Field, JsonArgument};
 use crate::flatten::FlatCommand;
 use crate::load::Document;
 use crate::model::TrustSource;
@@ -263,16 +263,11 @@ impl LoadedTool {
         checked: &Arguments<'_>,
     ) -> Result<Invocation, crate::ArgvError> {
         let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
-        let mut b = ArgvBuilder::recorded(self.program.as_str());
         let values: Vec<JsonArgument<'_>> = (0..spec.params.len())
             .map(|i| JsonArgument(checked.value(i)))
             .collect();
-        let pairs = spec
-            .params
-            .iter()
-            .zip(values.iter().map(|v| v as &dyn Field));
-        crate::fields::write_params(&mut b, &spec.path, pairs);
-        let (argv, arguments) = b.finish_recorded()?;
+        let (argv, arguments) =
+            json_argv(ArgvBuilder::recorded(self.program.as_str()), spec, &values)?;
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;
@@ -349,17 +344,21 @@ pub fn argv_from_json(
         .iter()
         .map(|p| JsonArgument(args.get(p.name.as_ref())))
         .collect();
-    argv_and_arguments(program, spec, &values).map(|(argv, _)| argv)
+    json_argv(ArgvBuilder::new(program), spec, &values).map(|(argv, _)| argv)
 }
 
-/// [`argv_from_json`] and the values each parameter put on it, for argument rules.
-fn argv_and_arguments(
-    program: &str,
+/// Writes `spec`'s argv from the checked JSON `values` (one per parameter) into `b`: the argv
+/// and, when `b` records ([`ArgvBuilder::recorded`]), the values each parameter put on it,
+/// for argument rules.
+fn json_argv(
+    mut b: ArgvBuilder,
     spec: &ToolSpec,
     values: &[JsonArgument<'_>],
 ) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
-    let fields: Vec<&dyn Field> = values.iter().map(|v| v as &dyn Field).collect();
-    let mut b = ArgvBuilder::recorded(program);
-    write_fields(&mut b, &spec.path, &spec.params, &fields);
+    let pairs = spec
+        .params
+        .iter()
+        .zip(values.iter().map(|v| v as &dyn Field));
+    crate::fields::write_params(&mut b, &spec.path, pairs);
     b.finish_recorded()
 }

@@ -9,6 +9,11 @@
 //! boolean, a number for a string or an enumeration value spelled as that number, an integral
 //! float for an integer (`3.0` → `3`, never `3.5`). An explicit `null` means absent (OpenAI strict
 //! mode sends one for every unset parameter).
+//!
+//! Arguments that are still JSON text (OpenAI's `function.arguments`, a streamed call) can be
+//! read straight into the command — [`typed_from_json_text`], generated `Call::from_json_text`,
+//! [`LoadedTool::invocation_from_json_text`](loaded::LoadedTool::invocation_from_json_text) —
+//! without a map in between; the result, errors included, is that of the parsed [`ToolCall`].
 
 //!
 //! One module per step: [`check`] (arguments against a [`ToolSpec`](crate::ToolSpec)),
@@ -279,8 +284,19 @@ impl DispatchError {
 
     /// The error for a call to a name that is not among `known`.
     pub fn unknown_tool<S: AsRef<str>>(call: &ToolCall, known: &[S]) -> Self {
-        let suggestion = crate::diagnostic::nearest(&call.name, known).map(str::to_owned);
-        DispatchError::new(call, vec![Problem::UnknownTool { suggestion }])
+        let mut e = Self::unknown_name(&call.name, known);
+        e.call_id.clone_from(&call.id);
+        e
+    }
+
+    /// [`DispatchError::unknown_tool`] for a call known only by its name (no id).
+    pub(crate) fn unknown_name<S: AsRef<str>>(name: &str, known: &[S]) -> Self {
+        let suggestion = crate::diagnostic::nearest(name, known).map(str::to_owned);
+        DispatchError {
+            tool: name.to_owned(),
+            call_id: None,
+            problems: vec![Problem::UnknownTool { suggestion }],
+        }
     }
 }
 
