@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -10,6 +9,9 @@ use crate::diagnostic::{locate, Diagnostic, JsonPath, LoadError, Location};
 use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions, SkippedCommand};
 use crate::model::{AtipTool, CommandSpec};
 use crate::validate::{Mode, Validation};
+
+mod node;
+use node::{Members, Node};
 
 /// Settings for [`load`] and [`Document::parse`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,31 +66,26 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
         file: options.file.clone(),
         diagnostics: vec![json_syntax(&e)],
     };
-    // Reading node by node never nests deeply, so the parser's depth limit (which keeps the
-    // stack bounded) is checked here, reported as parsing the whole value would.
-    if nesting_depth(text) > MAX_JSON_DEPTH {
-        if let Err(e) = serde_json::from_str::<Value>(text) {
-            return Err(syntax_error(e));
-        }
-    }
     let mut v = Validation::new(options.mode);
-    let tool = match split(text) {
-        // An object: checked and read one command at a time. Splitting into raw members
-        // checks the syntax but not every value (string escapes such as lone surrogates,
-        // numbers out of range); when a member does not parse, parsing the whole text reports
-        // the error where it is.
-        Some(fields) => {
-            let mut unparsed = false;
-            let tool = load_root(&mut v, fields, &mut unparsed);
-            if unparsed {
-                if let Err(e) = serde_json::from_str::<Value>(text) {
-                    return Err(syntax_error(e));
-                }
+    let tool = match node::read(text, 0) {
+        // An object: checked and read one command at a time (see `node`). When a command
+        // does not parse (a string escape such as a lone surrogate, a number out of range,
+        // nesting deeper than the parser allows), parsing the whole text reports the error
+        // where it is.
+        Ok(node) => {
+            let mut reparse = false;
+            let tool = load_root(&mut v, node, &mut reparse);
+            if reparse {
+                return Err(syntax_error(match serde_json::from_str::<Value>(text) {
+                    Err(e) => e,
+                    // Not reached: what made a node fail fails the whole text too.
+                    Ok(_) => serde::de::Error::custom("recursion limit exceeded"),
+                }));
             }
             tool
         }
-        // Invalid JSON, or not an object: the whole-value path reports why.
-        None => {
+        // Invalid JSON, too deep, or not an object: the whole-value path reports why.
+        Err(_) => {
             let mut value: Value = serde_json::from_str(text).map_err(syntax_error)?;
             v.root(&mut value);
             read_model::<AtipTool>(&mut v, value)
@@ -108,80 +105,33 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
     }
 }
 
-/// serde_json's nesting limit for arrays and objects.
-const MAX_JSON_DEPTH: usize = 128;
-
-/// The deepest nesting of arrays and objects in `text` (valid or not), strings skipped.
-fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in text.as_bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
+/// Reads a command's text (see [`node::read`]), found `above` levels of arrays and objects
+/// deep: its value and subcommands, or, when it is not an object, its value for validation
+/// to report. `Null`, no subcommands and `reparse` set when it does not parse or would nest
+/// too deep (its subcommands are then not read, which keeps this recursion bounded).
+fn read_command<'t>(
+    text: &'t str,
+    above: usize,
+    reparse: &mut bool,
+) -> (Value, Option<Members<'t>>) {
+    match node::read(text, above) {
+        Ok(node) => (node.value, node.children),
+        Err(Some(value)) => (value, None),
+        Err(None) => {
+            *reparse = true;
+            (Value::Null, None)
         }
     }
-    max
 }
 
-/// The members of a JSON object as raw text, or `None` when `text` is not an object.
-fn split(text: &str) -> Option<IndexMap<String, &RawValue>> {
-    serde_json::from_str(text).ok()
-}
-
-/// Splits a node's members into a `Value` holding all but `commands` (which becomes `{}`)
-/// and the raw subcommands; a `commands` that is not an object stays in the value, so that
-/// validation reports it.
-fn node<'t>(
-    fields: IndexMap<String, &'t RawValue>,
-    unparsed: &mut bool,
-) -> (Value, Option<IndexMap<String, &'t RawValue>>) {
-    let mut map = serde_json::Map::new();
-    let mut children = None;
-    for (key, raw) in fields {
-        if key == "commands" {
-            if let Some(c) = split(raw.get()) {
-                children = Some(c);
-                map.insert(key, Value::Object(serde_json::Map::new()));
-                continue;
-            }
-        }
-        let value = serde_json::from_str(raw.get()).unwrap_or_else(|_| {
-            *unparsed = true;
-            Value::Null
-        });
-        map.insert(key, value);
-    }
-    (Value::Object(map), children)
-}
-
-fn load_root(
-    v: &mut Validation,
-    fields: IndexMap<String, &RawValue>,
-    unparsed: &mut bool,
-) -> Option<AtipTool> {
-    let (mut value, children) = node(fields, unparsed);
+fn load_root(v: &mut Validation, node: Node, reparse: &mut bool) -> Option<AtipTool> {
+    let (mut value, children) = (node.value, node.children);
     v.root(&mut value);
     let mut tool = read_model::<AtipTool>(v, value);
     let mut names = Vec::new();
     for (name, raw) in children.into_iter().flatten() {
         names.push(name);
-        let child = load_command(v, raw, &mut names, unparsed);
+        let child = load_command(v, raw, &mut names, reparse);
         let name = names.pop().unwrap_or_default();
         if let (Some(tool), Some(child)) = (&mut tool, child) {
             tool.commands.insert(name, child);
@@ -194,22 +144,15 @@ fn load_command(
     v: &mut Validation,
     raw: &RawValue,
     names: &mut Vec<String>,
-    unparsed: &mut bool,
+    reparse: &mut bool,
 ) -> Option<CommandSpec> {
-    let Some(fields) = split(raw.get()) else {
-        let mut value: Value = serde_json::from_str(raw.get()).unwrap_or_else(|_| {
-            *unparsed = true;
-            Value::Null
-        });
-        v.command(names, &mut value);
-        return read_model(v, value);
-    };
-    let (mut value, children) = node(fields, unparsed);
+    // `$`, `commands` and each command above: two levels per command.
+    let (mut value, children) = read_command(raw.get(), 2 * names.len(), reparse);
     v.command(names, &mut value);
     let mut spec = read_model::<CommandSpec>(v, value);
     for (name, raw) in children.into_iter().flatten() {
         names.push(name);
-        let child = load_command(v, raw, names, unparsed);
+        let child = load_command(v, raw, names, reparse);
         let name = names.pop().unwrap_or_default();
         if let (Some(spec), Some(child)) = (&mut spec, child) {
             spec.commands.insert(name, child);
