@@ -18,7 +18,7 @@
 //!   commands it touches unusable: they are left out and listed in [`Flattened::skipped`] with
 //!   the reasons, every other command works.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -260,9 +260,9 @@ fn flatten_parts(
         tool_name,
         filter: None,
         out: Vec::new(),
-        names: HashMap::new(),
+        names: HashMap::default(),
         diags: Vec::new(),
-        shadow_seen: HashSet::new(),
+        shadow_seen: HashSet::default(),
         seen_paths: Vec::new(),
         lenient,
         problems: Vec::new(),
@@ -345,7 +345,7 @@ struct Walker<'a> {
     /// (entry as given, its segments, whether it matched a command)
     filter: Option<Vec<(String, Vec<String>, bool)>>,
     out: Vec<FlatCommand>,
-    names: HashMap<String, JsonPath>,
+    names: HashMap<String, Arc<JsonPath>>,
     diags: Vec<Diagnostic>,
     /// Shadowed options already reported (each is reported once, with its first shadower),
     /// by the address of their shared value.
@@ -510,7 +510,7 @@ impl Walker<'_> {
             }
             return;
         }
-        self.names.insert(name.clone(), (*node).clone());
+        self.names.insert(name.clone(), Arc::clone(&node));
 
         let (arguments, own_options): (Vec<Arc<FlatParam>>, Vec<Arc<FlatParam>>) = own
             .into_iter()
@@ -539,8 +539,11 @@ impl Walker<'_> {
         }
 
         // Innermost level first: the first occurrence of a name wins, later ones are shadowed.
-        let mut taken: HashMap<&str, &FlatParam> =
-            arguments.iter().map(|a| (a.name.as_str(), &**a)).collect();
+        let mut taken: HashMap<&str, &FlatParam> = HashMap::with_capacity_and_hasher(
+            arguments.len() + own_options.len() + levels.iter().map(Vec::len).sum::<usize>(),
+            Default::default(),
+        );
+        taken.extend(arguments.iter().map(|a| (a.name.as_str(), &**a)));
         let mut kept_levels: Vec<Vec<Arc<FlatParam>>> = Vec::with_capacity(levels.len() + 1);
         let mut shadowed = Vec::new();
         for level in std::iter::once(&own_options).chain(levels.iter().rev()) {
@@ -607,58 +610,100 @@ impl Walker<'_> {
             member,
             index,
         };
-        // An option equal to an earlier one of the same parameter name is merged into it.
+        let arg_names: Vec<String> = arguments
+            .iter()
+            .map(|a| names::param_name(&a.name))
+            .collect();
         let option_names: Vec<String> =
             options.iter().map(|o| names::param_name(&o.name)).collect();
-        let mut duplicate_of: Vec<Option<usize>> = vec![None; options.len()];
-        {
-            let mut first_of: HashMap<&str, usize> = HashMap::new();
-            for (j, pname) in option_names.iter().enumerate() {
-                match first_of.get(pname.as_str()) {
-                    Some(&i) if options[i] == options[j] => duplicate_of[j] = Some(i),
-                    Some(_) => {}
+        // What becomes of each parameter, decided on borrowed names first (nothing copied);
+        // then the parameters are converted in the same order, with the same reports.
+        enum Fate {
+            Keep,
+            /// An option equal to an earlier one of the same parameter name: merged into it.
+            MergedInto(usize),
+            /// Its parameter name was taken earlier in the level (a collision, reported).
+            Collides(Diagnostic),
+        }
+        let fates: Vec<Fate> = {
+            let mut first_option: HashMap<&str, usize> = HashMap::default();
+            // Parameter name → (member, index, declared name) of the first parameter with it.
+            let mut seen: HashMap<&str, (&'static str, usize, &str)> = HashMap::default();
+            let declared = arguments
+                .iter()
+                .map(|a| ("arguments", a.name.as_str()))
+                .chain(options.iter().map(|o| (options_member, o.name.as_str())));
+            let mut fates = Vec::with_capacity(arg_names.len() + option_names.len());
+            for (k, ((member, name), pname)) in declared
+                .zip(arg_names.iter().chain(&option_names))
+                .enumerate()
+            {
+                let i = if k < arguments.len() {
+                    k
+                } else {
+                    k - arguments.len()
+                };
+                if member == options_member {
+                    match first_option.get(pname.as_str()) {
+                        Some(&j) if options[j] == options[i] => {
+                            fates.push(Fate::MergedInto(j));
+                            continue;
+                        }
+                        Some(_) => {}
+                        None => {
+                            first_option.insert(pname, i);
+                        }
+                    }
+                }
+                match seen.get(pname.as_str()) {
+                    Some(&(first_member, j, first_name)) => fates.push(Fate::Collides(collision(
+                        &origin(member, i),
+                        name,
+                        pname,
+                        &origin(first_member, j),
+                        first_name,
+                    ))),
                     None => {
-                        first_of.insert(pname, j);
+                        seen.insert(pname, (member, i, name));
+                        fates.push(Fate::Keep);
                     }
                 }
             }
-        }
-        let mut seen: HashMap<String, (ParamOrigin, String)> = HashMap::new();
-        let mut out = Vec::with_capacity(arguments.len() + options.len());
-        for (i, a) in arguments.into_iter().enumerate() {
-            let pname = names::param_name(&a.name);
-            let here = origin("arguments", i);
-            if let Some((first, first_name)) = seen.get(&pname) {
-                self.diags
-                    .push(collision(&here, &a.name, &pname, first, first_name));
-                continue;
+            fates
+        };
+        let mut fates = fates.into_iter();
+        let mut out = Vec::with_capacity(arg_names.len() + option_names.len());
+        for ((i, a), pname) in arguments.into_iter().enumerate().zip(arg_names) {
+            match fates.next() {
+                Some(Fate::Keep) => {
+                    out.push(Arc::new(self.argument(a, pname, origin("arguments", i))))
+                }
+                Some(Fate::Collides(d)) => self.diags.push(d),
+                Some(Fate::MergedInto(_)) | None => {}
             }
-            seen.insert(pname.clone(), (here.clone(), a.name.clone()));
-            out.push(Arc::new(self.argument(a, pname, here)));
         }
         for ((i, o), pname) in options.into_iter().enumerate().zip(option_names) {
             let here = origin(options_member, i);
-            if let Some(first) = duplicate_of[i] {
-                self.merged_duplicates += 1;
-                self.diags.push(Diagnostic::warning(
-                    here.json_path(),
-                    format!(
-                        "option `{}` is declared again, identically, at {} and {}: kept once",
-                        o.name,
-                        origin(options_member, first).json_path(),
-                        here.json_path()
-                    ),
-                ));
-                continue;
-            }
-            if let Some((first, first_name)) = seen.get(&pname) {
-                self.diags
-                    .push(collision(&here, &o.name, &pname, first, first_name));
-                continue;
-            }
-            seen.insert(pname.clone(), (here.clone(), o.name.clone()));
-            if let Some(p) = self.option(o, pname, here, scope) {
-                out.push(Arc::new(p));
+            match fates.next() {
+                Some(Fate::Keep) => {
+                    if let Some(p) = self.option(o, pname, here, scope) {
+                        out.push(Arc::new(p));
+                    }
+                }
+                Some(Fate::MergedInto(first)) => {
+                    self.merged_duplicates += 1;
+                    self.diags.push(Diagnostic::warning(
+                        here.json_path(),
+                        format!(
+                            "option `{}` is declared again, identically, at {} and {}: kept once",
+                            o.name,
+                            origin(options_member, first).json_path(),
+                            here.json_path()
+                        ),
+                    ));
+                }
+                Some(Fate::Collides(d)) => self.diags.push(d),
+                None => {}
             }
         }
         out
