@@ -2,7 +2,8 @@
 //!
 //! 1. compile: a loaded aws-sized document (21,000 commands, ≈ 49 MB) to each provider's
 //!    definitions (target ≤ 0.2× the floor); floor: `serde_json::Value` parse of the
-//!    document's bytes plus serialising it.
+//!    document's bytes plus serialising it. Then loading the document (parse, validate,
+//!    model, flatten; target ≤ 1.5×) against `serde_json::from_str::<Value>` of its text.
 //! 2. dispatch: one `git commit` tool call (arguments as the provider's JSON string) to the
 //!    typed command and its argv, from the text and from a parsed `ToolCall`, and to a
 //!    loaded tool's `Invocation`; floor: what a person would write without atip — a struct
@@ -53,6 +54,21 @@ fn compile(c: &mut Criterion) {
             b.iter(|| tool.definitions_json(black_box(p)))
         });
     }
+    // Goal 3: loading (parse, validate node by node, build the model, flatten) against
+    // serde_json's own parse of the same text into a `Value`; both drop what they built.
+    g.bench_function("parse-floor", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
+    });
+    g.bench_function("load", |b| {
+        b.iter(|| {
+            Document::parse(
+                black_box(&text),
+                &LoadOptions::lenient(),
+                &FlattenOptions::default(),
+            )
+            .unwrap()
+        })
+    });
     // What a program reading the metadata at run time pays end to end: load (validate,
     // flatten) and compile the OpenAI definitions.
     g.bench_function("load-and-compile", |b| {
@@ -348,6 +364,13 @@ fn main() {
             since,
         );
     }
+    report.ratio(
+        "load the aws-sized document (lenient: parse, validate, model, flatten) vs `serde_json::from_str::<Value>`",
+        ("compile", "load"),
+        ("compile", "parse-floor"),
+        1.5,
+        since,
+    );
     report.ratio(
         "load (lenient) + compile the aws-sized document → `openai`",
         ("compile", "load-and-compile"),
