@@ -1689,24 +1689,24 @@ mod atip_generated {
                 Self::NAMES,
             )
         }
-        /// Each command's tool name and dispatch function, sorted by name.
+        /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
             (_2fa::NAME, __private::dispatch_to::<_2fa, Call>),
-            (UfcNUefCode::NAME, __private::dispatch_to::<UfcNUefCode, Call>),
             (AB::NAME, __private::dispatch_to::<AB, Call>),
+            (VecCommand::NAME, __private::dispatch_to::<VecCommand, Call>),
             (CallCommand::NAME, __private::dispatch_to::<CallCommand, Call>),
-            (EffectsCommand::NAME, __private::dispatch_to::<EffectsCommand, Call>),
+            (SelfCommand::NAME, __private::dispatch_to::<SelfCommand, Call>),
+            (Type::NAME, __private::dispatch_to::<Type, Call>),
             (Enums::NAME, __private::dispatch_to::<Enums, Call>),
             (Group::NAME, __private::dispatch_to::<Group, Call>),
-            (GroupInner::NAME, __private::dispatch_to::<GroupInner, Call>),
-            (ListAll2::NAME, __private::dispatch_to::<ListAll2, Call>),
-            (ListAll::NAME, __private::dispatch_to::<ListAll, Call>),
             (OptionCommand::NAME, __private::dispatch_to::<OptionCommand, Call>),
             (ResultCommand::NAME, __private::dispatch_to::<ResultCommand, Call>),
-            (SelfCommand::NAME, __private::dispatch_to::<SelfCommand, Call>),
             (StringCommand::NAME, __private::dispatch_to::<StringCommand, Call>),
-            (Type::NAME, __private::dispatch_to::<Type, Call>),
-            (VecCommand::NAME, __private::dispatch_to::<VecCommand, Call>),
+            (UfcNUefCode::NAME, __private::dispatch_to::<UfcNUefCode, Call>),
+            (EffectsCommand::NAME, __private::dispatch_to::<EffectsCommand, Call>),
+            (ListAll2::NAME, __private::dispatch_to::<ListAll2, Call>),
+            (ListAll::NAME, __private::dispatch_to::<ListAll, Call>),
+            (GroupInner::NAME, __private::dispatch_to::<GroupInner, Call>),
         ];
         /// The merged effects of the called command.
         pub fn effects(&self) -> Effects {

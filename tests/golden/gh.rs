@@ -1712,21 +1712,21 @@ mod atip_generated {
                 Self::NAMES,
             )
         }
-        /// Each command's tool name and dispatch function, sorted by name.
+        /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
-            (AuthStatus::NAME, __private::dispatch_to::<AuthStatus, Call>),
-            (AuthToken::NAME, __private::dispatch_to::<AuthToken, Call>),
-            (IssueComment::NAME, __private::dispatch_to::<IssueComment, Call>),
-            (IssueCreate::NAME, __private::dispatch_to::<IssueCreate, Call>),
-            (IssueList::NAME, __private::dispatch_to::<IssueList, Call>),
-            (PrClose::NAME, __private::dispatch_to::<PrClose, Call>),
-            (PrCreate::NAME, __private::dispatch_to::<PrCreate, Call>),
             (PrList::NAME, __private::dispatch_to::<PrList, Call>),
-            (PrMerge::NAME, __private::dispatch_to::<PrMerge, Call>),
             (PrView::NAME, __private::dispatch_to::<PrView, Call>),
-            (RepoClone::NAME, __private::dispatch_to::<RepoClone, Call>),
-            (RepoDelete::NAME, __private::dispatch_to::<RepoDelete, Call>),
+            (PrClose::NAME, __private::dispatch_to::<PrClose, Call>),
+            (PrMerge::NAME, __private::dispatch_to::<PrMerge, Call>),
+            (PrCreate::NAME, __private::dispatch_to::<PrCreate, Call>),
             (RepoView::NAME, __private::dispatch_to::<RepoView, Call>),
+            (AuthToken::NAME, __private::dispatch_to::<AuthToken, Call>),
+            (IssueList::NAME, __private::dispatch_to::<IssueList, Call>),
+            (RepoClone::NAME, __private::dispatch_to::<RepoClone, Call>),
+            (AuthStatus::NAME, __private::dispatch_to::<AuthStatus, Call>),
+            (RepoDelete::NAME, __private::dispatch_to::<RepoDelete, Call>),
+            (IssueCreate::NAME, __private::dispatch_to::<IssueCreate, Call>),
+            (IssueComment::NAME, __private::dispatch_to::<IssueComment, Call>),
         ];
         /// The merged effects of the called command.
         pub fn effects(&self) -> Effects {

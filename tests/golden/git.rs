@@ -2364,21 +2364,21 @@ mod atip_generated {
                 Self::NAMES,
             )
         }
-        /// Each command's tool name and dispatch function, sorted by name.
+        /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
             (Add::NAME, __private::dispatch_to::<Add, Call>),
-            (Branch::NAME, __private::dispatch_to::<Branch, Call>),
-            (Clean::NAME, __private::dispatch_to::<Clean, Call>),
-            (Commit::NAME, __private::dispatch_to::<Commit, Call>),
+            (Log::NAME, __private::dispatch_to::<Log, Call>),
             (Diff::NAME, __private::dispatch_to::<Diff, Call>),
             (Init::NAME, __private::dispatch_to::<Init, Call>),
-            (Log::NAME, __private::dispatch_to::<Log, Call>),
+            (Clean::NAME, __private::dispatch_to::<Clean, Call>),
             (Reset::NAME, __private::dispatch_to::<Reset, Call>),
             (Stash::NAME, __private::dispatch_to::<Stash, Call>),
-            (StashList::NAME, __private::dispatch_to::<StashList, Call>),
-            (StashPop::NAME, __private::dispatch_to::<StashPop, Call>),
+            (Branch::NAME, __private::dispatch_to::<Branch, Call>),
+            (Commit::NAME, __private::dispatch_to::<Commit, Call>),
             (Status::NAME, __private::dispatch_to::<Status, Call>),
             (Switch::NAME, __private::dispatch_to::<Switch, Call>),
+            (StashPop::NAME, __private::dispatch_to::<StashPop, Call>),
+            (StashList::NAME, __private::dispatch_to::<StashList, Call>),
         ];
         /// The merged effects of the called command.
         pub fn effects(&self) -> Effects {

@@ -323,7 +323,7 @@ mod atip_generated {
                 Self::NAMES,
             )
         }
-        /// Each command's tool name and dispatch function, sorted by name.
+        /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
             (Inject::NAME, __private::dispatch_to::<Inject, Call>),
         ];

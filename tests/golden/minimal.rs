@@ -165,7 +165,7 @@ mod atip_generated {
                 Self::NAMES,
             )
         }
-        /// Each command's tool name and dispatch function, sorted by name.
+        /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
             (Hello::NAME, __private::dispatch_to::<Hello, Call>),
             (Bye::NAME, __private::dispatch_to::<Bye, Call>),

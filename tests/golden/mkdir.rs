@@ -206,7 +206,7 @@ mod atip_generated {
                 Self::NAMES,
             )
         }
-        /// Each command's tool name and dispatch function, sorted by name.
+        /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
             (Mkdir::NAME, __private::dispatch_to::<Mkdir, Call>),
         ];

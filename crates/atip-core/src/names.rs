@@ -28,6 +28,15 @@ pub fn tool_name<S: AsRef<str>>(tool: &str, path: &[S]) -> String {
     sanitize(&raw, true)
 }
 
+/// The order of a generated `Call`'s dispatch table, which a tool call's name is looked up
+/// in by binary search: shorter names first, names of one length byte by byte. Most
+/// comparisons are settled by the lengths, and the rest by comparing bytes in place, which is
+/// faster than `memcmp` for names sharing a long prefix (`gh_pr_…`).
+#[inline]
+pub fn dispatch_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.bytes().cmp(b.bytes()))
+}
+
 /// A provider-valid parameter name for an argument or option name (`dry-run` → `dry_run`).
 pub fn param_name(declared: &str) -> String {
     sanitize(declared, false)

@@ -170,8 +170,13 @@ pub type DispatchEntry<T> = (
     fn(CallInput<'_>) -> Result<T, crate::DispatchError>,
 );
 
-/// Dispatches `input` through `table` (sorted by name), or reports the unknown tool with a
+/// Dispatches `input` through `table` (sorted in
+/// [`dispatch_order`](crate::names::dispatch_order)), or reports the unknown tool with a
 /// suggestion from `names`.
+///
+/// A name the binary search misses is looked for once more, row by row, before it is called
+/// unknown: a table written by an older generator (sorted by name alone) still dispatches
+/// every name, only slower.
 ///
 /// # Errors
 ///
@@ -181,9 +186,14 @@ pub fn dispatch_by_name<T>(
     table: &[DispatchEntry<T>],
     names: &[&str],
 ) -> Result<T, crate::DispatchError> {
-    match table.binary_search_by(|(name, _)| (*name).cmp(input.name())) {
-        Ok(i) => (table[i].1)(input),
-        Err(_) => Err(match input {
+    let name = input.name();
+    let row = table
+        .binary_search_by(|(row, _)| crate::names::dispatch_order(row, name))
+        .ok()
+        .or_else(|| table.iter().position(|(row, _)| *row == name));
+    match row {
+        Some(i) => (table[i].1)(input),
+        None => Err(match input {
             CallInput::Call(call) => crate::DispatchError::unknown_tool(call, names),
             CallInput::Text { name, .. } => crate::DispatchError::unknown_name(name, names),
         }),
@@ -221,5 +231,67 @@ impl DefinitionsCache {
 impl Default for DefinitionsCache {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn echo(input: CallInput<'_>) -> Result<String, crate::DispatchError> {
+        Ok(input.name().to_owned())
+    }
+
+    const NAMES: [&str; 6] = [
+        "gh_pr",
+        "gh_pr_create",
+        "gh_issue",
+        "gh_a",
+        "gh_pr_list",
+        "gh_b",
+    ];
+
+    fn dispatch_all(table: &[DispatchEntry<String>]) {
+        for name in NAMES {
+            let input = CallInput::Text {
+                name,
+                arguments: "{}",
+            };
+            assert_eq!(dispatch_by_name(input, table, &NAMES).unwrap(), name);
+        }
+        let unknown = CallInput::Text {
+            name: "gh_pr_creat",
+            arguments: "{}",
+        };
+        let err = dispatch_by_name(unknown, table, &NAMES).unwrap_err();
+        assert_eq!(err.tool, "gh_pr_creat");
+    }
+
+    #[test]
+    fn a_table_in_dispatch_order_dispatches_every_name() {
+        let mut names = NAMES;
+        names.sort_by(|a, b| crate::names::dispatch_order(a, b));
+        assert_eq!(names[..2], ["gh_a", "gh_b"], "shorter names first");
+        let table: Vec<DispatchEntry<String>> = names.iter().map(|n| (*n, echo as _)).collect();
+        dispatch_all(&table);
+    }
+
+    #[test]
+    fn a_table_sorted_by_name_alone_still_dispatches_every_name() {
+        // What generators before `dispatch_order` wrote: the binary search misses some
+        // names, the row-by-row look-up finds them.
+        let mut names = NAMES;
+        names.sort();
+        let missed = NAMES
+            .iter()
+            .filter(|n| {
+                names
+                    .binary_search_by(|row| crate::names::dispatch_order(row, n))
+                    .is_err()
+            })
+            .count();
+        assert!(missed > 0, "the old order defeats the binary search");
+        let table: Vec<DispatchEntry<String>> = names.iter().map(|n| (*n, echo as _)).collect();
+        dispatch_all(&table);
     }
 }

@@ -80,9 +80,9 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
     });
     let tys: Vec<&Ident> = plans.iter().map(|p| &p.ty).collect();
     let indices = (0..plans.len()).map(Literal::usize_unsuffixed);
-    // The dispatch table, sorted by tool name for binary search.
+    // The dispatch table, sorted for binary search in the order the runtime searches it.
     let mut by_name: Vec<&CommandPlan<'_>> = plans.iter().collect();
-    by_name.sort_by(|a, b| a.cmd.name.cmp(&b.cmd.name));
+    by_name.sort_by(|a, b| atip_core::names::dispatch_order(&a.cmd.name, &b.cmd.name));
     let dispatch_rows = by_name.iter().map(|p| {
         let ty = &p.ty;
         quote!((#ty::NAME, __private::dispatch_to::<#ty, Call>),)
@@ -153,7 +153,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
                 )
             }
 
-            /// Each command's tool name and dispatch function, sorted by name.
+            /// Each command's tool name and dispatch function, in `dispatch_order`.
             const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[#(#dispatch_rows)*];
 
             /// The merged effects of the called command.

@@ -151,8 +151,8 @@ impl<'a> Arguments<'a> {
         let i = match self.params.get(self.next) {
             // Generated code names the fields with the same literals as its parameter table,
             // which the compiler usually merges: then a pointer comparison settles it.
-            Some(p) if std::ptr::eq(p.name.as_ref(), name) || p.name == name => self.next,
-            _ => self.params.iter().position(|p| p.name == name)?,
+            Some(p) if is_named(p, name) => self.next,
+            _ => self.params.iter().position(|p| is_named(p, name))?,
         };
         self.next = i + 1;
         self.slots[i].take()
@@ -315,7 +315,17 @@ fn empty_slots<'a>(spec: &ToolSpec) -> Slots<'a> {
 /// The index of the parameter called `key`: a few short comparisons cost less than hashing
 /// every parameter name.
 fn position(spec: &ToolSpec, key: &str) -> Option<usize> {
-    spec.params.iter().position(|p| p.name == key)
+    spec.params.iter().position(|p| is_named(p, key))
+}
+
+/// Whether `p` is called `name`. Parameter names are short, and most candidates differ in
+/// length; comparing the bytes in place beats calling `memcmp` for each.
+#[inline]
+fn is_named(p: &ParamSpec, name: &str) -> bool {
+    let own = p.name.as_bytes();
+    own.len() == name.len()
+        && (std::ptr::eq(own, name.as_bytes())
+            || own.iter().zip(name.as_bytes()).all(|(a, b)| a == b))
 }
 
 fn missing(p: &ParamSpec) -> Problem {
