@@ -2,7 +2,7 @@
 //! argv writer as generated code.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use std::ffi::OsString;
 
