@@ -2,10 +2,9 @@
 //! argv writer as generated code.
 
 use std::borrow::Cow;
-use foldhash::HashMap;
-
 use std::ffi::OsString;
 
+use foldhash::HashMap;
 use serde_json::{Map, Value};
 
 use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
