@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -105,41 +106,38 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
     }
 }
 
-/// Reads a command's text (see [`node::read`]), found `above` levels of arrays and objects
-/// deep: its value and subcommands, or, when it is not an object, its value for validation
-/// to report. `Null`, no subcommands and `reparse` set when it does not parse or would nest
-/// too deep (its subcommands are then not read, which keeps this recursion bounded).
-fn read_command<'t>(
-    text: &'t str,
-    above: usize,
-    reparse: &mut bool,
-) -> (Value, Option<Members<'t>>) {
-    match node::read(text, above) {
-        Ok(node) => (node.value, node.children),
-        Err(Some(value)) => (value, None),
-        Err(None) => {
-            *reparse = true;
-            (Value::Null, None)
-        }
-    }
-}
-
 fn load_root(v: &mut Validation, node: Node, reparse: &mut bool) -> Option<AtipTool> {
     let (mut value, children) = (node.value, node.children);
     v.root(&mut value);
     let mut tool = read_model::<AtipTool>(v, value);
-    let mut names = Vec::new();
-    for (name, raw) in children.into_iter().flatten() {
-        names.push(name);
-        let child = load_command(v, raw, &mut names, reparse);
-        let name = names.pop().unwrap_or_default();
-        if let (Some(tool), Some(child)) = (&mut tool, child) {
-            tool.commands.insert(name, child);
-        }
-    }
+    let into = tool.as_mut().map(|t| &mut t.commands);
+    load_children(v, children, &mut Vec::new(), reparse, into);
     tool
 }
 
+/// Reads, checks and (into `into`, while the parent's model exists) keeps each subcommand
+/// of the command at `names`.
+fn load_children(
+    v: &mut Validation,
+    children: Option<Members>,
+    names: &mut Vec<String>,
+    reparse: &mut bool,
+    mut into: Option<&mut IndexMap<String, CommandSpec>>,
+) {
+    for (name, raw) in children.into_iter().flatten() {
+        names.push(name);
+        let child = load_command(v, raw, names, reparse);
+        let name = names.pop().unwrap_or_default();
+        if let (Some(into), Some(child)) = (into.as_deref_mut(), child) {
+            into.insert(name, child);
+        }
+    }
+}
+
+/// Reads, checks and builds the command at `names` from its text. A command that is not an
+/// object is checked as its value (validation reports it); one that does not parse, or would
+/// nest deeper than the parser allows, sets `reparse` and its subcommands are not read (which
+/// keeps this recursion bounded).
 fn load_command(
     v: &mut Validation,
     raw: &RawValue,
@@ -147,17 +145,18 @@ fn load_command(
     reparse: &mut bool,
 ) -> Option<CommandSpec> {
     // `$`, `commands` and each command above: two levels per command.
-    let (mut value, children) = read_command(raw.get(), 2 * names.len(), reparse);
+    let (mut value, children) = match node::read(raw.get(), 2 * names.len()) {
+        Ok(node) => (node.value, node.children),
+        Err(Some(value)) => (value, None),
+        Err(None) => {
+            *reparse = true;
+            (Value::Null, None)
+        }
+    };
     v.command(names, &mut value);
     let mut spec = read_model::<CommandSpec>(v, value);
-    for (name, raw) in children.into_iter().flatten() {
-        names.push(name);
-        let child = load_command(v, raw, names, reparse);
-        let name = names.pop().unwrap_or_default();
-        if let (Some(spec), Some(child)) = (&mut spec, child) {
-            spec.commands.insert(name, child);
-        }
-    }
+    let into = spec.as_mut().map(|s| &mut s.commands);
+    load_children(v, children, names, reparse, into);
     spec
 }
 
