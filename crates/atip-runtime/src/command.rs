@@ -68,20 +68,11 @@ pub trait Command {
     /// optional lists left out). What `serde::Serialize` gives when the commands were
     /// generated with `serde = true`; [`Command::from_json_text`] reads it back.
     fn to_arguments(&self) -> serde_json::Map<String, serde_json::Value> {
-        let tool: &'static ToolSpec = const { &Self::TOOL };
-        let mut out = serde_json::Map::new();
-        self.fields(&mut |fields| {
-            // The serialiser of `serde = true` commands, into a `Value`: it cannot fail.
-            let value = crate::fields::serialize_fields(
-                serde_json::value::Serializer,
-                &tool.params,
-                fields,
-            );
-            if let Ok(serde_json::Value::Object(map)) = value {
-                out = map;
-            }
-        });
-        out
+        // The serialiser of `serde = true` commands, into a `Value`: it cannot fail.
+        match crate::__private::serialize_command(self, serde_json::value::Serializer) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        }
     }
 
     /// The command from its arguments object as JSON text, checked as a model's call is

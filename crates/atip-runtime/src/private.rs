@@ -15,8 +15,8 @@ where
 {
     use serde::Deserialize;
     let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
-    let tool = C::TOOL;
-    let checked = Arguments::check(&tool, &map).map_err(|problems| {
+    let tool: &'static crate::ToolSpec = const { &C::TOOL };
+    let checked = Arguments::check(tool, &map).map_err(|problems| {
         D::Error::custom(
             problems
                 .iter()
@@ -36,9 +36,9 @@ where
 pub fn serialize_command<S, C>(command: &C, serializer: S) -> Result<S::Ok, S::Error>
 where
     S: serde::Serializer,
-    C: Command,
+    C: Command + ?Sized,
 {
-    let tool = C::TOOL;
+    let tool: &'static crate::ToolSpec = const { &C::TOOL };
     let mut serializer = Some(serializer);
     let mut result = None;
     command.fields(&mut |fields| {
