@@ -38,13 +38,14 @@ pub trait Scalar: serde::Serialize + Sized {
     /// When the value is of another kind.
     fn from_json(value: &Value) -> Result<Self, String>;
 
-    /// Reads a checked argument value that is owned, moving text out of it instead of copying.
+    /// Reads a checked argument value that is owned and dropped afterwards, taking text out
+    /// of it (leaving an empty string) instead of copying.
     ///
     /// # Errors
     ///
     /// As [`Scalar::from_json`].
-    fn from_owned_json(value: Value) -> Result<Self, String> {
-        Self::from_json(&value)
+    fn take_json(value: &mut Value) -> Result<Self, String> {
+        Self::from_json(value)
     }
 
     /// The value a field holds while its argument could not be read. It is never observed:
@@ -111,10 +112,10 @@ impl Scalar for String {
             .ok_or_else(|| expected("a string", value))
     }
 
-    fn from_owned_json(value: Value) -> Result<Self, String> {
+    fn take_json(value: &mut Value) -> Result<Self, String> {
         match value {
-            Value::String(s) => Ok(s),
-            other => Self::from_json(&other),
+            Value::String(s) => Ok(std::mem::take(s)),
+            other => Self::from_json(other),
         }
     }
 
@@ -139,10 +140,10 @@ impl Scalar for PathBuf {
             .ok_or_else(|| expected("a path (string)", value))
     }
 
-    fn from_owned_json(value: Value) -> Result<Self, String> {
+    fn take_json(value: &mut Value) -> Result<Self, String> {
         match value {
-            Value::String(s) => Ok(PathBuf::from(s)),
-            other => Self::from_json(&other),
+            Value::String(s) => Ok(PathBuf::from(std::mem::take(s))),
+            other => Self::from_json(other),
         }
     }
 
