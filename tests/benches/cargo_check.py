@@ -9,7 +9,8 @@ of 10, 100, 1,000 and 10,000 commands. Prints a Markdown table with per-command 
 `--root DIR` measures the generator and runtime of another checkout (e.g. a `git worktree` of
 an older commit, built with `cargo build --release -p atip-cli` and `cargo build --release -p
 atip-tests --example large_doc`), for before/after figures. `--doc FILE` measures one metadata file (e.g. gh.json)
-instead of aws-like documents. `--check-only` skips the release builds. `--floor` also
+instead of aws-like documents, and also checks the same crate without generated code, to
+report what the document adds. `--check-only` skips the release builds. `--floor` also
 checks, for each document, the floor a person would write by hand: one plain struct per
 command with a field per parameter (its own, inherited and global options and its
 arguments), deriving `serde::Deserialize` — no setters, no schemas — and reports our
@@ -129,6 +130,36 @@ def best_of(n, cmd, touch, cwd=CRATE):
     return best, rss
 
 
+BARE_MAIN = (
+    "fn main() {\n"
+    "    let name = std::env::args().nth(1).unwrap_or_default();\n"
+    "    let call = atip_runtime::ToolCall::from_json_text(None, name, \"{}\");\n"
+    "    println!(\"{call:?}\");\n"
+    "}\n"
+)
+
+
+def bare_check(gen, main_rs, lib):
+    """`cargo check` of the same crate with no generated code (an empty module, a binary that
+    only parses the call), best of 3: subtracted, it gives what the document adds. The
+    generated source and the binary are put back afterwards."""
+    saved = {}
+    for path in (gen, main_rs):
+        with open(path) as f:
+            saved[path] = f.read()
+    try:
+        with open(gen, "w") as f:
+            f.write("")
+        with open(main_rs, "w") as f:
+            f.write(BARE_MAIN)
+        bare, _ = best_of(3, ["cargo", "check", "-q", "--offline"], lib)
+    finally:
+        for path, text in saved.items():
+            with open(path, "w") as f:
+                f.write(text)
+    return bare
+
+
 def main():
     sizes, root, single_doc, check_only, floor = parse_args(sys.argv[1:])
     shutil.rmtree(CRATE, ignore_errors=True)
@@ -211,6 +242,8 @@ def main():
                 run(["cargo", "check", "-q", "--offline"], cwd=FLOOR)
             row["floor"], _ = best_of(3 if n < 10000 else 1, ["cargo", "check", "-q", "--offline"], floor_lib,
                                       cwd=FLOOR)
+        if single_doc:
+            row["bare"] = bare_check(gen, main_rs, lib)
         rows.append(row)
         print(row, flush=True)
 
@@ -228,6 +261,10 @@ def main():
         print("|---|---|---|---|")
         for r in rows:
             print(f"| {r['n']} | {r['check']:.2f} s | {r['floor']:.2f} s | {r['check'] / r['floor']:.2f}× |")
+    for r in rows:
+        if "bare" in r:
+            print(f"\nWhat the document adds to a cold `cargo check`: {r['check']:.2f} s − {r['bare']:.2f} s "
+                  f"(the same crate without generated code) = {r['check'] - r['bare']:.2f} s")
     with_binary = [r for r in rows if "binary" in r]
     if len(with_binary) >= 2:
         a, b = with_binary[-2], with_binary[-1]
