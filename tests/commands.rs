@@ -382,3 +382,45 @@ fn gh_pr_create_takes_required_options_and_inherits_repo() {
         ["gh", "pr", "merge", "--method=squash", "42"]
     );
 }
+
+/// `Debug` and `PartialEq` of a command go through its field table (not derived): every
+/// field under its parameter's name, in the table's order, and equality field by field.
+#[test]
+fn commands_debug_and_compare_field_by_field() {
+    let c = git::Commit::new("fix").all(true).author("Ada");
+    assert_eq!(
+        format!("{c:?}"),
+        "Commit { no_pager: false, message: \"fix\", all: true, allow_empty: false, \
+         amend: false, author: Some(\"Ada\"), signoff: false, no_verify: false, quiet: false }"
+    );
+    assert!(format!("{c:#?}").starts_with("Commit {\n    no_pager: false,\n"));
+    assert_eq!(c, c.clone());
+    // Each kind of field decides: text, an optional value, a flag, a global option.
+    assert_ne!(c, git::Commit::new("fix!").all(true).author("Ada"));
+    assert_ne!(c, git::Commit::new("fix").all(true));
+    assert_ne!(c, git::Commit::new("fix").author("Ada"));
+    assert_ne!(c, c.clone().no_pager(true));
+    // Lists of paths, enumerations and numbers.
+    let add = git::Add::new(["a.txt", "b.txt"]);
+    assert_eq!(add, git::Add::new(["a.txt", "b.txt"]));
+    assert_ne!(add, git::Add::new(["a.txt"]));
+    assert_ne!(add, git::Add::new(["b.txt", "a.txt"]));
+    let status = git::Status::new().untracked_files(git::StatusUntrackedFiles::All);
+    assert_eq!(
+        status,
+        git::Status::new().untracked_files(git::StatusUntrackedFiles::All)
+    );
+    assert_ne!(
+        status,
+        git::Status::new().untracked_files(git::StatusUntrackedFiles::No)
+    );
+    assert_ne!(status, git::Status::new());
+    assert!(format!("{status:?}").contains("untracked_files: Some(All)"));
+    assert_eq!(git::Log::new().max_count(3), git::Log::new().max_count(3));
+    assert_ne!(git::Log::new().max_count(3), git::Log::new().max_count(4));
+    // `Call` compares and prints its commands the same way.
+    let call = git::Call::from(c.clone());
+    assert_eq!(call, git::Call::from(c.clone()));
+    assert_ne!(call, git::Call::from(git::Commit::new("other")));
+    assert_eq!(format!("{call:?}"), format!("Commit({c:?})"));
+}

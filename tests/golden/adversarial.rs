@@ -85,7 +85,7 @@ mod atip_generated {
     /// Runs `weird type`; tool name `weird_type`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Type {
         /// argument 'in'
         ///
@@ -119,6 +119,16 @@ mod atip_generated {
         ///
         /// Flag `--verbose`.
         pub verbose: bool,
+    }
+    impl std::fmt::Debug for Type {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Type {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Type {
         /// Creates the command from its required parameters (`in`, `self`); optional ones start unset.
@@ -246,7 +256,7 @@ mod atip_generated {
     /// Runs `weird self`; tool name `weird_self`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct SelfCommand {
         /// The global options.
         pub globals: Globals,
@@ -266,6 +276,16 @@ mod atip_generated {
         ///
         /// Flag `--value`.
         pub value: Option<String>,
+    }
+    impl std::fmt::Debug for SelfCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for SelfCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl SelfCommand {
         /// Creates the command with every optional parameter unset.
@@ -369,10 +389,20 @@ mod atip_generated {
     /// Runs `weird call`; tool name `weird_call`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct CallCommand {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for CallCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for CallCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl CallCommand {
         /// Creates the command with every optional parameter unset.
@@ -420,10 +450,20 @@ mod atip_generated {
     /// Runs `weird option`; tool name `weird_option`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct OptionCommand {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for OptionCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for OptionCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl OptionCommand {
         /// Creates the command with every optional parameter unset.
@@ -471,10 +511,20 @@ mod atip_generated {
     /// Runs `weird result`; tool name `weird_result`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct ResultCommand {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for ResultCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for ResultCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl ResultCommand {
         /// Creates the command with every optional parameter unset.
@@ -522,10 +572,20 @@ mod atip_generated {
     /// Runs `weird string`; tool name `weird_string`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct StringCommand {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for StringCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for StringCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl StringCommand {
         /// Creates the command with every optional parameter unset.
@@ -573,10 +633,20 @@ mod atip_generated {
     /// Runs `weird vec`; tool name `weird_vec`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct VecCommand {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for VecCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for VecCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl VecCommand {
         /// Creates the command with every optional parameter unset.
@@ -624,10 +694,20 @@ mod atip_generated {
     /// Runs `weird effects`; tool name `weird_effects`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct EffectsCommand {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for EffectsCommand {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for EffectsCommand {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl EffectsCommand {
         /// Creates the command with every optional parameter unset.
@@ -675,7 +755,7 @@ mod atip_generated {
     /// Runs `weird 2fa`; tool name `weird_2fa`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct _2fa {
         /// The global options.
         pub globals: Globals,
@@ -687,6 +767,16 @@ mod atip_generated {
         ///
         /// Flag `-9`.
         pub _9: bool,
+    }
+    impl std::fmt::Debug for _2fa {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for _2fa {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl _2fa {
         /// Creates the command with every optional parameter unset.
@@ -760,7 +850,7 @@ mod atip_generated {
     /// Runs `weird ünïcode`; tool name `weird__n_code`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct UfcNUefCode {
         /// argument 'ñame'
         ///
@@ -768,6 +858,16 @@ mod atip_generated {
         pub uf1_ame: String,
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for UfcNUefCode {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for UfcNUefCode {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl UfcNUefCode {
         /// Creates the command from its required parameters (`ñame`); optional ones start unset.
@@ -827,10 +927,20 @@ mod atip_generated {
     /// Runs `weird a.b`; tool name `weird_a_b`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct AB {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for AB {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for AB {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl AB {
         /// Creates the command with every optional parameter unset.
@@ -878,10 +988,20 @@ mod atip_generated {
     /// Runs `weird list_all`; tool name `weird_list_all`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct ListAll {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for ListAll {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for ListAll {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl ListAll {
         /// Creates the command with every optional parameter unset.
@@ -929,10 +1049,20 @@ mod atip_generated {
     /// Runs `weird list-all`; tool name `weird_list-all`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct ListAll2 {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for ListAll2 {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for ListAll2 {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl ListAll2 {
         /// Creates the command with every optional parameter unset.
@@ -1110,7 +1240,7 @@ mod atip_generated {
     /// Runs `weird enums`; tool name `weird_enums`.
     ///
     /// Effects: destructive, not reversible, no network, billable, cost high, timeout 5m.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Enums {
         /// argument 'files'
         ///
@@ -1155,6 +1285,16 @@ mod atip_generated {
         /// Flag `-o`.
         pub out: PathBuf,
     }
+    impl std::fmt::Debug for Enums {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Enums {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Enums {
         /// Creates the command from its required parameters (`files`, `out`); optional ones start unset.
         pub fn new(
@@ -1162,7 +1302,7 @@ mod atip_generated {
             out: impl Into<PathBuf>,
         ) -> Self {
             Self {
-                files: files.into_iter().map(Into::into).collect(),
+                files: __private::list(files),
                 mode: Default::default(),
                 level: Default::default(),
                 count: Default::default(),
@@ -1196,7 +1336,7 @@ mod atip_generated {
         /// Sets `tags` (`--tag`).
         #[must_use]
         pub fn tags(mut self, value: impl IntoIterator<Item = EnumsTags>) -> Self {
-            self.tags = value.into_iter().collect();
+            self.tags = __private::list(value);
             self
         }
         /// Sets `dry-run` (`--dry-run`).
@@ -1343,7 +1483,7 @@ mod atip_generated {
     /// Runs `weird group`; tool name `weird_group`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Group {
         /// option 'verbose'
         ///
@@ -1357,6 +1497,16 @@ mod atip_generated {
         ///
         /// Flag `--depth-own`.
         pub depth: Option<i64>,
+    }
+    impl std::fmt::Debug for Group {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Group {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Group {
         /// Creates the command with every optional parameter unset.
@@ -1424,7 +1574,7 @@ mod atip_generated {
     /// Runs `weird group inner`; tool name `weird_group_inner`.
     ///
     /// Effects: no network.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct GroupInner {
         /// argument 'rest'
         ///
@@ -1443,11 +1593,21 @@ mod atip_generated {
         /// Flag `--depth` (inherited).
         pub depth: Option<i64>,
     }
+    impl std::fmt::Debug for GroupInner {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for GroupInner {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl GroupInner {
         /// Creates the command from its required parameters (`rest`); optional ones start unset.
         pub fn new(rest: impl IntoIterator<Item = impl Into<String>>) -> Self {
             Self {
-                rest: rest.into_iter().map(Into::into).collect(),
+                rest: __private::list(rest),
                 verbose: Default::default(),
                 r#type: Default::default(),
                 depth: Default::default(),

@@ -31,7 +31,7 @@ mod atip_generated {
     /// Runs `cat`; tool name `cat`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Cat {
         /// Files to print
         ///
@@ -54,11 +54,21 @@ mod atip_generated {
         /// Flag `--squeeze-blank`.
         pub squeeze_blank: bool,
     }
+    impl std::fmt::Debug for Cat {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Cat {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Cat {
         /// Creates the command from its required parameters (`files`); optional ones start unset.
         pub fn new(files: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
             Self {
-                files: files.into_iter().map(Into::into).collect(),
+                files: __private::list(files),
                 number: Default::default(),
                 number_nonblank: Default::default(),
                 show_ends: Default::default(),

@@ -31,12 +31,22 @@ mod atip_generated {
     /// Runs `gh auth status`; tool name `gh_auth_status`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct AuthStatus {
         /// Check only this GitHub host
         ///
         /// Flag `--hostname`.
         pub hostname: Option<String>,
+    }
+    impl std::fmt::Debug for AuthStatus {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for AuthStatus {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl AuthStatus {
         /// Creates the command with every optional parameter unset.
@@ -90,12 +100,22 @@ mod atip_generated {
     /// Runs `gh auth token`; tool name `gh_auth_token`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct AuthToken {
         /// The host whose token to print
         ///
         /// Flag `--hostname`.
         pub hostname: Option<String>,
+    }
+    impl std::fmt::Debug for AuthToken {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for AuthToken {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl AuthToken {
         /// Creates the command with every optional parameter unset.
@@ -189,7 +209,7 @@ mod atip_generated {
     /// Runs `gh pr list`; tool name `gh_pr_list`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct PrList {
         /// Repository as OWNER/REPO (default: the repository of the current directory)
         ///
@@ -215,6 +235,16 @@ mod atip_generated {
         ///
         /// Flag `--json`.
         pub json: Option<String>,
+    }
+    impl std::fmt::Debug for PrList {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for PrList {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl PrList {
         /// Creates the command with every optional parameter unset.
@@ -245,7 +275,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.label = value.into_iter().map(Into::into).collect();
+            self.label = __private::list(value);
             self
         }
         /// Sets `author` (`--author`).
@@ -349,7 +379,7 @@ mod atip_generated {
     /// Runs `gh pr view`; tool name `gh_pr_view`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct PrView {
         /// Number, URL or branch (default: the pull request of the current branch)
         ///
@@ -367,6 +397,16 @@ mod atip_generated {
         ///
         /// Flag `--json`.
         pub json: Option<String>,
+    }
+    impl std::fmt::Debug for PrView {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for PrView {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl PrView {
         /// Creates the command with every optional parameter unset.
@@ -446,7 +486,7 @@ mod atip_generated {
     /// Runs `gh pr create`; tool name `gh_pr_create`.
     ///
     /// Effects: not destructive, reversible, not idempotent, network, reads files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct PrCreate {
         /// Repository as OWNER/REPO (default: the repository of the current directory)
         ///
@@ -476,6 +516,16 @@ mod atip_generated {
         ///
         /// Flag `--reviewer`.
         pub reviewer: Vec<String>,
+    }
+    impl std::fmt::Debug for PrCreate {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for PrCreate {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl PrCreate {
         /// Creates the command from its required parameters (`title`, `body`); optional ones start unset.
@@ -514,7 +564,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.label = value.into_iter().map(Into::into).collect();
+            self.label = __private::list(value);
             self
         }
         /// Sets `reviewer` (`--reviewer`).
@@ -523,7 +573,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.reviewer = value.into_iter().map(Into::into).collect();
+            self.reviewer = __private::list(value);
             self
         }
     }
@@ -648,7 +698,7 @@ mod atip_generated {
     /// Runs `gh pr merge`; tool name `gh_pr_merge`.
     ///
     /// Effects: destructive, not reversible, not idempotent, network, reads files, writes files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct PrMerge {
         /// Number, URL or branch of the pull request
         ///
@@ -666,6 +716,16 @@ mod atip_generated {
         ///
         /// Flag `--delete-branch`.
         pub delete_branch: bool,
+    }
+    impl std::fmt::Debug for PrMerge {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for PrMerge {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl PrMerge {
         /// Creates the command from its required parameters (`number`, `method`); optional ones start unset.
@@ -747,7 +807,7 @@ mod atip_generated {
     /// Runs `gh pr close`; tool name `gh_pr_close`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct PrClose {
         /// Number, URL or branch of the pull request
         ///
@@ -761,6 +821,16 @@ mod atip_generated {
         ///
         /// Flag `--comment`.
         pub comment: Option<String>,
+    }
+    impl std::fmt::Debug for PrClose {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for PrClose {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl PrClose {
         /// Creates the command from its required parameters (`number`); optional ones start unset.
@@ -868,7 +938,7 @@ mod atip_generated {
     /// Runs `gh issue list`; tool name `gh_issue_list`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct IssueList {
         /// Repository as OWNER/REPO (default: the repository of the current directory)
         ///
@@ -890,6 +960,16 @@ mod atip_generated {
         ///
         /// Flag `--search`.
         pub search: Option<String>,
+    }
+    impl std::fmt::Debug for IssueList {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for IssueList {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl IssueList {
         /// Creates the command with every optional parameter unset.
@@ -920,7 +1000,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.label = value.into_iter().map(Into::into).collect();
+            self.label = __private::list(value);
             self
         }
         /// Sets `search` (`--search`).
@@ -995,7 +1075,7 @@ mod atip_generated {
     /// Runs `gh issue create`; tool name `gh_issue_create`.
     ///
     /// Effects: not destructive, reversible, not idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct IssueCreate {
         /// Repository as OWNER/REPO (default: the repository of the current directory)
         ///
@@ -1017,6 +1097,16 @@ mod atip_generated {
         ///
         /// Flag `--assignee`.
         pub assignee: Vec<String>,
+    }
+    impl std::fmt::Debug for IssueCreate {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for IssueCreate {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl IssueCreate {
         /// Creates the command from its required parameters (`title`, `body`); optional ones start unset.
@@ -1041,7 +1131,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.label = value.into_iter().map(Into::into).collect();
+            self.label = __private::list(value);
             self
         }
         /// Sets `assignee` (`--assignee`).
@@ -1050,7 +1140,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.assignee = value.into_iter().map(Into::into).collect();
+            self.assignee = __private::list(value);
             self
         }
     }
@@ -1119,7 +1209,7 @@ mod atip_generated {
     /// Runs `gh issue comment`; tool name `gh_issue_comment`.
     ///
     /// Effects: not destructive, reversible, not idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct IssueComment {
         /// Number or URL of the issue
         ///
@@ -1133,6 +1223,16 @@ mod atip_generated {
         ///
         /// Flag `--body`.
         pub body: String,
+    }
+    impl std::fmt::Debug for IssueComment {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for IssueComment {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl IssueComment {
         /// Creates the command from its required parameters (`number`, `body`); optional ones start unset.
@@ -1198,7 +1298,7 @@ mod atip_generated {
     /// Runs `gh repo view`; tool name `gh_repo_view`.
     ///
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct RepoView {
         /// OWNER/REPO or URL (default: the repository of the current directory)
         ///
@@ -1208,6 +1308,16 @@ mod atip_generated {
         ///
         /// Flag `--json`.
         pub json: Option<String>,
+    }
+    impl std::fmt::Debug for RepoView {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for RepoView {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl RepoView {
         /// Creates the command with every optional parameter unset.
@@ -1271,7 +1381,7 @@ mod atip_generated {
     /// Runs `gh repo clone`; tool name `gh_repo_clone`.
     ///
     /// Effects: not destructive, reversible, not idempotent, network, reads files, writes files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct RepoClone {
         /// OWNER/REPO or URL
         ///
@@ -1281,6 +1391,16 @@ mod atip_generated {
         ///
         /// Positional argument.
         pub directory: Option<PathBuf>,
+    }
+    impl std::fmt::Debug for RepoClone {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for RepoClone {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl RepoClone {
         /// Creates the command from its required parameters (`repository`); optional ones start unset.
@@ -1341,7 +1461,7 @@ mod atip_generated {
     /// Runs `gh repo delete`; tool name `gh_repo_delete`.
     ///
     /// Effects: destructive, not reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct RepoDelete {
         /// OWNER/REPO to delete
         ///
@@ -1351,6 +1471,16 @@ mod atip_generated {
         ///
         /// Flag `--yes`.
         pub yes: bool,
+    }
+    impl std::fmt::Debug for RepoDelete {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for RepoDelete {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl RepoDelete {
         /// Creates the command from its required parameters (`repository`); optional ones start unset.

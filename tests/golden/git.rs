@@ -68,7 +68,7 @@ mod atip_generated {
     /// Runs `git init`; tool name `git_init`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Init {
         /// Directory to create the repository in (default: the current directory)
         ///
@@ -88,6 +88,16 @@ mod atip_generated {
         ///
         /// Flag `--quiet`.
         pub quiet: bool,
+    }
+    impl std::fmt::Debug for Init {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Init {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Init {
         /// Creates the command with every optional parameter unset.
@@ -231,7 +241,7 @@ mod atip_generated {
     /// Runs `git status`; tool name `git_status`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Status {
         /// Limit the output to these paths
         ///
@@ -256,6 +266,16 @@ mod atip_generated {
         /// Flag `--untracked-files`. Tool default: `normal`.
         pub untracked_files: Option<StatusUntrackedFiles>,
     }
+    impl std::fmt::Debug for Status {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Status {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Status {
         /// Creates the command with every optional parameter unset.
         pub fn new() -> Self {
@@ -267,7 +287,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<PathBuf>>,
         ) -> Self {
-            self.pathspec = value.into_iter().map(Into::into).collect();
+            self.pathspec = __private::list(value);
             self
         }
         /// Sets `short` (`--short`).
@@ -382,7 +402,7 @@ mod atip_generated {
     /// Runs `git add`; tool name `git_add`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Add {
         /// Files to add; directories add everything below them
         ///
@@ -415,11 +435,21 @@ mod atip_generated {
         /// Flag `--verbose`.
         pub verbose: bool,
     }
+    impl std::fmt::Debug for Add {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Add {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Add {
         /// Creates the command from its required parameters (`pathspec`); optional ones start unset.
         pub fn new(pathspec: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
             Self {
-                pathspec: pathspec.into_iter().map(Into::into).collect(),
+                pathspec: __private::list(pathspec),
                 all: Default::default(),
                 update: Default::default(),
                 force: Default::default(),
@@ -563,7 +593,7 @@ mod atip_generated {
     /// Runs `git commit`; tool name `git_commit`.
     ///
     /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, starts subprocesses, timeout 30s.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Commit {
         /// The global options.
         pub globals: Globals,
@@ -599,6 +629,16 @@ mod atip_generated {
         ///
         /// Flag `--quiet`.
         pub quiet: bool,
+    }
+    impl std::fmt::Debug for Commit {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Commit {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Commit {
         /// Creates the command from its required parameters (`message`); optional ones start unset.
@@ -765,7 +805,7 @@ mod atip_generated {
     /// Runs `git log`; tool name `git_log`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Log {
         /// Commits to show, e.g. main..feature (default: HEAD)
         ///
@@ -805,6 +845,16 @@ mod atip_generated {
         ///
         /// Flag `--all`.
         pub all: bool,
+    }
+    impl std::fmt::Debug for Log {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Log {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Log {
         /// Creates the command with every optional parameter unset.
@@ -979,7 +1029,7 @@ mod atip_generated {
     /// Runs `git branch`; tool name `git_branch`.
     ///
     /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Branch {
         /// Branch to create (or, with --delete, to delete); list branches when absent
         ///
@@ -1007,6 +1057,16 @@ mod atip_generated {
         ///
         /// Flag `--verbose`.
         pub verbose: bool,
+    }
+    impl std::fmt::Debug for Branch {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Branch {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Branch {
         /// Creates the command with every optional parameter unset.
@@ -1137,7 +1197,7 @@ mod atip_generated {
     /// Runs `git switch`; tool name `git_switch`.
     ///
     /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Switch {
         /// Branch to switch to; with --create, the commit the new branch starts at
         ///
@@ -1157,6 +1217,16 @@ mod atip_generated {
         ///
         /// Flag `--quiet`.
         pub quiet: bool,
+    }
+    impl std::fmt::Debug for Switch {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Switch {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Switch {
         /// Creates the command with every optional parameter unset.
@@ -1263,7 +1333,7 @@ mod atip_generated {
     /// Runs `git diff`; tool name `git_diff`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Diff {
         /// Limit the diff to these paths
         ///
@@ -1288,6 +1358,16 @@ mod atip_generated {
         /// Flag `--unified`.
         pub unified: Option<i64>,
     }
+    impl std::fmt::Debug for Diff {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Diff {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Diff {
         /// Creates the command with every optional parameter unset.
         pub fn new() -> Self {
@@ -1299,7 +1379,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<PathBuf>>,
         ) -> Self {
-            self.paths = value.into_iter().map(Into::into).collect();
+            self.paths = __private::list(value);
             self
         }
         /// Sets `cached` (`--cached`).
@@ -1414,7 +1494,7 @@ mod atip_generated {
     /// Runs `git clean`; tool name `git_clean`.
     ///
     /// Effects: destructive, not reversible, idempotent, no network, reads files, writes files, deletes files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Clean {
         /// Only clean these paths
         ///
@@ -1447,6 +1527,16 @@ mod atip_generated {
         /// Flag `--quiet`.
         pub quiet: bool,
     }
+    impl std::fmt::Debug for Clean {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Clean {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Clean {
         /// Creates the command with every optional parameter unset.
         pub fn new() -> Self {
@@ -1458,7 +1548,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<PathBuf>>,
         ) -> Self {
-            self.pathspec = value.into_iter().map(Into::into).collect();
+            self.pathspec = __private::list(value);
             self
         }
         /// Sets `force` (`--force`).
@@ -1491,7 +1581,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
-            self.exclude = value.into_iter().map(Into::into).collect();
+            self.exclude = __private::list(value);
             self
         }
         /// Sets `quiet` (`--quiet`).
@@ -1593,7 +1683,7 @@ mod atip_generated {
     /// Runs `git reset`; tool name `git_reset`.
     ///
     /// Effects: destructive, not reversible, idempotent, no network, reads files, writes files, deletes files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Reset {
         /// Commit to reset to (default: HEAD)
         ///
@@ -1621,6 +1711,16 @@ mod atip_generated {
         ///
         /// Flag `--quiet`.
         pub quiet: bool,
+    }
+    impl std::fmt::Debug for Reset {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Reset {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Reset {
         /// Creates the command with every optional parameter unset.
@@ -1752,7 +1852,7 @@ mod atip_generated {
     /// Runs `git stash`; tool name `git_stash`.
     ///
     /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Stash {
         /// The global options.
         pub globals: Globals,
@@ -1772,6 +1872,16 @@ mod atip_generated {
         ///
         /// Flag `--quiet`.
         pub quiet: bool,
+    }
+    impl std::fmt::Debug for Stash {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Stash {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Stash {
         /// Creates the command with every optional parameter unset.
@@ -1878,10 +1988,20 @@ mod atip_generated {
     /// Runs `git stash list`; tool name `git_stash_list`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct StashList {
         /// The global options.
         pub globals: Globals,
+    }
+    impl std::fmt::Debug for StashList {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for StashList {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl StashList {
         /// Creates the command with every optional parameter unset.
@@ -1929,7 +2049,7 @@ mod atip_generated {
     /// Runs `git stash pop`; tool name `git_stash_pop`.
     ///
     /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct StashPop {
         /// The entry, e.g. stash@{1} (default: the latest)
         ///
@@ -1945,6 +2065,16 @@ mod atip_generated {
         ///
         /// Flag `--quiet`.
         pub quiet: bool,
+    }
+    impl std::fmt::Debug for StashPop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for StashPop {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl StashPop {
         /// Creates the command with every optional parameter unset.

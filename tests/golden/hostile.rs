@@ -139,7 +139,7 @@ mod atip_generated {
     /// Runs `hostile inject`; tool name `hostile_inject`.
     ///
     /// Effects: not destructive, no network.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Inject {
         /// */ fn evil() {} /* #\[cfg(any())\] `backtick` ``double``
         /// \```rust
@@ -164,6 +164,16 @@ mod atip_generated {
         ///
         /// Flag `--long`.
         pub long: Option<String>,
+    }
+    impl std::fmt::Debug for Inject {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Inject {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
     }
     impl Inject {
         /// Creates the command from its required parameters (`text`); optional ones start unset.

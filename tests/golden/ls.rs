@@ -77,7 +77,7 @@ mod atip_generated {
     /// Runs `ls`; tool name `ls`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Ls {
         /// Files or directories to list (default: the current directory)
         ///
@@ -120,6 +120,16 @@ mod atip_generated {
         /// Flag `--sort`.
         pub sort: Option<LsSort>,
     }
+    impl std::fmt::Debug for Ls {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Ls {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Ls {
         /// Creates the command with every optional parameter unset.
         pub fn new() -> Self {
@@ -131,7 +141,7 @@ mod atip_generated {
             mut self,
             value: impl IntoIterator<Item = impl Into<PathBuf>>,
         ) -> Self {
-            self.files = value.into_iter().map(Into::into).collect();
+            self.files = __private::list(value);
             self
         }
         /// Sets `all` (`--all`).

@@ -31,8 +31,18 @@ mod atip_generated {
     /// Runs `hello`; tool name `hello`.
     ///
     /// Effects: no network, writes no files.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Hello {}
+    impl std::fmt::Debug for Hello {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Hello {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Hello {
         /// Creates the command with every optional parameter unset.
         pub fn new() -> Self {
@@ -66,8 +76,18 @@ mod atip_generated {
     /// Runs `hello bye`; tool name `hello_bye`.
     ///
     /// Effects: none declared.
-    #[derive(Debug, Clone, PartialEq, Default)]
+    #[derive(Clone, Default)]
     pub struct Bye {}
+    impl std::fmt::Debug for Bye {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Bye {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Bye {
         /// Creates the command with every optional parameter unset.
         pub fn new() -> Self {

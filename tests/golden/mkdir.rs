@@ -31,7 +31,7 @@ mod atip_generated {
     /// Runs `mkdir`; tool name `mkdir`.
     ///
     /// Effects: not destructive, reversible, not idempotent, no network, reads no files, writes files, deletes no files.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Mkdir {
         /// Directories to create
         ///
@@ -50,11 +50,21 @@ mod atip_generated {
         /// Flag `--verbose`.
         pub verbose: bool,
     }
+    impl std::fmt::Debug for Mkdir {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Mkdir {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Mkdir {
         /// Creates the command from its required parameters (`directories`); optional ones start unset.
         pub fn new(directories: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
             Self {
-                directories: directories.into_iter().map(Into::into).collect(),
+                directories: __private::list(directories),
                 parents: Default::default(),
                 mode: Default::default(),
                 verbose: Default::default(),

@@ -31,7 +31,7 @@ mod atip_generated {
     /// Runs `rm`; tool name `rm`.
     ///
     /// Effects: destructive, not reversible, idempotent, no network, reads no files, writes files, deletes files.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Rm {
         /// Files or directories to delete
         ///
@@ -54,11 +54,21 @@ mod atip_generated {
         /// Flag `--verbose`.
         pub verbose: bool,
     }
+    impl std::fmt::Debug for Rm {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Rm {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Rm {
         /// Creates the command from its required parameters (`files`); optional ones start unset.
         pub fn new(files: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
             Self {
-                files: files.into_iter().map(Into::into).collect(),
+                files: __private::list(files),
                 force: Default::default(),
                 recursive: Default::default(),
                 dir: Default::default(),

@@ -31,7 +31,7 @@ mod atip_generated {
     /// Runs `wc`; tool name `wc`.
     ///
     /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files.
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Clone)]
     pub struct Wc {
         /// Files to count
         ///
@@ -58,11 +58,21 @@ mod atip_generated {
         /// Flag `--max-line-length`.
         pub max_line_length: bool,
     }
+    impl std::fmt::Debug for Wc {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, f)
+        }
+    }
+    impl PartialEq for Wc {
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
     impl Wc {
         /// Creates the command from its required parameters (`files`); optional ones start unset.
         pub fn new(files: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
             Self {
-                files: files.into_iter().map(Into::into).collect(),
+                files: __private::list(files),
                 lines: Default::default(),
                 words: Default::default(),
                 bytes: Default::default(),

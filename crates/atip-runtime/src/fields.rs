@@ -8,8 +8,10 @@
 //! so both paths produce the same command line by construction, and a large tool does not
 //! pay the compiler for one statement per field of every command.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::ffi::OsStr;
+use std::fmt;
 use std::path::PathBuf;
 
 use serde::ser::SerializeMap as _;
@@ -20,17 +22,36 @@ use crate::tool::{ArgvForm, ParamSpec, ValueKind};
 
 /// A field of a command: `bool`, a [`Scalar`], or an `Option` or `Vec` of scalars (and
 /// [`JsonArgument`] for metadata loaded at run time).
-pub trait Field {
+///
+/// Besides the argv and JSON writers, a field gives what a generated command's `Debug` and
+/// `PartialEq` need ([`Field::same`]), so that these two are one short impl per command over
+/// [`Command::fields`](crate::Command::fields) rather than derived: derived, they were a fifth
+/// of what `cargo check` pays for a large tool (BENCHMARKS.md).
+pub trait Field: fmt::Debug {
     /// Writes the field's argv elements as `spec` says (nothing when absent, `false` or
     /// empty).
     fn write(&self, argv: &mut ArgvBuilder, spec: &ParamSpec);
     /// The field as JSON, `None` when it is left out (absent, `false`, or an empty optional
     /// list).
     fn json(&self, spec: &ParamSpec) -> Option<Value>;
+    /// The field as [`Any`], for [`Field::same`]; `None` for a field that borrows
+    /// ([`JsonArgument`]).
+    fn as_any(&self) -> Option<&dyn Any>;
+    /// Whether `other` is a field of the same type with an equal value (`PartialEq`; a
+    /// [`JsonArgument`] is equal to none).
+    fn same(&self, other: &dyn Field) -> bool;
+}
+
+/// [`Field::same`] for a field of type `T`.
+fn same_as<T: PartialEq + 'static>(field: &T, other: &dyn Field) -> bool {
+    other
+        .as_any()
+        .and_then(|o| o.downcast_ref::<T>())
+        .is_some_and(|o| o == field)
 }
 
 /// One value of a field: strings, paths, numbers and generated enumerations.
-pub trait Scalar: serde::Serialize + Sized {
+pub trait Scalar: serde::Serialize + fmt::Debug + PartialEq + Sized + 'static {
     /// Reads a checked argument value.
     ///
     /// # Errors
@@ -180,7 +201,7 @@ impl Scalar for f64 {
     }
 }
 
-impl<E: Enumeration + serde::Serialize> Scalar for E {
+impl<E: Enumeration + serde::Serialize + fmt::Debug> Scalar for E {
     fn unread() -> Self {
         E::VALUES[0].0
     }
@@ -278,6 +299,14 @@ impl Field for bool {
     fn json(&self, _: &ParamSpec) -> Option<Value> {
         self.then_some(Value::Bool(true))
     }
+
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+
+    fn same(&self, other: &dyn Field) -> bool {
+        same_as(self, other)
+    }
 }
 
 impl<T: Scalar> Field for T {
@@ -287,6 +316,13 @@ impl<T: Scalar> Field for T {
 
     fn json(&self, _: &ParamSpec) -> Option<Value> {
         serde_json::to_value(self).ok()
+    }
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+
+    fn same(&self, other: &dyn Field) -> bool {
+        same_as(self, other)
     }
 }
 
@@ -300,6 +336,13 @@ impl<T: Scalar> Field for Option<T> {
 
     fn json(&self, _: &ParamSpec) -> Option<Value> {
         self.as_ref().and_then(|v| serde_json::to_value(v).ok())
+    }
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+
+    fn same(&self, other: &dyn Field) -> bool {
+        same_as(self, other)
     }
 }
 
@@ -317,6 +360,13 @@ impl<T: Scalar> Field for Vec<T> {
         } else {
             serde_json::to_value(self).ok()
         }
+    }
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+
+    fn same(&self, other: &dyn Field) -> bool {
+        same_as(self, other)
     }
 }
 
@@ -376,6 +426,14 @@ impl Field for JsonArgument<'_> {
 
     fn json(&self, _: &ParamSpec) -> Option<Value> {
         self.0.cloned()
+    }
+
+    fn as_any(&self) -> Option<&dyn Any> {
+        None
+    }
+
+    fn same(&self, _: &dyn Field) -> bool {
+        false
     }
 }
 

@@ -86,6 +86,49 @@ where
     })
 }
 
+/// The items of a list setter's argument, each converted: what the generated setters of list
+/// parameters do with what they are given (`.tags(["a", "b"])`, `.paths(vec![path])`).
+pub fn list<T, I>(items: I) -> Vec<T>
+where
+    I: IntoIterator,
+    I::Item: Into<T>,
+{
+    items.into_iter().map(Into::into).collect()
+}
+
+/// A generated command's `Debug`: `Name { param: value, … }`, every field under its
+/// parameter's name, in the order of [`Command::TOOL`]'s parameters. One call per command instead of a derived impl, whose
+/// per-field code was the largest single cost of checking a large tool (BENCHMARKS.md).
+///
+/// # Errors
+///
+/// The formatter's.
+pub fn debug_command<C: Command>(command: &C, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    let params: &'static [crate::ParamSpec] = &const { &C::TOOL }.params;
+    let name = std::any::type_name::<C>();
+    let name = name.rsplit("::").next().unwrap_or(name);
+    let mut out = f.debug_struct(name);
+    command.fields(&mut |fields| {
+        for (p, field) in params.iter().zip(fields) {
+            out.field(&p.name, field);
+        }
+    });
+    out.finish()
+}
+
+/// A generated command's `PartialEq`: every field equal to the other command's, in order
+/// ([`Field::same`](crate::fields::Field::same)). One call per command instead of a derived
+/// impl, for the reason given at [`debug_command`].
+pub fn same_command<C: Command>(a: &C, b: &C) -> bool {
+    let mut same = false;
+    a.fields(&mut |ours| {
+        b.fields(&mut |theirs| {
+            same = ours.len() == theirs.len() && ours.iter().zip(theirs).all(|(x, y)| x.same(*y));
+        });
+    });
+    same
+}
+
 /// The object-safe part of [`Command`], so that a generated `Call` matches on its variant
 /// once (`Call::command`) instead of once per method: with thousands of commands, every
 /// thousand-arm `match` costs the compiler noticeably.

@@ -123,9 +123,23 @@ pub fn command_items(
 
     quote! {
         #struct_doc
-        #[derive(Debug, Clone, PartialEq #derive_default)]
+        #[derive(Clone #derive_default)]
         pub struct #ty {
             #(#struct_fields)*
+        }
+
+        // Over `Command::fields`, not derived: derived, these two were a fifth of what a
+        // large tool costs `cargo check` (BENCHMARKS.md).
+        impl std::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                __private::debug_command(self, f)
+            }
+        }
+
+        impl PartialEq for #ty {
+            fn eq(&self, other: &Self) -> bool {
+                __private::same_command(self, other)
+            }
         }
 
         impl #ty {
