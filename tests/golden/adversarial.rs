@@ -40,6 +40,7 @@ mod atip_generated {
     }
     impl Globals {
         /// Every global option unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -51,6 +52,7 @@ mod atip_generated {
         }
         /// Sets `verbose` (`-v`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self
@@ -121,11 +123,13 @@ mod atip_generated {
         pub verbose: bool,
     }
     impl std::fmt::Debug for Type {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Type", f)
         }
     }
     impl PartialEq for Type {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -176,6 +180,7 @@ mod atip_generated {
         }
         /// Sets `verbose` (`--verbose`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self
@@ -278,17 +283,20 @@ mod atip_generated {
         pub value: Option<String>,
     }
     impl std::fmt::Debug for SelfCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "SelfCommand", f)
         }
     }
     impl PartialEq for SelfCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl SelfCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -306,6 +314,7 @@ mod atip_generated {
         }
         /// Sets `clone` (`--clone`).
         #[must_use]
+        #[inline]
         pub fn with_clone(mut self, value: bool) -> Self {
             self.clone = value;
             self
@@ -318,6 +327,7 @@ mod atip_generated {
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -380,6 +390,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for SelfCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -395,22 +406,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for CallCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "CallCommand", f)
         }
     }
     impl PartialEq for CallCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl CallCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -441,6 +456,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for CallCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -456,22 +472,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for OptionCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "OptionCommand", f)
         }
     }
     impl PartialEq for OptionCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl OptionCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -502,6 +522,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for OptionCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -517,22 +538,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for ResultCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "ResultCommand", f)
         }
     }
     impl PartialEq for ResultCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl ResultCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -563,6 +588,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for ResultCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -578,22 +604,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for StringCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "StringCommand", f)
         }
     }
     impl PartialEq for StringCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl StringCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -624,6 +654,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for StringCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -639,22 +670,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for VecCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "VecCommand", f)
         }
     }
     impl PartialEq for VecCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl VecCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -685,6 +720,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for VecCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -700,22 +736,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for EffectsCommand {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "EffectsCommand", f)
         }
     }
     impl PartialEq for EffectsCommand {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl EffectsCommand {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -746,6 +786,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for EffectsCommand {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -769,34 +810,40 @@ mod atip_generated {
         pub _9: bool,
     }
     impl std::fmt::Debug for _2fa {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "_2fa", f)
         }
     }
     impl PartialEq for _2fa {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl _2fa {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets `1st` (`--1st`).
         #[must_use]
+        #[inline]
         pub fn _1st(mut self, value: i64) -> Self {
             self._1st = Some(value);
             self
         }
         /// Sets `9` (`-9`).
         #[must_use]
+        #[inline]
         pub fn _9(mut self, value: bool) -> Self {
             self._9 = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -841,6 +888,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for _2fa {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -860,11 +908,13 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for UfcNUefCode {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "UfcNUefCode", f)
         }
     }
     impl PartialEq for UfcNUefCode {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -879,6 +929,7 @@ mod atip_generated {
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -918,6 +969,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for UfcNUefCode {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -933,22 +985,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for AB {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "AB", f)
         }
     }
     impl PartialEq for AB {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl AB {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -979,6 +1035,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for AB {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -994,22 +1051,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for ListAll {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "ListAll", f)
         }
     }
     impl PartialEq for ListAll {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl ListAll {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1040,6 +1101,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for ListAll {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1055,22 +1117,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for ListAll2 {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "ListAll2", f)
         }
     }
     impl PartialEq for ListAll2 {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl ListAll2 {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1101,6 +1167,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for ListAll2 {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1286,11 +1353,13 @@ mod atip_generated {
         pub out: PathBuf,
     }
     impl std::fmt::Debug for Enums {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Enums", f)
         }
     }
     impl PartialEq for Enums {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -1317,18 +1386,21 @@ mod atip_generated {
         }
         /// Sets `mode` (`--mode`).
         #[must_use]
+        #[inline]
         pub fn mode(mut self, value: EnumsMode) -> Self {
             self.mode = Some(value);
             self
         }
         /// Sets `level` (`--level`).
         #[must_use]
+        #[inline]
         pub fn level(mut self, value: EnumsLevel) -> Self {
             self.level = Some(value);
             self
         }
         /// Sets `count` (`--count`).
         #[must_use]
+        #[inline]
         pub fn count(mut self, value: i64) -> Self {
             self.count = Some(value);
             self
@@ -1341,18 +1413,21 @@ mod atip_generated {
         }
         /// Sets `dry-run` (`--dry-run`).
         #[must_use]
+        #[inline]
         pub fn dry_run(mut self, value: bool) -> Self {
             self.dry_run = value;
             self
         }
         /// Sets `dryRun` (`--dry-run-2`).
         #[must_use]
+        #[inline]
         pub fn dry_run_2(mut self, value: bool) -> Self {
             self.dry_run_2 = value;
             self
         }
         /// Sets `ratio` (`--ratio`).
         #[must_use]
+        #[inline]
         pub fn ratio(mut self, value: f64) -> Self {
             self.ratio = Some(value);
             self
@@ -1365,6 +1440,7 @@ mod atip_generated {
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1474,6 +1550,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Enums {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1499,22 +1576,26 @@ mod atip_generated {
         pub depth: Option<i64>,
     }
     impl std::fmt::Debug for Group {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Group", f)
         }
     }
     impl PartialEq for Group {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Group {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets `verbose` (`-v`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self
@@ -1527,6 +1608,7 @@ mod atip_generated {
         }
         /// Sets `depth` (`--depth-own`).
         #[must_use]
+        #[inline]
         pub fn depth(mut self, value: i64) -> Self {
             self.depth = Some(value);
             self
@@ -1594,11 +1676,13 @@ mod atip_generated {
         pub depth: Option<i64>,
     }
     impl std::fmt::Debug for GroupInner {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "GroupInner", f)
         }
     }
     impl PartialEq for GroupInner {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -1615,6 +1699,7 @@ mod atip_generated {
         }
         /// Sets `verbose` (`-v`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self
@@ -1627,6 +1712,7 @@ mod atip_generated {
         }
         /// Sets `depth` (`--depth`).
         #[must_use]
+        #[inline]
         pub fn depth(mut self, value: i64) -> Self {
             self.depth = Some(value);
             self

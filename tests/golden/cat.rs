@@ -55,11 +55,13 @@ mod atip_generated {
         pub squeeze_blank: bool,
     }
     impl std::fmt::Debug for Cat {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Cat", f)
         }
     }
     impl PartialEq for Cat {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -77,24 +79,28 @@ mod atip_generated {
         }
         /// Sets `number` (`--number`).
         #[must_use]
+        #[inline]
         pub fn number(mut self, value: bool) -> Self {
             self.number = value;
             self
         }
         /// Sets `number-nonblank` (`--number-nonblank`).
         #[must_use]
+        #[inline]
         pub fn number_nonblank(mut self, value: bool) -> Self {
             self.number_nonblank = value;
             self
         }
         /// Sets `show-ends` (`--show-ends`).
         #[must_use]
+        #[inline]
         pub fn show_ends(mut self, value: bool) -> Self {
             self.show_ends = value;
             self
         }
         /// Sets `squeeze-blank` (`--squeeze-blank`).
         #[must_use]
+        #[inline]
         pub fn squeeze_blank(mut self, value: bool) -> Self {
             self.squeeze_blank = value;
             self

@@ -39,17 +39,20 @@ mod atip_generated {
         pub hostname: Option<String>,
     }
     impl std::fmt::Debug for AuthStatus {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "AuthStatus", f)
         }
     }
     impl PartialEq for AuthStatus {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl AuthStatus {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -108,17 +111,20 @@ mod atip_generated {
         pub hostname: Option<String>,
     }
     impl std::fmt::Debug for AuthToken {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "AuthToken", f)
         }
     }
     impl PartialEq for AuthToken {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl AuthToken {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -237,17 +243,20 @@ mod atip_generated {
         pub json: Option<String>,
     }
     impl std::fmt::Debug for PrList {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "PrList", f)
         }
     }
     impl PartialEq for PrList {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl PrList {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -259,12 +268,14 @@ mod atip_generated {
         }
         /// Sets `state` (`--state`).
         #[must_use]
+        #[inline]
         pub fn state(mut self, value: PrListState) -> Self {
             self.state = Some(value);
             self
         }
         /// Sets `limit` (`--limit`).
         #[must_use]
+        #[inline]
         pub fn limit(mut self, value: i64) -> Self {
             self.limit = Some(value);
             self
@@ -399,17 +410,20 @@ mod atip_generated {
         pub json: Option<String>,
     }
     impl std::fmt::Debug for PrView {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "PrView", f)
         }
     }
     impl PartialEq for PrView {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl PrView {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -427,6 +441,7 @@ mod atip_generated {
         }
         /// Sets `comments` (`--comments`).
         #[must_use]
+        #[inline]
         pub fn comments(mut self, value: bool) -> Self {
             self.comments = value;
             self
@@ -518,11 +533,13 @@ mod atip_generated {
         pub reviewer: Vec<String>,
     }
     impl std::fmt::Debug for PrCreate {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "PrCreate", f)
         }
     }
     impl PartialEq for PrCreate {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -554,6 +571,7 @@ mod atip_generated {
         }
         /// Sets `draft` (`--draft`).
         #[must_use]
+        #[inline]
         pub fn draft(mut self, value: bool) -> Self {
             self.draft = value;
             self
@@ -718,11 +736,13 @@ mod atip_generated {
         pub delete_branch: bool,
     }
     impl std::fmt::Debug for PrMerge {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "PrMerge", f)
         }
     }
     impl PartialEq for PrMerge {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -745,6 +765,7 @@ mod atip_generated {
         }
         /// Sets `delete-branch` (`--delete-branch`).
         #[must_use]
+        #[inline]
         pub fn delete_branch(mut self, value: bool) -> Self {
             self.delete_branch = value;
             self
@@ -823,11 +844,13 @@ mod atip_generated {
         pub comment: Option<String>,
     }
     impl std::fmt::Debug for PrClose {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "PrClose", f)
         }
     }
     impl PartialEq for PrClose {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -962,17 +985,20 @@ mod atip_generated {
         pub search: Option<String>,
     }
     impl std::fmt::Debug for IssueList {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "IssueList", f)
         }
     }
     impl PartialEq for IssueList {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl IssueList {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -984,12 +1010,14 @@ mod atip_generated {
         }
         /// Sets `state` (`--state`).
         #[must_use]
+        #[inline]
         pub fn state(mut self, value: IssueListState) -> Self {
             self.state = Some(value);
             self
         }
         /// Sets `limit` (`--limit`).
         #[must_use]
+        #[inline]
         pub fn limit(mut self, value: i64) -> Self {
             self.limit = Some(value);
             self
@@ -1099,11 +1127,13 @@ mod atip_generated {
         pub assignee: Vec<String>,
     }
     impl std::fmt::Debug for IssueCreate {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "IssueCreate", f)
         }
     }
     impl PartialEq for IssueCreate {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -1225,11 +1255,13 @@ mod atip_generated {
         pub body: String,
     }
     impl std::fmt::Debug for IssueComment {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "IssueComment", f)
         }
     }
     impl PartialEq for IssueComment {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -1310,17 +1342,20 @@ mod atip_generated {
         pub json: Option<String>,
     }
     impl std::fmt::Debug for RepoView {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "RepoView", f)
         }
     }
     impl PartialEq for RepoView {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl RepoView {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1393,11 +1428,13 @@ mod atip_generated {
         pub directory: Option<PathBuf>,
     }
     impl std::fmt::Debug for RepoClone {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "RepoClone", f)
         }
     }
     impl PartialEq for RepoClone {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -1473,11 +1510,13 @@ mod atip_generated {
         pub yes: bool,
     }
     impl std::fmt::Debug for RepoDelete {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "RepoDelete", f)
         }
     }
     impl PartialEq for RepoDelete {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -1492,6 +1531,7 @@ mod atip_generated {
         }
         /// Sets `yes` (`--yes`).
         #[must_use]
+        #[inline]
         pub fn yes(mut self, value: bool) -> Self {
             self.yes = value;
             self

@@ -36,11 +36,13 @@ mod atip_generated {
     }
     impl Globals {
         /// Every global option unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets `no-pager` (`--no-pager`).
         #[must_use]
+        #[inline]
         pub fn no_pager(mut self, value: bool) -> Self {
             self.no_pager = value;
             self
@@ -90,17 +92,20 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for Init {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Init", f)
         }
     }
     impl PartialEq for Init {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Init {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -118,18 +123,21 @@ mod atip_generated {
         }
         /// Sets `bare` (`--bare`).
         #[must_use]
+        #[inline]
         pub fn bare(mut self, value: bool) -> Self {
             self.bare = value;
             self
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -195,6 +203,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Init {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -267,17 +276,20 @@ mod atip_generated {
         pub untracked_files: Option<StatusUntrackedFiles>,
     }
     impl std::fmt::Debug for Status {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Status", f)
         }
     }
     impl PartialEq for Status {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Status {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -292,30 +304,35 @@ mod atip_generated {
         }
         /// Sets `short` (`--short`).
         #[must_use]
+        #[inline]
         pub fn short(mut self, value: bool) -> Self {
             self.short = value;
             self
         }
         /// Sets `branch` (`--branch`).
         #[must_use]
+        #[inline]
         pub fn branch(mut self, value: bool) -> Self {
             self.branch = value;
             self
         }
         /// Sets `porcelain` (`--porcelain`).
         #[must_use]
+        #[inline]
         pub fn porcelain(mut self, value: bool) -> Self {
             self.porcelain = value;
             self
         }
         /// Sets `untracked-files` (`--untracked-files`).
         #[must_use]
+        #[inline]
         pub fn untracked_files(mut self, value: StatusUntrackedFiles) -> Self {
             self.untracked_files = Some(value);
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -393,6 +410,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Status {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -436,11 +454,13 @@ mod atip_generated {
         pub verbose: bool,
     }
     impl std::fmt::Debug for Add {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Add", f)
         }
     }
     impl PartialEq for Add {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -461,42 +481,49 @@ mod atip_generated {
         }
         /// Sets `all` (`--all`).
         #[must_use]
+        #[inline]
         pub fn all(mut self, value: bool) -> Self {
             self.all = value;
             self
         }
         /// Sets `update` (`--update`).
         #[must_use]
+        #[inline]
         pub fn update(mut self, value: bool) -> Self {
             self.update = value;
             self
         }
         /// Sets `force` (`--force`).
         #[must_use]
+        #[inline]
         pub fn force(mut self, value: bool) -> Self {
             self.force = value;
             self
         }
         /// Sets `dry-run` (`--dry-run`).
         #[must_use]
+        #[inline]
         pub fn dry_run(mut self, value: bool) -> Self {
             self.dry_run = value;
             self
         }
         /// Sets `intent-to-add` (`--intent-to-add`).
         #[must_use]
+        #[inline]
         pub fn intent_to_add(mut self, value: bool) -> Self {
             self.intent_to_add = value;
             self
         }
         /// Sets `verbose` (`--verbose`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -584,6 +611,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Add {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -631,11 +659,13 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for Commit {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Commit", f)
         }
     }
     impl PartialEq for Commit {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -657,18 +687,21 @@ mod atip_generated {
         }
         /// Sets `all` (`--all`).
         #[must_use]
+        #[inline]
         pub fn all(mut self, value: bool) -> Self {
             self.all = value;
             self
         }
         /// Sets `allow-empty` (`--allow-empty`).
         #[must_use]
+        #[inline]
         pub fn allow_empty(mut self, value: bool) -> Self {
             self.allow_empty = value;
             self
         }
         /// Sets `amend` (`--amend`).
         #[must_use]
+        #[inline]
         pub fn amend(mut self, value: bool) -> Self {
             self.amend = value;
             self
@@ -681,24 +714,28 @@ mod atip_generated {
         }
         /// Sets `signoff` (`--signoff`).
         #[must_use]
+        #[inline]
         pub fn signoff(mut self, value: bool) -> Self {
             self.signoff = value;
             self
         }
         /// Sets `no-verify` (`--no-verify`).
         #[must_use]
+        #[inline]
         pub fn no_verify(mut self, value: bool) -> Self {
             self.no_verify = value;
             self
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -796,6 +833,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Commit {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -847,17 +885,20 @@ mod atip_generated {
         pub all: bool,
     }
     impl std::fmt::Debug for Log {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Log", f)
         }
     }
     impl PartialEq for Log {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Log {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -869,12 +910,14 @@ mod atip_generated {
         }
         /// Sets `oneline` (`--oneline`).
         #[must_use]
+        #[inline]
         pub fn oneline(mut self, value: bool) -> Self {
             self.oneline = value;
             self
         }
         /// Sets `max-count` (`--max-count`).
         #[must_use]
+        #[inline]
         pub fn max_count(mut self, value: i64) -> Self {
             self.max_count = Some(value);
             self
@@ -905,18 +948,21 @@ mod atip_generated {
         }
         /// Sets `stat` (`--stat`).
         #[must_use]
+        #[inline]
         pub fn stat(mut self, value: bool) -> Self {
             self.stat = value;
             self
         }
         /// Sets `all` (`--all`).
         #[must_use]
+        #[inline]
         pub fn all(mut self, value: bool) -> Self {
             self.all = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1020,6 +1066,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Log {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1059,17 +1106,20 @@ mod atip_generated {
         pub verbose: bool,
     }
     impl std::fmt::Debug for Branch {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Branch", f)
         }
     }
     impl PartialEq for Branch {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Branch {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1087,30 +1137,35 @@ mod atip_generated {
         }
         /// Sets `delete` (`--delete`).
         #[must_use]
+        #[inline]
         pub fn delete(mut self, value: bool) -> Self {
             self.delete = value;
             self
         }
         /// Sets `all` (`--all`).
         #[must_use]
+        #[inline]
         pub fn all(mut self, value: bool) -> Self {
             self.all = value;
             self
         }
         /// Sets `show-current` (`--show-current`).
         #[must_use]
+        #[inline]
         pub fn show_current(mut self, value: bool) -> Self {
             self.show_current = value;
             self
         }
         /// Sets `verbose` (`--verbose`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1188,6 +1243,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Branch {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1219,17 +1275,20 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for Switch {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Switch", f)
         }
     }
     impl PartialEq for Switch {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Switch {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1247,18 +1306,21 @@ mod atip_generated {
         }
         /// Sets `detach` (`--detach`).
         #[must_use]
+        #[inline]
         pub fn detach(mut self, value: bool) -> Self {
             self.detach = value;
             self
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1324,6 +1386,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Switch {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1359,17 +1422,20 @@ mod atip_generated {
         pub unified: Option<i64>,
     }
     impl std::fmt::Debug for Diff {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Diff", f)
         }
     }
     impl PartialEq for Diff {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Diff {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1384,30 +1450,35 @@ mod atip_generated {
         }
         /// Sets `cached` (`--cached`).
         #[must_use]
+        #[inline]
         pub fn cached(mut self, value: bool) -> Self {
             self.cached = value;
             self
         }
         /// Sets `stat` (`--stat`).
         #[must_use]
+        #[inline]
         pub fn stat(mut self, value: bool) -> Self {
             self.stat = value;
             self
         }
         /// Sets `name-only` (`--name-only`).
         #[must_use]
+        #[inline]
         pub fn name_only(mut self, value: bool) -> Self {
             self.name_only = value;
             self
         }
         /// Sets `unified` (`--unified`).
         #[must_use]
+        #[inline]
         pub fn unified(mut self, value: i64) -> Self {
             self.unified = Some(value);
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1485,6 +1556,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Diff {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1528,17 +1600,20 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for Clean {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Clean", f)
         }
     }
     impl PartialEq for Clean {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Clean {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1553,24 +1628,28 @@ mod atip_generated {
         }
         /// Sets `force` (`--force`).
         #[must_use]
+        #[inline]
         pub fn force(mut self, value: bool) -> Self {
             self.force = value;
             self
         }
         /// Sets `dry-run` (`--dry-run`).
         #[must_use]
+        #[inline]
         pub fn dry_run(mut self, value: bool) -> Self {
             self.dry_run = value;
             self
         }
         /// Sets `directories` (`-d`).
         #[must_use]
+        #[inline]
         pub fn directories(mut self, value: bool) -> Self {
             self.directories = value;
             self
         }
         /// Sets `ignored` (`-x`).
         #[must_use]
+        #[inline]
         pub fn ignored(mut self, value: bool) -> Self {
             self.ignored = value;
             self
@@ -1586,12 +1665,14 @@ mod atip_generated {
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1674,6 +1755,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Clean {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1713,17 +1795,20 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for Reset {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Reset", f)
         }
     }
     impl PartialEq for Reset {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Reset {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1735,36 +1820,42 @@ mod atip_generated {
         }
         /// Sets `soft` (`--soft`).
         #[must_use]
+        #[inline]
         pub fn soft(mut self, value: bool) -> Self {
             self.soft = value;
             self
         }
         /// Sets `mixed` (`--mixed`).
         #[must_use]
+        #[inline]
         pub fn mixed(mut self, value: bool) -> Self {
             self.mixed = value;
             self
         }
         /// Sets `hard` (`--hard`).
         #[must_use]
+        #[inline]
         pub fn hard(mut self, value: bool) -> Self {
             self.hard = value;
             self
         }
         /// Sets `keep` (`--keep`).
         #[must_use]
+        #[inline]
         pub fn keep(mut self, value: bool) -> Self {
             self.keep = value;
             self
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1843,6 +1934,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Reset {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1874,17 +1966,20 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for Stash {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Stash", f)
         }
     }
     impl PartialEq for Stash {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Stash {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -1896,24 +1991,28 @@ mod atip_generated {
         }
         /// Sets `include-untracked` (`--include-untracked`).
         #[must_use]
+        #[inline]
         pub fn include_untracked(mut self, value: bool) -> Self {
             self.include_untracked = value;
             self
         }
         /// Sets `keep-index` (`--keep-index`).
         #[must_use]
+        #[inline]
         pub fn keep_index(mut self, value: bool) -> Self {
             self.keep_index = value;
             self
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -1979,6 +2078,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for Stash {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -1994,22 +2094,26 @@ mod atip_generated {
         pub globals: Globals,
     }
     impl std::fmt::Debug for StashList {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "StashList", f)
         }
     }
     impl PartialEq for StashList {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl StashList {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -2040,6 +2144,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for StashList {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }
@@ -2067,17 +2172,20 @@ mod atip_generated {
         pub quiet: bool,
     }
     impl std::fmt::Debug for StashPop {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "StashPop", f)
         }
     }
     impl PartialEq for StashPop {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl StashPop {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -2089,18 +2197,21 @@ mod atip_generated {
         }
         /// Sets `index` (`--index`).
         #[must_use]
+        #[inline]
         pub fn index(mut self, value: bool) -> Self {
             self.index = value;
             self
         }
         /// Sets `quiet` (`--quiet`).
         #[must_use]
+        #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
             self
         }
         /// Sets the global options (or set them one by one through [`SetGlobals`]).
         #[must_use]
+        #[inline]
         pub fn globals(mut self, value: Globals) -> Self {
             self.globals = value;
             self
@@ -2145,6 +2256,7 @@ mod atip_generated {
         }
     }
     impl SetGlobals for StashPop {
+        #[inline]
         fn globals_mut(&mut self) -> &mut Globals {
             &mut self.globals
         }

@@ -166,11 +166,13 @@ mod atip_generated {
         pub long: Option<String>,
     }
     impl std::fmt::Debug for Inject {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Inject", f)
         }
     }
     impl PartialEq for Inject {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -187,12 +189,14 @@ mod atip_generated {
         }
         /// Sets `mode` (`--mode`).
         #[must_use]
+        #[inline]
         pub fn mode(mut self, value: InjectMode) -> Self {
             self.mode = Some(value);
             self
         }
         /// Sets `level` (`--level`).
         #[must_use]
+        #[inline]
         pub fn level(mut self, value: InjectLevel) -> Self {
             self.level = Some(value);
             self

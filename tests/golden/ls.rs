@@ -121,17 +121,20 @@ mod atip_generated {
         pub sort: Option<LsSort>,
     }
     impl std::fmt::Debug for Ls {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Ls", f)
         }
     }
     impl PartialEq for Ls {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Ls {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -146,54 +149,63 @@ mod atip_generated {
         }
         /// Sets `all` (`--all`).
         #[must_use]
+        #[inline]
         pub fn all(mut self, value: bool) -> Self {
             self.all = value;
             self
         }
         /// Sets `almost-all` (`--almost-all`).
         #[must_use]
+        #[inline]
         pub fn almost_all(mut self, value: bool) -> Self {
             self.almost_all = value;
             self
         }
         /// Sets `long` (`-l`).
         #[must_use]
+        #[inline]
         pub fn long(mut self, value: bool) -> Self {
             self.long = value;
             self
         }
         /// Sets `human-readable` (`--human-readable`).
         #[must_use]
+        #[inline]
         pub fn human_readable(mut self, value: bool) -> Self {
             self.human_readable = value;
             self
         }
         /// Sets `one-per-line` (`-1`).
         #[must_use]
+        #[inline]
         pub fn one_per_line(mut self, value: bool) -> Self {
             self.one_per_line = value;
             self
         }
         /// Sets `directory` (`--directory`).
         #[must_use]
+        #[inline]
         pub fn directory(mut self, value: bool) -> Self {
             self.directory = value;
             self
         }
         /// Sets `recursive` (`--recursive`).
         #[must_use]
+        #[inline]
         pub fn recursive(mut self, value: bool) -> Self {
             self.recursive = value;
             self
         }
         /// Sets `reverse` (`--reverse`).
         #[must_use]
+        #[inline]
         pub fn reverse(mut self, value: bool) -> Self {
             self.reverse = value;
             self
         }
         /// Sets `sort` (`--sort`).
         #[must_use]
+        #[inline]
         pub fn sort(mut self, value: LsSort) -> Self {
             self.sort = Some(value);
             self

@@ -34,17 +34,20 @@ mod atip_generated {
     #[derive(Clone, Default)]
     pub struct Hello {}
     impl std::fmt::Debug for Hello {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Hello", f)
         }
     }
     impl PartialEq for Hello {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Hello {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }
@@ -79,17 +82,20 @@ mod atip_generated {
     #[derive(Clone, Default)]
     pub struct Bye {}
     impl std::fmt::Debug for Bye {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Bye", f)
         }
     }
     impl PartialEq for Bye {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
     }
     impl Bye {
         /// Creates the command with every optional parameter unset.
+        #[inline]
         pub fn new() -> Self {
             Self::default()
         }

@@ -51,11 +51,13 @@ mod atip_generated {
         pub verbose: bool,
     }
     impl std::fmt::Debug for Mkdir {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Mkdir", f)
         }
     }
     impl PartialEq for Mkdir {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -72,6 +74,7 @@ mod atip_generated {
         }
         /// Sets `parents` (`--parents`).
         #[must_use]
+        #[inline]
         pub fn parents(mut self, value: bool) -> Self {
             self.parents = value;
             self
@@ -84,6 +87,7 @@ mod atip_generated {
         }
         /// Sets `verbose` (`--verbose`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self

@@ -55,11 +55,13 @@ mod atip_generated {
         pub verbose: bool,
     }
     impl std::fmt::Debug for Rm {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Rm", f)
         }
     }
     impl PartialEq for Rm {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -77,24 +79,28 @@ mod atip_generated {
         }
         /// Sets `force` (`--force`).
         #[must_use]
+        #[inline]
         pub fn force(mut self, value: bool) -> Self {
             self.force = value;
             self
         }
         /// Sets `recursive` (`--recursive`).
         #[must_use]
+        #[inline]
         pub fn recursive(mut self, value: bool) -> Self {
             self.recursive = value;
             self
         }
         /// Sets `dir` (`--dir`).
         #[must_use]
+        #[inline]
         pub fn dir(mut self, value: bool) -> Self {
             self.dir = value;
             self
         }
         /// Sets `verbose` (`--verbose`).
         #[must_use]
+        #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
             self

@@ -59,11 +59,13 @@ mod atip_generated {
         pub max_line_length: bool,
     }
     impl std::fmt::Debug for Wc {
+        #[inline]
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            __private::debug_command(self, f)
+            __private::debug_command(self, "Wc", f)
         }
     }
     impl PartialEq for Wc {
+        #[inline]
         fn eq(&self, other: &Self) -> bool {
             __private::same_command(self, other)
         }
@@ -82,30 +84,35 @@ mod atip_generated {
         }
         /// Sets `lines` (`--lines`).
         #[must_use]
+        #[inline]
         pub fn lines(mut self, value: bool) -> Self {
             self.lines = value;
             self
         }
         /// Sets `words` (`--words`).
         #[must_use]
+        #[inline]
         pub fn words(mut self, value: bool) -> Self {
             self.words = value;
             self
         }
         /// Sets `bytes` (`--bytes`).
         #[must_use]
+        #[inline]
         pub fn bytes(mut self, value: bool) -> Self {
             self.bytes = value;
             self
         }
         /// Sets `chars` (`--chars`).
         #[must_use]
+        #[inline]
         pub fn chars(mut self, value: bool) -> Self {
             self.chars = value;
             self
         }
         /// Sets `max-line-length` (`--max-line-length`).
         #[must_use]
+        #[inline]
         pub fn max_line_length(mut self, value: bool) -> Self {
             self.max_line_length = value;
             self

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
 use crate::dispatch::Arguments;
 use crate::effects::Effects;
-use crate::fields::{write_fields, Field};
+use crate::fields::Field;
 use crate::model::{SafetyAssumption, TrustSource};
 use crate::tool::ToolSpec;
 
@@ -57,10 +57,12 @@ pub trait Command {
 
     /// Writes global options, the subcommand path, options and positionals into `argv`,
     /// which already holds the program (the argv rules of DESIGN.md).
-    fn write_argv(&self, argv: &mut ArgvBuilder) {
-        // A reference to the constant itself, not a copy of it per call.
-        let tool: &'static ToolSpec = const { &Self::TOOL };
-        self.fields(&mut |fields| write_fields(argv, Self::PATH, &tool.params, fields));
+    /// Written once for every command, over [`DynCommand`](crate::__private::DynCommand).
+    fn write_argv(&self, argv: &mut ArgvBuilder)
+    where
+        Self: Sized,
+    {
+        crate::__private::write_command_argv(self, argv);
     }
 
     /// The command as the arguments object a model would send for it: its present fields by
@@ -97,19 +99,21 @@ pub trait Command {
     ///
     /// [`ArgvError`] listing every value that cannot go on a command line (NUL bytes,
     /// non-finite numbers, malformed URLs, empty required lists).
-    fn try_argv(&self) -> Result<Vec<OsString>, ArgvError> {
-        let mut b = ArgvBuilder::new(Self::PROGRAM);
-        self.write_argv(&mut b);
-        b.finish()
+    fn try_argv(&self) -> Result<Vec<OsString>, ArgvError>
+    where
+        Self: Sized,
+    {
+        (self as &dyn crate::__private::DynCommand).try_argv()
     }
 
     /// The argv, program first, without the checks of [`Command::try_argv`]: values that
     /// cannot be written are left out. For display; run commands through `try_argv` (the
     /// runtime always does).
-    fn argv(&self) -> Vec<OsString> {
-        let mut b = ArgvBuilder::new(Self::PROGRAM);
-        self.write_argv(&mut b);
-        b.into_argv_unchecked()
+    fn argv(&self) -> Vec<OsString>
+    where
+        Self: Sized,
+    {
+        (self as &dyn crate::__private::DynCommand).argv()
     }
 }
 
@@ -183,27 +187,112 @@ pub trait ToInvocation {
 
 impl<C: Command> ToInvocation for C {
     fn to_invocation(&self) -> Result<Invocation, ArgvError> {
-        let mut b = ArgvBuilder::recorded(C::PROGRAM);
-        self.write_argv(&mut b);
-        let (argv, arguments) = b.finish_recorded()?;
-        Ok(Invocation {
-            name: Cow::Borrowed(C::NAME),
-            call_id: None,
-            title: Some(C::TOOL.title),
-            argv,
-            arguments,
-            effects: Cow::Owned(C::EFFECTS),
-            trust: C::TRUST,
-            trust_assigned: C::TRUST_ASSIGNED,
-            checksum: C::CHECKSUM.map(Cow::Borrowed),
-            metadata: None,
-            unlisted: None,
-        })
+        (self as &dyn crate::__private::DynCommand).to_invocation()
     }
 }
 
 impl ToInvocation for Invocation {
     fn to_invocation(&self) -> Result<Invocation, ArgvError> {
         Ok(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{ParamSpec, ValueKind};
+    use std::borrow::Cow::Borrowed;
+
+    /// A command written by hand: `echo [--loud] WORDS`, whose argv is the default one.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Echo {
+        loud: bool,
+        words: String,
+    }
+
+    const ECHO_TOOL: ToolSpec = ToolSpec {
+        name: Borrowed("echo"),
+        title: Borrowed("echo"),
+        path: Borrowed(&[]),
+        description: Borrowed("Print words"),
+        effects: Effects::UNKNOWN,
+        params: Borrowed(&[
+            ParamSpec::flag("loud", "Shout", "--loud"),
+            ParamSpec::argument("words", "What to print", ValueKind::String).required(),
+        ]),
+    };
+
+    impl Command for Echo {
+        const NAME: &'static str = "echo";
+        const PROGRAM: &'static str = "echo";
+        const PATH: &'static [&'static str] = &[];
+        const EFFECTS: Effects = Effects::UNKNOWN;
+        const TRUST: Option<TrustSource> = None;
+        const TOOL: ToolSpec = ECHO_TOOL;
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(&[&self.loud, &self.words]);
+        }
+        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
+            let command = Echo {
+                loud: args.field("loud"),
+                words: args.field("words"),
+            };
+            args.finish(command)
+        }
+    }
+
+    /// The same command with its own argv writer, which every path to the argv must use.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Quiet(Echo);
+
+    impl Command for Quiet {
+        const NAME: &'static str = "quiet";
+        const PROGRAM: &'static str = "echo";
+        const PATH: &'static [&'static str] = &[];
+        const EFFECTS: Effects = Effects::UNKNOWN;
+        const TRUST: Option<TrustSource> = None;
+        const TOOL: ToolSpec = ECHO_TOOL;
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            self.0.fields(visit);
+        }
+        fn from_arguments(args: Arguments<'_>) -> Result<Self, String> {
+            Echo::from_arguments(args).map(Quiet)
+        }
+        fn write_argv(&self, argv: &mut ArgvBuilder) {
+            argv.flag("-n");
+        }
+    }
+
+    #[test]
+    fn a_hand_written_command_gets_the_default_argv_and_invocation() {
+        let echo = Echo {
+            loud: true,
+            words: "-rf /".into(),
+        };
+        assert_eq!(echo.argv(), ["echo", "--loud", "--", "-rf /"]);
+        assert_eq!(echo.try_argv().unwrap(), echo.argv());
+        let inv = echo.to_invocation().unwrap();
+        assert_eq!(inv.name, "echo");
+        assert_eq!(inv.argv, echo.argv());
+        assert_eq!(inv.title.as_deref(), Some("echo"));
+        let recorded: Vec<(&str, &str)> = inv
+            .arguments
+            .iter()
+            .map(|a| (a.param.as_ref(), a.value.to_str().unwrap()))
+            .collect();
+        assert_eq!(recorded, [("loud", "true"), ("words", "-rf /")]);
+    }
+
+    #[test]
+    fn an_overridden_write_argv_is_what_every_path_uses() {
+        let quiet = Quiet(Echo {
+            loud: true,
+            words: "hi".into(),
+        });
+        assert_eq!(quiet.argv(), ["echo", "-n"]);
+        assert_eq!(quiet.try_argv().unwrap(), ["echo", "-n"]);
+        assert_eq!(quiet.to_invocation().unwrap().argv, ["echo", "-n"]);
+        let dynamic: &dyn crate::__private::DynCommand = &quiet;
+        assert_eq!(dynamic.argv(), ["echo", "-n"]);
     }
 }

@@ -96,19 +96,23 @@ where
     items.into_iter().map(Into::into).collect()
 }
 
-/// A generated command's `Debug`: `Name { param: value, … }`, every field under its
-/// parameter's name, in the order of [`Command::TOOL`]'s parameters. One call per command instead of a derived impl, whose
-/// per-field code was the largest single cost of checking a large tool (BENCHMARKS.md).
+/// A generated command's `Debug`: `Name { param: value, … }` (`name`, the type's name), every field under its
+/// parameter's name, in the order of [`Command::TOOL`]'s parameters. One call per command
+/// instead of a derived impl, whose per-field code was the largest single cost of checking a
+/// large tool (BENCHMARKS.md); through [`DynCommand`], so that the compiler builds this code
+/// once, not once per command.
 ///
 /// # Errors
 ///
 /// The formatter's.
-pub fn debug_command<C: Command>(command: &C, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-    let params: &'static [crate::ParamSpec] = &const { &C::TOOL }.params;
-    let name = std::any::type_name::<C>();
-    let name = name.rsplit("::").next().unwrap_or(name);
+pub fn debug_command(
+    command: &dyn DynCommand,
+    name: &str,
+    f: &mut std::fmt::Formatter<'_>,
+) -> std::fmt::Result {
+    let params: &[crate::ParamSpec] = &command.info().tool.params;
     let mut out = f.debug_struct(name);
-    command.fields(&mut |fields| {
+    command.visit_fields(&mut |fields| {
         for (p, field) in params.iter().zip(fields) {
             out.field(&p.name, field);
         }
@@ -118,47 +122,130 @@ pub fn debug_command<C: Command>(command: &C, f: &mut std::fmt::Formatter<'_>) -
 
 /// A generated command's `PartialEq`: every field equal to the other command's, in order
 /// ([`Field::same`](crate::fields::Field::same)). One call per command instead of a derived
-/// impl, for the reason given at [`debug_command`].
-pub fn same_command<C: Command>(a: &C, b: &C) -> bool {
+/// impl, for the reasons given at [`debug_command`]. The generated impl passes two values of
+/// the same command type.
+pub fn same_command(a: &dyn DynCommand, b: &dyn DynCommand) -> bool {
     let mut same = false;
-    a.fields(&mut |ours| {
-        b.fields(&mut |theirs| {
+    a.visit_fields(&mut |ours| {
+        b.visit_fields(&mut |theirs| {
             same = ours.len() == theirs.len() && ours.iter().zip(theirs).all(|(x, y)| x.same(*y));
         });
     });
     same
 }
 
-/// The object-safe part of [`Command`], so that a generated `Call` matches on its variant
-/// once (`Call::command`) instead of once per method: with thousands of commands, every
-/// thousand-arm `match` costs the compiler noticeably.
+/// What a command type's constants say, gathered in one `'static` value so that code over
+/// [`DynCommand`] reads them without knowing the type.
+#[derive(Debug)]
+pub struct CommandInfo {
+    /// [`Command::NAME`].
+    pub name: &'static str,
+    /// [`Command::PROGRAM`].
+    pub program: &'static str,
+    /// [`Command::PATH`].
+    pub path: &'static [&'static str],
+    /// [`Command::TOOL`].
+    pub tool: &'static crate::ToolSpec,
+    /// [`Command::EFFECTS`].
+    pub effects: &'static crate::Effects,
+    /// [`Command::TRUST`].
+    pub trust: Option<crate::TrustSource>,
+    /// [`Command::TRUST_ASSIGNED`].
+    pub trust_assigned: bool,
+    /// [`Command::CHECKSUM`].
+    pub checksum: Option<&'static str>,
+}
+
+/// The object-safe part of [`Command`], implemented for every command. A generated `Call`
+/// matches on its variant once (`Call::command`) instead of once per method, and what every
+/// command does alike — its argv, its invocation, `Debug`, `PartialEq` — is written once over
+/// `dyn DynCommand` (the inherent methods below) rather than compiled again for each of
+/// thousands of commands: the vtable holds only these three small forwarders.
 pub trait DynCommand {
+    /// [`Command::fields`].
+    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::fields::Field]));
+    /// [`Command::write_argv`] (which a hand-written command may override).
+    fn write_argv_dyn(&self, argv: &mut crate::ArgvBuilder);
+    /// The command's constants.
+    fn info(&self) -> &'static CommandInfo;
+}
+
+impl<C: Command> DynCommand for C {
+    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::fields::Field])) {
+        self.fields(visit);
+    }
+    fn write_argv_dyn(&self, argv: &mut crate::ArgvBuilder) {
+        self.write_argv(argv);
+    }
+    fn info(&self) -> &'static CommandInfo {
+        const {
+            &CommandInfo {
+                name: C::NAME,
+                program: C::PROGRAM,
+                path: C::PATH,
+                tool: &C::TOOL,
+                effects: &C::EFFECTS,
+                trust: C::TRUST,
+                trust_assigned: C::TRUST_ASSIGNED,
+                checksum: C::CHECKSUM,
+            }
+        }
+    }
+}
+
+impl dyn DynCommand + '_ {
     /// [`Command::argv`].
-    fn argv(&self) -> Vec<std::ffi::OsString>;
+    pub fn argv(&self) -> Vec<std::ffi::OsString> {
+        let mut b = crate::ArgvBuilder::new(self.info().program);
+        self.write_argv_dyn(&mut b);
+        b.into_argv_unchecked()
+    }
+
     /// [`Command::try_argv`].
     ///
     /// # Errors
     ///
     /// As [`Command::try_argv`].
-    fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError>;
+    pub fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError> {
+        let mut b = crate::ArgvBuilder::new(self.info().program);
+        self.write_argv_dyn(&mut b);
+        b.finish()
+    }
+
     /// [`ToInvocation::to_invocation`](crate::ToInvocation::to_invocation).
     ///
     /// # Errors
     ///
     /// As `try_argv`.
-    fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError>;
+    pub fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError> {
+        use std::borrow::Cow;
+        let info = self.info();
+        let mut b = crate::ArgvBuilder::recorded(info.program);
+        self.write_argv_dyn(&mut b);
+        let (argv, arguments) = b.finish_recorded()?;
+        Ok(crate::Invocation {
+            name: Cow::Borrowed(info.name),
+            call_id: None,
+            title: Some(info.tool.title.clone()),
+            argv,
+            arguments,
+            effects: Cow::Borrowed(info.effects),
+            trust: info.trust,
+            trust_assigned: info.trust_assigned,
+            checksum: info.checksum.map(Cow::Borrowed),
+            metadata: None,
+            unlisted: None,
+        })
+    }
 }
 
-impl<C: Command> DynCommand for C {
-    fn argv(&self) -> Vec<std::ffi::OsString> {
-        Command::argv(self)
-    }
-    fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError> {
-        Command::try_argv(self)
-    }
-    fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError> {
-        crate::ToInvocation::to_invocation(self)
-    }
+/// [`Command::write_argv`]'s default: global options, path, options and positionals, from
+/// the command's fields and its `TOOL`'s parameters, written once for every command.
+pub(crate) fn write_command_argv(command: &dyn DynCommand, argv: &mut crate::ArgvBuilder) {
+    let info = command.info();
+    command.visit_fields(&mut |fields| {
+        crate::fields::write_fields(argv, info.path, &info.tool.params, fields)
+    });
 }
 
 /// What a generated `Call` dispatches: a parsed [`ToolCall`](crate::ToolCall), or a tool
@@ -185,10 +272,14 @@ impl CallInput<'_> {
     }
 }
 
-/// A generated `Call`'s dispatch function for command `C`:
-/// [`typed`](crate::dispatch::typed) or [`typed_from_json_text`](crate::dispatch::typed_from_json_text),
-/// then the variant (`T: From<C>`). Generated code keeps these in a table sorted by tool name
-/// and finds a call's entry by binary search, instead of a `match` on thousands of strings.
+/// A generated `Call`'s dispatch function for command `C`, and the implementation of
+/// [`typed`](crate::dispatch::typed) and
+/// [`typed_from_json_text`](crate::dispatch::typed_from_json_text) (`T = C`): the arguments
+/// checked against `C::TOOL` (read straight from the text for [`CallInput::Text`]; a text
+/// that fails is read again as a [`ToolCall`](crate::ToolCall), which words every problem),
+/// the command built, then the variant (`T: From<C>`). Generated code keeps these in a table
+/// sorted by tool name and finds a call's entry by binary search, instead of a `match` on
+/// thousands of strings.
 ///
 /// # Errors
 ///
@@ -198,13 +289,30 @@ where
     C: Command,
     T: From<C>,
 {
-    match input {
-        CallInput::Call(call) => crate::dispatch::typed::<C>(call),
+    // The work of `typed` and `typed_from_json_text` in one function, so that each command
+    // costs one instance of it: checking and wording errors are not generic.
+    let tool: &'static crate::ToolSpec = const { &C::TOOL };
+    let text_call;
+    let call = match input {
+        CallInput::Call(call) => call,
         CallInput::Text { name, arguments } => {
-            crate::dispatch::typed_from_json_text::<C>(name, arguments)
+            if let Some(args) = crate::dispatch::Arguments::from_json_text(tool, arguments) {
+                if let Ok(command) = C::from_arguments(args) {
+                    return Ok(T::from(command));
+                }
+            }
+            // Read again as a `ToolCall`, which words every problem.
+            text_call = crate::ToolCall::from_json_text(None, name, arguments);
+            &text_call
         }
+    };
+    match crate::dispatch::call_arguments(call, tool) {
+        Ok(args) => match C::from_arguments(args) {
+            Ok(command) => Ok(T::from(command)),
+            Err(e) => Err(crate::dispatch::not_fitting(call, C::NAME, &e)),
+        },
+        Err(e) => Err(e),
     }
-    .map(T::from)
 }
 
 /// One row of a generated `Call`'s dispatch table: tool name and its dispatch function.

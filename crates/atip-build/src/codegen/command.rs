@@ -74,6 +74,7 @@ pub fn command_items(
         setters.push(quote! {
             /// Sets the global options (or set them one by one through [`SetGlobals`]).
             #[must_use]
+            #[inline]
             pub fn globals(mut self, value: Globals) -> Self {
                 self.#globals = value;
                 self
@@ -81,6 +82,7 @@ pub fn command_items(
         });
         quote! {
             impl SetGlobals for #ty {
+                #[inline]
                 fn globals_mut(&mut self) -> &mut Globals {
                     &mut self.#globals
                 }
@@ -89,6 +91,7 @@ pub fn command_items(
     });
 
     let name = Literal::string(&cmd.name);
+    let ty_name = Literal::string(ty.to_string().trim_start_matches("r#"));
     let path = cmd.path.iter().map(|s| Literal::string(s));
     let effects = shared.effects(&cmd.effects, &cmd.name);
     let tool = tool_spec_tokens(plan, whole);
@@ -129,14 +132,17 @@ pub fn command_items(
         }
 
         // Over `Command::fields`, not derived: derived, these two were a fifth of what a
-        // large tool costs `cargo check` (BENCHMARKS.md).
+        // large tool costs `cargo check` (BENCHMARKS.md). `#[inline]` here and on the
+        // setters: a library compiles such a function only where a program calls it.
         impl std::fmt::Debug for #ty {
+            #[inline]
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                __private::debug_command(self, f)
+                __private::debug_command(self, #ty_name, f)
             }
         }
 
         impl PartialEq for #ty {
+            #[inline]
             fn eq(&self, other: &Self) -> bool {
                 __private::same_command(self, other)
             }
@@ -216,6 +222,7 @@ pub fn globals_items(plan: &GlobalsPlan<'_>, tool: &str) -> TokenStream {
 
         impl Globals {
             /// Every global option unset.
+            #[inline]
             pub fn new() -> Self {
                 Self::default()
             }
@@ -263,6 +270,7 @@ fn constructor(
     if required.is_empty() {
         let new = quote! {
             /// Creates the command with every optional parameter unset.
+            #[inline]
             pub fn new() -> Self {
                 Self::default()
             }
@@ -277,11 +285,15 @@ fn constructor(
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    let params = required.iter().map(|f| {
-        let name = &f.field;
-        let ity = f.input_ty();
-        quote!(#name: #ity)
-    });
+    let params: Vec<TokenStream> = required
+        .iter()
+        .map(|f| {
+            let name = &f.field;
+            let ity = f.input_ty();
+            quote!(#name: #ity)
+        })
+        .collect();
+    let inline = inline_unless_generic(&quote!(#(#params)*));
     let inits = own.iter().map(|f| {
         let field = &f.field;
         if f.is_required() {
@@ -299,6 +311,7 @@ fn constructor(
     let globals = globals.map(|g| quote!(#g: Default::default(),));
     let new = quote! {
         #doc
+        #inline
         pub fn new(#(#params),*) -> Self {
             Self { #(#inits)* #globals }
         }
@@ -318,13 +331,31 @@ fn setter(f: &FieldPlan<'_>) -> TokenStream {
         _ => quote!(self.#field = #conv;),
     };
     let docs = setter_doc(f);
+    let inline = inline_unless_generic(&ity);
     quote! {
         #docs
         #[must_use]
+        #inline
         pub fn #setter(mut self, #value: #ity) -> Self {
             #assign
             self
         }
+    }
+}
+
+/// `#[inline]` for a function whose parameter types `tys` are not generic (no `impl Trait`):
+/// a library compiles an inline function only where a program calls it, and a large tool's
+/// thousands of setters are otherwise all compiled (BENCHMARKS.md). A generic function is
+/// compiled only where called anyway, so it goes without.
+fn inline_unless_generic(tys: &TokenStream) -> TokenStream {
+    let generic = tys
+        .clone()
+        .into_iter()
+        .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "impl"));
+    if generic {
+        TokenStream::new()
+    } else {
+        quote!(#[inline])
     }
 }
 

@@ -325,17 +325,27 @@ pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
 where
     C: Command,
 {
+    crate::__private::dispatch_to::<C, C>(crate::__private::CallInput::Call(call))
+}
+
+/// `call`'s arguments checked against `tool`, borrowed from both.
+pub(crate) fn call_arguments<'a>(
+    call: &'a ToolCall,
+    tool: &'a crate::ToolSpec,
+) -> Result<Arguments<'a>, DispatchError> {
     let args = call.checked_arguments()?;
-    let tool: &'static crate::ToolSpec = const { &C::TOOL };
-    let args = Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))?;
-    C::from_arguments(args).map_err(|e| {
-        DispatchError::new(
-            call,
-            vec![Problem::InvalidArguments {
-                message: format!("arguments do not fit `{}`: {e}", C::NAME),
-            }],
-        )
-    })
+    Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))
+}
+
+/// The error of checked arguments that do not convert to command `name`'s fields (a generator
+/// bug, never a model's mistake).
+pub(crate) fn not_fitting(call: &ToolCall, name: &str, e: &str) -> DispatchError {
+    DispatchError::new(
+        call,
+        vec![Problem::InvalidArguments {
+            message: format!("arguments do not fit `{name}`: {e}"),
+        }],
+    )
 }
 
 /// Dispatches a call given as its tool name and its arguments as the provider's JSON text
@@ -354,11 +364,5 @@ pub fn typed_from_json_text<C>(name: &str, arguments: &str) -> Result<C, Dispatc
 where
     C: Command,
 {
-    let tool: &'static crate::ToolSpec = const { &C::TOOL };
-    if let Some(args) = Arguments::from_json_text(tool, arguments) {
-        if let Ok(command) = C::from_arguments(args) {
-            return Ok(command);
-        }
-    }
-    typed::<C>(&ToolCall::from_json_text(None, name, arguments))
+    crate::__private::dispatch_to::<C, C>(crate::__private::CallInput::Text { name, arguments })
 }
