@@ -242,8 +242,8 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 r#in: args.field("in"),
                 self_: args.field("self"),
                 self_2: args.field("Self"),
@@ -252,8 +252,7 @@ mod atip_generated {
                 super_: args.field("super"),
                 __: args.field("_"),
                 verbose: args.field("verbose"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Another keyword
@@ -378,15 +377,14 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
                 new: args.field("new"),
                 argv: args.field("argv"),
                 clone: args.field("clone"),
                 value: args.field("value"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for SelfCommand {
@@ -448,11 +446,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for CallCommand {
@@ -514,11 +511,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for OptionCommand {
@@ -580,11 +576,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for ResultCommand {
@@ -646,11 +641,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for StringCommand {
@@ -712,11 +706,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for VecCommand {
@@ -778,11 +771,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for EffectsCommand {
@@ -878,13 +870,12 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose, &self._1st, &self._9]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
                 _1st: args.field("_1st"),
                 _9: args.field("_9"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for _2fa {
@@ -960,12 +951,11 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.uf1_ame, &self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 uf1_ame: args.field("_ame"),
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for UfcNUefCode {
@@ -1027,11 +1017,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for AB {
@@ -1093,11 +1082,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for ListAll {
@@ -1159,11 +1147,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for ListAll2 {
@@ -1532,10 +1519,10 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 files: args.field("files"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 mode: args.field("mode"),
                 level: args.field("level"),
                 count: args.field("count"),
@@ -1545,8 +1532,7 @@ mod atip_generated {
                 ratio: args.field("ratio"),
                 home: args.field("home"),
                 out: args.field("out"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Enums {
@@ -1642,13 +1628,12 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.verbose, &self.r#type, &self.depth]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 verbose: args.field("verbose"),
                 r#type: args.field("type"),
                 depth: args.field("depth"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Inherits --type-in-group and --depth
@@ -1744,14 +1729,13 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.rest, &self.verbose, &self.r#type, &self.depth]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 rest: args.field("rest"),
                 verbose: args.field("verbose"),
                 r#type: args.field("type"),
                 depth: args.field("depth"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The option `--type`, shared by every command that has it.

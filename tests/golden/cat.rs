@@ -153,15 +153,14 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 files: args.field("files"),
                 number: args.field("number"),
                 number_nonblank: args.field("number_nonblank"),
                 show_ends: args.field("show_ends"),
                 squeeze_blank: args.field("squeeze_blank"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The merged effects of `cat`.

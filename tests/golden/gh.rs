@@ -91,11 +91,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.hostname]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 hostname: args.field("hostname"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Print the authentication token gh uses for a host (a secret: the runtime redacts it)
@@ -163,11 +162,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.hostname]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 hostname: args.field("hostname"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Values of `--state` of `gh pr list`.
@@ -373,16 +371,15 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repo: args.field("repo"),
                 state: args.field("state"),
                 limit: args.field("limit"),
                 label: args.field("label"),
                 author: args.field("author"),
                 json: args.field("json"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Show a pull request: title, body, state, checks
@@ -486,14 +483,13 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.repo, &self.comments, &self.json]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 number: args.field("number"),
                 repo: args.field("repo"),
                 comments: args.field("comments"),
                 json: args.field("json"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Open a pull request from the current branch
@@ -661,8 +657,8 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repo: args.field("repo"),
                 title: args.field("title"),
                 body: args.field("body"),
@@ -670,8 +666,7 @@ mod atip_generated {
                 draft: args.field("draft"),
                 label: args.field("label"),
                 reviewer: args.field("reviewer"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Values of `--method` of `gh pr merge`.
@@ -813,14 +808,13 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.repo, &self.method, &self.delete_branch]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 number: args.field("number"),
                 repo: args.field("repo"),
                 method: args.field("method"),
                 delete_branch: args.field("delete_branch"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Close a pull request without merging
@@ -910,13 +904,12 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.repo, &self.comment]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 number: args.field("number"),
                 repo: args.field("repo"),
                 comment: args.field("comment"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Values of `--state` of `gh issue list`.
@@ -1087,15 +1080,14 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repo, &self.state, &self.limit, &self.label, &self.search]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repo: args.field("repo"),
                 state: args.field("state"),
                 limit: args.field("limit"),
                 label: args.field("label"),
                 search: args.field("search"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Open an issue
@@ -1223,15 +1215,14 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repo, &self.title, &self.body, &self.label, &self.assignee]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repo: args.field("repo"),
                 title: args.field("title"),
                 body: args.field("body"),
                 label: args.field("label"),
                 assignee: args.field("assignee"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Add a comment to an issue
@@ -1316,13 +1307,12 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.repo, &self.body]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 number: args.field("number"),
                 repo: args.field("repo"),
                 body: args.field("body"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Show a repository's description and README
@@ -1403,12 +1393,11 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repository, &self.json]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repository: args.field("repository"),
                 json: args.field("json"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Clone a repository into a new directory
@@ -1485,12 +1474,11 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repository, &self.directory]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repository: args.field("repository"),
                 directory: args.field("directory"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// Delete a repository on GitHub, with its issues, pull requests and wiki
@@ -1570,12 +1558,11 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repository, &self.yes]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 repository: args.field("repository"),
                 yes: args.field("yes"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The option `--repo`, shared by every command that has it.

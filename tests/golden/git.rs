@@ -191,15 +191,14 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 directory: args.field("directory"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 initial_branch: args.field("initial_branch"),
                 bare: args.field("bare"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Init {
@@ -397,16 +396,15 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 pathspec: args.field("pathspec"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 short: args.field("short"),
                 branch: args.field("branch"),
                 porcelain: args.field("porcelain"),
                 untracked_files: args.field("untracked_files"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Status {
@@ -596,18 +594,17 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 pathspec: args.field("pathspec"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 all: args.field("all"),
                 update: args.field("update"),
                 force: args.field("force"),
                 dry_run: args.field("dry_run"),
                 intent_to_add: args.field("intent_to_add"),
                 verbose: args.field("verbose"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Add {
@@ -817,9 +814,9 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
                 message: args.field("message"),
                 all: args.field("all"),
                 allow_empty: args.field("allow_empty"),
@@ -828,8 +825,7 @@ mod atip_generated {
                 signoff: args.field("signoff"),
                 no_verify: args.field("no_verify"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Commit {
@@ -1049,10 +1045,10 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 revision_range: args.field("revision_range"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 oneline: args.field("oneline"),
                 max_count: args.field("max_count"),
                 format: args.field("format"),
@@ -1061,8 +1057,7 @@ mod atip_generated {
                 since: args.field("since"),
                 stat: args.field("stat"),
                 all: args.field("all"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Log {
@@ -1229,17 +1224,16 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 branchname: args.field("branchname"),
                 start_point: args.field("start_point"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 delete: args.field("delete"),
                 all: args.field("all"),
                 show_current: args.field("show_current"),
                 verbose: args.field("verbose"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Branch {
@@ -1374,15 +1368,14 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 branch: args.field("branch"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 create: args.field("create"),
                 detach: args.field("detach"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Switch {
@@ -1543,16 +1536,15 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 paths: args.field("paths"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 cached: args.field("cached"),
                 stat: args.field("stat"),
                 name_only: args.field("name_only"),
                 unified: args.field("unified"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Diff {
@@ -1740,18 +1732,17 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 pathspec: args.field("pathspec"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 force: args.field("force"),
                 dry_run: args.field("dry_run"),
                 directories: args.field("directories"),
                 ignored: args.field("ignored"),
                 exclude: args.field("exclude"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Clean {
@@ -1920,17 +1911,16 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 commit: args.field("commit"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 soft: args.field("soft"),
                 mixed: args.field("mixed"),
                 hard: args.field("hard"),
                 keep: args.field("keep"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Reset {
@@ -2066,15 +2056,14 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
                 message: args.field("message"),
                 include_untracked: args.field("include_untracked"),
                 keep_index: args.field("keep_index"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for Stash {
@@ -2136,11 +2125,10 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.no_pager]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
-                globals: Globals::from_arguments(&mut args),
-            };
-            args.finish(command)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
         }
     }
     impl SetGlobals for StashList {
@@ -2245,14 +2233,13 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.stash, &self.globals.no_pager, &self.index, &self.quiet]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 stash: args.field("stash"),
-                globals: Globals::from_arguments(&mut args),
+                globals: Globals::from_arguments(args),
                 index: args.field("index"),
                 quiet: args.field("quiet"),
-            };
-            args.finish(command)
+            }
         }
     }
     impl SetGlobals for StashPop {

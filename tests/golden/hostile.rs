@@ -271,14 +271,13 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.text, &self.mode, &self.level, &self.long]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 text: args.field("text"),
                 mode: args.field("mode"),
                 level: args.field("level"),
                 long: args.field("long"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The merged effects of `hostile_inject`.

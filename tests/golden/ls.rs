@@ -300,8 +300,8 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 files: args.field("files"),
                 all: args.field("all"),
                 almost_all: args.field("almost_all"),
@@ -312,8 +312,7 @@ mod atip_generated {
                 recursive: args.field("recursive"),
                 reverse: args.field("reverse"),
                 sort: args.field("sort"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The merged effects of `ls`.

@@ -69,9 +69,8 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[]);
         }
-        fn from_arguments(args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {};
-            args.finish(command)
+        fn from_arguments(_args: &mut Arguments<'_>) -> Self {
+            Self {}
         }
     }
     /// Print a farewell
@@ -117,9 +116,8 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[]);
         }
-        fn from_arguments(args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {};
-            args.finish(command)
+        fn from_arguments(_args: &mut Arguments<'_>) -> Self {
+            Self {}
         }
     }
     /// The merged effects of `hello`.

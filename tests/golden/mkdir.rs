@@ -138,14 +138,13 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.directories, &self.parents, &self.mode, &self.verbose]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 directories: args.field("directories"),
                 parents: args.field("parents"),
                 mode: args.field("mode"),
                 verbose: args.field("verbose"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The merged effects of `mkdir`.

@@ -153,15 +153,14 @@ mod atip_generated {
                 &[&self.files, &self.force, &self.recursive, &self.dir, &self.verbose],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 files: args.field("files"),
                 force: args.field("force"),
                 recursive: args.field("recursive"),
                 dir: args.field("dir"),
                 verbose: args.field("verbose"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The merged effects of `rm`.

@@ -161,16 +161,15 @@ mod atip_generated {
                 ],
             );
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Self {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
                 files: args.field("files"),
                 lines: args.field("lines"),
                 words: args.field("words"),
                 bytes: args.field("bytes"),
                 chars: args.field("chars"),
                 max_line_length: args.field("max_line_length"),
-            };
-            args.finish(command)
+            }
         }
     }
     /// The merged effects of `wc`.

@@ -45,13 +45,11 @@ pub trait Command {
     fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field]));
 
     /// Builds the command from arguments already checked against [`Command::TOOL`]
-    /// (see [`crate::dispatch::typed`]).
-    ///
-    /// # Errors
-    ///
-    /// A message when an argument does not convert to its field: the command and its `TOOL`
-    /// spec disagree (a bug in the generator, never a model's mistake).
-    fn from_arguments(args: Arguments<'_>) -> Result<Self, String>
+    /// (see [`crate::dispatch::typed`]), one [`Arguments::field`] per field. An argument that
+    /// does not convert to its field — the command and its `TOOL` spec disagree, a bug in the
+    /// generator, never a model's mistake — is recorded in `args` and its field left at a
+    /// placeholder: the caller asks [`Arguments::finish`] and discards the command then.
+    fn from_arguments(args: &mut Arguments<'_>) -> Self
     where
         Self: Sized;
 
@@ -232,12 +230,11 @@ mod tests {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.loud, &self.words]);
         }
-        fn from_arguments(mut args: Arguments<'_>) -> Result<Self, String> {
-            let command = Echo {
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Echo {
                 loud: args.field("loud"),
                 words: args.field("words"),
-            };
-            args.finish(command)
+            }
         }
     }
 
@@ -255,8 +252,8 @@ mod tests {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             self.0.fields(visit);
         }
-        fn from_arguments(args: Arguments<'_>) -> Result<Self, String> {
-            Echo::from_arguments(args).map(Quiet)
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Quiet(Echo::from_arguments(args))
         }
         fn write_argv(&self, argv: &mut ArgvBuilder) {
             argv.flag("-n");

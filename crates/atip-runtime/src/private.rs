@@ -25,7 +25,10 @@ where
                 .join("; "),
         )
     })?;
-    C::from_arguments(checked).map_err(D::Error::custom)
+    let mut checked = checked;
+    let command = C::from_arguments(&mut checked);
+    checked.finish().map_err(D::Error::custom)?;
+    Ok(command)
 }
 
 /// `Serialize` of a generated command: its present fields as a JSON object, by parameter name.
@@ -289,29 +292,14 @@ where
     C: Command,
     T: From<C>,
 {
-    // The work of `typed` and `typed_from_json_text` in one function, so that each command
-    // costs one instance of it: checking and wording errors are not generic.
-    let tool: &'static crate::ToolSpec = const { &C::TOOL };
-    let text_call;
-    let call = match input {
-        CallInput::Call(call) => call,
-        CallInput::Text { name, arguments } => {
-            if let Some(args) = crate::dispatch::Arguments::from_json_text(tool, arguments) {
-                if let Ok(command) = C::from_arguments(args) {
-                    return Ok(T::from(command));
-                }
-            }
-            // Read again as a `ToolCall`, which words every problem.
-            text_call = crate::ToolCall::from_json_text(None, name, arguments);
-            &text_call
-        }
-    };
-    match crate::dispatch::call_arguments(call, tool) {
-        Ok(args) => match C::from_arguments(args) {
-            Ok(command) => Ok(T::from(command)),
-            Err(e) => Err(crate::dispatch::not_fitting(call, C::NAME, &e)),
-        },
-        Err(e) => Err(e),
+    // Only what needs `C` is here, so that each command costs one small instance: reading
+    // and checking the arguments and wording errors are compiled once.
+    let mut text_call = None;
+    let mut args = crate::dispatch::input_arguments(input, const { &C::TOOL }, &mut text_call)?;
+    let command = C::from_arguments(&mut args);
+    match args.finish() {
+        Ok(()) => Ok(T::from(command)),
+        Err(e) => Err(crate::dispatch::not_fitting(input, C::NAME, &e)),
     }
 }
 

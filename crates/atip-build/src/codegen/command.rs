@@ -45,7 +45,7 @@ pub fn command_items(
                     /// The global options.
                     pub #globals: Globals,
                 });
-                read_fields.push(quote!(#globals: Globals::from_arguments(&mut args),));
+                read_fields.push(quote!(#globals: Globals::from_arguments(args),));
             }
             continue;
         }
@@ -119,9 +119,9 @@ pub fn command_items(
         }
     });
     let args = if plan.fields.is_empty() {
-        quote!(args)
+        quote!(_args)
     } else {
-        quote!(mut args)
+        quote!(args)
     };
 
     quote! {
@@ -166,9 +166,8 @@ pub fn command_items(
                 visit(&[#(#field_refs),*]);
             }
 
-            fn from_arguments(#args: Arguments<'_>) -> Result<Self, String> {
-                let command = Self { #(#read_fields)* };
-                args.finish(command)
+            fn from_arguments(#args: &mut Arguments<'_>) -> Self {
+                Self { #(#read_fields)* }
             }
         }
 

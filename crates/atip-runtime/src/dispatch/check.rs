@@ -183,9 +183,9 @@ impl<'a> Arguments<'a> {
 
     /// The field called `name`, converted to the field's type: absent is `false` for a flag,
     /// `None` for an option, empty for a list. A problem (a required value absent, a value
-    /// that does not convert) is kept for [`Arguments::finish`], which then discards the command,
-    /// and [`FromArgument::unread`] is returned so that generated code builds the command in one
-    /// expression.
+    /// that does not convert) is kept for [`Arguments::finish`], whose error then discards the
+    /// command, and [`FromArgument::unread`] is returned so that generated code builds the
+    /// command in one expression.
     #[inline]
     pub fn field<T: FromArgument>(&mut self, name: &str) -> T {
         let read = match self.slot(name) {
@@ -201,14 +201,16 @@ impl<'a> Arguments<'a> {
         }
     }
 
-    /// The command built from the fields, or every problem found reading them.
+    /// Whether every field read so far converted ([`Arguments::field`]): after
+    /// [`Command::from_arguments`](crate::Command::from_arguments), the command it built is
+    /// good exactly when this is `Ok`.
     ///
     /// # Errors
     ///
-    /// The problems, joined by `; `.
-    pub fn finish<C>(self, command: C) -> Result<C, String> {
+    /// Every problem met reading fields, joined by `; `.
+    pub fn finish(&self) -> Result<(), String> {
         if self.problems.is_empty() {
-            Ok(command)
+            Ok(())
         } else {
             Err(self.problems.join("; "))
         }
@@ -240,7 +242,7 @@ pub trait FromArgument: Sized {
     }
 
     /// The value a field holds while its argument could not be read; never observed, since
-    /// [`Arguments::finish`] then returns the problem instead of the command.
+    /// [`Arguments::finish`] then reports the problem and the command is discarded.
     fn unread() -> Self;
 }
 
@@ -765,6 +767,6 @@ mod tests {
         let name: String = args.field("name");
         assert_eq!(name, "ada");
         assert_eq!(name.as_ptr(), before, "the string was moved, not copied");
-        assert_eq!(args.finish(()), Ok(()));
+        assert_eq!(args.finish(), Ok(()));
     }
 }

@@ -329,7 +329,7 @@ where
 }
 
 /// `call`'s arguments checked against `tool`, borrowed from both.
-pub(crate) fn call_arguments<'a>(
+fn call_arguments<'a>(
     call: &'a ToolCall,
     tool: &'a crate::ToolSpec,
 ) -> Result<Arguments<'a>, DispatchError> {
@@ -337,15 +337,43 @@ pub(crate) fn call_arguments<'a>(
     Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))
 }
 
+/// The checked arguments of `input` against `tool`: read straight from the text for
+/// [`CallInput::Text`](crate::__private::CallInput::Text); a text that fails there is read
+/// again as a [`ToolCall`] (kept in `text_call`), which words every problem, so that both
+/// inputs give the same result.
+pub(crate) fn input_arguments<'a>(
+    input: crate::__private::CallInput<'a>,
+    tool: &'a crate::ToolSpec,
+    text_call: &'a mut Option<ToolCall>,
+) -> Result<Arguments<'a>, DispatchError> {
+    let call = match input {
+        crate::__private::CallInput::Call(call) => call,
+        crate::__private::CallInput::Text { name, arguments } => {
+            if let Some(args) = Arguments::from_json_text(tool, arguments) {
+                return Ok(args);
+            }
+            &*text_call.insert(ToolCall::from_json_text(None, name, arguments))
+        }
+    };
+    call_arguments(call, tool)
+}
+
 /// The error of checked arguments that do not convert to command `name`'s fields (a generator
 /// bug, never a model's mistake).
-pub(crate) fn not_fitting(call: &ToolCall, name: &str, e: &str) -> DispatchError {
-    DispatchError::new(
-        call,
-        vec![Problem::InvalidArguments {
-            message: format!("arguments do not fit `{name}`: {e}"),
-        }],
-    )
+pub(crate) fn not_fitting(
+    input: crate::__private::CallInput<'_>,
+    name: &str,
+    e: &str,
+) -> DispatchError {
+    let problems = vec![Problem::InvalidArguments {
+        message: format!("arguments do not fit `{name}`: {e}"),
+    }];
+    match input {
+        crate::__private::CallInput::Call(call) => DispatchError::new(call, problems),
+        crate::__private::CallInput::Text { name, arguments } => {
+            DispatchError::new(&ToolCall::from_json_text(None, name, arguments), problems)
+        }
+    }
 }
 
 /// Dispatches a call given as its tool name and its arguments as the provider's JSON text
