@@ -33,6 +33,8 @@ pub struct ArgvBuilder {
     problems: Vec<ArgvProblem>,
     /// The parameter whose values are being written, if a writer announced one.
     current: Option<(Text, bool)>,
+    /// How many of the last marks belong to `current` and wait for its name.
+    unnamed: usize,
     /// Where each value written for an announced parameter went; the values are copied out
     /// only when they are asked for ([`ArgvBuilder::finish_recorded`]), so an argv built for
     /// display or a plain `finish` allocates nothing for them.
@@ -164,6 +166,7 @@ impl ArgvBuilder {
             positionals: Vec::new(),
             problems: Vec::new(),
             current: None,
+            unnamed: 0,
             marks: Vec::new(),
             recording: false,
             omitted: None,
@@ -215,7 +218,25 @@ impl ArgvBuilder {
     /// parameter name, `path` whether it is a `file` or `directory`. Values written after this
     /// (until the next call) are recorded under it for argument rules.
     pub fn parameter(&mut self, name: impl Into<Text>, path: bool) {
+        self.name_marks();
         self.current = Some((name.into(), path));
+    }
+
+    /// Gives the marks of the announced parameter its name: moved into the last one, copied
+    /// into any before it (a list's values), so that a value costs no copy of a name that is
+    /// owned (a loaded spec's).
+    fn name_marks(&mut self) {
+        let pending = std::mem::take(&mut self.unnamed);
+        let Some((param, _)) = self.current.take() else {
+            return;
+        };
+        let first = self.marks.len().saturating_sub(pending);
+        if let Some((last, earlier)) = self.marks[first..].split_last_mut() {
+            for m in earlier {
+                m.param = Some(param.clone());
+            }
+            last.param = Some(param);
+        }
     }
 
     /// Notes that the value of the announced parameter, if any, is at `at`.
@@ -224,12 +245,13 @@ impl ArgvBuilder {
         if !self.recording {
             return;
         }
-        if let Some((param, path)) = &self.current {
+        if let Some((_, path)) = &self.current {
             self.marks.push(Mark {
-                param: param.clone(),
+                param: None,
                 path: *path,
                 at,
             });
+            self.unnamed += 1;
         }
     }
 
@@ -364,6 +386,7 @@ impl ArgvBuilder {
     /// As [`ArgvBuilder::finish`].
     pub fn finish_recorded(mut self) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
         if self.problems.is_empty() {
+            self.name_marks();
             let marks = std::mem::take(&mut self.marks);
             let arguments = marks
                 .into_iter()
@@ -373,7 +396,7 @@ impl ArgvBuilder {
                         Slot::Option { index, skip } => tail(&self.argv[index], skip),
                         Slot::Positional(i) => self.positionals[i].clone(),
                     },
-                    param: m.param,
+                    param: m.param.unwrap_or_default(),
                     path: m.path,
                 })
                 .collect();
@@ -414,7 +437,8 @@ enum Slot {
 /// One recorded value: its parameter and where it went.
 #[derive(Debug, Clone)]
 struct Mark {
-    param: Text,
+    /// Set when the parameter's last value is written ([`ArgvBuilder::name_marks`]).
+    param: Option<Text>,
     path: bool,
     at: Slot,
 }
@@ -627,6 +651,49 @@ mod tests {
         assert_eq!(
             strs(b.finish().unwrap()),
             ["curl", "https://example.com/a?b=c"]
+        );
+    }
+
+    #[test]
+    fn recorded_values_carry_their_parameter_names() {
+        let mut b = ArgvBuilder::recorded("tool");
+        b.flag("--unannounced");
+        // Owned names, as a loaded spec's are: each value still gets its own.
+        b.parameter(String::from("tags"), false);
+        b.long("--tag", "a");
+        b.long("--tag", "b");
+        b.parameter(String::from("force"), false);
+        b.flag("--force");
+        b.parameter(String::from("absent"), false);
+        b.parameter(String::from("files"), true);
+        b.positional("files", "x.txt");
+        b.positional("files", "y.txt");
+        let (argv, recorded) = b.finish_recorded().unwrap();
+        assert_eq!(
+            strs(argv),
+            [
+                "tool",
+                "--unannounced",
+                "--tag=a",
+                "--tag=b",
+                "--force",
+                "x.txt",
+                "y.txt"
+            ]
+        );
+        let recorded: Vec<(&str, &str, bool)> = recorded
+            .iter()
+            .map(|a| (a.param.as_ref(), a.value.to_str().unwrap(), a.path))
+            .collect();
+        assert_eq!(
+            recorded,
+            [
+                ("tags", "a", false),
+                ("tags", "b", false),
+                ("force", "true", false),
+                ("files", "x.txt", true),
+                ("files", "y.txt", true),
+            ]
         );
     }
 }

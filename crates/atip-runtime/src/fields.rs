@@ -447,21 +447,28 @@ pub fn write_fields(
     params: &[ParamSpec],
     fields: &[&dyn Field],
 ) {
-    write_params(argv, path, params.iter().zip(fields.iter().copied()));
+    write_params(argv, path, params, |argv, i, spec| {
+        if let Some(field) = fields.get(i) {
+            field.write(argv, spec);
+        }
+    });
 }
 
-/// [`write_fields`] over parameter/field pairs, for writers whose fields are not in a slice
-/// of references (a loaded tool's checked values).
-pub(crate) fn write_params<'f, I>(argv: &mut ArgvBuilder, path: &[impl AsRef<str>], pairs: I)
-where
-    I: Iterator<Item = (&'f ParamSpec, &'f dyn Field)> + Clone,
-{
-    for (spec, field) in pairs.clone().filter(|(s, _)| s.global) {
-        field.write(argv, spec);
+/// [`write_fields`] with each parameter's value written by `write` (given its index and
+/// spec), for writers whose fields are not in a slice of references (a loaded tool's checked
+/// values).
+pub(crate) fn write_params(
+    argv: &mut ArgvBuilder,
+    path: &[impl AsRef<str>],
+    params: &[ParamSpec],
+    mut write: impl FnMut(&mut ArgvBuilder, usize, &ParamSpec),
+) {
+    for (i, spec) in params.iter().enumerate().filter(|(_, s)| s.global) {
+        write(argv, i, spec);
     }
     argv.subcommand(path);
-    for (spec, field) in pairs.filter(|(s, _)| !s.global) {
-        field.write(argv, spec);
+    for (i, spec) in params.iter().enumerate().filter(|(_, s)| !s.global) {
+        write(argv, i, spec);
     }
 }
 

@@ -262,11 +262,10 @@ impl LoadedTool {
         checked: &Arguments<'_>,
     ) -> Result<Invocation, crate::ArgvError> {
         let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
-        let values: Vec<JsonArgument<'_>> = (0..spec.params.len())
-            .map(|i| JsonArgument(checked.value(i)))
-            .collect();
         let (argv, arguments) =
-            json_argv(ArgvBuilder::recorded(self.program.as_str()), spec, &values)?;
+            json_argv(ArgvBuilder::recorded(self.program.as_str()), spec, |i| {
+                JsonArgument(checked.value(i))
+            })?;
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;
@@ -338,26 +337,22 @@ pub fn argv_from_json(
     spec: &ToolSpec,
     args: &Map<String, Value>,
 ) -> Result<Vec<OsString>, ArgvError> {
-    let values: Vec<JsonArgument<'_>> = spec
-        .params
-        .iter()
-        .map(|p| JsonArgument(args.get(p.name.as_ref())))
-        .collect();
-    json_argv(ArgvBuilder::new(program), spec, &values).map(|(argv, _)| argv)
+    json_argv(ArgvBuilder::new(program), spec, |i| {
+        JsonArgument(args.get(spec.params[i].name.as_ref()))
+    })
+    .map(|(argv, _)| argv)
 }
 
-/// Writes `spec`'s argv from the checked JSON `values` (one per parameter) into `b`: the argv
-/// and, when `b` records ([`ArgvBuilder::recorded`]), the values each parameter put on it,
-/// for argument rules.
-fn json_argv(
+/// Writes `spec`'s argv from the checked JSON values (`value(i)`: the `i`-th parameter's)
+/// into `b`: the argv and, when `b` records ([`ArgvBuilder::recorded`]), the values each
+/// parameter put on it, for argument rules.
+fn json_argv<'v>(
     mut b: ArgvBuilder,
     spec: &ToolSpec,
-    values: &[JsonArgument<'_>],
+    value: impl Fn(usize) -> JsonArgument<'v>,
 ) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
-    let pairs = spec
-        .params
-        .iter()
-        .zip(values.iter().map(|v| v as &dyn Field));
-    crate::fields::write_params(&mut b, &spec.path, pairs);
+    crate::fields::write_params(&mut b, &spec.path, &spec.params, |b, i, p| {
+        value(i).write(b, p);
+    });
     b.finish_recorded()
 }
