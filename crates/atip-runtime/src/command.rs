@@ -47,8 +47,9 @@ pub trait Command {
     /// Builds the command from arguments already checked against [`Command::TOOL`]
     /// (see [`crate::dispatch::typed`]), one [`Arguments::field`] per field. An argument that
     /// does not convert to its field — the command and its `TOOL` spec disagree, a bug in the
-    /// generator, never a model's mistake — is recorded in `args` and its field left at a
-    /// placeholder: the caller asks [`Arguments::finish`] and discards the command then.
+    /// generator, never a model's mistake — is recorded in `args` and its field given
+    /// [`FromArgument::unread`](crate::FromArgument::unread); the caller asks
+    /// [`Arguments::finish`] and discards the command then.
     fn from_arguments(args: &mut Arguments<'_>) -> Self
     where
         Self: Sized;

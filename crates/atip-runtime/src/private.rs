@@ -16,7 +16,7 @@ where
     use serde::Deserialize;
     let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
     let tool: &'static crate::ToolSpec = const { &C::TOOL };
-    let checked = Arguments::check(tool, &map).map_err(|problems| {
+    let mut checked = Arguments::check(tool, &map).map_err(|problems| {
         D::Error::custom(
             problems
                 .iter()
@@ -25,7 +25,6 @@ where
                 .join("; "),
         )
     })?;
-    let mut checked = checked;
     let command = C::from_arguments(&mut checked);
     checked.finish().map_err(D::Error::custom)?;
     Ok(command)
@@ -251,57 +250,7 @@ pub(crate) fn write_command_argv(command: &dyn DynCommand, argv: &mut crate::Arg
     });
 }
 
-/// What a generated `Call` dispatches: a parsed [`ToolCall`](crate::ToolCall), or a tool
-/// name with its arguments still as the provider's JSON text.
-#[derive(Debug, Clone, Copy)]
-pub enum CallInput<'a> {
-    /// `Call::from_tool_call`.
-    Call(&'a crate::ToolCall),
-    /// `Call::from_json_text`.
-    Text {
-        /// The tool name.
-        name: &'a str,
-        /// The arguments object as JSON text.
-        arguments: &'a str,
-    },
-}
-
-impl CallInput<'_> {
-    fn name(&self) -> &str {
-        match self {
-            CallInput::Call(call) => &call.name,
-            CallInput::Text { name, .. } => name,
-        }
-    }
-}
-
-/// A generated `Call`'s dispatch function for command `C`, and the implementation of
-/// [`typed`](crate::dispatch::typed) and
-/// [`typed_from_json_text`](crate::dispatch::typed_from_json_text) (`T = C`): the arguments
-/// checked against `C::TOOL` (read straight from the text for [`CallInput::Text`]; a text
-/// that fails is read again as a [`ToolCall`](crate::ToolCall), which words every problem),
-/// the command built, then the variant (`T: From<C>`). Generated code keeps these in a table
-/// sorted by tool name and finds a call's entry by binary search, instead of a `match` on
-/// thousands of strings.
-///
-/// # Errors
-///
-/// As [`typed`](crate::dispatch::typed).
-pub fn dispatch_to<C, T>(input: CallInput<'_>) -> Result<T, crate::DispatchError>
-where
-    C: Command,
-    T: From<C>,
-{
-    // Only what needs `C` is here, so that each command costs one small instance: reading
-    // and checking the arguments and wording errors are compiled once.
-    let mut text_call = None;
-    let mut args = crate::dispatch::input_arguments(input, const { &C::TOOL }, &mut text_call)?;
-    let command = C::from_arguments(&mut args);
-    match args.finish() {
-        Ok(()) => Ok(T::from(command)),
-        Err(e) => Err(crate::dispatch::not_fitting(input, C::NAME, &e)),
-    }
-}
+pub use crate::dispatch::{dispatch_to, CallInput};
 
 /// One row of a generated `Call`'s dispatch table: tool name and its dispatch function.
 pub type DispatchEntry<T> = (

@@ -284,15 +284,12 @@ fn constructor(
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    let params: Vec<TokenStream> = required
-        .iter()
-        .map(|f| {
-            let name = &f.field;
-            let ity = f.input_ty();
-            quote!(#name: #ity)
-        })
-        .collect();
-    let inline = inline_unless_generic(&quote!(#(#params)*));
+    let params = required.iter().map(|f| {
+        let name = &f.field;
+        let ity = f.input_ty();
+        quote!(#name: #ity)
+    });
+    let inline = inline_unless_generic(required.iter().any(|f| f.input_is_generic()));
     let inits = own.iter().map(|f| {
         let field = &f.field;
         if f.is_required() {
@@ -330,7 +327,7 @@ fn setter(f: &FieldPlan<'_>) -> TokenStream {
         _ => quote!(self.#field = #conv;),
     };
     let docs = setter_doc(f);
-    let inline = inline_unless_generic(&ity);
+    let inline = inline_unless_generic(f.input_is_generic());
     quote! {
         #docs
         #[must_use]
@@ -342,15 +339,11 @@ fn setter(f: &FieldPlan<'_>) -> TokenStream {
     }
 }
 
-/// `#[inline]` for a function whose parameter types `tys` are not generic (no `impl Trait`):
-/// a library compiles an inline function only where a program calls it, and a large tool's
-/// thousands of setters are otherwise all compiled (BENCHMARKS.md). A generic function is
-/// compiled only where called anyway, so it goes without.
-fn inline_unless_generic(tys: &TokenStream) -> TokenStream {
-    let generic = tys
-        .clone()
-        .into_iter()
-        .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "impl"));
+/// `#[inline]` for a function that is not `generic` (no `impl Trait` parameter): a library
+/// compiles an inline function only where a program calls it, and a large tool's thousands
+/// of setters are otherwise all compiled (BENCHMARKS.md). A generic function is compiled only
+/// where called anyway, so it goes without.
+fn inline_unless_generic(generic: bool) -> TokenStream {
     if generic {
         TokenStream::new()
     } else {

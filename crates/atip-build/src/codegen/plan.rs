@@ -156,6 +156,14 @@ impl FieldPlan<'_> {
         }
     }
 
+    /// Whether [`FieldPlan::input_ty`] is generic (`impl …`), the same cases.
+    pub fn input_is_generic(&self) -> bool {
+        !matches!(
+            (self.shape(), self.converts()),
+            (Shape::Flag, _) | (Shape::Required | Shape::Optional, false)
+        )
+    }
+
     /// Converts the input `var` to the field's value (without `Some`).
     pub fn convert(&self, var: &Ident) -> TokenStream {
         match (self.shape(), self.converts()) {

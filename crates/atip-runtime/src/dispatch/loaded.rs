@@ -14,7 +14,7 @@ use crate::fields::{Field, JsonArgument};
 use crate::flatten::FlatCommand;
 use crate::load::Document;
 use crate::model::TrustSource;
-use crate::tool::ToolSpec;
+use crate::tool::{ParamSpec, ToolSpec};
 
 use super::{Arguments, DispatchError, Problem, ToolCall};
 
@@ -262,10 +262,11 @@ impl LoadedTool {
         checked: &Arguments<'_>,
     ) -> Result<Invocation, crate::ArgvError> {
         let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
-        let (argv, arguments) =
-            json_argv(ArgvBuilder::recorded(self.program.as_str()), spec, |i| {
-                JsonArgument(checked.value(i))
-            })?;
+        let (argv, arguments) = json_argv(
+            ArgvBuilder::recorded(self.program.as_str()),
+            spec,
+            |i, _| JsonArgument(checked.value(i)),
+        )?;
         let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
         invocation.title = Some(spec.title.clone().into_owned().into());
         invocation.arguments = arguments;
@@ -337,22 +338,23 @@ pub fn argv_from_json(
     spec: &ToolSpec,
     args: &Map<String, Value>,
 ) -> Result<Vec<OsString>, ArgvError> {
-    json_argv(ArgvBuilder::new(program), spec, |i| {
-        JsonArgument(args.get(spec.params[i].name.as_ref()))
+    json_argv(ArgvBuilder::new(program), spec, |_, p| {
+        JsonArgument(args.get(p.name.as_ref()))
     })
     .map(|(argv, _)| argv)
 }
 
-/// Writes `spec`'s argv from the checked JSON values (`value(i)`: the `i`-th parameter's)
+/// Writes `spec`'s argv from the checked JSON values (`value(i, p)`: that of `p`, the `i`-th
+/// parameter)
 /// into `b`: the argv and, when `b` records ([`ArgvBuilder::recorded`]), the values each
 /// parameter put on it, for argument rules.
 fn json_argv<'v>(
     mut b: ArgvBuilder,
     spec: &ToolSpec,
-    value: impl Fn(usize) -> JsonArgument<'v>,
+    value: impl Fn(usize, &ParamSpec) -> JsonArgument<'v>,
 ) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
     crate::fields::write_params(&mut b, &spec.path, &spec.params, |b, i, p| {
-        value(i).write(b, p);
+        value(i, p).write(b, p);
     });
     b.finish_recorded()
 }

@@ -325,7 +325,7 @@ pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
 where
     C: Command,
 {
-    crate::__private::dispatch_to::<C, C>(crate::__private::CallInput::Call(call))
+    dispatch_to::<C, C>(CallInput::Call(call))
 }
 
 /// `call`'s arguments checked against `tool`, borrowed from both.
@@ -337,18 +337,71 @@ fn call_arguments<'a>(
     Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))
 }
 
+/// What a generated `Call` dispatches: a parsed [`ToolCall`], or a tool
+/// name with its arguments still as the provider's JSON text.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum CallInput<'a> {
+    /// `Call::from_tool_call`.
+    Call(&'a ToolCall),
+    /// `Call::from_json_text`.
+    Text {
+        /// The tool name.
+        name: &'a str,
+        /// The arguments object as JSON text.
+        arguments: &'a str,
+    },
+}
+
+impl CallInput<'_> {
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            CallInput::Call(call) => &call.name,
+            CallInput::Text { name, .. } => name,
+        }
+    }
+}
+
+/// A generated `Call`'s dispatch function for command `C`, and the implementation of
+/// [`typed`] and [`typed_from_json_text`] (`T = C`): the arguments
+/// checked against `C::TOOL` (read straight from the text for [`CallInput::Text`]; a text
+/// that fails is read again as a [`ToolCall`], which words every problem),
+/// the command built, then the variant (`T: From<C>`). Generated code keeps these in a table
+/// sorted by tool name and finds a call's entry by binary search, instead of a `match` on
+/// thousands of strings.
+///
+/// # Errors
+///
+/// As [`typed`].
+#[doc(hidden)]
+pub fn dispatch_to<C, T>(input: CallInput<'_>) -> Result<T, DispatchError>
+where
+    C: Command,
+    T: From<C>,
+{
+    // Only what needs `C` is here, so that each command costs one small instance: reading
+    // and checking the arguments and wording errors are compiled once.
+    let mut text_call = None;
+    let mut args = input_arguments(input, const { &C::TOOL }, &mut text_call)?;
+    let command = C::from_arguments(&mut args);
+    match args.finish() {
+        Ok(()) => Ok(T::from(command)),
+        Err(e) => Err(not_fitting(input, C::NAME, &e)),
+    }
+}
+
 /// The checked arguments of `input` against `tool`: read straight from the text for
-/// [`CallInput::Text`](crate::__private::CallInput::Text); a text that fails there is read
-/// again as a [`ToolCall`] (kept in `text_call`), which words every problem, so that both
+/// [`CallInput::Text`]; a text that fails there is read again
+/// as a [`ToolCall`] (kept in `text_call`), which words every problem, so that both
 /// inputs give the same result.
-pub(crate) fn input_arguments<'a>(
-    input: crate::__private::CallInput<'a>,
+fn input_arguments<'a>(
+    input: CallInput<'a>,
     tool: &'a crate::ToolSpec,
     text_call: &'a mut Option<ToolCall>,
 ) -> Result<Arguments<'a>, DispatchError> {
     let call = match input {
-        crate::__private::CallInput::Call(call) => call,
-        crate::__private::CallInput::Text { name, arguments } => {
+        CallInput::Call(call) => call,
+        CallInput::Text { name, arguments } => {
             if let Some(args) = Arguments::from_json_text(tool, arguments) {
                 return Ok(args);
             }
@@ -360,17 +413,13 @@ pub(crate) fn input_arguments<'a>(
 
 /// The error of checked arguments that do not convert to command `name`'s fields (a generator
 /// bug, never a model's mistake).
-pub(crate) fn not_fitting(
-    input: crate::__private::CallInput<'_>,
-    name: &str,
-    e: &str,
-) -> DispatchError {
+fn not_fitting(input: CallInput<'_>, name: &str, e: &str) -> DispatchError {
     let problems = vec![Problem::InvalidArguments {
         message: format!("arguments do not fit `{name}`: {e}"),
     }];
     match input {
-        crate::__private::CallInput::Call(call) => DispatchError::new(call, problems),
-        crate::__private::CallInput::Text { name, arguments } => {
+        CallInput::Call(call) => DispatchError::new(call, problems),
+        CallInput::Text { name, arguments } => {
             DispatchError::new(&ToolCall::from_json_text(None, name, arguments), problems)
         }
     }
@@ -392,5 +441,5 @@ pub fn typed_from_json_text<C>(name: &str, arguments: &str) -> Result<C, Dispatc
 where
     C: Command,
 {
-    crate::__private::dispatch_to::<C, C>(crate::__private::CallInput::Text { name, arguments })
+    dispatch_to::<C, C>(CallInput::Text { name, arguments })
 }
