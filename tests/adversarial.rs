@@ -180,6 +180,70 @@ fn hostile_names_in_every_position_generate_or_fail_cleanly() {
     }
 }
 
+/// The field names of each struct the generator emitted, by struct name.
+fn struct_fields(text: &str) -> std::collections::HashMap<String, Vec<String>> {
+    let exp = expand(text, &unlimited()).unwrap_or_else(|e| panic!("{e}"));
+    support::generated_items(exp.tokens)
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Struct(s) => Some((
+                s.ident.to_string(),
+                s.fields
+                    .iter()
+                    .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn option_groups_hold_whole_levels_and_never_make_a_call_ambiguous() {
+    let opt = |name: &str, flag: &str, required: bool| {
+        format!(
+            r#"{{"name": "{name}", "flags": ["{flag}"], "type": "string", "description": "d", "required": {required}}}"#
+        )
+    };
+    let leaf = r#"{"description": "leaf"}"#;
+    let text = format!(
+        r#"{{"atip": {{"version": "0.6"}}, "name": "t", "version": "1", "description": "d",
+            "globalOptions": [{global}],
+            "commands": {{
+              "a": {{"description": "a", "options": [{a1}, {a2}],
+                     "commands": {{"one": {leaf}, "two": {{"description": "two", "options": [{a1}]}}}}}},
+              "b": {{"description": "b", "options": [{b1}],
+                     "commands": {{"one": {leaf}}}}},
+              "c": {{"description": "c", "options": [{c1}],
+                     "commands": {{"one": {leaf}}}}}
+            }}}}"#,
+        global = opt("dry-run", "--dry-run", false),
+        a1 = opt("x", "--x", false),
+        a2 = opt("y", "--y", false),
+        // Its setter would be `dry_run`, as the global option's: one call, two traits.
+        b1 = opt("dryRun", "--dryrun", false),
+        c1 = opt("z", "--z", true),
+    );
+    let structs = struct_fields(&text);
+    // `a`'s options: one group, held whole by `a one`.
+    assert_eq!(structs["AOptions"], ["x", "y"]);
+    assert_eq!(structs["AOne"], ["globals", "a_options"]);
+    // `a two` shadows `--x`: it holds `--y` as a field of its own.
+    assert_eq!(structs["ATwo"], ["globals", "y", "x"]);
+    // `b`'s group would put a second `dry_run` setter on `b one`: its option stays its own,
+    // and its setter is renamed.
+    assert_eq!(structs["BOne"], ["globals", "dry_run"]);
+    assert!(!structs.contains_key("BOptions"), "no command holds it");
+    // `c`'s option is required: no group, the constructor takes it.
+    assert!(!structs.contains_key("COptions"), "{:?}", structs.keys());
+    assert_eq!(structs["COne"], ["globals", "z"]);
+    let exp = expand(&text, &unlimited()).unwrap();
+    let source = exp.tokens.to_string();
+    assert!(source.contains("pub fn dry_run_2"), "{source}");
+    assert!(source.contains("impl SetAOptions for AOne"), "{source}");
+    assert!(!source.contains("impl SetAOptions for ATwo"), "{source}");
+}
+
 mod support;
 
 #[test]

@@ -7,7 +7,9 @@ use std::ffi::OsString;
 use atip_runtime::{
     ArgvProblem, Command, CostEstimate, Enumeration, StdinMode, ToInvocation, TrustSource,
 };
+use atip_tests::gh::SetPrOptions;
 use atip_tests::git::SetGlobals;
+use atip_tests::weird::SetGroupOptions;
 use atip_tests::{gh, git, ls, rm, weird};
 
 fn s(argv: Vec<OsString>) -> Vec<String> {
@@ -217,6 +219,24 @@ fn global_inherited_and_own_options_in_a_group() {
         s(inner.argv()),
         ["weird", "group", "inner", "--depth=2", "x"]
     );
+    // `inner` has all of `group`'s options: they live in one `GroupOptions` field, set
+    // through `SetGroupOptions` or as a whole; `""` shadows one, so it holds its own fields.
+    assert_eq!(inner.group_options.depth, Some(2));
+    let whole = weird::GroupInner::new(["x"])
+        .group_options(weird::GroupOptions::new().depth(3).r#type("t"));
+    assert_eq!(
+        s(whole.argv()),
+        [
+            "weird",
+            "group",
+            "inner",
+            "--type-in-group=t",
+            "--depth=3",
+            "x"
+        ]
+    );
+    assert_eq!(g.depth, Some(1));
+    assert_eq!(g.r#type.as_deref(), Some("t"));
 }
 
 /// `git` generated with `serde = true`: every command also implements serde's traits.
@@ -369,7 +389,16 @@ fn gh_pr_create_takes_required_options_and_inherits_repo() {
         ]
     );
     assert_eq!(<gh::PrCreate as Command>::NAME, "gh_pr_create");
-    // `--repo` is declared once, on `pr`: one shared parameter row, one enum per level.
+    // `--repo` is declared once, on `pr`: every command below it holds it in one
+    // `PrOptions` field, which can be set as a whole and compares with the command.
+    assert_eq!(c.pr_options.repo.as_deref(), Some("cli/cli"));
+    let same = gh::PrCreate::new("Fix the parser", "Closes #12")
+        .pr_options(gh::PrOptions::new().repo("cli/cli"))
+        .draft(true)
+        .label(["bug", "parser"]);
+    assert_eq!(same, c);
+    assert_ne!(same.pr_options(gh::PrOptions::new()), c);
+    // One shared parameter row, one enum per level.
     let list = gh::PrList::new().state(gh::PrListState::Merged).limit(5);
     assert_eq!(
         s(list.argv()),

@@ -222,7 +222,13 @@ fn a_filter_generates_only_what_it_keeps() {
             _ => None,
         })
         .collect();
-    // One service's operations, one more operation, and the global options.
-    assert_eq!(structs.len(), Shape::AWS.operations + 2, "{structs:?}");
+    // One service's operations, one more operation, the global options and the options of
+    // the two services kept.
+    assert_eq!(structs.len(), Shape::AWS.operations + 4, "{structs:?}");
     assert_eq!(structs[0], "Globals");
+    assert_eq!(
+        structs.iter().filter(|s| s.ends_with("Options")).count(),
+        2,
+        "{structs:?}"
+    );
 }

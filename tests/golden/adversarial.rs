@@ -1636,6 +1636,62 @@ mod atip_generated {
             }
         }
     }
+    /// The options `weird group` declares for every command below it: each holds them in its `group_options` field, and writes them after the subcommand path, before its own options.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct GroupOptions {
+        /// option 'type'
+        ///
+        /// Flag `--type-in-group` (inherited).
+        pub r#type: Option<String>,
+        /// option 'depth'
+        ///
+        /// Flag `--depth` (inherited).
+        pub depth: Option<i64>,
+    }
+    impl GroupOptions {
+        /// Every option of `weird group` unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `type` (`--type-in-group`).
+        #[must_use]
+        pub fn r#type(mut self, value: impl Into<String>) -> Self {
+            self.r#type = Some(value.into());
+            self
+        }
+        /// Sets `depth` (`--depth`).
+        #[must_use]
+        #[inline]
+        pub fn depth(mut self, value: i64) -> Self {
+            self.depth = Some(value);
+            self
+        }
+        /// Reads the options of `weird group` from checked arguments (for `Command::from_arguments`).
+        pub fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                r#type: args.field("type"),
+                depth: args.field("depth"),
+            }
+        }
+    }
+    /// The setters of `GroupOptions` on every command below `weird group` that has them all: bring the trait into scope (`use weird::SetGroupOptions;`, with your module's name) to chain them like the command's own setters.
+    pub trait SetGroupOptions: Sized {
+        /// The command's options of `weird group`.
+        fn group_options_mut(&mut self) -> &mut GroupOptions;
+        /// Sets `type` (`--type-in-group`).
+        #[must_use]
+        fn r#type(mut self, value: impl Into<String>) -> Self {
+            self.group_options_mut().r#type = Some(value.into());
+            self
+        }
+        /// Sets `depth` (`--depth`).
+        #[must_use]
+        fn depth(mut self, value: i64) -> Self {
+            self.group_options_mut().depth = Some(value);
+            self
+        }
+    }
     /// Inherits --type-in-group and --depth
     ///
     /// Runs `weird group inner`; tool name `weird_group_inner`.
@@ -1651,14 +1707,8 @@ mod atip_generated {
         ///
         /// Flag `-v` (global option).
         pub verbose: bool,
-        /// option 'type'
-        ///
-        /// Flag `--type-in-group` (inherited).
-        pub r#type: Option<String>,
-        /// option 'depth'
-        ///
-        /// Flag `--depth` (inherited).
-        pub depth: Option<i64>,
+        /// The options of `weird group` (inherited).
+        pub group_options: GroupOptions,
     }
     impl std::fmt::Debug for GroupInner {
         #[inline]
@@ -1678,8 +1728,7 @@ mod atip_generated {
             Self {
                 rest: __private::list(rest),
                 verbose: Default::default(),
-                r#type: Default::default(),
-                depth: Default::default(),
+                group_options: Default::default(),
             }
         }
         /// Sets `verbose` (`-v`).
@@ -1689,17 +1738,12 @@ mod atip_generated {
             self.verbose = value;
             self
         }
-        /// Sets `type` (`--type-in-group`).
-        #[must_use]
-        pub fn r#type(mut self, value: impl Into<String>) -> Self {
-            self.r#type = Some(value.into());
-            self
-        }
-        /// Sets `depth` (`--depth`).
+        /// Sets the options of `weird group`
+        /// (or set them one by one through [`SetGroupOptions`]).
         #[must_use]
         #[inline]
-        pub fn depth(mut self, value: i64) -> Self {
-            self.depth = Some(value);
+        pub fn group_options(mut self, value: GroupOptions) -> Self {
+            self.group_options = value;
             self
         }
     }
@@ -1727,15 +1771,27 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.rest, &self.verbose, &self.r#type, &self.depth]);
+            visit(
+                &[
+                    &self.rest,
+                    &self.verbose,
+                    &self.group_options.r#type,
+                    &self.group_options.depth,
+                ],
+            );
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
                 rest: args.field("rest"),
                 verbose: args.field("verbose"),
-                r#type: args.field("type"),
-                depth: args.field("depth"),
+                group_options: GroupOptions::from_arguments(args),
             }
+        }
+    }
+    impl SetGroupOptions for GroupInner {
+        #[inline]
+        fn group_options_mut(&mut self) -> &mut GroupOptions {
+            &mut self.group_options
         }
     }
     /// The option `--type`, shared by every command that has it.

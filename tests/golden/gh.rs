@@ -208,6 +208,42 @@ mod atip_generated {
             f.write_str(self.as_str())
         }
     }
+    /// The options `gh pr` declares for every command below it: each holds them in its `pr_options` field, and writes them after the subcommand path, before its own options.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct PrOptions {
+        /// Repository as OWNER/REPO (default: the repository of the current directory)
+        ///
+        /// Flag `--repo` (inherited).
+        pub repo: Option<String>,
+    }
+    impl PrOptions {
+        /// Every option of `gh pr` unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `repo` (`--repo`).
+        #[must_use]
+        pub fn repo(mut self, value: impl Into<String>) -> Self {
+            self.repo = Some(value.into());
+            self
+        }
+        /// Reads the options of `gh pr` from checked arguments (for `Command::from_arguments`).
+        pub fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self { repo: args.field("repo") }
+        }
+    }
+    /// The setters of `PrOptions` on every command below `gh pr` that has them all: bring the trait into scope (`use gh::SetPrOptions;`, with your module's name) to chain them like the command's own setters.
+    pub trait SetPrOptions: Sized {
+        /// The command's options of `gh pr`.
+        fn pr_options_mut(&mut self) -> &mut PrOptions;
+        /// Sets `repo` (`--repo`).
+        #[must_use]
+        fn repo(mut self, value: impl Into<String>) -> Self {
+            self.pr_options_mut().repo = Some(value.into());
+            self
+        }
+    }
     /// List pull requests of a repository
     ///
     /// Runs `gh pr list`; tool name `gh_pr_list`.
@@ -215,10 +251,8 @@ mod atip_generated {
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
     #[derive(Clone, Default)]
     pub struct PrList {
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh pr` (inherited).
+        pub pr_options: PrOptions,
         /// Filter by state
         ///
         /// Flag `--state`. Tool default: `open`.
@@ -258,12 +292,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
-        }
         /// Sets `state` (`--state`).
         #[must_use]
         #[inline]
@@ -297,6 +325,14 @@ mod atip_generated {
         #[must_use]
         pub fn json(mut self, value: impl Into<String>) -> Self {
             self.json = Some(value.into());
+            self
+        }
+        /// Sets the options of `gh pr`
+        /// (or set them one by one through [`SetPrOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn pr_options(mut self, value: PrOptions) -> Self {
+            self.pr_options = value;
             self
         }
     }
@@ -362,7 +398,7 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
-                    &self.repo,
+                    &self.pr_options.repo,
                     &self.state,
                     &self.limit,
                     &self.label,
@@ -373,13 +409,19 @@ mod atip_generated {
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
-                repo: args.field("repo"),
+                pr_options: PrOptions::from_arguments(args),
                 state: args.field("state"),
                 limit: args.field("limit"),
                 label: args.field("label"),
                 author: args.field("author"),
                 json: args.field("json"),
             }
+        }
+    }
+    impl SetPrOptions for PrList {
+        #[inline]
+        fn pr_options_mut(&mut self) -> &mut PrOptions {
+            &mut self.pr_options
         }
     }
     /// Show a pull request: title, body, state, checks
@@ -393,10 +435,8 @@ mod atip_generated {
         ///
         /// Positional argument.
         pub number: Option<String>,
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh pr` (inherited).
+        pub pr_options: PrOptions,
         /// Also show the comments
         ///
         /// Flag `--comments`.
@@ -430,12 +470,6 @@ mod atip_generated {
             self.number = Some(value.into());
             self
         }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
-        }
         /// Sets `comments` (`--comments`).
         #[must_use]
         #[inline]
@@ -447,6 +481,14 @@ mod atip_generated {
         #[must_use]
         pub fn json(mut self, value: impl Into<String>) -> Self {
             self.json = Some(value.into());
+            self
+        }
+        /// Sets the options of `gh pr`
+        /// (or set them one by one through [`SetPrOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn pr_options(mut self, value: PrOptions) -> Self {
+            self.pr_options = value;
             self
         }
     }
@@ -481,15 +523,21 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.number, &self.repo, &self.comments, &self.json]);
+            visit(&[&self.number, &self.pr_options.repo, &self.comments, &self.json]);
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
                 number: args.field("number"),
-                repo: args.field("repo"),
+                pr_options: PrOptions::from_arguments(args),
                 comments: args.field("comments"),
                 json: args.field("json"),
             }
+        }
+    }
+    impl SetPrOptions for PrView {
+        #[inline]
+        fn pr_options_mut(&mut self) -> &mut PrOptions {
+            &mut self.pr_options
         }
     }
     /// Open a pull request from the current branch
@@ -499,10 +547,8 @@ mod atip_generated {
     /// Effects: not destructive, reversible, not idempotent, network, reads files, writes no files, deletes no files, timeout 60s.
     #[derive(Clone)]
     pub struct PrCreate {
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh pr` (inherited).
+        pub pr_options: PrOptions,
         /// Title of the pull request
         ///
         /// Flag `--title`.
@@ -544,20 +590,14 @@ mod atip_generated {
         /// Creates the command from its required parameters (`title`, `body`); optional ones start unset.
         pub fn new(title: impl Into<String>, body: impl Into<String>) -> Self {
             Self {
-                repo: Default::default(),
                 title: title.into(),
                 body: body.into(),
                 base: Default::default(),
                 draft: Default::default(),
                 label: Default::default(),
                 reviewer: Default::default(),
+                pr_options: Default::default(),
             }
-        }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
         }
         /// Sets `base` (`--base`).
         #[must_use]
@@ -588,6 +628,14 @@ mod atip_generated {
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
             self.reviewer = __private::list(value);
+            self
+        }
+        /// Sets the options of `gh pr`
+        /// (or set them one by one through [`SetPrOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn pr_options(mut self, value: PrOptions) -> Self {
+            self.pr_options = value;
             self
         }
     }
@@ -647,7 +695,7 @@ mod atip_generated {
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
-                    &self.repo,
+                    &self.pr_options.repo,
                     &self.title,
                     &self.body,
                     &self.base,
@@ -659,7 +707,7 @@ mod atip_generated {
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
-                repo: args.field("repo"),
+                pr_options: PrOptions::from_arguments(args),
                 title: args.field("title"),
                 body: args.field("body"),
                 base: args.field("base"),
@@ -667,6 +715,12 @@ mod atip_generated {
                 label: args.field("label"),
                 reviewer: args.field("reviewer"),
             }
+        }
+    }
+    impl SetPrOptions for PrCreate {
+        #[inline]
+        fn pr_options_mut(&mut self) -> &mut PrOptions {
+            &mut self.pr_options
         }
     }
     /// Values of `--method` of `gh pr merge`.
@@ -717,10 +771,8 @@ mod atip_generated {
         ///
         /// Positional argument.
         pub number: String,
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh pr` (inherited).
+        pub pr_options: PrOptions,
         /// How to merge (gh spells it --merge, --rebase or --squash; this shim takes one choice)
         ///
         /// Flag `--method`.
@@ -747,22 +799,24 @@ mod atip_generated {
         pub fn new(number: impl Into<String>, method: PrMergeMethod) -> Self {
             Self {
                 number: number.into(),
-                repo: Default::default(),
                 method,
                 delete_branch: Default::default(),
+                pr_options: Default::default(),
             }
-        }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
         }
         /// Sets `delete-branch` (`--delete-branch`).
         #[must_use]
         #[inline]
         pub fn delete_branch(mut self, value: bool) -> Self {
             self.delete_branch = value;
+            self
+        }
+        /// Sets the options of `gh pr`
+        /// (or set them one by one through [`SetPrOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn pr_options(mut self, value: PrOptions) -> Self {
+            self.pr_options = value;
             self
         }
     }
@@ -806,15 +860,23 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.number, &self.repo, &self.method, &self.delete_branch]);
+            visit(
+                &[&self.number, &self.pr_options.repo, &self.method, &self.delete_branch],
+            );
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
                 number: args.field("number"),
-                repo: args.field("repo"),
+                pr_options: PrOptions::from_arguments(args),
                 method: args.field("method"),
                 delete_branch: args.field("delete_branch"),
             }
+        }
+    }
+    impl SetPrOptions for PrMerge {
+        #[inline]
+        fn pr_options_mut(&mut self) -> &mut PrOptions {
+            &mut self.pr_options
         }
     }
     /// Close a pull request without merging
@@ -828,10 +890,8 @@ mod atip_generated {
         ///
         /// Positional argument.
         pub number: String,
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh pr` (inherited).
+        pub pr_options: PrOptions,
         /// Leave a closing comment
         ///
         /// Flag `--comment`.
@@ -854,20 +914,22 @@ mod atip_generated {
         pub fn new(number: impl Into<String>) -> Self {
             Self {
                 number: number.into(),
-                repo: Default::default(),
                 comment: Default::default(),
+                pr_options: Default::default(),
             }
-        }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
         }
         /// Sets `comment` (`--comment`).
         #[must_use]
         pub fn comment(mut self, value: impl Into<String>) -> Self {
             self.comment = Some(value.into());
+            self
+        }
+        /// Sets the options of `gh pr`
+        /// (or set them one by one through [`SetPrOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn pr_options(mut self, value: PrOptions) -> Self {
+            self.pr_options = value;
             self
         }
     }
@@ -902,14 +964,20 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.number, &self.repo, &self.comment]);
+            visit(&[&self.number, &self.pr_options.repo, &self.comment]);
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
                 number: args.field("number"),
-                repo: args.field("repo"),
+                pr_options: PrOptions::from_arguments(args),
                 comment: args.field("comment"),
             }
+        }
+    }
+    impl SetPrOptions for PrClose {
+        #[inline]
+        fn pr_options_mut(&mut self) -> &mut PrOptions {
+            &mut self.pr_options
         }
     }
     /// Values of `--state` of `gh issue list`.
@@ -949,6 +1017,42 @@ mod atip_generated {
             f.write_str(self.as_str())
         }
     }
+    /// The options `gh issue` declares for every command below it: each holds them in its `issue_options` field, and writes them after the subcommand path, before its own options.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct IssueOptions {
+        /// Repository as OWNER/REPO (default: the repository of the current directory)
+        ///
+        /// Flag `--repo` (inherited).
+        pub repo: Option<String>,
+    }
+    impl IssueOptions {
+        /// Every option of `gh issue` unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `repo` (`--repo`).
+        #[must_use]
+        pub fn repo(mut self, value: impl Into<String>) -> Self {
+            self.repo = Some(value.into());
+            self
+        }
+        /// Reads the options of `gh issue` from checked arguments (for `Command::from_arguments`).
+        pub fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self { repo: args.field("repo") }
+        }
+    }
+    /// The setters of `IssueOptions` on every command below `gh issue` that has them all: bring the trait into scope (`use gh::SetIssueOptions;`, with your module's name) to chain them like the command's own setters.
+    pub trait SetIssueOptions: Sized {
+        /// The command's options of `gh issue`.
+        fn issue_options_mut(&mut self) -> &mut IssueOptions;
+        /// Sets `repo` (`--repo`).
+        #[must_use]
+        fn repo(mut self, value: impl Into<String>) -> Self {
+            self.issue_options_mut().repo = Some(value.into());
+            self
+        }
+    }
     /// List issues of a repository
     ///
     /// Runs `gh issue list`; tool name `gh_issue_list`.
@@ -956,10 +1060,8 @@ mod atip_generated {
     /// Effects: not destructive, reversible, idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
     #[derive(Clone, Default)]
     pub struct IssueList {
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh issue` (inherited).
+        pub issue_options: IssueOptions,
         /// Filter by state
         ///
         /// Flag `--state`. Tool default: `open`.
@@ -995,12 +1097,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
-        }
         /// Sets `state` (`--state`).
         #[must_use]
         #[inline]
@@ -1028,6 +1124,14 @@ mod atip_generated {
         #[must_use]
         pub fn search(mut self, value: impl Into<String>) -> Self {
             self.search = Some(value.into());
+            self
+        }
+        /// Sets the options of `gh issue`
+        /// (or set them one by one through [`SetIssueOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn issue_options(mut self, value: IssueOptions) -> Self {
+            self.issue_options = value;
             self
         }
     }
@@ -1078,16 +1182,30 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.repo, &self.state, &self.limit, &self.label, &self.search]);
+            visit(
+                &[
+                    &self.issue_options.repo,
+                    &self.state,
+                    &self.limit,
+                    &self.label,
+                    &self.search,
+                ],
+            );
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
-                repo: args.field("repo"),
+                issue_options: IssueOptions::from_arguments(args),
                 state: args.field("state"),
                 limit: args.field("limit"),
                 label: args.field("label"),
                 search: args.field("search"),
             }
+        }
+    }
+    impl SetIssueOptions for IssueList {
+        #[inline]
+        fn issue_options_mut(&mut self) -> &mut IssueOptions {
+            &mut self.issue_options
         }
     }
     /// Open an issue
@@ -1097,10 +1215,8 @@ mod atip_generated {
     /// Effects: not destructive, reversible, not idempotent, network, reads no files, writes no files, deletes no files, timeout 60s.
     #[derive(Clone)]
     pub struct IssueCreate {
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh issue` (inherited).
+        pub issue_options: IssueOptions,
         /// Title of the issue
         ///
         /// Flag `--title`.
@@ -1134,18 +1250,12 @@ mod atip_generated {
         /// Creates the command from its required parameters (`title`, `body`); optional ones start unset.
         pub fn new(title: impl Into<String>, body: impl Into<String>) -> Self {
             Self {
-                repo: Default::default(),
                 title: title.into(),
                 body: body.into(),
                 label: Default::default(),
                 assignee: Default::default(),
+                issue_options: Default::default(),
             }
-        }
-        /// Sets `repo` (`--repo`).
-        #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
-            self
         }
         /// Sets `label` (`--label`).
         #[must_use]
@@ -1163,6 +1273,14 @@ mod atip_generated {
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
             self.assignee = __private::list(value);
+            self
+        }
+        /// Sets the options of `gh issue`
+        /// (or set them one by one through [`SetIssueOptions`]).
+        #[must_use]
+        #[inline]
+        pub fn issue_options(mut self, value: IssueOptions) -> Self {
+            self.issue_options = value;
             self
         }
     }
@@ -1213,16 +1331,30 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.repo, &self.title, &self.body, &self.label, &self.assignee]);
+            visit(
+                &[
+                    &self.issue_options.repo,
+                    &self.title,
+                    &self.body,
+                    &self.label,
+                    &self.assignee,
+                ],
+            );
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
-                repo: args.field("repo"),
+                issue_options: IssueOptions::from_arguments(args),
                 title: args.field("title"),
                 body: args.field("body"),
                 label: args.field("label"),
                 assignee: args.field("assignee"),
             }
+        }
+    }
+    impl SetIssueOptions for IssueCreate {
+        #[inline]
+        fn issue_options_mut(&mut self) -> &mut IssueOptions {
+            &mut self.issue_options
         }
     }
     /// Add a comment to an issue
@@ -1236,10 +1368,8 @@ mod atip_generated {
         ///
         /// Positional argument.
         pub number: String,
-        /// Repository as OWNER/REPO (default: the repository of the current directory)
-        ///
-        /// Flag `--repo` (inherited).
-        pub repo: Option<String>,
+        /// The options of `gh issue` (inherited).
+        pub issue_options: IssueOptions,
         /// The comment's text
         ///
         /// Flag `--body`.
@@ -1262,14 +1392,16 @@ mod atip_generated {
         pub fn new(number: impl Into<String>, body: impl Into<String>) -> Self {
             Self {
                 number: number.into(),
-                repo: Default::default(),
                 body: body.into(),
+                issue_options: Default::default(),
             }
         }
-        /// Sets `repo` (`--repo`).
+        /// Sets the options of `gh issue`
+        /// (or set them one by one through [`SetIssueOptions`]).
         #[must_use]
-        pub fn repo(mut self, value: impl Into<String>) -> Self {
-            self.repo = Some(value.into());
+        #[inline]
+        pub fn issue_options(mut self, value: IssueOptions) -> Self {
+            self.issue_options = value;
             self
         }
     }
@@ -1305,14 +1437,20 @@ mod atip_generated {
             ),
         };
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.number, &self.repo, &self.body]);
+            visit(&[&self.number, &self.issue_options.repo, &self.body]);
         }
         fn from_arguments(args: &mut Arguments<'_>) -> Self {
             Self {
                 number: args.field("number"),
-                repo: args.field("repo"),
+                issue_options: IssueOptions::from_arguments(args),
                 body: args.field("body"),
             }
+        }
+    }
+    impl SetIssueOptions for IssueComment {
+        #[inline]
+        fn issue_options_mut(&mut self) -> &mut IssueOptions {
+            &mut self.issue_options
         }
     }
     /// Show a repository's description and README

@@ -154,6 +154,11 @@ impl Scope {
         name
     }
 
+    /// Whether `name` (in the form it is written) is taken.
+    pub fn is_taken(&self, name: &str) -> bool {
+        self.taken.contains(&ident_text(name))
+    }
+
     /// [`Scope::claim`] for `owner` (a JSON path, say). When `base` was taken, also returns
     /// who took it: the owner that claimed it earlier, or `None` inside `Some` when the name
     /// is reserved.

@@ -152,8 +152,9 @@ impl Parse for Args {
 
 /// Expands to typed commands generated from an ATIP metadata file: for each command a struct
 /// with a constructor and setters implementing `atip_runtime::Command`, an enum per
-/// enumeration parameter, `Globals` for the tool's global options, `Call`, `TOOLS`, `EFFECTS`
-/// and `definitions`. See the crate documentation for options.
+/// enumeration parameter, `Globals` for the tool's global options (and `PrOptions` for the
+/// options a group command such as `gh pr` declares for the commands below it), `Call`,
+/// `TOOLS`, `EFFECTS` and `definitions`. See the crate documentation for options.
 #[proc_macro]
 pub fn include_atip(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);

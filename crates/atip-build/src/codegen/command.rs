@@ -6,7 +6,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::consts::{tool_spec_tokens, Shared};
-use super::plan::{CommandPlan, FieldPlan, GlobalsPlan, Plan, Shape};
+use super::plan::{CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
 use crate::docs::{doc_attrs, effects_summary, param_doc};
 
 /// The struct of one command and its impls.
@@ -31,21 +31,29 @@ pub fn command_items(
         effects_summary(&cmd.effects)
     ));
 
-    // The struct holds the command's own fields and, in place of the global options, one
-    // `globals` field.
-    let globals = plan.globals_field.as_ref();
+    // The struct holds the command's own fields and, in place of each option group it has
+    // whole (the global options, those of a group command above it), one field.
     let mut struct_fields = Vec::new();
     let mut read_fields = Vec::new();
-    let mut globals_done = false;
+    let mut groups_done: Vec<usize> = Vec::new();
     for f in &plan.fields {
-        if f.in_globals {
-            if !globals_done {
-                globals_done = true;
-                struct_fields.push(quote! {
-                    /// The global options.
-                    pub #globals: Globals,
+        if let Some(g) = f.group {
+            if !groups_done.contains(&g) {
+                groups_done.push(g);
+                let group = &whole.groups[g];
+                let (field, gty) = (&group.field, &group.ty);
+                let docs = doc_attrs(&match group.declared_by {
+                    None => "The global options.".to_owned(),
+                    Some(by) => format!(
+                        "The options of `{}` (inherited).",
+                        invocation_of(program, by)
+                    ),
                 });
-                read_fields.push(quote!(#globals: Globals::from_arguments(args),));
+                struct_fields.push(quote! {
+                    #docs
+                    pub #field: #gty,
+                });
+                read_fields.push(quote!(#field: #gty::from_arguments(args),));
             }
             continue;
         }
@@ -54,41 +62,72 @@ pub fn command_items(
     }
     let field_refs = plan.fields.iter().map(|f| {
         let field = &f.field;
-        if f.in_globals {
-            quote!(&self.#globals.#field)
-        } else {
-            quote!(&self.#field)
+        match f.group {
+            Some(g) => {
+                let group = &whole.groups[g].field;
+                quote!(&self.#group.#field)
+            }
+            None => quote!(&self.#field),
         }
     });
-    let own: Vec<&FieldPlan<'_>> = plan.fields.iter().filter(|f| !f.in_globals).collect();
+    let own: Vec<&FieldPlan<'_>> = plan.fields.iter().filter(|f| f.group.is_none()).collect();
+    let held: Vec<&GroupPlan<'_>> = plan.groups.iter().map(|&g| &whole.groups[g]).collect();
 
     // Constructor: arguments in declaration order, then required options (params() order).
     let required: Vec<&FieldPlan<'_>> = own.iter().copied().filter(|f| f.is_required()).collect();
-    let (derive_default, new) = constructor(&required, &own, globals);
+    let (derive_default, new) = constructor(&required, &own, &held);
     let mut setters: Vec<TokenStream> = own
         .iter()
         .filter(|f| !f.is_required())
         .map(|f| setter(f))
         .collect();
-    let set_globals = globals.map(|globals| {
+    let mut set_groups = Vec::new();
+    for group in &held {
+        let GroupPlan {
+            ty: gty,
+            setters_trait,
+            field,
+            accessor,
+            ..
+        } = group;
+        // The link is ours (a Rust name), so it is written as a link; the command path is
+        // metadata, so it goes through `doc_attrs`.
+        let docs = match group.declared_by {
+            None => {
+                let text = Literal::string(&format!(
+                    " Sets the global options (or set them one by one through [`{setters_trait}`])."
+                ));
+                quote!(#[doc = #text])
+            }
+            Some(by) => {
+                let whose = doc_attrs(&format!(
+                    "Sets the options of `{}`",
+                    invocation_of(program, by)
+                ));
+                let link = Literal::string(&format!(
+                    " (or set them one by one through [`{setters_trait}`])."
+                ));
+                quote!(#whose #[doc = #link])
+            }
+        };
         setters.push(quote! {
-            /// Sets the global options (or set them one by one through [`SetGlobals`]).
+            #docs
             #[must_use]
             #[inline]
-            pub fn globals(mut self, value: Globals) -> Self {
-                self.#globals = value;
+            pub fn #field(mut self, value: #gty) -> Self {
+                self.#field = value;
                 self
             }
         });
-        quote! {
-            impl SetGlobals for #ty {
+        set_groups.push(quote! {
+            impl #setters_trait for #ty {
                 #[inline]
-                fn globals_mut(&mut self) -> &mut Globals {
-                    &mut self.#globals
+                fn #accessor(&mut self) -> &mut #gty {
+                    &mut self.#field
                 }
             }
-        }
-    });
+        });
+    }
 
     let name = Literal::string(&cmd.name);
     let ty_name = Literal::string(ty.to_string().trim_start_matches("r#"));
@@ -173,22 +212,63 @@ pub fn command_items(
 
         #serde_impls
 
-        #set_globals
+        #(#set_groups)*
     }
 }
 
-/// `pub struct Globals` with a setter per option and its reader, and `trait SetGlobals`, the
-/// same setters on every command.
-pub fn globals_items(plan: &GlobalsPlan<'_>, tool: &str) -> TokenStream {
-    let doc = doc_attrs(&format!(
-        "The global options of `{tool}`: every command has them, in its `globals` field, and \
-         writes them right after the program, before the subcommand (spec §3.4)."
-    ));
+/// `program` and the subcommand path `by`: `gh pr`.
+fn invocation_of(program: &str, by: &[String]) -> String {
+    std::iter::once(program)
+        .chain(by.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An option group's struct (`Globals`, `PrOptions`) with a setter per option and its
+/// reader, and its trait (`SetGlobals`, `SetPrOptions`): the same setters on every command
+/// that holds the group.
+pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStream {
+    let GroupPlan {
+        ty,
+        setters_trait,
+        field,
+        accessor,
+        ..
+    } = plan;
+    let (doc, whose, holders) = match plan.declared_by {
+        None => (
+            format!(
+                "The global options of `{tool}`: every command has them, in its `{field}` \
+                 field, and writes them right after the program, before the subcommand (spec \
+                 §3.4)."
+            ),
+            "global options".to_owned(),
+            format!("every command of `{tool}` that has them all"),
+        ),
+        Some(by) => {
+            let at = invocation_of(program, by);
+            (
+                format!(
+                    "The options `{at}` declares for every command below it: each holds them \
+                     in its `{field}` field, and writes them after the subcommand path, before \
+                     its own options."
+                ),
+                format!("options of `{at}`"),
+                format!("every command below `{at}` that has them all"),
+            )
+        }
+    };
+    let doc = doc_attrs(&doc);
     let trait_doc = doc_attrs(&format!(
-        "The setters of `Globals` on every command of `{tool}` that has them all: bring the \
-         trait into scope (`use {tool}::SetGlobals;`, with your module's name) to chain them \
-         like the command's own setters."
+        "The setters of `{ty}` on {holders}: bring the trait into scope (`use \
+         {tool}::{setters_trait};`, with your module's name) to chain them like the \
+         command's own setters."
     ));
+    let accessor_doc = doc_attrs(&format!("The command's {whose}."));
+    let new_doc = doc_attrs(&match plan.declared_by {
+        None => "Every global option unset.".to_owned(),
+        Some(by) => format!("Every option of `{}` unset.", invocation_of(program, by)),
+    });
     let fields = plan.fields.iter().map(field_decl);
     let setters: Vec<TokenStream> = plan.fields.iter().map(setter).collect();
     let trait_setters = plan.fields.iter().map(|f| {
@@ -206,21 +286,24 @@ pub fn globals_items(plan: &GlobalsPlan<'_>, tool: &str) -> TokenStream {
             #docs
             #[must_use]
             fn #name(mut self, #value: #ity) -> Self {
-                self.globals_mut().#field = #conv;
+                self.#accessor().#field = #conv;
                 self
             }
         }
     });
     let reads = plan.fields.iter().map(read_field);
+    let read_doc = doc_attrs(&format!(
+        "Reads the {whose} from checked arguments (for `Command::from_arguments`)."
+    ));
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq, Default)]
-        pub struct Globals {
+        pub struct #ty {
             #(#fields)*
         }
 
-        impl Globals {
-            /// Every global option unset.
+        impl #ty {
+            #new_doc
             #[inline]
             pub fn new() -> Self {
                 Self::default()
@@ -228,16 +311,16 @@ pub fn globals_items(plan: &GlobalsPlan<'_>, tool: &str) -> TokenStream {
 
             #(#setters)*
 
-            /// Reads the global options from checked arguments (for `Command::from_arguments`).
+            #read_doc
             pub fn from_arguments(args: &mut Arguments<'_>) -> Self {
                 Self { #(#reads)* }
             }
         }
 
         #trait_doc
-        pub trait SetGlobals: Sized {
-            /// The command's global options.
-            fn globals_mut(&mut self) -> &mut Globals;
+        pub trait #setters_trait: Sized {
+            #accessor_doc
+            fn #accessor(&mut self) -> &mut #ty;
 
             #(#trait_setters)*
         }
@@ -264,7 +347,7 @@ fn read_field(f: &FieldPlan<'_>) -> TokenStream {
 fn constructor(
     required: &[&FieldPlan<'_>],
     own: &[&FieldPlan<'_>],
-    globals: Option<&proc_macro2::Ident>,
+    groups: &[&GroupPlan<'_>],
 ) -> (TokenStream, TokenStream) {
     if required.is_empty() {
         let new = quote! {
@@ -304,12 +387,15 @@ fn constructor(
             quote!(#field: Default::default(),)
         }
     });
-    let globals = globals.map(|g| quote!(#g: Default::default(),));
+    let groups = groups.iter().map(|g| {
+        let field = &g.field;
+        quote!(#field: Default::default(),)
+    });
     let new = quote! {
         #doc
         #inline
         pub fn new(#(#params),*) -> Self {
-            Self { #(#inits)* #globals }
+            Self { #(#inits)* #(#groups)* }
         }
     };
     (TokenStream::new(), new)

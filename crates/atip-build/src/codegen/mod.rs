@@ -8,12 +8,15 @@
 //! names prelude and runtime items without paths. Inside, in declaration order:
 //!
 //! * `PROGRAM`, `TRUST` (and `CHECKSUM` when declared): what every command runs and trusts;
-//! * `pub struct Globals` when the tool has global options (none of them required): every
-//!   command holds them in one `globals` field instead of a field each;
+//! * `pub struct Globals` and `trait SetGlobals` when the tool has global options (none of
+//!   them required): every command holds them in one `globals` field instead of a field each;
+//!   likewise `pub struct PrOptions` and `trait SetPrOptions` for the options a group command
+//!   (`gh pr`) declares for the commands below it, held in a `pr_options` field, each just
+//!   before the first command holding it (the option groups, `plan.rs`);
 //! * for each flattened command (e.g. `gh pr create`) `pub struct PrCreate` with a pub field
-//!   per parameter, `new(…)` taking the required parameters and a chainable setter per
-//!   optional one (`command.rs`), preceded by the enums of its enumeration parameters
-//!   (`enums.rs`);
+//!   per parameter (or option group), `new(…)` taking the required parameters and a
+//!   chainable setter per optional one (`command.rs`), preceded by the enums of its
+//!   enumeration parameters (`enums.rs`);
 //! * the constants several commands share: inherited and global options' parameter rows and
 //!   each distinct set of merged effects (`consts.rs`);
 //! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
@@ -95,10 +98,8 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
         while let Some(e) = enums.next_if(|e| e.first_user == i) {
             items.extend(enums::enum_items(e));
         }
-        if i == 0 {
-            if let Some(g) = &plan.globals {
-                items.extend(command::globals_items(g, &doc.tool.name));
-            }
+        for g in plan.groups.iter().filter(|g| g.first_user == Some(i)) {
+            items.extend(command::group_items(g, &doc.tool.name, program));
         }
         items.extend(command::command_items(
             p,

@@ -3,6 +3,7 @@
 //! both JSON paths.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
 use atip_core::{Diagnostic, Document, JsonPath, ParamType, ToolSpec};
@@ -17,10 +18,11 @@ use crate::idents::{
 pub struct Plan<'a> {
     pub commands: Vec<CommandPlan<'a>>,
     pub enums: Vec<EnumPlan>,
-    /// The tool's global options, when they are held in one `Globals` struct: there is at
-    /// least one, none is required, and commands that have them all hold them in a `globals`
-    /// field (a command whose own option shadows a global holds the rest as its own fields).
-    pub globals: Option<GlobalsPlan<'a>>,
+    /// The option groups: the tool's global options (first, when there are any and none is
+    /// required) and the options of each group command that declares some for the commands
+    /// below it (none required). A command that has all of a group's options holds them in
+    /// one field (a command whose own option shadows one holds the rest as its own fields).
+    pub groups: Vec<GroupPlan<'a>>,
     /// Names of the constants shared by several commands (inherited and global options),
     /// by the option's address.
     pub shared_params: HashMap<*const FlatParam, Ident>,
@@ -28,9 +30,25 @@ pub struct Plan<'a> {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// The `Globals` struct.
-pub struct GlobalsPlan<'a> {
+/// Options several commands share, held in one struct field of each and set on them through
+/// a trait: the tool's global options (`Globals`, `SetGlobals`, field `globals`) or the
+/// options a group command declares for every command below it (`PrOptions`,
+/// `SetPrOptions`, field `pr_options` for `gh pr`).
+pub struct GroupPlan<'a> {
+    pub ty: Ident,
+    pub setters_trait: Ident,
+    /// The field holding the group in each command, and the command's setter of the whole
+    /// group (unique among groups, claimed before a command's own names).
+    pub field: Ident,
+    /// The trait's `&mut` accessor (`globals_mut`).
+    pub accessor: Ident,
+    /// The options, in declaration order.
     pub fields: Vec<FieldPlan<'a>>,
+    /// The declaring command's path; `None` for the global options.
+    pub declared_by: Option<&'a [String]>,
+    /// The first command holding the group (it is emitted just before it); `None` when no
+    /// command does.
+    pub first_user: Option<usize>,
 }
 
 pub struct CommandPlan<'a> {
@@ -38,9 +56,9 @@ pub struct CommandPlan<'a> {
     pub ty: Ident,
     /// Every parameter, in the order of the command's `TOOL.params`.
     pub fields: Vec<FieldPlan<'a>>,
-    /// The global options are read from the `globals` field (named here) rather than from
-    /// fields of their own.
-    pub globals_field: Option<Ident>,
+    /// The groups (indices into [`Plan::groups`]) whose options the command holds in one
+    /// field each rather than in fields of their own, in the order of its parameters.
+    pub groups: Vec<usize>,
     /// What a model sees of the command; emitted as `TOOL`.
     pub spec: ToolSpec,
 }
@@ -51,8 +69,8 @@ pub struct FieldPlan<'a> {
     pub setter: Ident,
     /// The generated enum's name, when the parameter is an enumeration.
     pub enum_ty: Option<Ident>,
-    /// The field lives in the command's `globals` struct.
-    pub in_globals: bool,
+    /// The group (index into [`Plan::groups`]) whose struct holds the field, if any.
+    pub group: Option<usize>,
 }
 
 /// An enum for an enumeration parameter: one per command for the command's own parameters,
@@ -176,6 +194,22 @@ impl FieldPlan<'_> {
     }
 }
 
+/// The name an identifier was made from ([`ident`] of it gives it back): `type` for `r#type`.
+fn unraw(name: &Ident) -> String {
+    name.to_string().trim_start_matches("r#").to_owned()
+}
+
+/// Whether a parameter is an option declared on a group command for the commands below it.
+fn is_inherited(param: &FlatParam) -> bool {
+    matches!(
+        param.kind,
+        ParamKind::Option {
+            scope: OptionScope::Inherited,
+            ..
+        }
+    )
+}
+
 /// Whether a parameter is shared by several commands (an inherited or global option).
 pub fn is_shared(param: &FlatParam) -> bool {
     !matches!(
@@ -289,6 +323,80 @@ fn setter_name(methods: &mut Scope, field: &str) -> Ident {
     ident(&methods.claim(&base, "_"))
 }
 
+/// The enums of enumeration parameters, named as they are first met.
+struct Enums<'d> {
+    doc: &'d Document,
+    types: Scope,
+    enums: Vec<EnumPlan>,
+    /// Shared (inherited or global) options are one value in memory: their address names
+    /// them, and their enum is made once.
+    shared: HashMap<*const FlatParam, usize>,
+}
+
+impl Enums<'_> {
+    /// The enum of `param` (of command `cmd`, type `ty`, number `index`), if it is an
+    /// enumeration.
+    fn enum_for(
+        &mut self,
+        index: usize,
+        ty: &Ident,
+        cmd: &FlatCommand,
+        param: &FlatParam,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Option<Ident> {
+        let values = param.enum_values.as_ref()?;
+        let key = param as *const FlatParam;
+        if let Some(i) = self.shared.get(&key) {
+            return Some(self.enums[*i].ty.clone());
+        }
+        let value_name = upper_camel(&[param.declared_name.as_str()])
+            .map(|s| s.trim_start_matches('_').to_owned())
+            .unwrap_or_else(|| "Value".to_owned());
+        let (prefix, of) = enum_owner(self.doc, &ty.to_string(), cmd, param);
+        let base = format!("{prefix}{value_name}");
+        let at = param.origin.json_path();
+        let (name, clash) = self.types.claim_for(&base, "", &at.to_string());
+        warnings.extend(renamed("type", &base, &name, at.clone(), clash));
+        let ty = ident(&name);
+        self.enums.push(EnumPlan {
+            ty: ty.clone(),
+            variants: variants(values, &at, warnings),
+            of,
+            first_user: index,
+        });
+        if is_shared(param) {
+            self.shared.insert(key, self.enums.len() - 1);
+        }
+        Some(ty)
+    }
+}
+
+/// The fields of a group's struct, with the setters of the struct and of its trait (whose
+/// accessor is `accessor`).
+fn group_field_plans<'a>(
+    params: &[&'a FlatParam],
+    accessor: &Ident,
+    mut enum_for: impl FnMut(&FlatParam) -> Option<Ident>,
+) -> Vec<FieldPlan<'a>> {
+    let mut fields = Scope::default();
+    let mut methods = Scope::with_reserved(RESERVED_METHODS);
+    methods.claim(&accessor.to_string(), "_");
+    params
+        .iter()
+        .map(|param| {
+            let name = fields.claim(&snake(&param.declared_name), "_");
+            let setter = setter_name(&mut methods, &name);
+            FieldPlan {
+                param,
+                field: ident(&name),
+                setter,
+                enum_ty: enum_for(param),
+                group: None,
+            }
+        })
+        .collect()
+}
+
 /// Assigns every Rust name, in declaration order.
 pub fn plan(doc: &Document) -> Plan<'_> {
     let mut warnings = Vec::new();
@@ -339,38 +447,11 @@ pub fn plan(doc: &Document) -> Plan<'_> {
         }
     }
 
-    let mut enums: Vec<EnumPlan> = Vec::new();
-    // Shared (inherited or global) options are one value in memory: their address names them.
-    let mut shared_enums: HashMap<*const FlatParam, usize> = HashMap::new();
-    let mut enum_for = |index: usize,
-                        ty: &Ident,
-                        cmd: &FlatCommand,
-                        param: &FlatParam,
-                        warnings: &mut Vec<Diagnostic>| {
-        let values = param.enum_values.as_ref()?;
-        let key = param as *const FlatParam;
-        if let Some(i) = shared_enums.get(&key) {
-            return Some(enums[*i].ty.clone());
-        }
-        let value_name = upper_camel(&[param.declared_name.as_str()])
-            .map(|s| s.trim_start_matches('_').to_owned())
-            .unwrap_or_else(|| "Value".to_owned());
-        let (prefix, of) = enum_owner(doc, &ty.to_string(), cmd, param);
-        let base = format!("{prefix}{value_name}");
-        let at = param.origin.json_path();
-        let (name, clash) = types.claim_for(&base, "", &at.to_string());
-        warnings.extend(renamed("type", &base, &name, at.clone(), clash));
-        let ty = ident(&name);
-        enums.push(EnumPlan {
-            ty: ty.clone(),
-            variants: variants(values, &at, warnings),
-            of,
-            first_user: index,
-        });
-        if is_shared(param) {
-            shared_enums.insert(key, enums.len() - 1);
-        }
-        Some(ty)
+    let mut enums = Enums {
+        doc,
+        types,
+        enums: Vec::new(),
+        shared: HashMap::new(),
     };
 
     // The global options: in a `Globals` struct when none is required.
@@ -391,28 +472,48 @@ pub fn plan(doc: &Document) -> Plan<'_> {
     let shared_globals = declared_globals > 0
         && all_globals.len() == declared_globals
         && all_globals.iter().all(|p| !p.required);
-    let globals = shared_globals.then(|| {
-        let mut fields = Scope::default();
-        // Setters of `Globals` and, through `SetGlobals`, of every command.
-        let mut methods = Scope::with_reserved(RESERVED_METHODS);
+    let mut groups: Vec<GroupPlan<'_>> = Vec::new();
+    // Field names of the groups, unique among them (`globals`, `pr_options`).
+    let mut group_fields = Scope::with_reserved(&["globals"]);
+    if shared_globals {
         let ty = ident("Globals");
-        GlobalsPlan {
-            fields: all_globals
-                .iter()
-                .map(|param| {
-                    let name = fields.claim(&snake(&param.declared_name), "_");
-                    let setter = setter_name(&mut methods, &name);
-                    FieldPlan {
-                        param,
-                        field: ident(&name),
-                        setter,
-                        enum_ty: enum_for(0, &ty, &doc.commands[0], param, &mut warnings),
-                        in_globals: true,
-                    }
-                })
-                .collect(),
+        let fields = group_field_plans(&all_globals, &ident("globals_mut"), |param| {
+            enums.enum_for(0, &ty, &doc.commands[0], param, &mut warnings)
+        });
+        groups.push(GroupPlan {
+            ty,
+            setters_trait: ident("SetGlobals"),
+            field: ident("globals"),
+            accessor: ident("globals_mut"),
+            fields,
+            declared_by: None,
+            // Emitted first, whichever command holds it first.
+            first_user: Some(0),
+        });
+    }
+
+    // The options each group command declares for the commands below it, by declaring
+    // node, in the order commands first inherit them; each in declaration order. A group
+    // with a required option is not made: its options stay fields of each command.
+    let mut declared: Vec<Vec<&FlatParam>> = Vec::new();
+    let mut declaring: HashMap<*const JsonPath, usize> = HashMap::new();
+    for cmd in &doc.commands {
+        for p in cmd.options.iter().filter(|p| is_inherited(p)) {
+            let next = declared.len();
+            let i = *declaring.entry(Arc::as_ptr(&p.origin.node)).or_insert(next);
+            if i == next {
+                declared.push(Vec::new());
+            }
+            if !declared[i].iter().any(|q| std::ptr::eq(*q, &**p)) {
+                declared[i].push(&**p);
+            }
         }
-    });
+    }
+    for params in &mut declared {
+        params.sort_by_key(|p| p.origin.index);
+    }
+    // Index in `groups` of each declaring node's group, once named.
+    let mut group_of: Vec<Option<usize>> = vec![None; declared.len()];
 
     let commands = doc
         .commands
@@ -420,27 +521,103 @@ pub fn plan(doc: &Document) -> Plan<'_> {
         .zip(struct_names)
         .enumerate()
         .map(|(index, (cmd, ty))| {
-            let has_all_globals =
-                cmd.options.iter().filter(|p| p.is_global()).count() == declared_globals;
-            let use_globals = globals.as_ref().filter(|_| has_all_globals);
             let mut fields = Scope::default();
             let mut methods = Scope::with_reserved(RESERVED_METHODS);
-            let globals_field = use_globals.map(|_| ident(&fields.claim("globals", "_")));
+            // The groups this command holds whole: the globals first, then inherited
+            // groups outermost first. Their names are claimed before the command's own.
+            let mut uses: Vec<usize> = Vec::new();
+            let has_all_globals =
+                cmd.options.iter().filter(|p| p.is_global()).count() == declared_globals;
+            if shared_globals && has_all_globals {
+                uses.push(0);
+            }
+            let mut considered: Vec<usize> = Vec::new();
+            for p in cmd.options.iter().filter(|p| is_inherited(p)) {
+                let d = declaring[&Arc::as_ptr(&p.origin.node)];
+                if considered.contains(&d) {
+                    continue;
+                }
+                considered.push(d);
+                let params = &declared[d];
+                if params.iter().any(|q| q.required) {
+                    continue;
+                }
+                let has_all = params
+                    .iter()
+                    .all(|q| cmd.options.iter().any(|o| std::ptr::eq(&**o, *q)));
+                if !has_all {
+                    continue;
+                }
+                let g = *group_of[d].get_or_insert_with(|| {
+                    let by: &[String] = &params[0].origin.command;
+                    let base = upper_camel(by).unwrap_or_else(|| {
+                        upper_camel(&[doc.tool.name.as_str()]).unwrap_or_default()
+                    });
+                    let at = params[0].origin.node.to_string();
+                    let group_ty =
+                        ident(&enums.types.claim_for(&format!("{base}Options"), "", &at).0);
+                    let setters_trait = ident(
+                        &enums
+                            .types
+                            .claim_for(&format!("Set{base}Options"), "", &at)
+                            .0,
+                    );
+                    let field =
+                        group_fields.claim(&format!("{}_options", snake(&by.join("_"))), "_");
+                    let accessor = ident(&format!("{field}_mut"));
+                    let fields = group_field_plans(params, &accessor, |param| {
+                        enums.enum_for(index, &ty, cmd, param, &mut warnings)
+                    });
+                    groups.push(GroupPlan {
+                        ty: group_ty,
+                        setters_trait,
+                        field: ident(&field),
+                        accessor,
+                        fields,
+                        declared_by: Some(by),
+                        first_user: None,
+                    });
+                    groups.len() - 1
+                });
+                uses.push(g);
+            }
+            let mut held = Vec::new();
+            for g in uses {
+                let group = &groups[g];
+                // Two groups whose setters share a name would make each call ambiguous:
+                // the second one's options stay the command's own fields.
+                // (The group's field and accessor names are unique among groups.)
+                let setters = group.fields.iter().map(|f| unraw(&f.setter));
+                if setters.clone().any(|n| methods.is_taken(&n)) {
+                    continue;
+                }
+                let names = [unraw(&group.field), unraw(&group.accessor)];
+                for n in setters.chain(names) {
+                    methods.claim(&n, "_");
+                }
+                fields.claim(&unraw(&group.field), "_");
+                held.push(g);
+            }
+            for &g in &held {
+                groups[g].first_user.get_or_insert(index);
+            }
             let plans = cmd
                 .params()
                 .map(|param| {
-                    if let Some(g) = use_globals.filter(|_| param.is_global()) {
-                        let shared = g
+                    let in_group = held.iter().find_map(|&g| {
+                        groups[g]
                             .fields
                             .iter()
                             .find(|f| std::ptr::eq(f.param, param))
-                            .expect("every global is in the Globals plan");
+                            .map(|f| (g, f))
+                    });
+                    if let Some((g, shared)) = in_group {
                         return FieldPlan {
                             param,
                             field: shared.field.clone(),
                             setter: shared.setter.clone(),
                             enum_ty: shared.enum_ty.clone(),
-                            in_globals: true,
+                            group: Some(g),
                         };
                     }
                     let base = snake(&param.declared_name);
@@ -452,8 +629,8 @@ pub fn plan(doc: &Document) -> Plan<'_> {
                         param,
                         field: ident(&name),
                         setter,
-                        enum_ty: enum_for(index, &ty, cmd, param, &mut warnings),
-                        in_globals: false,
+                        enum_ty: enums.enum_for(index, &ty, cmd, param, &mut warnings),
+                        group: None,
                     }
                 })
                 .collect();
@@ -461,15 +638,15 @@ pub fn plan(doc: &Document) -> Plan<'_> {
                 cmd,
                 ty,
                 fields: plans,
-                globals_field,
+                groups: held,
                 spec: ToolSpec::from_flat(&doc.tool.name, cmd),
             }
         })
         .collect();
     Plan {
         commands,
-        enums,
-        globals,
+        enums: enums.enums,
+        groups,
         shared_params,
         warnings,
     }
