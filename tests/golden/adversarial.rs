@@ -69,6 +69,12 @@ mod atip_generated {
     pub trait SetGlobals: Sized {
         /// The command's global options.
         fn globals_mut(&mut self) -> &mut Globals;
+        /// Sets all the global options at once.
+        #[must_use]
+        fn globals(mut self, value: Globals) -> Self {
+            *self.globals_mut() = value;
+            self
+        }
         /// Sets `type` (`--type`).
         #[must_use]
         fn r#type(mut self, value: impl Into<String>) -> Self {
@@ -324,13 +330,6 @@ mod atip_generated {
             self.value = Some(value.into());
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for SelfCommand {
         const NAME: &'static str = "weird_self";
@@ -421,13 +420,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for CallCommand {
         const NAME: &'static str = "weird_call";
@@ -485,13 +477,6 @@ mod atip_generated {
         #[inline]
         pub fn new() -> Self {
             Self::default()
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
         }
     }
     impl Command for OptionCommand {
@@ -551,13 +536,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for ResultCommand {
         const NAME: &'static str = "weird_result";
@@ -615,13 +593,6 @@ mod atip_generated {
         #[inline]
         pub fn new() -> Self {
             Self::default()
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
         }
     }
     impl Command for StringCommand {
@@ -681,13 +652,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for VecCommand {
         const NAME: &'static str = "weird_vec";
@@ -745,13 +709,6 @@ mod atip_generated {
         #[inline]
         pub fn new() -> Self {
             Self::default()
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
         }
     }
     impl Command for EffectsCommand {
@@ -833,13 +790,6 @@ mod atip_generated {
             self._9 = value;
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for _2fa {
         const NAME: &'static str = "weird_2fa";
@@ -918,13 +868,6 @@ mod atip_generated {
                 globals: Default::default(),
             }
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for UfcNUefCode {
         const NAME: &'static str = "weird__n_code";
@@ -992,13 +935,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for AB {
         const NAME: &'static str = "weird_a_b";
@@ -1057,13 +993,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for ListAll {
         const NAME: &'static str = "weird_list_all";
@@ -1121,13 +1050,6 @@ mod atip_generated {
         #[inline]
         pub fn new() -> Self {
             Self::default()
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
         }
     }
     impl Command for ListAll2 {
@@ -1425,13 +1347,6 @@ mod atip_generated {
             self.home = Some(value.into());
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Enums {
         const NAME: &'static str = "weird_enums";
@@ -1679,6 +1594,12 @@ mod atip_generated {
     pub trait SetGroupOptions: Sized {
         /// The command's options of `weird group`.
         fn group_options_mut(&mut self) -> &mut GroupOptions;
+        /// Sets all the options of `weird group` at once.
+        #[must_use]
+        fn group_options(mut self, value: GroupOptions) -> Self {
+            *self.group_options_mut() = value;
+            self
+        }
         /// Sets `type` (`--type-in-group`).
         #[must_use]
         fn r#type(mut self, value: impl Into<String>) -> Self {
@@ -1736,14 +1657,6 @@ mod atip_generated {
         #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
-            self
-        }
-        /// Sets the options of `weird group`
-        /// (or set them one by one through [`SetGroupOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn group_options(mut self, value: GroupOptions) -> Self {
-            self.group_options = value;
             self
         }
     }

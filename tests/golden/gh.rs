@@ -237,6 +237,12 @@ mod atip_generated {
     pub trait SetPrOptions: Sized {
         /// The command's options of `gh pr`.
         fn pr_options_mut(&mut self) -> &mut PrOptions;
+        /// Sets all the options of `gh pr` at once.
+        #[must_use]
+        fn pr_options(mut self, value: PrOptions) -> Self {
+            *self.pr_options_mut() = value;
+            self
+        }
         /// Sets `repo` (`--repo`).
         #[must_use]
         fn repo(mut self, value: impl Into<String>) -> Self {
@@ -325,14 +331,6 @@ mod atip_generated {
         #[must_use]
         pub fn json(mut self, value: impl Into<String>) -> Self {
             self.json = Some(value.into());
-            self
-        }
-        /// Sets the options of `gh pr`
-        /// (or set them one by one through [`SetPrOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn pr_options(mut self, value: PrOptions) -> Self {
-            self.pr_options = value;
             self
         }
     }
@@ -483,14 +481,6 @@ mod atip_generated {
             self.json = Some(value.into());
             self
         }
-        /// Sets the options of `gh pr`
-        /// (or set them one by one through [`SetPrOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn pr_options(mut self, value: PrOptions) -> Self {
-            self.pr_options = value;
-            self
-        }
     }
     impl Command for PrView {
         const NAME: &'static str = "gh_pr_view";
@@ -628,14 +618,6 @@ mod atip_generated {
             value: impl IntoIterator<Item = impl Into<String>>,
         ) -> Self {
             self.reviewer = __private::list(value);
-            self
-        }
-        /// Sets the options of `gh pr`
-        /// (or set them one by one through [`SetPrOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn pr_options(mut self, value: PrOptions) -> Self {
-            self.pr_options = value;
             self
         }
     }
@@ -811,14 +793,6 @@ mod atip_generated {
             self.delete_branch = value;
             self
         }
-        /// Sets the options of `gh pr`
-        /// (or set them one by one through [`SetPrOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn pr_options(mut self, value: PrOptions) -> Self {
-            self.pr_options = value;
-            self
-        }
     }
     impl Command for PrMerge {
         const NAME: &'static str = "gh_pr_merge";
@@ -922,14 +896,6 @@ mod atip_generated {
         #[must_use]
         pub fn comment(mut self, value: impl Into<String>) -> Self {
             self.comment = Some(value.into());
-            self
-        }
-        /// Sets the options of `gh pr`
-        /// (or set them one by one through [`SetPrOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn pr_options(mut self, value: PrOptions) -> Self {
-            self.pr_options = value;
             self
         }
     }
@@ -1046,6 +1012,12 @@ mod atip_generated {
     pub trait SetIssueOptions: Sized {
         /// The command's options of `gh issue`.
         fn issue_options_mut(&mut self) -> &mut IssueOptions;
+        /// Sets all the options of `gh issue` at once.
+        #[must_use]
+        fn issue_options(mut self, value: IssueOptions) -> Self {
+            *self.issue_options_mut() = value;
+            self
+        }
         /// Sets `repo` (`--repo`).
         #[must_use]
         fn repo(mut self, value: impl Into<String>) -> Self {
@@ -1124,14 +1096,6 @@ mod atip_generated {
         #[must_use]
         pub fn search(mut self, value: impl Into<String>) -> Self {
             self.search = Some(value.into());
-            self
-        }
-        /// Sets the options of `gh issue`
-        /// (or set them one by one through [`SetIssueOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn issue_options(mut self, value: IssueOptions) -> Self {
-            self.issue_options = value;
             self
         }
     }
@@ -1275,14 +1239,6 @@ mod atip_generated {
             self.assignee = __private::list(value);
             self
         }
-        /// Sets the options of `gh issue`
-        /// (or set them one by one through [`SetIssueOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn issue_options(mut self, value: IssueOptions) -> Self {
-            self.issue_options = value;
-            self
-        }
     }
     impl Command for IssueCreate {
         const NAME: &'static str = "gh_issue_create";
@@ -1395,14 +1351,6 @@ mod atip_generated {
                 body: body.into(),
                 issue_options: Default::default(),
             }
-        }
-        /// Sets the options of `gh issue`
-        /// (or set them one by one through [`SetIssueOptions`]).
-        #[must_use]
-        #[inline]
-        pub fn issue_options(mut self, value: IssueOptions) -> Self {
-            self.issue_options = value;
-            self
         }
     }
     impl Command for IssueComment {

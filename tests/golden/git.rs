@@ -58,6 +58,12 @@ mod atip_generated {
     pub trait SetGlobals: Sized {
         /// The command's global options.
         fn globals_mut(&mut self) -> &mut Globals;
+        /// Sets all the global options at once.
+        #[must_use]
+        fn globals(mut self, value: Globals) -> Self {
+            *self.globals_mut() = value;
+            self
+        }
         /// Sets `no-pager` (`--no-pager`).
         #[must_use]
         fn no_pager(mut self, value: bool) -> Self {
@@ -133,13 +139,6 @@ mod atip_generated {
         #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
-            self
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
             self
         }
     }
@@ -329,13 +328,6 @@ mod atip_generated {
             self.untracked_files = Some(value);
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Status {
         const NAME: &'static str = "git_status";
@@ -517,13 +509,6 @@ mod atip_generated {
         #[inline]
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = value;
-            self
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
             self
         }
     }
@@ -728,13 +713,6 @@ mod atip_generated {
         #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
-            self
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
             self
         }
     }
@@ -956,13 +934,6 @@ mod atip_generated {
             self.all = value;
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Log {
         const NAME: &'static str = "git_log";
@@ -1158,13 +1129,6 @@ mod atip_generated {
             self.verbose = value;
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Branch {
         const NAME: &'static str = "git_branch";
@@ -1310,13 +1274,6 @@ mod atip_generated {
         #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
-            self
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
             self
         }
     }
@@ -1467,13 +1424,6 @@ mod atip_generated {
         #[inline]
         pub fn unified(mut self, value: i64) -> Self {
             self.unified = Some(value);
-            self
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
             self
         }
     }
@@ -1662,13 +1612,6 @@ mod atip_generated {
             self.quiet = value;
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Clean {
         const NAME: &'static str = "git_clean";
@@ -1844,13 +1787,6 @@ mod atip_generated {
             self.quiet = value;
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Reset {
         const NAME: &'static str = "git_reset";
@@ -2000,13 +1936,6 @@ mod atip_generated {
             self.quiet = value;
             self
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for Stash {
         const NAME: &'static str = "git_stash";
@@ -2100,13 +2029,6 @@ mod atip_generated {
         pub fn new() -> Self {
             Self::default()
         }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
-            self
-        }
     }
     impl Command for StashList {
         const NAME: &'static str = "git_stash_list";
@@ -2195,13 +2117,6 @@ mod atip_generated {
         #[inline]
         pub fn quiet(mut self, value: bool) -> Self {
             self.quiet = value;
-            self
-        }
-        /// Sets the global options (or set them one by one through [`SetGlobals`]).
-        #[must_use]
-        #[inline]
-        pub fn globals(mut self, value: Globals) -> Self {
-            self.globals = value;
             self
         }
     }

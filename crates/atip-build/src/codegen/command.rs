@@ -76,11 +76,14 @@ pub fn command_items(
     // Constructor: arguments in declaration order, then required options (params() order).
     let required: Vec<&FieldPlan<'_>> = own.iter().copied().filter(|f| f.is_required()).collect();
     let (derive_default, new) = constructor(&required, &own, &held);
-    let mut setters: Vec<TokenStream> = own
+    let setters: Vec<TokenStream> = own
         .iter()
         .filter(|f| !f.is_required())
         .map(|f| setter(f))
         .collect();
+    // A group's setters, the whole group's included, are the trait's provided methods:
+    // the command implements only the accessor (one function per command, not one per
+    // option; BENCHMARKS.md).
     let mut set_groups = Vec::new();
     for group in &held {
         let GroupPlan {
@@ -90,35 +93,6 @@ pub fn command_items(
             accessor,
             ..
         } = group;
-        // The link is ours (a Rust name), so it is written as a link; the command path is
-        // metadata, so it goes through `doc_attrs`.
-        let docs = match group.declared_by {
-            None => {
-                let text = Literal::string(&format!(
-                    " Sets the global options (or set them one by one through [`{setters_trait}`])."
-                ));
-                quote!(#[doc = #text])
-            }
-            Some(by) => {
-                let whose = doc_attrs(&format!(
-                    "Sets the options of `{}`",
-                    invocation_of(program, by)
-                ));
-                let link = Literal::string(&format!(
-                    " (or set them one by one through [`{setters_trait}`])."
-                ));
-                quote!(#whose #[doc = #link])
-            }
-        };
-        setters.push(quote! {
-            #docs
-            #[must_use]
-            #[inline]
-            pub fn #field(mut self, value: #gty) -> Self {
-                self.#field = value;
-                self
-            }
-        });
         set_groups.push(quote! {
             impl #setters_trait for #ty {
                 #[inline]
@@ -265,6 +239,7 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
          command's own setters."
     ));
     let accessor_doc = doc_attrs(&format!("The command's {whose}."));
+    let whole_doc = doc_attrs(&format!("Sets all the {whose} at once."));
     let new_doc = doc_attrs(&match plan.declared_by {
         None => "Every global option unset.".to_owned(),
         Some(by) => format!("Every option of `{}` unset.", invocation_of(program, by)),
@@ -321,6 +296,13 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
         pub trait #setters_trait: Sized {
             #accessor_doc
             fn #accessor(&mut self) -> &mut #ty;
+
+            #whole_doc
+            #[must_use]
+            fn #field(mut self, value: #ty) -> Self {
+                *self.#accessor() = value;
+                self
+            }
 
             #(#trait_setters)*
         }

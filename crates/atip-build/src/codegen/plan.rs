@@ -372,15 +372,17 @@ impl Enums<'_> {
 }
 
 /// The fields of a group's struct, with the setters of the struct and of its trait (whose
-/// accessor is `accessor`).
+/// accessor is `accessor` and whose setter of the whole group is `field`).
 fn group_field_plans<'a>(
     params: &[&'a FlatParam],
+    field: &Ident,
     accessor: &Ident,
     mut enum_for: impl FnMut(&FlatParam) -> Option<Ident>,
 ) -> Vec<FieldPlan<'a>> {
     let mut fields = Scope::default();
     let mut methods = Scope::with_reserved(RESERVED_METHODS);
-    methods.claim(&accessor.to_string(), "_");
+    methods.claim(&unraw(accessor), "_");
+    methods.claim(&unraw(field), "_");
     params
         .iter()
         .map(|param| {
@@ -477,9 +479,12 @@ pub fn plan(doc: &Document) -> Plan<'_> {
     let mut group_fields = Scope::with_reserved(&["globals"]);
     if shared_globals {
         let ty = ident("Globals");
-        let fields = group_field_plans(&all_globals, &ident("globals_mut"), |param| {
-            enums.enum_for(0, &ty, &doc.commands[0], param, &mut warnings)
-        });
+        let fields = group_field_plans(
+            &all_globals,
+            &ident("globals"),
+            &ident("globals_mut"),
+            |param| enums.enum_for(0, &ty, &doc.commands[0], param, &mut warnings),
+        );
         groups.push(GroupPlan {
             ty,
             setters_trait: ident("SetGlobals"),
@@ -565,7 +570,7 @@ pub fn plan(doc: &Document) -> Plan<'_> {
                     let field =
                         group_fields.claim(&format!("{}_options", snake(&by.join("_"))), "_");
                     let accessor = ident(&format!("{field}_mut"));
-                    let fields = group_field_plans(params, &accessor, |param| {
+                    let fields = group_field_plans(params, &ident(&field), &accessor, |param| {
                         enums.enum_for(index, &ty, cmd, param, &mut warnings)
                     });
                     groups.push(GroupPlan {
