@@ -257,7 +257,7 @@ fn deny_lists_name_commands_by_path_too() {
         deny_commands: vec!["git stauts".into()],
         ..Policy::default()
     };
-    let err = typo.check_against(git::TOOLS).unwrap_err();
+    let err = typo.check_against(&git::TOOLS).unwrap_err();
     assert!(
         err.to_string().contains("`git stauts` matches no command"),
         "{err}"

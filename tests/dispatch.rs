@@ -41,13 +41,17 @@ fn generated_definitions_are_byte_identical_to_the_run_time_path() {
     for (file, tools, definitions) in [
         (
             "examples/atip/git.json",
-            git::TOOLS,
+            git::TOOLS.as_slice(),
             git::definitions as fn(Provider) -> &'static str,
         ),
-        ("examples/atip/ls.json", ls::TOOLS, ls::definitions),
+        (
+            "examples/atip/ls.json",
+            ls::TOOLS.as_slice(),
+            ls::definitions,
+        ),
         (
             "tests/fixtures/adversarial.json",
-            weird::TOOLS,
+            weird::TOOLS.as_slice(),
             weird::definitions,
         ),
     ] {
@@ -249,8 +253,8 @@ fn typed_and_untyped_dispatch_agree_on_argv_and_errors() {
     let mut compared = 0;
     let mut accepted = 0;
     for (file, tools) in [
-        ("examples/atip/git.json", git::TOOLS),
-        ("tests/fixtures/adversarial.json", weird::TOOLS),
+        ("examples/atip/git.json", git::TOOLS.as_slice()),
+        ("tests/fixtures/adversarial.json", weird::TOOLS.as_slice()),
     ] {
         let rt = loaded(file);
         for spec in tools {
@@ -355,8 +359,8 @@ fn dispatch_from_text_equals_dispatch_of_the_parsed_call() {
     let mut g = Gen(0x2545_f491_4f6c_dd1d);
     let (mut compared, mut accepted) = (0, 0);
     for (file, tools) in [
-        ("examples/atip/git.json", git::TOOLS),
-        ("tests/fixtures/adversarial.json", weird::TOOLS),
+        ("examples/atip/git.json", git::TOOLS.as_slice()),
+        ("tests/fixtures/adversarial.json", weird::TOOLS.as_slice()),
     ] {
         let rt = loaded(file);
         for spec in tools.iter().chain([&ToolSpec {

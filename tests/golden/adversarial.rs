@@ -20,7 +20,7 @@ mod atip_generated {
     use ::atip_runtime::fields::Field;
     use ::atip_runtime::{
         Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, TrustSource, ValueKind,
+        ToolSpec, ToolTable, TrustSource, ValueKind,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "weird";
@@ -1924,7 +1924,7 @@ mod atip_generated {
     }
     impl ::atip_runtime::dispatch::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
-            TOOLS
+            &TOOLS
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
@@ -2023,25 +2023,27 @@ mod atip_generated {
             Call::GroupInner(command)
         }
     }
-    /// What a model sees of every command of `weird`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
-    pub static TOOLS: &[ToolSpec] = &[
-        Type::TOOL,
-        SelfCommand::TOOL,
-        CallCommand::TOOL,
-        OptionCommand::TOOL,
-        ResultCommand::TOOL,
-        StringCommand::TOOL,
-        VecCommand::TOOL,
-        EffectsCommand::TOOL,
-        _2fa::TOOL,
-        UfcNUefCode::TOOL,
-        AB::TOOL,
-        ListAll::TOOL,
-        ListAll2::TOOL,
-        Enums::TOOL,
-        Group::TOOL,
-        GroupInner::TOOL,
-    ];
+    /// What a model sees of every command of `weird`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
+    pub static TOOLS: ToolTable = ToolTable::new(
+        &[
+            ToolTable::spec_of::<Type>,
+            ToolTable::spec_of::<SelfCommand>,
+            ToolTable::spec_of::<CallCommand>,
+            ToolTable::spec_of::<OptionCommand>,
+            ToolTable::spec_of::<ResultCommand>,
+            ToolTable::spec_of::<StringCommand>,
+            ToolTable::spec_of::<VecCommand>,
+            ToolTable::spec_of::<EffectsCommand>,
+            ToolTable::spec_of::<_2fa>,
+            ToolTable::spec_of::<UfcNUefCode>,
+            ToolTable::spec_of::<AB>,
+            ToolTable::spec_of::<ListAll>,
+            ToolTable::spec_of::<ListAll2>,
+            ToolTable::spec_of::<Enums>,
+            ToolTable::spec_of::<Group>,
+            ToolTable::spec_of::<GroupInner>,
+        ],
+    );
     /// Merged effects of every command of `weird`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[
         (Type::NAME, Type::EFFECTS),
@@ -2064,7 +2066,7 @@ mod atip_generated {
     /// Every command of `weird` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.
     pub fn definitions(provider: ::atip_runtime::Provider) -> &'static str {
         static CACHE: __private::DefinitionsCache = __private::DefinitionsCache::new();
-        __private::definitions(TOOLS, provider, &CACHE)
+        __private::definitions(&TOOLS, provider, &CACHE)
     }
 }
 pub use atip_generated::*;

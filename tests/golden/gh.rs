@@ -20,7 +20,7 @@ mod atip_generated {
     use ::atip_runtime::fields::Field;
     use ::atip_runtime::{
         Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, TrustSource, ValueKind,
+        ToolSpec, ToolTable, TrustSource, ValueKind,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "gh";
@@ -1988,7 +1988,7 @@ mod atip_generated {
     }
     impl ::atip_runtime::dispatch::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
-            TOOLS
+            &TOOLS
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
@@ -2072,22 +2072,24 @@ mod atip_generated {
             Call::RepoDelete(command)
         }
     }
-    /// What a model sees of every command of `gh`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
-    pub static TOOLS: &[ToolSpec] = &[
-        AuthStatus::TOOL,
-        AuthToken::TOOL,
-        PrList::TOOL,
-        PrView::TOOL,
-        PrCreate::TOOL,
-        PrMerge::TOOL,
-        PrClose::TOOL,
-        IssueList::TOOL,
-        IssueCreate::TOOL,
-        IssueComment::TOOL,
-        RepoView::TOOL,
-        RepoClone::TOOL,
-        RepoDelete::TOOL,
-    ];
+    /// What a model sees of every command of `gh`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
+    pub static TOOLS: ToolTable = ToolTable::new(
+        &[
+            ToolTable::spec_of::<AuthStatus>,
+            ToolTable::spec_of::<AuthToken>,
+            ToolTable::spec_of::<PrList>,
+            ToolTable::spec_of::<PrView>,
+            ToolTable::spec_of::<PrCreate>,
+            ToolTable::spec_of::<PrMerge>,
+            ToolTable::spec_of::<PrClose>,
+            ToolTable::spec_of::<IssueList>,
+            ToolTable::spec_of::<IssueCreate>,
+            ToolTable::spec_of::<IssueComment>,
+            ToolTable::spec_of::<RepoView>,
+            ToolTable::spec_of::<RepoClone>,
+            ToolTable::spec_of::<RepoDelete>,
+        ],
+    );
     /// Merged effects of every command of `gh`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[
         (AuthStatus::NAME, AuthStatus::EFFECTS),
@@ -2107,7 +2109,7 @@ mod atip_generated {
     /// Every command of `gh` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.
     pub fn definitions(provider: ::atip_runtime::Provider) -> &'static str {
         static CACHE: __private::DefinitionsCache = __private::DefinitionsCache::new();
-        __private::definitions(TOOLS, provider, &CACHE)
+        __private::definitions(&TOOLS, provider, &CACHE)
     }
 }
 pub use atip_generated::*;

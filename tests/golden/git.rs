@@ -20,7 +20,7 @@ mod atip_generated {
     use ::atip_runtime::fields::Field;
     use ::atip_runtime::{
         Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, TrustSource, ValueKind,
+        ToolSpec, ToolTable, TrustSource, ValueKind,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "git";
@@ -2541,7 +2541,7 @@ mod atip_generated {
     }
     impl ::atip_runtime::dispatch::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
-            TOOLS
+            &TOOLS
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
@@ -2625,22 +2625,24 @@ mod atip_generated {
             Call::StashPop(command)
         }
     }
-    /// What a model sees of every command of `git`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
-    pub static TOOLS: &[ToolSpec] = &[
-        Init::TOOL,
-        Status::TOOL,
-        Add::TOOL,
-        Commit::TOOL,
-        Log::TOOL,
-        Branch::TOOL,
-        Switch::TOOL,
-        Diff::TOOL,
-        Clean::TOOL,
-        Reset::TOOL,
-        Stash::TOOL,
-        StashList::TOOL,
-        StashPop::TOOL,
-    ];
+    /// What a model sees of every command of `git`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
+    pub static TOOLS: ToolTable = ToolTable::new(
+        &[
+            ToolTable::spec_of::<Init>,
+            ToolTable::spec_of::<Status>,
+            ToolTable::spec_of::<Add>,
+            ToolTable::spec_of::<Commit>,
+            ToolTable::spec_of::<Log>,
+            ToolTable::spec_of::<Branch>,
+            ToolTable::spec_of::<Switch>,
+            ToolTable::spec_of::<Diff>,
+            ToolTable::spec_of::<Clean>,
+            ToolTable::spec_of::<Reset>,
+            ToolTable::spec_of::<Stash>,
+            ToolTable::spec_of::<StashList>,
+            ToolTable::spec_of::<StashPop>,
+        ],
+    );
     /// Merged effects of every command of `git`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[
         (Init::NAME, Init::EFFECTS),
@@ -2660,7 +2662,7 @@ mod atip_generated {
     /// Every command of `git` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.
     pub fn definitions(provider: ::atip_runtime::Provider) -> &'static str {
         static CACHE: __private::DefinitionsCache = __private::DefinitionsCache::new();
-        __private::definitions(TOOLS, provider, &CACHE)
+        __private::definitions(&TOOLS, provider, &CACHE)
     }
 }
 pub use atip_generated::*;

@@ -20,7 +20,7 @@ mod atip_generated {
     use ::atip_runtime::fields::Field;
     use ::atip_runtime::{
         Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, TrustSource, ValueKind,
+        ToolSpec, ToolTable, TrustSource, ValueKind,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "ls";
@@ -407,7 +407,7 @@ mod atip_generated {
     }
     impl ::atip_runtime::dispatch::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
-            TOOLS
+            &TOOLS
         }
         fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
             Call::from_tool_call(call)
@@ -431,14 +431,14 @@ mod atip_generated {
             Call::Ls(command)
         }
     }
-    /// What a model sees of every command of `ls`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt.
-    pub static TOOLS: &[ToolSpec] = &[Ls::TOOL];
+    /// What a model sees of every command of `ls`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
+    pub static TOOLS: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Ls>]);
     /// Merged effects of every command of `ls`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[(Ls::NAME, Ls::EFFECTS)];
     /// Every command of `ls` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.
     pub fn definitions(provider: ::atip_runtime::Provider) -> &'static str {
         static CACHE: __private::DefinitionsCache = __private::DefinitionsCache::new();
-        __private::definitions(TOOLS, provider, &CACHE)
+        __private::definitions(&TOOLS, provider, &CACHE)
     }
 }
 pub use atip_generated::*;

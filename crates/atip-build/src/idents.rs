@@ -187,6 +187,7 @@ pub const RESERVED_TYPES: &[&str] = &[
     "Call",
     "Globals",
     "SetGlobals",
+    "ToolTable",
     "Arguments",
     "Command",
     "DispatchError",

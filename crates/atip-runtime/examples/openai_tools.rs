@@ -12,7 +12,7 @@ mod git {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let tools = chat_tools(git::TOOLS, true)?;
+    let tools = chat_tools(&git::TOOLS, true)?;
     for tool in &tools {
         if let ChatCompletionTools::Function(f) = tool {
             println!("tool {}", f.function.name);

@@ -58,6 +58,7 @@ pub mod fields;
 pub mod lifecycle;
 pub mod prompt;
 pub mod stream;
+pub mod tool_table;
 
 pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
@@ -70,6 +71,7 @@ pub use lifecycle::{
     model_turn, parse_response, result_messages, ParseError, ParsedResponse, ToolResult,
 };
 pub use prompt::safety_prompt;
+pub use tool_table::ToolTable;
 
 /// Re-exports for generated code and the runtime; not part of the stable API.
 #[doc(hidden)]

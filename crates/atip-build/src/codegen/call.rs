@@ -30,7 +30,7 @@ fn tool_limit_warnings(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         let more = match degraded.len() {
             1 => String::new(),
             n => format!(
-                " (and {} more: `atip_runtime::limits::notes(TOOLS, …)` lists them)",
+                " (and {} more: `atip_runtime::limits::notes(&TOOLS, …)` lists them)",
                 n - 1
             ),
         };
@@ -90,7 +90,9 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
     let tools_doc = doc_attrs(&format!(
         "What a model sees of every command of `{tool}`, in declaration order: for provider \
          definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping \
-         (`atip_runtime::ToolGroup`) and the safety prompt."
+         (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&[ToolSpec]` \
+         (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use \
+         (`atip_runtime::ToolTable`)."
     ));
     let effects_doc = doc_attrs(&format!(
         "Merged effects of every command of `{tool}`, by flattened name, in declaration order."
@@ -174,7 +176,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
 
         impl ::atip_runtime::dispatch::CommandSet for Call {
             fn specs() -> &'static [ToolSpec] {
-                TOOLS
+                &TOOLS
             }
 
             fn dispatch(call: &ToolCall) -> Result<Self, DispatchError> {
@@ -202,7 +204,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         )*
 
         #tools_doc
-        pub static TOOLS: &[ToolSpec] = &[#(#tys::TOOL),*];
+        pub static TOOLS: ToolTable = ToolTable::new(&[#(ToolTable::spec_of::<#tys>),*]);
 
         #effects_doc
         pub const EFFECTS: &[(&str, Effects)] = &[#((#tys::NAME, #tys::EFFECTS)),*];
@@ -210,7 +212,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         #definitions_doc
         pub fn definitions(provider: ::atip_runtime::Provider) -> &'static str {
             static CACHE: __private::DefinitionsCache = __private::DefinitionsCache::new();
-            __private::definitions(TOOLS, provider, &CACHE)
+            __private::definitions(&TOOLS, provider, &CACHE)
         }
     }
 }

@@ -137,7 +137,7 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
             use ::atip_runtime::fields::Field;
             use ::atip_runtime::{
                 Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-                ToolSpec, TrustSource, ValueKind,
+                ToolSpec, ToolTable, TrustSource, ValueKind,
             };
 
             /// The executable every command runs.

@@ -16,7 +16,7 @@
 //!     &Default::default(),
 //! )?;
 //! let tool = LoadedTool::new(doc, None);
-//! // For a generated module: `chat_tools(hello::TOOLS, true)`.
+//! // For a generated module: `chat_tools(&hello::TOOLS, true)`.
 //! let tools = chat_tools(tool.specs(), true)?;
 //! assert_eq!(tools.len(), 1);
 //! # Ok(()) }
