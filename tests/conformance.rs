@@ -142,6 +142,7 @@ fn gh_flattens_to_167_commands_with_inherited_repo() {
 const GH_MAIN: &str = r#"
 use atip_runtime::Command;
 use scratch::gh;
+use scratch::gh::SetPrOptions; // `--repo`, declared on `gh pr` for every command below it
 
 fn s(argv: Vec<std::ffi::OsString>) -> Vec<String> {
     argv.into_iter().map(|a| a.into_string().unwrap()).collect()
@@ -169,8 +170,10 @@ fn main() {
     assert_eq!(s(gh::Browse::new().branch("main").argv()), ["gh", "browse", "--branch=main"]);
     // gh gpg-key list
     assert_eq!(s(gh::GpgKeyList::new().argv()), ["gh", "gpg-key", "list"]);
-    // Inherited option of `pr` goes after the subcommand path (metadata types it boolean).
+    // Inherited option of `pr` goes after the subcommand path (metadata types it boolean);
+    // it lives in the `PrOptions` group, set through `SetPrOptions`.
     assert_eq!(s(gh::PrView::new().repo(true).argv()), ["gh", "pr", "view", "--repo"]);
+    assert!(gh::PrView::new().repo(true).pr_options.repo);
     assert_eq!(<gh::PrCreate as Command>::EFFECTS.idempotent, Some(false));
     assert_eq!(<gh::PrCreate as Command>::TRUST, Some(atip_runtime::TrustSource::Inferred));
     println!("ok");

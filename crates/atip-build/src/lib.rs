@@ -49,12 +49,14 @@ pub const GENERATOR_VERSION: [&str; 2] = [env!("CARGO_PKG_VERSION"), atip_core::
 /// The most commands [`expand`] generates code for unless [`Options::max_commands`] says
 /// otherwise.
 ///
-/// Generated code costs the compiler about 7.6 ms and 1 MB of memory per command of an
-/// aws-sized CLI (19 parameters each) in `cargo check` (see BENCHMARKS.md, "Build time against
-/// the hand-written floor"), more in a build: 2,000 commands are a check of about 15 s and
-/// about 2 GB. The limit is not raised with the cheaper commands because rustc's cost per
-/// command grows with the crate (1.5× at 10,000 commands). Larger documents are refused
-/// before any code is generated, with an error that says how to filter them.
+/// Generated code costs the compiler about 7 ms and 0.8 MB of memory per command of an
+/// aws-sized CLI (19 parameters each, 14 of them global or inherited options held in option
+/// groups) in `cargo check` (see BENCHMARKS.md, "Build time against the hand-written floor"),
+/// more in a build: 2,000 commands are a check of about 14 s and about 1.6 GB; a CLI whose
+/// commands have many options of their own costs more per command. The limit is not raised
+/// with the cheaper commands because rustc's cost per command grows with the crate (1.5× at
+/// 10,000 commands). Larger documents are refused before any code is generated, with an
+/// error that says how to filter them.
 pub const DEFAULT_MAX_COMMANDS: usize = 2_000;
 
 /// What to generate from a document.
