@@ -1,6 +1,7 @@
 //! One command's items: its struct, constructor and setters, `impl Command` (constants, the
-//! field list and reading checked arguments) and, when asked for, serde; and the `Globals`
-//! struct of a tool's global options.
+//! field list and reading checked arguments), the accessors of the option groups it holds
+//! and, when asked for, serde; and each option group's struct and trait (`Globals` and
+//! `SetGlobals`, `PrOptions` and `SetPrOptions`; which groups exist is `groups.rs`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

@@ -12,7 +12,7 @@
 //!   them required): every command holds them in one `globals` field instead of a field each;
 //!   likewise `pub struct PrOptions` and `trait SetPrOptions` for the options a group command
 //!   (`gh pr`) declares for the commands below it, held in a `pr_options` field, each just
-//!   before the first command holding it (the option groups, `plan.rs`);
+//!   before the first command holding it (the option groups, `groups.rs`);
 //! * for each flattened command (e.g. `gh pr create`) `pub struct PrCreate` with a pub field
 //!   per parameter (or option group), `new(…)` taking the required parameters and a
 //!   chainable setter per optional one (`command.rs`), preceded by the enums of its
@@ -31,6 +31,7 @@ mod call;
 mod command;
 mod consts;
 mod enums;
+mod groups;
 mod plan;
 mod schemas;
 

@@ -3,13 +3,14 @@
 //! both JSON paths.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
 use atip_core::{Diagnostic, Document, JsonPath, ParamType, ToolSpec};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+pub use super::groups::GroupPlan;
+use super::groups::Groups;
 use crate::idents::{
     ident, snake, upper_camel, Scope, RESERVED_METHODS, RESERVED_TYPES, RESERVED_VALUES,
 };
@@ -28,27 +29,6 @@ pub struct Plan<'a> {
     pub shared_params: HashMap<*const FlatParam, Ident>,
     /// Renames forced by collisions between Rust names.
     pub warnings: Vec<Diagnostic>,
-}
-
-/// Options several commands share, held in one struct field of each and set on them through
-/// a trait: the tool's global options (`Globals`, `SetGlobals`, field `globals`) or the
-/// options a group command declares for every command below it (`PrOptions`,
-/// `SetPrOptions`, field `pr_options` for `gh pr`).
-pub struct GroupPlan<'a> {
-    pub ty: Ident,
-    pub setters_trait: Ident,
-    /// The field holding the group in each command, and the command's setter of the whole
-    /// group (unique among groups, claimed before a command's own names).
-    pub field: Ident,
-    /// The trait's `&mut` accessor (`globals_mut`).
-    pub accessor: Ident,
-    /// The options, in declaration order.
-    pub fields: Vec<FieldPlan<'a>>,
-    /// The declaring command's path; `None` for the global options.
-    pub declared_by: Option<&'a [String]>,
-    /// The first command holding the group (it is emitted just before it); `None` when no
-    /// command does.
-    pub first_user: Option<usize>,
 }
 
 pub struct CommandPlan<'a> {
@@ -194,22 +174,6 @@ impl FieldPlan<'_> {
     }
 }
 
-/// The name an identifier was made from ([`ident`] of it gives it back): `type` for `r#type`.
-fn unraw(name: &Ident) -> String {
-    name.to_string().trim_start_matches("r#").to_owned()
-}
-
-/// Whether a parameter is an option declared on a group command for the commands below it.
-fn is_inherited(param: &FlatParam) -> bool {
-    matches!(
-        param.kind,
-        ParamKind::Option {
-            scope: OptionScope::Inherited,
-            ..
-        }
-    )
-}
-
 /// Whether a parameter is shared by several commands (an inherited or global option).
 pub fn is_shared(param: &FlatParam) -> bool {
     !matches!(
@@ -314,7 +278,7 @@ fn enum_owner(doc: &Document, ty: &str, cmd: &FlatCommand, param: &FlatParam) ->
 
 /// The setter of field `field`: its name, or `with_` and its name when that is one of the
 /// methods every command has (`with_new`).
-fn setter_name(methods: &mut Scope, field: &str) -> Ident {
+pub(super) fn setter_name(methods: &mut Scope, field: &str) -> Ident {
     let base = if RESERVED_METHODS.contains(&field) {
         format!("with_{field}")
     } else {
@@ -324,9 +288,9 @@ fn setter_name(methods: &mut Scope, field: &str) -> Ident {
 }
 
 /// The enums of enumeration parameters, named as they are first met.
-struct Enums<'d> {
+pub(super) struct Enums<'d> {
     doc: &'d Document,
-    types: Scope,
+    pub(super) types: Scope,
     enums: Vec<EnumPlan>,
     /// Shared (inherited or global) options are one value in memory: their address names
     /// them, and their enum is made once.
@@ -336,7 +300,7 @@ struct Enums<'d> {
 impl Enums<'_> {
     /// The enum of `param` (of command `cmd`, type `ty`, number `index`), if it is an
     /// enumeration.
-    fn enum_for(
+    pub(super) fn enum_for(
         &mut self,
         index: usize,
         ty: &Ident,
@@ -369,34 +333,6 @@ impl Enums<'_> {
         }
         Some(ty)
     }
-}
-
-/// The fields of a group's struct, with the setters of the struct and of its trait (whose
-/// accessor is `accessor` and whose setter of the whole group is `field`).
-fn group_field_plans<'a>(
-    params: &[&'a FlatParam],
-    field: &Ident,
-    accessor: &Ident,
-    mut enum_for: impl FnMut(&FlatParam) -> Option<Ident>,
-) -> Vec<FieldPlan<'a>> {
-    let mut fields = Scope::default();
-    let mut methods = Scope::with_reserved(RESERVED_METHODS);
-    methods.claim(&unraw(accessor), "_");
-    methods.claim(&unraw(field), "_");
-    params
-        .iter()
-        .map(|param| {
-            let name = fields.claim(&snake(&param.declared_name), "_");
-            let setter = setter_name(&mut methods, &name);
-            FieldPlan {
-                param,
-                field: ident(&name),
-                setter,
-                enum_ty: enum_for(param),
-                group: None,
-            }
-        })
-        .collect()
 }
 
 /// Assigns every Rust name, in declaration order.
@@ -456,69 +392,7 @@ pub fn plan(doc: &Document) -> Plan<'_> {
         shared: HashMap::new(),
     };
 
-    // The global options: in a `Globals` struct when none is required.
-    // Every command has every global option unless its own option shadows one.
-    let all_globals: Vec<&FlatParam> = doc
-        .commands
-        .iter()
-        .map(|c| {
-            c.options
-                .iter()
-                .filter(|p| p.is_global())
-                .map(|p| &**p)
-                .collect::<Vec<_>>()
-        })
-        .max_by_key(Vec::len)
-        .unwrap_or_default();
-    let declared_globals = doc.tool.global_options.len();
-    let shared_globals = declared_globals > 0
-        && all_globals.len() == declared_globals
-        && all_globals.iter().all(|p| !p.required);
-    let mut groups: Vec<GroupPlan<'_>> = Vec::new();
-    // Field names of the groups, unique among them (`globals`, `pr_options`).
-    let mut group_fields = Scope::with_reserved(&["globals"]);
-    if shared_globals {
-        let ty = ident("Globals");
-        let fields = group_field_plans(
-            &all_globals,
-            &ident("globals"),
-            &ident("globals_mut"),
-            |param| enums.enum_for(0, &ty, &doc.commands[0], param, &mut warnings),
-        );
-        groups.push(GroupPlan {
-            ty,
-            setters_trait: ident("SetGlobals"),
-            field: ident("globals"),
-            accessor: ident("globals_mut"),
-            fields,
-            declared_by: None,
-            // Emitted first, whichever command holds it first.
-            first_user: Some(0),
-        });
-    }
-
-    // The options each group command declares for the commands below it, by declaring
-    // node, in the order commands first inherit them; each in declaration order. A group
-    // with a required option is not made: its options stay fields of each command.
-    let mut declared: Vec<Vec<&FlatParam>> = Vec::new();
-    let mut declaring: HashMap<*const JsonPath, usize> = HashMap::new();
-    for cmd in &doc.commands {
-        for p in cmd.options.iter().filter(|p| is_inherited(p)) {
-            let next = declared.len();
-            let i = *declaring.entry(Arc::as_ptr(&p.origin.node)).or_insert(next);
-            if i == next {
-                declared.push(Vec::new());
-            }
-            if !declared[i].iter().any(|q| std::ptr::eq(*q, &**p)) {
-                declared[i].push(&**p);
-            }
-        }
-    }
-    for params in &mut declared {
-        params.sort_by_key(|p| p.origin.index);
-    }
-    // Index in `groups` of each declaring node's group, once named.
-    let mut group_of: Vec<Option<usize>> = vec![None; declared.len()];
+    let mut groups = Groups::new(doc, &mut enums, &mut warnings);
 
     let commands = doc
         .commands
@@ -528,89 +402,21 @@ pub fn plan(doc: &Document) -> Plan<'_> {
         .map(|(index, (cmd, ty))| {
             let mut fields = Scope::default();
             let mut methods = Scope::with_reserved(RESERVED_METHODS);
-            // The groups this command holds whole: the globals first, then inherited
-            // groups outermost first. Their names are claimed before the command's own.
-            let mut uses: Vec<usize> = Vec::new();
-            let has_all_globals =
-                cmd.options.iter().filter(|p| p.is_global()).count() == declared_globals;
-            if shared_globals && has_all_globals {
-                uses.push(0);
-            }
-            let mut considered: Vec<usize> = Vec::new();
-            for p in cmd.options.iter().filter(|p| is_inherited(p)) {
-                let d = declaring[&Arc::as_ptr(&p.origin.node)];
-                if considered.contains(&d) {
-                    continue;
-                }
-                considered.push(d);
-                let params = &declared[d];
-                if params.iter().any(|q| q.required) {
-                    continue;
-                }
-                let has_all = params
-                    .iter()
-                    .all(|q| cmd.options.iter().any(|o| std::ptr::eq(&**o, *q)));
-                if !has_all {
-                    continue;
-                }
-                let g = *group_of[d].get_or_insert_with(|| {
-                    let by: &[String] = &params[0].origin.command;
-                    let base = upper_camel(by).unwrap_or_else(|| {
-                        upper_camel(&[doc.tool.name.as_str()]).unwrap_or_default()
-                    });
-                    let at = params[0].origin.node.to_string();
-                    let group_ty =
-                        ident(&enums.types.claim_for(&format!("{base}Options"), "", &at).0);
-                    let setters_trait = ident(
-                        &enums
-                            .types
-                            .claim_for(&format!("Set{base}Options"), "", &at)
-                            .0,
-                    );
-                    let field =
-                        group_fields.claim(&format!("{}_options", snake(&by.join("_"))), "_");
-                    let accessor = ident(&format!("{field}_mut"));
-                    let fields = group_field_plans(params, &ident(&field), &accessor, |param| {
-                        enums.enum_for(index, &ty, cmd, param, &mut warnings)
-                    });
-                    groups.push(GroupPlan {
-                        ty: group_ty,
-                        setters_trait,
-                        field: ident(&field),
-                        accessor,
-                        fields,
-                        declared_by: Some(by),
-                        first_user: None,
-                    });
-                    groups.len() - 1
-                });
-                uses.push(g);
-            }
-            let mut held = Vec::new();
-            for g in uses {
-                let group = &groups[g];
-                // Two groups whose setters share a name would make each call ambiguous:
-                // the second one's options stay the command's own fields.
-                // (The group's field and accessor names are unique among groups.)
-                let setters = group.fields.iter().map(|f| unraw(&f.setter));
-                if setters.clone().any(|n| methods.is_taken(&n)) {
-                    continue;
-                }
-                let names = [unraw(&group.field), unraw(&group.accessor)];
-                for n in setters.chain(names) {
-                    methods.claim(&n, "_");
-                }
-                fields.claim(&unraw(&group.field), "_");
-                held.push(g);
-            }
-            for &g in &held {
-                groups[g].first_user.get_or_insert(index);
-            }
+            let held = groups.held_by(
+                index,
+                cmd,
+                &ty,
+                doc,
+                &mut enums,
+                &mut warnings,
+                &mut fields,
+                &mut methods,
+            );
             let plans = cmd
                 .params()
                 .map(|param| {
                     let in_group = held.iter().find_map(|&g| {
-                        groups[g]
+                        groups.list[g]
                             .fields
                             .iter()
                             .find(|f| std::ptr::eq(f.param, param))
@@ -651,7 +457,7 @@ pub fn plan(doc: &Document) -> Plan<'_> {
     Plan {
         commands,
         enums: enums.enums,
-        groups,
+        groups: groups.list,
         shared_params,
         warnings,
     }
