@@ -115,6 +115,12 @@ pub fn ident_text(name: &str) -> String {
     ident(name).to_string()
 }
 
+/// The name an identifier was made from ([`ident`] of it gives it back): `type` for
+/// `r#type`.
+pub fn unraw(name: &Ident) -> String {
+    name.to_string().trim_start_matches("r#").to_owned()
+}
+
 /// Hands out unique names within one scope, in the order they are asked for.
 #[derive(Debug, Default)]
 pub struct Scope {

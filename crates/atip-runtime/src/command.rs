@@ -197,16 +197,17 @@ impl ToInvocation for Invocation {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::tool::{ParamSpec, ValueKind};
     use std::borrow::Cow::Borrowed;
 
-    /// A command written by hand: `echo [--loud] WORDS`, whose argv is the default one.
+    /// A command written by hand: `echo [--loud] WORDS`, whose argv is the default one (also
+    /// the runtime's other tests' command).
     #[derive(Debug, Clone, PartialEq)]
-    struct Echo {
-        loud: bool,
-        words: String,
+    pub(crate) struct Echo {
+        pub(crate) loud: bool,
+        pub(crate) words: String,
     }
 
     const ECHO_TOOL: ToolSpec = ToolSpec {

@@ -79,64 +79,25 @@ impl fmt::Debug for ToolTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::ParamSpec;
-    use crate::{Arguments, Effects, ValueKind};
+    use crate::command::tests::Echo;
 
-    #[derive(Debug, Clone, PartialEq, Default)]
-    struct Hello {
-        name: Option<String>,
-    }
-
-    impl Command for Hello {
-        const NAME: &'static str = "hello";
-        const PROGRAM: &'static str = "hello";
-        const PATH: &'static [&'static str] = &[];
-        const EFFECTS: Effects = Effects::UNKNOWN;
-        const TRUST: Option<crate::TrustSource> = None;
-        const TOOL: ToolSpec = ToolSpec {
-            name: std::borrow::Cow::Borrowed("hello"),
-            title: std::borrow::Cow::Borrowed("hello"),
-            path: std::borrow::Cow::Borrowed(&[]),
-            description: std::borrow::Cow::Borrowed("Greets"),
-            effects: Effects::UNKNOWN,
-            params: std::borrow::Cow::Borrowed(&[ParamSpec::option(
-                "name",
-                "Who",
-                ValueKind::String,
-                "--name",
-            )]),
-        };
-
-        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
-            visit(&[&self.name]);
-        }
-
-        fn from_arguments(args: &mut Arguments<'_>) -> Self {
-            Hello {
-                name: args.field("name"),
-            }
-        }
-    }
-
-    use crate::fields::Field;
-
-    static TABLE: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Hello>, || {
-        let mut spec = Hello::TOOL;
-        spec.name = std::borrow::Cow::Borrowed("hello_again");
+    static TABLE: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Echo>, || {
+        let mut spec = Echo::TOOL;
+        spec.name = std::borrow::Cow::Borrowed("echo_again");
         spec
     }]);
 
     #[test]
     fn a_table_is_its_commands_specs_in_order_built_once() {
         assert_eq!(TABLE.len(), 2);
-        assert_eq!(TABLE[0], Hello::TOOL);
-        assert_eq!(TABLE[1].name, "hello_again");
+        assert_eq!(TABLE[0], Echo::TOOL);
+        assert_eq!(TABLE[1].name, "echo_again");
         let names: Vec<&str> = (&TABLE).into_iter().map(|s| &*s.name).collect();
-        assert_eq!(names, ["hello", "hello_again"]);
+        assert_eq!(names, ["echo", "echo_again"]);
         // The same slice every time: built on first use, then kept.
         assert!(std::ptr::eq(TABLE.as_slice(), &*TABLE));
         let as_ref: &[ToolSpec] = TABLE.as_ref();
         assert_eq!(as_ref.len(), 2);
-        assert!(format!("{TABLE:?}").contains("hello_again"));
+        assert!(format!("{TABLE:?}").contains("echo_again"));
     }
 }

@@ -7,8 +7,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::consts::{tool_spec_tokens, Shared};
-use super::plan::{CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
+use super::plan::{invocation, CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
 use crate::docs::{doc_attrs, effects_summary, param_doc};
+use crate::idents::unraw;
 
 /// The struct of one command and its impls.
 pub fn command_items(
@@ -21,13 +22,10 @@ pub fn command_items(
 ) -> TokenStream {
     let cmd = plan.cmd;
     let ty = &plan.ty;
-    let invocation = std::iter::once(program.to_owned())
-        .chain(cmd.path.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(" ");
     let struct_doc = doc_attrs(&format!(
-        "{}\n\nRuns `{invocation}`; tool name `{}`.\n\nEffects: {}.",
+        "{}\n\nRuns `{}`; tool name `{}`.\n\nEffects: {}.",
         cmd.description,
+        invocation(program, &cmd.path),
         cmd.name,
         effects_summary(&cmd.effects)
     ));
@@ -45,10 +43,9 @@ pub fn command_items(
                 let (field, gty) = (&group.field, &group.ty);
                 let docs = doc_attrs(&match group.declared_by {
                     None => "The global options.".to_owned(),
-                    Some(by) => format!(
-                        "The options of `{}` (inherited).",
-                        invocation_of(program, by)
-                    ),
+                    Some(by) => {
+                        format!("The options of `{}` (inherited).", invocation(program, by))
+                    }
                 });
                 struct_fields.push(quote! {
                     #docs
@@ -105,7 +102,7 @@ pub fn command_items(
     }
 
     let name = Literal::string(&cmd.name);
-    let ty_name = Literal::string(ty.to_string().trim_start_matches("r#"));
+    let ty_name = Literal::string(&unraw(ty));
     let path = cmd.path.iter().map(|s| Literal::string(s));
     let effects = shared.effects(&cmd.effects, &cmd.name);
     let tool = tool_spec_tokens(plan, whole);
@@ -191,14 +188,6 @@ pub fn command_items(
     }
 }
 
-/// `program` and the subcommand path `by`: `gh pr`.
-fn invocation_of(program: &str, by: &[String]) -> String {
-    std::iter::once(program)
-        .chain(by.iter().map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// An option group's struct (`Globals`, `PrOptions`) with a setter per option and its
 /// reader, and its trait (`SetGlobals`, `SetPrOptions`): the same setters on every command
 /// that holds the group.
@@ -221,7 +210,7 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
             format!("every command of `{tool}` that has them all"),
         ),
         Some(by) => {
-            let at = invocation_of(program, by);
+            let at = invocation(program, by);
             (
                 format!(
                     "The options `{at}` declares for every command below it: each holds them \
@@ -243,7 +232,7 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
     let whole_doc = doc_attrs(&format!("Sets all the {whose} at once."));
     let new_doc = doc_attrs(&match plan.declared_by {
         None => "Every global option unset.".to_owned(),
-        Some(by) => format!("Every option of `{}` unset.", invocation_of(program, by)),
+        Some(by) => format!("Every option of `{}` unset.", invocation(program, by)),
     });
     let fields = plan.fields.iter().map(field_decl);
     let setters: Vec<TokenStream> = plan.fields.iter().map(setter).collect();

@@ -11,7 +11,7 @@ use atip_core::{Diagnostic, Document, JsonPath};
 use proc_macro2::Ident;
 
 use super::plan::{setter_name, Enums, FieldPlan};
-use crate::idents::{ident, snake, upper_camel, Scope, RESERVED_METHODS};
+use crate::idents::{ident, snake, unraw, upper_camel, Scope, RESERVED_METHODS};
 
 /// Options several commands share, held in one struct field of each and set on them through
 /// a trait: the tool's global options (`Globals`, `SetGlobals`, field `globals`) or the
@@ -36,6 +36,7 @@ pub struct GroupPlan<'a> {
 
 /// The groups of one document, named as commands first hold them.
 pub(super) struct Groups<'a> {
+    doc: &'a Document,
     /// Every group named so far; the global options' first, when there is one.
     pub list: Vec<GroupPlan<'a>>,
     /// Whether `list[0]` is the global options' group.
@@ -114,6 +115,7 @@ impl<'a> Groups<'a> {
         }
         let group_of = vec![None; declared.len()];
         Groups {
+            doc,
             list,
             globals,
             declared_globals,
@@ -137,7 +139,6 @@ impl<'a> Groups<'a> {
         index: usize,
         cmd: &'a FlatCommand,
         ty: &Ident,
-        doc: &Document,
         enums: &mut Enums<'_>,
         warnings: &mut Vec<Diagnostic>,
         fields: &mut Scope,
@@ -166,7 +167,7 @@ impl<'a> Groups<'a> {
             let g = match self.group_of[d] {
                 Some(g) => g,
                 None => {
-                    let group = self.name_group(d, index, cmd, ty, doc, enums, warnings);
+                    let group = self.name_group(d, index, cmd, ty, enums, warnings);
                     self.list.push(group);
                     self.group_of[d] = Some(self.list.len() - 1);
                     self.list.len() - 1
@@ -198,21 +199,19 @@ impl<'a> Groups<'a> {
 
     /// Names the group of declaring node number `d`, first wanted by command `index`:
     /// `{Path}Options`, `Set{Path}Options`, field `{path}_options`.
-    #[allow(clippy::too_many_arguments)]
     fn name_group(
         &mut self,
         d: usize,
         index: usize,
         cmd: &FlatCommand,
         ty: &Ident,
-        doc: &Document,
         enums: &mut Enums<'_>,
         warnings: &mut Vec<Diagnostic>,
     ) -> GroupPlan<'a> {
         let params = &self.declared[d];
         let by: &'a [String] = &params[0].origin.command;
         let base = upper_camel(by)
-            .unwrap_or_else(|| upper_camel(&[doc.tool.name.as_str()]).unwrap_or_default());
+            .unwrap_or_else(|| upper_camel(&[self.doc.tool.name.as_str()]).unwrap_or_default());
         let at = params[0].origin.node.to_string();
         let group_ty = ident(&enums.types.claim_for(&format!("{base}Options"), "", &at).0);
         let setters_trait = ident(
@@ -238,11 +237,6 @@ impl<'a> Groups<'a> {
             first_user: None,
         }
     }
-}
-
-/// The name an identifier was made from ([`ident`] of it gives it back): `type` for `r#type`.
-fn unraw(name: &Ident) -> String {
-    name.to_string().trim_start_matches("r#").to_owned()
 }
 
 /// Whether a parameter is an option declared on a group command for the commands below it.

@@ -239,8 +239,8 @@ fn variants(
         .collect()
 }
 
-/// `gh pr create`.
-fn invocation(tool: &str, path: &[String]) -> String {
+/// `gh pr create`: the program (or tool name) and a subcommand path, as typed.
+pub(super) fn invocation(tool: &str, path: &[String]) -> String {
     std::iter::once(tool)
         .chain(path.iter().map(String::as_str))
         .collect::<Vec<_>>()
@@ -406,7 +406,6 @@ pub fn plan(doc: &Document) -> Plan<'_> {
                 index,
                 cmd,
                 &ty,
-                doc,
                 &mut enums,
                 &mut warnings,
                 &mut fields,

@@ -328,15 +328,6 @@ where
     dispatch_to::<C, C>(CallInput::Call(call))
 }
 
-/// `call`'s arguments checked against `tool`, borrowed from both.
-fn call_arguments<'a>(
-    call: &'a ToolCall,
-    tool: &'a crate::ToolSpec,
-) -> Result<Arguments<'a>, DispatchError> {
-    let args = call.checked_arguments()?;
-    Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))
-}
-
 /// What a generated `Call` dispatches: a parsed [`ToolCall`], or a tool
 /// name with its arguments still as the provider's JSON text.
 #[doc(hidden)]
@@ -408,7 +399,8 @@ fn input_arguments<'a>(
             &*text_call.insert(ToolCall::from_json_text(None, name, arguments))
         }
     };
-    call_arguments(call, tool)
+    let args = call.checked_arguments()?;
+    Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))
 }
 
 /// The error of checked arguments that do not convert to command `name`'s fields (a generator
