@@ -11,6 +11,7 @@ pub struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 fn grew(by: usize) {
     let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
@@ -20,6 +21,7 @@ fn grew(by: usize) {
 // SAFETY: every call is forwarded to `System` unchanged; only counters are added.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         grew(layout.size());
         unsafe { System.alloc(layout) }
     }
@@ -28,6 +30,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         if new > layout.size() {
             grew(new - layout.size());
         } else {
@@ -44,4 +47,12 @@ pub fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
     PEAK.store(base, Ordering::Relaxed);
     let out = f();
     (PEAK.load(Ordering::Relaxed).saturating_sub(base), out)
+}
+
+/// How many allocations (and reallocations) `f` makes, and its result. Meaningful only with
+/// [`Counting`] installed, and with nothing else allocating meanwhile (one test per binary).
+pub fn allocations_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let base = ALLOCATIONS.load(Ordering::Relaxed);
+    let out = f();
+    (ALLOCATIONS.load(Ordering::Relaxed) - base, out)
 }

@@ -27,6 +27,7 @@ use crate::diagnostic::{Diagnostic, JsonPath};
 use crate::effects::Effects;
 use crate::model::{ArgumentSpec, AtipTool, CommandSpec, EnumValue, OptionSpec, ParamType};
 use crate::names;
+use crate::shared::Shared;
 use indexmap::IndexMap;
 
 /// Settings for [`flatten`].
@@ -100,7 +101,7 @@ impl FlatCommand {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlatParam {
     /// Provider-valid parameter name (`dry_run`), used on the wire.
-    pub name: String,
+    pub name: Shared<str>,
     /// The name as declared (`dry-run`).
     pub declared_name: String,
     /// Where it is declared: see [`FlatParam::json_path`].
@@ -730,7 +731,7 @@ impl Walker<'_> {
         let multiple = self.multiple(a.ty, a.variadic, &origin);
         let required = a.is_required();
         FlatParam {
-            name,
+            name: name.into(),
             declared_name: a.name,
             origin,
             description: a.description,
@@ -757,7 +758,7 @@ impl Walker<'_> {
         let multiple = self.multiple(o.ty, o.variadic, &origin);
         let required = o.is_required();
         Some(FlatParam {
-            name,
+            name: name.into(),
             declared_name: o.name,
             origin,
             description: o.description,

@@ -38,6 +38,7 @@ pub mod load;
 pub mod model;
 pub mod names;
 pub mod providers;
+pub mod shared;
 pub mod tool;
 pub mod validate;
 
@@ -56,5 +57,6 @@ pub use flatten::{
 pub use load::{load, Document, LoadOptions, Loaded};
 pub use model::{AtipTool, ParamType, TrustSource};
 pub use providers::Provider;
+pub use shared::Shared;
 pub use tool::{ArgvForm, GlobalOptions, ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;

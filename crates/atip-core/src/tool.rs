@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::effects::{Effects, Text, TextList};
 use crate::flatten::{FlatCommand, ParamKind};
 use crate::model::ParamType;
+use crate::shared::Shared;
 
 /// One tool as a model sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,8 +41,9 @@ pub struct ToolSpec {
 /// time gets them from [`ToolSpec::from_flat`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParamSpec {
-    /// Provider-valid parameter name (`dry_run`).
-    pub name: Text,
+    /// Provider-valid parameter name (`dry_run`); shared, as every value a call records
+    /// carries it.
+    pub name: Shared<str>,
     /// The parameter's description.
     pub description: Text,
     /// What a value is.
@@ -103,7 +105,7 @@ impl ParamSpec {
         argv: ArgvForm,
     ) -> ParamSpec {
         ParamSpec {
-            name: Cow::Borrowed(name),
+            name: Shared::Static(name),
             description: Cow::Borrowed(description),
             kind,
             required: false,
@@ -302,7 +304,7 @@ impl GlobalOptions {
             || match self {
                 GlobalOptions::All => true,
                 GlobalOptions::None => false,
-                GlobalOptions::Only(names) => names.iter().any(|n| *n == param.name),
+                GlobalOptions::Only(names) => names.iter().any(|n| **n == *param.name),
             }
     }
 }
@@ -338,7 +340,8 @@ impl ToolSpec {
 
     /// Makes this spec [`ToolSpec::from_flat`]`(tool, cmd)`, reusing the text it already owns:
     /// a writer that handles one command at a time (a loaded document's provider definitions)
-    /// refills one spec instead of allocating every name, description and flag per command.
+    /// refills one spec instead of allocating every name, description and flag per command
+    /// (parameter names are shared with `cmd`'s: [`FlatParam::name`](crate::FlatParam::name)).
     pub fn refill_from_flat(&mut self, tool: &str, cmd: &FlatCommand) {
         set_text(&mut self.name, &cmd.name);
         let title = owned_text(&mut self.title);
@@ -454,7 +457,7 @@ fn refill_param(spec: &mut ParamSpec, p: &crate::flatten::FlatParam) {
             }
         }
     };
-    set_text(&mut spec.name, &p.name);
+    spec.name.clone_from(&p.name);
     set_text(&mut spec.description, &p.description);
     spec.kind = kind;
     spec.global = p.is_global();

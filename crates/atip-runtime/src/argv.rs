@@ -23,7 +23,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::effects::Text;
+use crate::shared::Shared;
 
 /// Accumulates an argv. Generated `write_argv` methods and the run-time path both drive it.
 #[derive(Debug, Clone)]
@@ -32,7 +32,7 @@ pub struct ArgvBuilder {
     positionals: Vec<OsString>,
     problems: Vec<ArgvProblem>,
     /// The parameter whose values are being written, if a writer announced one.
-    current: Option<(Text, bool)>,
+    current: Option<(Shared<str>, bool)>,
     /// How many of the last marks belong to `current` and wait for its name.
     unnamed: usize,
     /// Where each value written for an announced parameter went; the values are copied out
@@ -52,7 +52,7 @@ pub struct ArgvBuilder {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgumentValue {
     /// Provider parameter name.
-    pub param: Text,
+    pub param: Shared<str>,
     /// The value as it went into the argv (without the flag).
     pub value: OsString,
     /// The parameter is a `file` or `directory` (ATIP type): its values are paths.
@@ -217,14 +217,13 @@ impl ArgvBuilder {
     /// Announces the parameter whose values are written next: `name` is its provider
     /// parameter name, `path` whether it is a `file` or `directory`. Values written after this
     /// (until the next call) are recorded under it for argument rules.
-    pub fn parameter(&mut self, name: impl Into<Text>, path: bool) {
+    pub fn parameter(&mut self, name: impl Into<Shared<str>>, path: bool) {
         self.name_marks();
         self.current = Some((name.into(), path));
     }
 
-    /// Gives the marks of the announced parameter its name: moved into the last one, copied
-    /// into any before it (a list's values), so that a value costs no copy of a name that is
-    /// owned (a loaded spec's).
+    /// Gives the marks of the announced parameter its name: moved into the last one, shared
+    /// with any before it (a list's values).
     fn name_marks(&mut self) {
         let pending = std::mem::take(&mut self.unnamed);
         let Some((param, _)) = self.current.take() else {
@@ -438,7 +437,7 @@ enum Slot {
 #[derive(Debug, Clone)]
 struct Mark {
     /// Set when the parameter's last value is written ([`ArgvBuilder::name_marks`]).
-    param: Option<Text>,
+    param: Option<Shared<str>>,
     path: bool,
     at: Slot,
 }

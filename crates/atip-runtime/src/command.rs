@@ -1,6 +1,5 @@
 //! The contract between generated command structs and the runtime.
 
-use std::borrow::Cow;
 use std::ffi::OsString;
 
 use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
@@ -8,6 +7,7 @@ use crate::dispatch::Arguments;
 use crate::effects::Effects;
 use crate::fields::Field;
 use crate::model::{SafetyAssumption, TrustSource};
+use crate::shared::Shared;
 use crate::tool::ToolSpec;
 
 /// A typed command generated from ATIP metadata (one per flattened command).
@@ -122,21 +122,21 @@ pub trait Command {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     /// Flattened tool name (`gh_pr_create`).
-    pub name: Cow<'static, str>,
+    pub name: Shared<str>,
     /// The id of the model's tool call this answers (`call_…`, `toolu_…`, an MCP request id),
     /// when there is one: it names the call in the audit log ([`crate::exec::AuditLog`]). Set
     /// by the turn driver and the MCP server.
     pub call_id: Option<String>,
     /// The command path with the tool's name (`gh pr create`), for policies that name commands
     /// that way; `None` for an invocation built from a bare argv.
-    pub title: Option<Cow<'static, str>>,
+    pub title: Option<Shared<str>>,
     /// The argv, program first.
     pub argv: Vec<OsString>,
     /// Every value a parameter put on the argv, by provider parameter name, for argument rules
     /// (spec §11.2). Empty for an invocation built from a bare argv ([`Invocation::new`]).
     pub arguments: Vec<ArgumentValue>,
     /// Merged effects of the command.
-    pub effects: Cow<'static, Effects>,
+    pub effects: Shared<Effects>,
     /// `trust.source` as the metadata claims it, or as the caller assigned it (see
     /// [`Invocation::trust_assigned`]).
     pub trust: Option<TrustSource>,
@@ -144,10 +144,10 @@ pub struct Invocation {
     /// metadata's own claim, which a policy does not take at face value.
     pub trust_assigned: bool,
     /// `sha256:<hex>` the binary must hash to (`trust.integrity.checksum`), if declared.
-    pub checksum: Option<Cow<'static, str>>,
+    pub checksum: Option<Shared<str>>,
     /// The metadata file this command was loaded from at run time, if any: trust can be
     /// assigned by metadata location.
-    pub metadata: Option<Cow<'static, str>>,
+    pub metadata: Option<Shared<str>>,
     /// `Some` when the command is not in the loaded metadata (partial discovery, spec §3.1.1):
     /// what the metadata's `omitted.safetyAssumption` says about such commands (`unknown` when
     /// it says nothing). `None` for listed commands.
@@ -158,13 +158,19 @@ impl Invocation {
     /// An invocation of `argv` (program first) with the given name and effects, trust unknown;
     /// for commands that do not come from generated code or loaded metadata.
     pub fn new(name: impl Into<String>, argv: Vec<OsString>, effects: Effects) -> Self {
+        Self::shared(name.into().into(), argv, Shared::new(effects))
+    }
+
+    /// [`Invocation::new`] with a name and effects that are already shared (a generated
+    /// command's constants, a loaded command's counted values): nothing is copied.
+    pub fn shared(name: Shared<str>, argv: Vec<OsString>, effects: Shared<Effects>) -> Self {
         Invocation {
-            name: Cow::Owned(name.into()),
+            name,
             call_id: None,
             title: None,
             argv,
             arguments: Vec::new(),
-            effects: Cow::Owned(effects),
+            effects,
             trust: None,
             trust_assigned: false,
             checksum: None,
@@ -211,8 +217,8 @@ pub(crate) mod tests {
     }
 
     const ECHO_TOOL: ToolSpec = ToolSpec {
-        name: Borrowed("echo"),
-        title: Borrowed("echo"),
+        name: std::borrow::Cow::Borrowed("echo"),
+        title: std::borrow::Cow::Borrowed("echo"),
         path: Borrowed(&[]),
         description: Borrowed("Print words"),
         effects: Effects::UNKNOWN,

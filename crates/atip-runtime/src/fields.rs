@@ -230,8 +230,8 @@ impl<T: Scalar> ArgValue for ScalarArg<'_, T> {
 }
 
 /// Tells a recording builder which parameter the next value belongs to. Only present values
-/// are announced, and only to a builder that records: a loaded spec's names are owned, and a
-/// copy for every parameter would cost more than the rest of the argv.
+/// are announced, and only to a builder that records; the name is shared with the spec
+/// ([`crate::Shared`]), never copied.
 fn announce(argv: &mut ArgvBuilder, spec: &ParamSpec) {
     if argv.records_values() {
         argv.parameter(spec.name.clone(), spec.is_path());

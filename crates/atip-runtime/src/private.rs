@@ -220,21 +220,21 @@ impl dyn DynCommand + '_ {
     ///
     /// As `try_argv`.
     pub fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError> {
-        use std::borrow::Cow;
+        use crate::Shared;
         let info = self.info();
         let mut b = crate::ArgvBuilder::recorded(info.program);
         self.write_argv_dyn(&mut b);
         let (argv, arguments) = b.finish_recorded()?;
         Ok(crate::Invocation {
-            name: Cow::Borrowed(info.name),
+            name: Shared::Static(info.name),
             call_id: None,
-            title: Some(info.tool.title.clone()),
+            title: Some(info.tool.title.clone().into()),
             argv,
             arguments,
-            effects: Cow::Borrowed(info.effects),
+            effects: Shared::Static(info.effects),
             trust: info.trust,
             trust_assigned: info.trust_assigned,
-            checksum: info.checksum.map(Cow::Borrowed),
+            checksum: info.checksum.map(Shared::Static),
             metadata: None,
             unlisted: None,
         })

@@ -390,7 +390,7 @@ fn param(
     required: bool,
 ) -> ParamSpec {
     ParamSpec {
-        name: Text::Borrowed(name),
+        name: crate::Shared::Static(name),
         description: Text::Borrowed(description),
         kind,
         required,

@@ -7,7 +7,6 @@
 
 #![cfg(unix)]
 
-use std::borrow::Cow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -28,7 +27,7 @@ fn inv(argv: &[&str]) -> Invocation {
 }
 
 fn with_effects(mut i: Invocation, json: &str) -> Invocation {
-    i.effects = Cow::Owned(serde_json::from_str(json).unwrap());
+    i.effects = atip_runtime::Shared::new(serde_json::from_str(json).unwrap());
     i
 }
 

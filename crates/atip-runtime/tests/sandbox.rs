@@ -9,7 +9,6 @@
 
 #![cfg(target_os = "linux")]
 
-use std::borrow::Cow;
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::Path;
@@ -36,7 +35,7 @@ fn lying(script: &str, effects: &str) -> Invocation {
         vec!["bash".into(), "-c".into(), script.into()],
         Effects::UNKNOWN,
     );
-    i.effects = Cow::Owned(serde_json::from_str(effects).unwrap());
+    i.effects = atip_runtime::Shared::new(serde_json::from_str(effects).unwrap());
     i
 }
 

@@ -127,7 +127,7 @@ fn param_spec_tokens(p: &ParamSpec) -> TokenStream {
         }
     };
     if let ArgvForm::Argument(declared) = &p.argv {
-        if *declared != p.name {
+        if **declared != *p.name {
             let declared = Literal::string(declared);
             t.extend(quote!(.declared_as(#declared)));
         }

@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::effects::{Effects, Text};
+use crate::shared::Shared;
 use crate::tool::{ParamSpec, ToolSpec, ValueKind};
 
 use super::{expected, DispatchError, Problem, ToolCall};
@@ -18,7 +19,7 @@ pub struct ToolGroup {
     actions: Vec<(String, ToolSpec)>,
     /// Per action (same order): parameters renamed in the group, as (group name, command's
     /// name).
-    renames: Vec<Vec<(Text, Text)>>,
+    renames: Vec<Vec<(Shared<str>, Shared<str>)>>,
 }
 
 /// Why commands cannot be grouped.
@@ -63,7 +64,7 @@ impl ToolGroup {
             });
         }
         let mut params: Vec<(ParamSpec, Vec<String>)> = Vec::new();
-        let mut renames: Vec<Vec<(Text, Text)>> = Vec::with_capacity(actions.len());
+        let mut renames: Vec<Vec<(Shared<str>, Shared<str>)>> = Vec::with_capacity(actions.len());
         let mut seen_actions: Vec<&str> = Vec::new();
         for (action, spec) in &actions {
             if seen_actions.contains(&action.as_str()) {
@@ -95,14 +96,14 @@ impl ToolGroup {
                     n += 1;
                 }
                 let mut q = p.clone();
-                q.name = Text::Owned(unique.clone());
-                renamed.push((Text::Owned(unique), p.name.clone()));
+                q.name = Shared::from(unique.clone());
+                renamed.push((Shared::from(unique), p.name.clone()));
                 params.push((q, vec![action.clone()]));
             }
             renames.push(renamed);
         }
         let mut union = vec![ParamSpec {
-            name: Text::Borrowed("action"),
+            name: Shared::Static("action"),
             description: Text::Borrowed("Which command to run"),
             kind: ValueKind::Enum,
             required: true,

@@ -1,7 +1,6 @@
 //! [`LoadedTool`]: metadata loaded at run time, dispatched with the same checks and the same
 //! argv writer as generated code.
 
-use std::borrow::Cow;
 use std::ffi::OsString;
 
 use foldhash::HashMap;
@@ -14,6 +13,7 @@ use crate::fields::{Field, JsonArgument};
 use crate::flatten::FlatCommand;
 use crate::load::Document;
 use crate::model::TrustSource;
+use crate::shared::Shared;
 use crate::tool::{ParamSpec, ToolSpec};
 
 use super::{Arguments, DispatchError, Problem, ToolCall};
@@ -23,16 +23,35 @@ use super::{Arguments, DispatchError, Problem, ToolCall};
 /// The [`ToolSpec`]s (one per command) are built once, on first use of
 /// [`LoadedTool::specs`], [`LoadedTool::command`] or [`LoadedTool::invocation`], and kept:
 /// dispatch never rebuilds a spec. [`LoadedTool::definitions_json`] does not need them all,
-/// so compiling a large document's definitions costs only what it writes.
+/// so compiling a large document's definitions costs only what it writes. What every
+/// [`Invocation`] carries (name, title, effects, parameter names, checksum, metadata path) is
+/// [`Shared`] with these, not copied per call.
 #[derive(Debug, Clone)]
 pub struct LoadedTool {
     document: Document,
     program: String,
-    specs: std::sync::OnceLock<Vec<ToolSpec>>,
+    prepared: std::sync::OnceLock<Prepared>,
     index: HashMap<String, usize>,
     assigned_trust: Option<TrustSource>,
-    metadata: Option<String>,
+    metadata: Option<Shared<str>>,
+    checksum: Option<Shared<str>>,
     globals: atip_core::GlobalOptions,
+}
+
+/// What dispatch needs of every command, built once: its spec, and what each of its
+/// invocations shares.
+#[derive(Debug, Clone)]
+struct Prepared {
+    specs: Vec<ToolSpec>,
+    shared: Vec<SharedParts>,
+}
+
+/// The parts of a command every invocation of it carries: name, title, effects.
+#[derive(Debug, Clone)]
+struct SharedParts {
+    name: Shared<str>,
+    title: Shared<str>,
+    effects: Shared<Effects>,
 }
 
 impl LoadedTool {
@@ -44,13 +63,20 @@ impl LoadedTool {
             .enumerate()
             .map(|(i, c)| (c.name.clone(), i))
             .collect();
+        let checksum = document
+            .tool
+            .trust
+            .as_ref()
+            .and_then(|t| t.binary_checksum())
+            .map(|c| Shared::from(c.to_owned()));
         LoadedTool {
             program: program.unwrap_or_else(|| document.tool.name.clone()),
             document,
-            specs: std::sync::OnceLock::new(),
+            prepared: std::sync::OnceLock::new(),
             index,
             assigned_trust: None,
             metadata: None,
+            checksum,
             globals: atip_core::GlobalOptions::All,
         }
     }
@@ -60,7 +86,7 @@ impl LoadedTool {
     #[must_use]
     pub fn global_options(mut self, globals: atip_core::GlobalOptions) -> Self {
         self.globals = globals;
-        self.specs = std::sync::OnceLock::new();
+        self.prepared = std::sync::OnceLock::new();
         self
     }
 
@@ -91,7 +117,7 @@ impl LoadedTool {
     /// by metadata location (the runtime's trust rules).
     #[must_use]
     pub fn metadata_path(mut self, path: impl Into<String>) -> Self {
-        self.metadata = Some(path.into());
+        self.metadata = Some(Shared::from(path.into()));
         self
     }
 
@@ -105,15 +131,15 @@ impl LoadedTool {
 
     /// `trust.integrity.checksum` (or 0.4's `trust.checksum`): what the binary must hash to.
     pub fn checksum(&self) -> Option<&str> {
-        self.document.tool.trust.as_ref()?.binary_checksum()
+        self.checksum.as_deref()
     }
 
     /// The trust, checksum and metadata location every invocation of this tool carries.
     fn stamp(&self, invocation: &mut Invocation) {
         invocation.trust = self.trust();
         invocation.trust_assigned = self.assigned_trust.is_some();
-        invocation.checksum = self.checksum().map(|c| Cow::Owned(c.to_owned()));
-        invocation.metadata = self.metadata.clone().map(Cow::Owned);
+        invocation.checksum.clone_from(&self.checksum);
+        invocation.metadata.clone_from(&self.metadata);
     }
 
     /// The document.
@@ -124,12 +150,27 @@ impl LoadedTool {
     /// What a model sees of each command — one [`ToolSpec`], one provider tool, per command —
     /// in declaration order (built on first call, then kept).
     pub fn specs(&self) -> &[ToolSpec] {
-        self.specs.get_or_init(|| {
-            self.document
+        &self.prepared().specs
+    }
+
+    /// Every command's spec and shared effects (built on first call, then kept).
+    fn prepared(&self) -> &Prepared {
+        self.prepared.get_or_init(|| {
+            let specs: Vec<ToolSpec> = self
+                .document
                 .commands
                 .iter()
                 .map(|c| self.spec_of(c))
-                .collect()
+                .collect();
+            let shared = specs
+                .iter()
+                .map(|s| SharedParts {
+                    name: Shared::from(s.name.as_ref().to_owned()),
+                    title: Shared::from(s.title.as_ref().to_owned()),
+                    effects: Shared::new(s.effects.clone()),
+                })
+                .collect();
+            Prepared { specs, shared }
         })
     }
 
@@ -162,8 +203,8 @@ impl LoadedTool {
     /// [`crate::providers::tool_definitions_json`] over [`LoadedTool::specs`], written one
     /// command at a time without building every spec first.
     pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
-        if let Some(specs) = self.specs.get() {
-            return crate::providers::tool_definitions_json(specs, provider);
+        if let Some(prepared) = self.prepared.get() {
+            return crate::providers::tool_definitions_json(&prepared.specs, provider);
         }
         // The text is as large as the document: grown by estimate, not by doubling, so that
         // it never holds much more than it needs.
@@ -261,15 +302,19 @@ impl LoadedTool {
         i: usize,
         checked: &Arguments<'_>,
     ) -> Result<Invocation, crate::ArgvError> {
-        let (cmd, spec) = (&self.document.commands[i], &self.specs()[i]);
+        let prepared = self.prepared();
+        let spec = &prepared.specs[i];
         let (argv, arguments) = json_argv(
             ArgvBuilder::recorded(self.program.as_str()),
             spec,
             |i, _| JsonArgument(checked.value(i)),
         )?;
-        let mut invocation = Invocation::new(cmd.name.clone(), argv, cmd.effects.clone());
-        invocation.title = Some(spec.title.clone().into_owned().into());
-        invocation.arguments = arguments;
+        let shared = &prepared.shared[i];
+        let mut invocation = Invocation {
+            title: Some(shared.title.clone()),
+            arguments,
+            ..Invocation::shared(shared.name.clone(), argv, shared.effects.clone())
+        };
         self.stamp(&mut invocation);
         Ok(invocation)
     }

@@ -16,7 +16,7 @@ fn with_args(mut i: Invocation, args: &[(&'static str, &str, bool)]) -> Invocati
     i.arguments = args
         .iter()
         .map(|(p, v, path)| ArgumentValue {
-            param: Cow::Borrowed(p),
+            param: crate::Shared::Static(p),
             value: (*v).into(),
             path: *path,
         })
@@ -211,7 +211,7 @@ fn command_patterns_match_flattened_names_and_paths() {
     };
     let titled = |name: &str, title: &'static str| {
         let mut i = inv(name, KNOWN_SAFE, None);
-        i.title = Some(Cow::Borrowed(title));
+        i.title = Some(crate::Shared::Static(title));
         i
     };
     assert_eq!(p.evaluate(&titled("git_log", "git log")), Decision::Allow);
@@ -243,7 +243,7 @@ fn command_patterns_match_flattened_names_and_paths() {
         r#"{"destructive": false, "reversible": true}"#,
         None,
     );
-    lying.title = Some(Cow::Borrowed("git push force"));
+    lying.title = Some(crate::Shared::Static("git push force"));
     assert!(matches!(p.evaluate(&lying), Decision::Deny(_)));
     assert!(name_matches("a[bc]d", "acd") && !name_matches("a?", "abc"));
     assert!(
@@ -258,8 +258,8 @@ fn patterns_and_rules_that_match_nothing_are_errors() {
     let params: &'static [ParamSpec] =
         Box::leak(Box::new([ParamSpec::flag("short", "", "--short")]));
     let status = ToolSpec {
-        name: Cow::Borrowed("git_status"),
-        title: Cow::Borrowed("git status"),
+        name: std::borrow::Cow::Borrowed("git_status"),
+        title: std::borrow::Cow::Borrowed("git status"),
         path: Cow::Borrowed(&[]),
         description: Cow::Borrowed(""),
         effects: Effects::UNKNOWN,

@@ -1,8 +1,6 @@
 //! Helpers shared by the runtime's test binaries that need them.
 #![allow(dead_code)] // each binary uses part of it
 
-use std::borrow::Cow;
-
 use atip_runtime::{Effects, Invocation};
 
 /// An invocation of `argv` named `test_<program>`, with the effects given as JSON and the
@@ -13,7 +11,7 @@ pub fn call(id: &str, argv: &[&str], effects: &str) -> Invocation {
         argv.iter().map(Into::into).collect(),
         Effects::UNKNOWN,
     );
-    i.effects = Cow::Owned(serde_json::from_str::<Effects>(effects).unwrap());
+    i.effects = atip_runtime::Shared::new(serde_json::from_str::<Effects>(effects).unwrap());
     i.call_id = Some(id.to_owned());
     i
 }
