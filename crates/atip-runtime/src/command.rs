@@ -217,8 +217,8 @@ pub(crate) mod tests {
     }
 
     const ECHO_TOOL: ToolSpec = ToolSpec {
-        name: std::borrow::Cow::Borrowed("echo"),
-        title: std::borrow::Cow::Borrowed("echo"),
+        name: Borrowed("echo"),
+        title: Borrowed("echo"),
         path: Borrowed(&[]),
         description: Borrowed("Print words"),
         effects: Effects::UNKNOWN,

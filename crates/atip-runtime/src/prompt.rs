@@ -97,8 +97,8 @@ mod tests {
 
     fn tool(name: &'static str, description: &'static str, effects: &str) -> ToolSpec {
         ToolSpec {
-            name: std::borrow::Cow::Borrowed(name),
-            title: std::borrow::Cow::Borrowed(name),
+            name: Cow::Borrowed(name),
+            title: Cow::Borrowed(name),
             path: Cow::Borrowed(&[]),
             description: Cow::Borrowed(description),
             effects: serde_json::from_str(effects).unwrap(),

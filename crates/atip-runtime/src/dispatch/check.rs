@@ -747,8 +747,8 @@ mod tests {
     #[test]
     fn a_string_field_is_taken_from_its_slot() {
         let spec = ToolSpec {
-            name: std::borrow::Cow::Borrowed("t"),
-            title: std::borrow::Cow::Borrowed("t"),
+            name: Cow::Borrowed("t"),
+            title: Cow::Borrowed("t"),
             path: Cow::Borrowed(&[]),
             description: Cow::Borrowed(""),
             effects: crate::Effects::UNKNOWN,

@@ -96,8 +96,9 @@ impl ToolGroup {
                     n += 1;
                 }
                 let mut q = p.clone();
-                q.name = Shared::from(unique.clone());
-                renamed.push((Shared::from(unique), p.name.clone()));
+                let unique = Shared::from(unique);
+                q.name = unique.clone();
+                renamed.push((unique, p.name.clone()));
                 params.push((q, vec![action.clone()]));
             }
             renames.push(renamed);

@@ -258,8 +258,8 @@ fn patterns_and_rules_that_match_nothing_are_errors() {
     let params: &'static [ParamSpec] =
         Box::leak(Box::new([ParamSpec::flag("short", "", "--short")]));
     let status = ToolSpec {
-        name: std::borrow::Cow::Borrowed("git_status"),
-        title: std::borrow::Cow::Borrowed("git status"),
+        name: Cow::Borrowed("git_status"),
+        title: Cow::Borrowed("git status"),
         path: Cow::Borrowed(&[]),
         description: Cow::Borrowed(""),
         effects: Effects::UNKNOWN,
