@@ -227,12 +227,6 @@ impl From<Cow<'static, str>> for Shared<str> {
     }
 }
 
-impl From<&Shared<str>> for String {
-    fn from(value: &Shared<str>) -> Self {
-        value.get().to_owned()
-    }
-}
-
 impl From<Shared<str>> for String {
     fn from(value: Shared<str>) -> Self {
         value.get().to_owned()

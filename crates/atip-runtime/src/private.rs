@@ -226,17 +226,16 @@ impl dyn DynCommand + '_ {
         self.write_argv_dyn(&mut b);
         let (argv, arguments) = b.finish_recorded()?;
         Ok(crate::Invocation {
-            name: Shared::Static(info.name),
-            call_id: None,
             title: Some(info.tool.title.clone().into()),
-            argv,
             arguments,
-            effects: Shared::Static(info.effects),
             trust: info.trust,
             trust_assigned: info.trust_assigned,
             checksum: info.checksum.map(Shared::Static),
-            metadata: None,
-            unlisted: None,
+            ..crate::Invocation::shared(
+                Shared::Static(info.name),
+                argv,
+                Shared::Static(info.effects),
+            )
         })
     }
 }

@@ -68,7 +68,7 @@ impl LoadedTool {
             .trust
             .as_ref()
             .and_then(|t| t.binary_checksum())
-            .map(|c| Shared::from(c.to_owned()));
+            .map(|c| Shared::Counted(c.into()));
         LoadedTool {
             program: program.unwrap_or_else(|| document.tool.name.clone()),
             document,
@@ -165,8 +165,8 @@ impl LoadedTool {
             let shared = specs
                 .iter()
                 .map(|s| SharedParts {
-                    name: Shared::from(s.name.as_ref().to_owned()),
-                    title: Shared::from(s.title.as_ref().to_owned()),
+                    name: Shared::Counted(s.name.as_ref().into()),
+                    title: Shared::Counted(s.title.as_ref().into()),
                     effects: Shared::new(s.effects.clone()),
                 })
                 .collect();
