@@ -59,7 +59,7 @@ fn generated_definitions_are_byte_identical_to_the_run_time_path() {
         assert_eq!(
             tools,
             rt.specs(),
-            "{file}: const TOOL == ToolSpec::from_flat"
+            "{file}: generated spec table == ToolSpec::from_flat"
         );
         for provider in Provider::ALL {
             let text = definitions(provider);
@@ -97,18 +97,18 @@ fn schemas_option_generates_the_same_json_as_constants() {
 
 #[test]
 fn one_command_definition_comes_from_its_tool_spec() {
-    let v = tool_definition(&git::Clean::TOOL, Provider::Anthropic);
+    let v = tool_definition(git::Clean::tool(), Provider::Anthropic);
     assert_eq!(v["name"], json!("git_clean"));
     assert!(v["description"]
         .as_str()
         .unwrap()
         .ends_with("[⚠️ DESTRUCTIVE | ⚠️ NOT REVERSIBLE]"));
-    let v = tool_definition(&git::Clean::TOOL, Provider::Mcp);
+    let v = tool_definition(git::Clean::tool(), Provider::Mcp);
     assert_eq!(
         v["annotations"],
         json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
     );
-    let v = tool_definition(&ls::Ls::TOOL, Provider::OpenAi);
+    let v = tool_definition(ls::Ls::tool(), Provider::OpenAi);
     assert!(v["function"]["description"]
         .as_str()
         .unwrap()
@@ -119,7 +119,7 @@ fn one_command_definition_comes_from_its_tool_spec() {
         .iter()
         .position(|n| *n == "git_clean")
         .unwrap();
-    assert_eq!(all[i], tool_definition(&git::Clean::TOOL, Provider::Mcp));
+    assert_eq!(all[i], tool_definition(git::Clean::tool(), Provider::Mcp));
 }
 
 fn call(name: &str, args: Value) -> ToolCall {

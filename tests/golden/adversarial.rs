@@ -198,42 +198,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["type"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird type"),
-            path: Borrowed(&[Borrowed("type")]),
-            description: Borrowed("A Rust keyword as a command"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument("in", "argument 'in'", ValueKind::String)
-                        .required(),
-                    ParamSpec::argument("self", "argument 'self'", ValueKind::String)
-                        .required(),
-                    ParamSpec::argument("Self", "argument 'Self'", ValueKind::String),
-                    GLOBAL_TYPE,
-                    ParamSpec::option(
-                        "crate",
-                        "option 'crate'",
-                        ValueKind::String,
-                        "--crate",
-                    ),
-                    ParamSpec::option(
-                        "super",
-                        "option 'super'",
-                        ValueKind::String,
-                        "--super",
-                    ),
-                    ParamSpec::option(
-                        "_",
-                        "option '_'",
-                        ValueKind::String,
-                        "--underscore",
-                    ),
-                    ParamSpec::flag("verbose", "option 'verbose'", "--verbose"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -337,33 +304,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["self"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird self"),
-            path: Borrowed(&[Borrowed("self")]),
-            description: Borrowed("Another keyword"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    GLOBAL_TYPE,
-                    GLOBAL_VERBOSE,
-                    ParamSpec::option("new", "option 'new'", ValueKind::String, "--new"),
-                    ParamSpec::option(
-                        "argv",
-                        "option 'argv'",
-                        ValueKind::String,
-                        "--argv",
-                    ),
-                    ParamSpec::flag("clone", "option 'clone'", "--clone"),
-                    ParamSpec::option(
-                        "value",
-                        "option 'value'",
-                        ValueKind::String,
-                        "--value",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[1]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -427,14 +370,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["call"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird call"),
-            path: Borrowed(&[Borrowed("call")]),
-            description: Borrowed("Named like the generated Call enum"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[2]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -485,14 +423,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["option"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird option"),
-            path: Borrowed(&[Borrowed("option")]),
-            description: Borrowed("Named like a prelude type"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[3]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -543,14 +476,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["result"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird result"),
-            path: Borrowed(&[Borrowed("result")]),
-            description: Borrowed("Named like a prelude type"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[4]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -601,14 +529,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["string"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird string"),
-            path: Borrowed(&[Borrowed("string")]),
-            description: Borrowed("Named like a prelude type"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[5]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -659,14 +582,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["vec"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird vec"),
-            path: Borrowed(&[Borrowed("vec")]),
-            description: Borrowed("Named like a prelude type"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[6]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -717,14 +635,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["effects"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird effects"),
-            path: Borrowed(&[Borrowed("effects")]),
-            description: Borrowed("Named like the effects table"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[7]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -797,26 +710,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["2fa"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird 2fa"),
-            path: Borrowed(&[Borrowed("2fa")]),
-            description: Borrowed("Starts with a digit"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    GLOBAL_TYPE,
-                    GLOBAL_VERBOSE,
-                    ParamSpec::option(
-                        "_1st",
-                        "option '1st'",
-                        ValueKind::Integer,
-                        "--1st",
-                    ),
-                    ParamSpec::flag("_9", "option '9'", "-9"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[8]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose, &self._1st, &self._9]);
         }
@@ -875,22 +771,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["ünïcode"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird ünïcode"),
-            path: Borrowed(&[Borrowed("ünïcode")]),
-            description: Borrowed("Non-ASCII name"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument("_ame", "argument 'ñame'", ValueKind::String)
-                        .declared_as("ñame")
-                        .required(),
-                    GLOBAL_TYPE,
-                    GLOBAL_VERBOSE,
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[9]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.uf1_ame, &self.globals.r#type, &self.globals.verbose]);
         }
@@ -942,14 +825,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["a.b"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird a.b"),
-            path: Borrowed(&[Borrowed("a.b")]),
-            description: Borrowed("Dot in the name"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[10]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -1000,14 +878,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["list_all"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird list_all"),
-            path: Borrowed(&[Borrowed("list_all")]),
-            description: Borrowed("Underscore in the name"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[11]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -1058,14 +931,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["list-all"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird list-all"),
-            path: Borrowed(&[Borrowed("list-all")]),
-            description: Borrowed("Dash in the name; camel-cases like list_all"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_TYPE, GLOBAL_VERBOSE]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[12]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.r#type, &self.globals.verbose]);
         }
@@ -1354,68 +1222,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["enums"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird enums"),
-            path: Borrowed(&[Borrowed("enums")]),
-            description: Borrowed(
-                "Ends a comment */ opens an attribute #[x] has `backticks` \"quotes\" \\ a backslash, emoji 🚀, a bidi override \u{202e} here, [HOST/]OWNER <dir> and https://example.com/x.\r\nSecond line /* unclosed",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument("files", "argument 'files'", ValueKind::File)
-                        .required()
-                        .multiple(),
-                    GLOBAL_TYPE,
-                    GLOBAL_VERBOSE,
-                    ParamSpec::option("mode", "option 'mode'", ValueKind::Enum, "--mode")
-                        .values(
-                            &[
-                                Borrowed(""),
-                                Borrowed("a"),
-                                Borrowed("A"),
-                                Borrowed("blue-green"),
-                                Borrowed("1"),
-                                Borrowed("1.5"),
-                                Borrowed(">="),
-                                Borrowed("<="),
-                                Borrowed("Self"),
-                                Borrowed("self"),
-                            ],
-                        ),
-                    ParamSpec::option(
-                            "level",
-                            "option 'level'",
-                            ValueKind::Enum,
-                            "--level",
-                        )
-                        .values(&[Borrowed("1"), Borrowed("2"), Borrowed("3")]),
-                    ParamSpec::option(
-                            "count",
-                            "option 'count'",
-                            ValueKind::Integer,
-                            "--count",
-                        )
-                        .values(&[Borrowed("10"), Borrowed("20")]),
-                    ParamSpec::option("tags", "option 'tags'", ValueKind::Enum, "--tag")
-                        .multiple()
-                        .values(&[Borrowed("x"), Borrowed("y")]),
-                    ParamSpec::flag("dry_run", "option 'dry-run'", "--dry-run"),
-                    ParamSpec::flag("dryRun", "option 'dryRun'", "--dry-run-2"),
-                    ParamSpec::option(
-                            "ratio",
-                            "option 'ratio'",
-                            ValueKind::Number,
-                            "--ratio",
-                        )
-                        .default("0.5"),
-                    ParamSpec::option("home", "option 'home'", ValueKind::Url, "--home"),
-                    ParamSpec::short_option("out", "option 'out'", ValueKind::File, "-o")
-                        .required(),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[13]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1521,25 +1330,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["group"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird group"),
-            path: Borrowed(&[Borrowed("group")]),
-            description: Borrowed("The group itself"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    GLOBAL_VERBOSE,
-                    GROUP_TYPE,
-                    ParamSpec::option(
-                        "depth",
-                        "option 'depth'",
-                        ValueKind::Integer,
-                        "--depth-own",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[14]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.verbose, &self.r#type, &self.depth]);
         }
@@ -1666,23 +1459,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["group", "inner"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("weird group inner"),
-            path: Borrowed(&[Borrowed("group"), Borrowed("inner")]),
-            description: Borrowed("Inherits --type-in-group and --depth"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument("rest", "argument 'rest'", ValueKind::String)
-                        .required()
-                        .multiple(),
-                    GLOBAL_VERBOSE,
-                    GROUP_TYPE,
-                    GROUP_DEPTH,
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[15]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1707,35 +1486,6 @@ mod atip_generated {
             &mut self.group_options
         }
     }
-    /// The option `--type`, shared by every command that has it.
-    const GLOBAL_TYPE: ParamSpec = ParamSpec::option(
-            "type",
-            "option 'type'",
-            ValueKind::String,
-            "--type",
-        )
-        .global();
-    /// The option `-v`, shared by every command that has it.
-    const GLOBAL_VERBOSE: ParamSpec = ParamSpec::flag(
-            "verbose",
-            "option 'verbose'",
-            "-v",
-        )
-        .global();
-    /// The option `--type-in-group`, shared by every command that has it.
-    const GROUP_TYPE: ParamSpec = ParamSpec::option(
-        "type",
-        "option 'type'",
-        ValueKind::String,
-        "--type-in-group",
-    );
-    /// The option `--depth`, shared by every command that has it.
-    const GROUP_DEPTH: ParamSpec = ParamSpec::option(
-        "depth",
-        "option 'depth'",
-        ValueKind::Integer,
-        "--depth",
-    );
     /// The merged effects of `weird_type`, `weird_self`, `weird_call`, `weird_option`, `weird_result`, `weird_string`, `weird_vec`, `weird_effects`, `weird_2fa`, `weird__n_code`, `weird_a_b`, `weird_list_all`, `weird_list-all`, `weird_group`, `weird_group_inner`.
     const E0: Effects = Effects::UNKNOWN.with_network(false);
     /// The merged effects of `weird_enums`.
@@ -2023,26 +1773,30 @@ mod atip_generated {
             Call::GroupInner(command)
         }
     }
-    /// What a model sees of every command of `weird`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(
-        &[
-            ToolTable::spec_of::<Type>,
-            ToolTable::spec_of::<SelfCommand>,
-            ToolTable::spec_of::<CallCommand>,
-            ToolTable::spec_of::<OptionCommand>,
-            ToolTable::spec_of::<ResultCommand>,
-            ToolTable::spec_of::<StringCommand>,
-            ToolTable::spec_of::<VecCommand>,
-            ToolTable::spec_of::<EffectsCommand>,
-            ToolTable::spec_of::<_2fa>,
-            ToolTable::spec_of::<UfcNUefCode>,
-            ToolTable::spec_of::<AB>,
-            ToolTable::spec_of::<ListAll>,
-            ToolTable::spec_of::<ListAll2>,
-            ToolTable::spec_of::<Enums>,
-            ToolTable::spec_of::<Group>,
-            ToolTable::spec_of::<GroupInner>,
-        ],
+    /// What a model sees of every command of `weird`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[
+["type","option 'type'","string","joined","--type",4],
+["verbose","option 'verbose'","boolean","flag","-v",4],
+["type","option 'type'","string","joined","--type-in-group",0]],
+[
+["weird type",["type"],"A Rust keyword as a command",[["in","argument 'in'","string","argument","in",1],["self","argument 'self'","string","argument","self",1],["Self","argument 'Self'","string","argument","Self",0],0,["crate","option 'crate'","string","joined","--crate",0],["super","option 'super'","string","joined","--super",0],["_","option '_'","string","joined","--underscore",0],["verbose","option 'verbose'","boolean","flag","--verbose",0]]],
+["weird self",["self"],"Another keyword",[0,1,["new","option 'new'","string","joined","--new",0],["argv","option 'argv'","string","joined","--argv",0],["clone","option 'clone'","boolean","flag","--clone",0],["value","option 'value'","string","joined","--value",0]]],
+["weird call",["call"],"Named like the generated Call enum",[0,1]],
+["weird option",["option"],"Named like a prelude type",[0,1]],
+["weird result",["result"],"Named like a prelude type",[0,1]],
+["weird string",["string"],"Named like a prelude type",[0,1]],
+["weird vec",["vec"],"Named like a prelude type",[0,1]],
+["weird effects",["effects"],"Named like the effects table",[0,1]],
+["weird 2fa",["2fa"],"Starts with a digit",[0,1,["_1st","option '1st'","integer","joined","--1st",0],["_9","option '9'","boolean","flag","-9",0]]],
+["weird ünïcode",["ünïcode"],"Non-ASCII name",[["_ame","argument 'ñame'","string","argument","ñame",1],0,1]],
+["weird a.b",["a.b"],"Dot in the name",[0,1]],
+["weird list_all",["list_all"],"Underscore in the name",[0,1]],
+["weird list-all",["list-all"],"Dash in the name; camel-cases like list_all",[0,1]],
+["weird enums",["enums"],"Ends a comment */ opens an attribute #[x] has `backticks` \"quotes\" \\ a backslash, emoji 🚀, a bidi override \u202e here, [HOST/]OWNER <dir> and https://example.com/x.\r\nSecond line /* unclosed",[["files","argument 'files'","file","argument","files",3],0,1,["mode","option 'mode'","enum","joined","--mode",0,["","a","A","blue-green","1","1.5",">=","<=","Self","self"]],["level","option 'level'","enum","joined","--level",0,["1","2","3"]],["count","option 'count'","integer","joined","--count",0,["10","20"]],["tags","option 'tags'","enum","joined","--tag",2,["x","y"]],["dry_run","option 'dry-run'","boolean","flag","--dry-run",0],["dryRun","option 'dryRun'","boolean","flag","--dry-run-2",0],["ratio","option 'ratio'","number","joined","--ratio",0,null,"0.5"],["home","option 'home'","url","joined","--home",0],["out","option 'out'","file","separate","-o",1]]],
+["weird group",["group"],"The group itself",[1,2,["depth","option 'depth'","integer","joined","--depth-own",0]]],
+["weird group inner",["group","inner"],"Inherits --type-in-group and --depth",[["rest","argument 'rest'","string","argument","rest",3],1,2,["depth","option 'depth'","integer","joined","--depth",0]]]]]"#,
+        EFFECTS,
     );
     /// Merged effects of every command of `weird`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[

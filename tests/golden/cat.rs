@@ -112,36 +112,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("cat"),
-            path: Borrowed(&[]),
-            description: Borrowed("Print the contents of files, one after another"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument("files", "Files to print", ValueKind::File)
-                        .required()
-                        .multiple(),
-                    ParamSpec::flag("number", "Number all output lines", "--number"),
-                    ParamSpec::flag(
-                        "number_nonblank",
-                        "Number non-empty output lines only",
-                        "--number-nonblank",
-                    ),
-                    ParamSpec::flag(
-                        "show_ends",
-                        "Display $ at the end of each line",
-                        "--show-ends",
-                    ),
-                    ParamSpec::flag(
-                        "squeeze_blank",
-                        "Suppress repeated empty lines",
-                        "--squeeze-blank",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -279,8 +252,13 @@ mod atip_generated {
             Call::Cat(command)
         }
     }
-    /// What a model sees of every command of `cat`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Cat>]);
+    /// What a model sees of every command of `cat`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[],
+[
+["cat",[],"Print the contents of files, one after another",[["files","Files to print","file","argument","files",3],["number","Number all output lines","boolean","flag","--number",0],["number_nonblank","Number non-empty output lines only","boolean","flag","--number-nonblank",0],["show_ends","Display $ at the end of each line","boolean","flag","--show-ends",0],["squeeze_blank","Suppress repeated empty lines","boolean","flag","--squeeze-blank",0]]]]]"#,
+        EFFECTS,
+    );
     /// Merged effects of every command of `cat`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[(Cat::NAME, Cat::EFFECTS)];
     /// Every command of `cat` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.

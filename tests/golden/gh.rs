@@ -69,25 +69,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["auth", "status"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh auth status"),
-            path: Borrowed(&[Borrowed("auth"), Borrowed("status")]),
-            description: Borrowed(
-                "Show which accounts gh is logged in to, and their scopes",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::option(
-                        "hostname",
-                        "Check only this GitHub host",
-                        ValueKind::String,
-                        "--hostname",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.hostname]);
         }
@@ -140,25 +124,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["auth", "token"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh auth token"),
-            path: Borrowed(&[Borrowed("auth"), Borrowed("token")]),
-            description: Borrowed(
-                "Print the authentication token gh uses for a host (a secret: the runtime redacts it)",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::option(
-                        "hostname",
-                        "The host whose token to print",
-                        ValueKind::String,
-                        "--hostname",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[1]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.hostname]);
         }
@@ -340,59 +308,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["pr", "list"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh pr list"),
-            path: Borrowed(&[Borrowed("pr"), Borrowed("list")]),
-            description: Borrowed("List pull requests of a repository"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    PR_REPO,
-                    ParamSpec::option(
-                            "state",
-                            "Filter by state",
-                            ValueKind::Enum,
-                            "--state",
-                        )
-                        .values(
-                            &[
-                                Borrowed("open"),
-                                Borrowed("closed"),
-                                Borrowed("merged"),
-                                Borrowed("all"),
-                            ],
-                        )
-                        .default("open"),
-                    ParamSpec::option(
-                            "limit",
-                            "Maximum number of pull requests to fetch",
-                            ValueKind::Integer,
-                            "--limit",
-                        )
-                        .default("30"),
-                    ParamSpec::option(
-                            "label",
-                            "Filter by label",
-                            ValueKind::String,
-                            "--label",
-                        )
-                        .multiple(),
-                    ParamSpec::option(
-                        "author",
-                        "Filter by author",
-                        ValueKind::String,
-                        "--author",
-                    ),
-                    ParamSpec::option(
-                        "json",
-                        "Output JSON with these comma-separated fields",
-                        ValueKind::String,
-                        "--json",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[2]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -488,30 +406,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["pr", "view"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh pr view"),
-            path: Borrowed(&[Borrowed("pr"), Borrowed("view")]),
-            description: Borrowed("Show a pull request: title, body, state, checks"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "number",
-                        "Number, URL or branch (default: the pull request of the current branch)",
-                        ValueKind::String,
-                    ),
-                    PR_REPO,
-                    ParamSpec::flag("comments", "Also show the comments", "--comments"),
-                    ParamSpec::option(
-                        "json",
-                        "Output JSON with these comma-separated fields",
-                        ValueKind::String,
-                        "--json",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[3]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.pr_options.repo, &self.comments, &self.json]);
         }
@@ -627,53 +524,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["pr", "create"];
         const EFFECTS: Effects = E2;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh pr create"),
-            path: Borrowed(&[Borrowed("pr"), Borrowed("create")]),
-            description: Borrowed("Open a pull request from the current branch"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    PR_REPO,
-                    ParamSpec::option(
-                            "title",
-                            "Title of the pull request",
-                            ValueKind::String,
-                            "--title",
-                        )
-                        .required(),
-                    ParamSpec::option(
-                            "body",
-                            "Body of the pull request",
-                            ValueKind::String,
-                            "--body",
-                        )
-                        .required(),
-                    ParamSpec::option(
-                        "base",
-                        "Branch to merge into (default: the repository's default branch)",
-                        ValueKind::String,
-                        "--base",
-                    ),
-                    ParamSpec::flag("draft", "Open as a draft", "--draft"),
-                    ParamSpec::option(
-                            "label",
-                            "Add labels by name",
-                            ValueKind::String,
-                            "--label",
-                        )
-                        .multiple(),
-                    ParamSpec::option(
-                            "reviewer",
-                            "Request reviews from people or teams by handle",
-                            ValueKind::String,
-                            "--reviewer",
-                        )
-                        .multiple(),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[4]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -800,39 +653,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["pr", "merge"];
         const EFFECTS: Effects = E3;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh pr merge"),
-            path: Borrowed(&[Borrowed("pr"), Borrowed("merge")]),
-            description: Borrowed("Merge a pull request"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "number",
-                            "Number, URL or branch of the pull request",
-                            ValueKind::String,
-                        )
-                        .required(),
-                    PR_REPO,
-                    ParamSpec::option(
-                            "method",
-                            "How to merge (gh spells it --merge, --rebase or --squash; this shim takes one choice)",
-                            ValueKind::Enum,
-                            "--method",
-                        )
-                        .required()
-                        .values(
-                            &[Borrowed("merge"), Borrowed("rebase"), Borrowed("squash")],
-                        ),
-                    ParamSpec::flag(
-                        "delete_branch",
-                        "Delete the local and remote branch after merging",
-                        "--delete-branch",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[5]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[&self.number, &self.pr_options.repo, &self.method, &self.delete_branch],
@@ -905,30 +728,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["pr", "close"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh pr close"),
-            path: Borrowed(&[Borrowed("pr"), Borrowed("close")]),
-            description: Borrowed("Close a pull request without merging"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "number",
-                            "Number, URL or branch of the pull request",
-                            ValueKind::String,
-                        )
-                        .required(),
-                    PR_REPO,
-                    ParamSpec::option(
-                        "comment",
-                        "Leave a closing comment",
-                        ValueKind::String,
-                        "--comment",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[6]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.pr_options.repo, &self.comment]);
         }
@@ -1105,46 +907,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["issue", "list"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh issue list"),
-            path: Borrowed(&[Borrowed("issue"), Borrowed("list")]),
-            description: Borrowed("List issues of a repository"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ISSUE_REPO,
-                    ParamSpec::option(
-                            "state",
-                            "Filter by state",
-                            ValueKind::Enum,
-                            "--state",
-                        )
-                        .values(&[Borrowed("open"), Borrowed("closed"), Borrowed("all")])
-                        .default("open"),
-                    ParamSpec::option(
-                            "limit",
-                            "Maximum number of issues to fetch",
-                            ValueKind::Integer,
-                            "--limit",
-                        )
-                        .default("30"),
-                    ParamSpec::option(
-                            "label",
-                            "Filter by label",
-                            ValueKind::String,
-                            "--label",
-                        )
-                        .multiple(),
-                    ParamSpec::option(
-                        "search",
-                        "Search issues with a GitHub query",
-                        ValueKind::String,
-                        "--search",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[7]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1246,46 +1011,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["issue", "create"];
         const EFFECTS: Effects = E4;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh issue create"),
-            path: Borrowed(&[Borrowed("issue"), Borrowed("create")]),
-            description: Borrowed("Open an issue"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ISSUE_REPO,
-                    ParamSpec::option(
-                            "title",
-                            "Title of the issue",
-                            ValueKind::String,
-                            "--title",
-                        )
-                        .required(),
-                    ParamSpec::option(
-                            "body",
-                            "Body of the issue",
-                            ValueKind::String,
-                            "--body",
-                        )
-                        .required(),
-                    ParamSpec::option(
-                            "label",
-                            "Add labels by name",
-                            ValueKind::String,
-                            "--label",
-                        )
-                        .multiple(),
-                    ParamSpec::option(
-                            "assignee",
-                            "Assign people by login; @me assigns yourself",
-                            ValueKind::String,
-                            "--assignee",
-                        )
-                        .multiple(),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[8]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1359,31 +1087,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["issue", "comment"];
         const EFFECTS: Effects = E5;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh issue comment"),
-            path: Borrowed(&[Borrowed("issue"), Borrowed("comment")]),
-            description: Borrowed("Add a comment to an issue"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "number",
-                            "Number or URL of the issue",
-                            ValueKind::String,
-                        )
-                        .required(),
-                    ISSUE_REPO,
-                    ParamSpec::option(
-                            "body",
-                            "The comment's text",
-                            ValueKind::String,
-                            "--body",
-                        )
-                        .required(),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[9]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.number, &self.issue_options.repo, &self.body]);
         }
@@ -1454,28 +1160,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["repo", "view"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh repo view"),
-            path: Borrowed(&[Borrowed("repo"), Borrowed("view")]),
-            description: Borrowed("Show a repository's description and README"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "repository",
-                        "OWNER/REPO or URL (default: the repository of the current directory)",
-                        ValueKind::String,
-                    ),
-                    ParamSpec::option(
-                        "json",
-                        "Output JSON with these comma-separated fields",
-                        ValueKind::String,
-                        "--json",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[10]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repository, &self.json]);
         }
@@ -1535,28 +1222,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["repo", "clone"];
         const EFFECTS: Effects = E6;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh repo clone"),
-            path: Borrowed(&[Borrowed("repo"), Borrowed("clone")]),
-            description: Borrowed("Clone a repository into a new directory"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "repository",
-                            "OWNER/REPO or URL",
-                            ValueKind::String,
-                        )
-                        .required(),
-                    ParamSpec::argument(
-                        "directory",
-                        "Directory to clone into (default: the repository's name)",
-                        ValueKind::Directory,
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[11]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repository, &self.directory]);
         }
@@ -1617,30 +1285,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["repo", "delete"];
         const EFFECTS: Effects = E7;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("gh repo delete"),
-            path: Borrowed(&[Borrowed("repo"), Borrowed("delete")]),
-            description: Borrowed(
-                "Delete a repository on GitHub, with its issues, pull requests and wiki",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "repository",
-                            "OWNER/REPO to delete",
-                            ValueKind::String,
-                        )
-                        .required(),
-                    ParamSpec::flag(
-                        "yes",
-                        "Skip gh's own confirmation prompt (required without a terminal)",
-                        "--yes",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[12]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.repository, &self.yes]);
         }
@@ -1651,20 +1298,6 @@ mod atip_generated {
             }
         }
     }
-    /// The option `--repo`, shared by every command that has it.
-    const PR_REPO: ParamSpec = ParamSpec::option(
-        "repo",
-        "Repository as OWNER/REPO (default: the repository of the current directory)",
-        ValueKind::String,
-        "--repo",
-    );
-    /// The option `--repo`, shared by every command that has it.
-    const ISSUE_REPO: ParamSpec = ParamSpec::option(
-        "repo",
-        "Repository as OWNER/REPO (default: the repository of the current directory)",
-        ValueKind::String,
-        "--repo",
-    );
     /// The merged effects of `gh_auth_status`, `gh_auth_token`.
     const E0: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
@@ -2072,23 +1705,29 @@ mod atip_generated {
             Call::RepoDelete(command)
         }
     }
-    /// What a model sees of every command of `gh`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(
-        &[
-            ToolTable::spec_of::<AuthStatus>,
-            ToolTable::spec_of::<AuthToken>,
-            ToolTable::spec_of::<PrList>,
-            ToolTable::spec_of::<PrView>,
-            ToolTable::spec_of::<PrCreate>,
-            ToolTable::spec_of::<PrMerge>,
-            ToolTable::spec_of::<PrClose>,
-            ToolTable::spec_of::<IssueList>,
-            ToolTable::spec_of::<IssueCreate>,
-            ToolTable::spec_of::<IssueComment>,
-            ToolTable::spec_of::<RepoView>,
-            ToolTable::spec_of::<RepoClone>,
-            ToolTable::spec_of::<RepoDelete>,
-        ],
+    /// What a model sees of every command of `gh`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[
+["repo","Repository as OWNER/REPO (default: the repository of the current directory)","string","joined","--repo",0],
+["label","Filter by label","string","joined","--label",2],
+["json","Output JSON with these comma-separated fields","string","joined","--json",0],
+["label","Add labels by name","string","joined","--label",2],
+["number","Number, URL or branch of the pull request","string","argument","number",1]],
+[
+["gh auth status",["auth","status"],"Show which accounts gh is logged in to, and their scopes",[["hostname","Check only this GitHub host","string","joined","--hostname",0]]],
+["gh auth token",["auth","token"],"Print the authentication token gh uses for a host (a secret: the runtime redacts it)",[["hostname","The host whose token to print","string","joined","--hostname",0]]],
+["gh pr list",["pr","list"],"List pull requests of a repository",[0,["state","Filter by state","enum","joined","--state",0,["open","closed","merged","all"],"open"],["limit","Maximum number of pull requests to fetch","integer","joined","--limit",0,null,"30"],1,["author","Filter by author","string","joined","--author",0],2]],
+["gh pr view",["pr","view"],"Show a pull request: title, body, state, checks",[["number","Number, URL or branch (default: the pull request of the current branch)","string","argument","number",0],0,["comments","Also show the comments","boolean","flag","--comments",0],2]],
+["gh pr create",["pr","create"],"Open a pull request from the current branch",[0,["title","Title of the pull request","string","joined","--title",1],["body","Body of the pull request","string","joined","--body",1],["base","Branch to merge into (default: the repository's default branch)","string","joined","--base",0],["draft","Open as a draft","boolean","flag","--draft",0],3,["reviewer","Request reviews from people or teams by handle","string","joined","--reviewer",2]]],
+["gh pr merge",["pr","merge"],"Merge a pull request",[4,0,["method","How to merge (gh spells it --merge, --rebase or --squash; this shim takes one choice)","enum","joined","--method",1,["merge","rebase","squash"]],["delete_branch","Delete the local and remote branch after merging","boolean","flag","--delete-branch",0]]],
+["gh pr close",["pr","close"],"Close a pull request without merging",[4,0,["comment","Leave a closing comment","string","joined","--comment",0]]],
+["gh issue list",["issue","list"],"List issues of a repository",[0,["state","Filter by state","enum","joined","--state",0,["open","closed","all"],"open"],["limit","Maximum number of issues to fetch","integer","joined","--limit",0,null,"30"],1,["search","Search issues with a GitHub query","string","joined","--search",0]]],
+["gh issue create",["issue","create"],"Open an issue",[0,["title","Title of the issue","string","joined","--title",1],["body","Body of the issue","string","joined","--body",1],3,["assignee","Assign people by login; @me assigns yourself","string","joined","--assignee",2]]],
+["gh issue comment",["issue","comment"],"Add a comment to an issue",[["number","Number or URL of the issue","string","argument","number",1],0,["body","The comment's text","string","joined","--body",1]]],
+["gh repo view",["repo","view"],"Show a repository's description and README",[["repository","OWNER/REPO or URL (default: the repository of the current directory)","string","argument","repository",0],2]],
+["gh repo clone",["repo","clone"],"Clone a repository into a new directory",[["repository","OWNER/REPO or URL","string","argument","repository",1],["directory","Directory to clone into (default: the repository's name)","directory","argument","directory",0]]],
+["gh repo delete",["repo","delete"],"Delete a repository on GitHub, with its issues, pull requests and wiki",[["repository","OWNER/REPO to delete","string","argument","repository",1],["yes","Skip gh's own confirmation prompt (required without a terminal)","boolean","flag","--yes",0]]]]]"#,
+        EFFECTS,
     );
     /// Merged effects of every command of `gh`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[

@@ -148,37 +148,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["init"];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git init"),
-            path: Borrowed(&[Borrowed("init")]),
-            description: Borrowed(
-                "Create an empty repository, or reinitialise an existing one",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "directory",
-                        "Directory to create the repository in (default: the current directory)",
-                        ValueKind::Directory,
-                    ),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::option(
-                        "initial_branch",
-                        "Name of the first branch",
-                        ValueKind::String,
-                        "--initial-branch",
-                    ),
-                    ParamSpec::flag(
-                        "bare",
-                        "Create a bare repository, without a working tree",
-                        "--bare",
-                    ),
-                    ParamSpec::flag("quiet", "Print only errors and warnings", "--quiet"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -335,47 +307,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["status"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git status"),
-            path: Borrowed(&[Borrowed("status")]),
-            description: Borrowed("Show the working tree status"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "pathspec",
-                            "Limit the output to these paths",
-                            ValueKind::File,
-                        )
-                        .multiple(),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "short",
-                        "Give the output in the short format",
-                        "--short",
-                    ),
-                    ParamSpec::flag(
-                        "branch",
-                        "Show the branch and tracking info, even in short format",
-                        "--branch",
-                    ),
-                    ParamSpec::flag(
-                        "porcelain",
-                        "Stable, script-friendly output (porcelain v1)",
-                        "--porcelain",
-                    ),
-                    ParamSpec::option(
-                            "untracked_files",
-                            "How to show untracked files",
-                            ValueKind::Enum,
-                            "--untracked-files",
-                        )
-                        .values(&[Borrowed("no"), Borrowed("normal"), Borrowed("all")])
-                        .default("normal"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[1]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -518,53 +452,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["add"];
         const EFFECTS: Effects = E2;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git add"),
-            path: Borrowed(&[Borrowed("add")]),
-            description: Borrowed(
-                "Add file contents to the index (stage changes for the next commit)",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "pathspec",
-                            "Files to add; directories add everything below them",
-                            ValueKind::File,
-                        )
-                        .required()
-                        .multiple(),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "all",
-                        "Also stage removals and untracked files in the whole tree",
-                        "--all",
-                    ),
-                    ParamSpec::flag(
-                        "update",
-                        "Stage only files that are already tracked",
-                        "--update",
-                    ),
-                    ParamSpec::flag(
-                        "force",
-                        "Allow adding otherwise ignored files",
-                        "--force",
-                    ),
-                    ParamSpec::flag(
-                        "dry_run",
-                        "Show what would be added without adding it",
-                        "--dry-run",
-                    ),
-                    ParamSpec::flag(
-                        "intent_to_add",
-                        "Record only that the paths will be added later",
-                        "--intent-to-add",
-                    ),
-                    ParamSpec::flag("verbose", "List the files added", "--verbose"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[2]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -722,61 +612,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["commit"];
         const EFFECTS: Effects = E3;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git commit"),
-            path: Borrowed(&[Borrowed("commit")]),
-            description: Borrowed("Record the staged changes as a new commit"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::option(
-                            "message",
-                            "The commit message (required here: without it git opens an editor)",
-                            ValueKind::String,
-                            "--message",
-                        )
-                        .required(),
-                    ParamSpec::flag(
-                        "all",
-                        "Stage every modified and deleted tracked file first",
-                        "--all",
-                    ),
-                    ParamSpec::flag(
-                        "allow_empty",
-                        "Allow a commit that changes nothing",
-                        "--allow-empty",
-                    ),
-                    ParamSpec::flag(
-                        "amend",
-                        "Replace the tip of the current branch with a new commit (the old one stays in the reflog)",
-                        "--amend",
-                    ),
-                    ParamSpec::option(
-                        "author",
-                        "Override the author, written 'Name <email>'",
-                        ValueKind::String,
-                        "--author",
-                    ),
-                    ParamSpec::flag(
-                        "signoff",
-                        "Add a Signed-off-by trailer",
-                        "--signoff",
-                    ),
-                    ParamSpec::flag(
-                        "no_verify",
-                        "Skip the pre-commit and commit-msg hooks",
-                        "--no-verify",
-                    ),
-                    ParamSpec::flag(
-                        "quiet",
-                        "Do not print the commit summary",
-                        "--quiet",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[3]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -941,65 +779,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["log"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git log"),
-            path: Borrowed(&[Borrowed("log")]),
-            description: Borrowed("Show the commit history"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "revision_range",
-                            "Commits to show, e.g. main..feature (default: HEAD)",
-                            ValueKind::String,
-                        )
-                        .declared_as("revision-range"),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "oneline",
-                        "One line per commit: abbreviated hash and subject",
-                        "--oneline",
-                    ),
-                    ParamSpec::option(
-                        "max_count",
-                        "Show at most this many commits",
-                        ValueKind::Integer,
-                        "--max-count",
-                    ),
-                    ParamSpec::option(
-                        "format",
-                        "Pretty-print format, e.g. '%h %an %s'",
-                        ValueKind::String,
-                        "--format",
-                    ),
-                    ParamSpec::option(
-                        "author",
-                        "Only commits whose author matches this regular expression",
-                        ValueKind::String,
-                        "--author",
-                    ),
-                    ParamSpec::option(
-                        "grep",
-                        "Only commits whose message matches this regular expression",
-                        ValueKind::String,
-                        "--grep",
-                    ),
-                    ParamSpec::option(
-                        "since",
-                        "Only commits newer than this date, e.g. '2 weeks ago'",
-                        ValueKind::String,
-                        "--since",
-                    ),
-                    ParamSpec::flag("stat", "Show a diffstat for each commit", "--stat"),
-                    ParamSpec::flag(
-                        "all",
-                        "Show commits reachable from every ref",
-                        "--all",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[4]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1136,45 +918,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["branch"];
         const EFFECTS: Effects = E4;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git branch"),
-            path: Borrowed(&[Borrowed("branch")]),
-            description: Borrowed("List, create or delete branches"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "branchname",
-                        "Branch to create (or, with --delete, to delete); list branches when absent",
-                        ValueKind::String,
-                    ),
-                    ParamSpec::argument(
-                            "start_point",
-                            "Commit the new branch starts at (default: HEAD)",
-                            ValueKind::String,
-                        )
-                        .declared_as("start-point"),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "delete",
-                        "Delete the branch; git refuses when it is not fully merged",
-                        "--delete",
-                    ),
-                    ParamSpec::flag("all", "List remote-tracking branches too", "--all"),
-                    ParamSpec::flag(
-                        "show_current",
-                        "Print the name of the current branch",
-                        "--show-current",
-                    ),
-                    ParamSpec::flag(
-                        "verbose",
-                        "Show hash and subject of each branch tip",
-                        "--verbose",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[5]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1283,37 +1029,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["switch"];
         const EFFECTS: Effects = E5;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git switch"),
-            path: Borrowed(&[Borrowed("switch")]),
-            description: Borrowed(
-                "Switch to a branch, refusing when local changes would be lost",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "branch",
-                        "Branch to switch to; with --create, the commit the new branch starts at",
-                        ValueKind::String,
-                    ),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::option(
-                        "create",
-                        "Create a branch with this name and switch to it",
-                        ValueKind::String,
-                        "--create",
-                    ),
-                    ParamSpec::flag(
-                        "detach",
-                        "Switch to a commit with a detached HEAD",
-                        "--detach",
-                    ),
-                    ParamSpec::flag("quiet", "Suppress feedback messages", "--quiet"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[6]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1433,47 +1151,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["diff"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git diff"),
-            path: Borrowed(&[Borrowed("diff")]),
-            description: Borrowed(
-                "Show changes between the working tree and the index, or between the index and HEAD",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "paths",
-                            "Limit the diff to these paths",
-                            ValueKind::File,
-                        )
-                        .multiple(),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "cached",
-                        "Compare the index with HEAD (what would be committed)",
-                        "--cached",
-                    ),
-                    ParamSpec::flag(
-                        "stat",
-                        "Show a diffstat instead of the patch",
-                        "--stat",
-                    ),
-                    ParamSpec::flag(
-                        "name_only",
-                        "Show only the names of changed files",
-                        "--name-only",
-                    ),
-                    ParamSpec::option(
-                        "unified",
-                        "Lines of context around each change",
-                        ValueKind::Integer,
-                        "--unified",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[7]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1619,48 +1299,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["clean"];
         const EFFECTS: Effects = E6;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git clean"),
-            path: Borrowed(&[Borrowed("clean")]),
-            description: Borrowed("Delete untracked files from the working tree"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "pathspec",
-                            "Only clean these paths",
-                            ValueKind::File,
-                        )
-                        .multiple(),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "force",
-                        "Actually delete (git refuses without it by default)",
-                        "--force",
-                    ),
-                    ParamSpec::flag(
-                        "dry_run",
-                        "Only show what would be deleted",
-                        "--dry-run",
-                    ),
-                    ParamSpec::flag(
-                        "directories",
-                        "Also delete untracked directories",
-                        "-d",
-                    ),
-                    ParamSpec::flag("ignored", "Also delete ignored files", "-x"),
-                    ParamSpec::option(
-                            "exclude",
-                            "Keep files matching this pattern; repeatable",
-                            ValueKind::String,
-                            "--exclude",
-                        )
-                        .multiple(),
-                    ParamSpec::flag("quiet", "Do not list the deleted files", "--quiet"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[8]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1794,46 +1435,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["reset"];
         const EFFECTS: Effects = E7;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git reset"),
-            path: Borrowed(&[Borrowed("reset")]),
-            description: Borrowed(
-                "Move the current branch to a commit and reset the index, and with --hard the working tree",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "commit",
-                        "Commit to reset to (default: HEAD)",
-                        ValueKind::String,
-                    ),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag(
-                        "soft",
-                        "Keep the index and the working tree",
-                        "--soft",
-                    ),
-                    ParamSpec::flag(
-                        "mixed",
-                        "Reset the index but keep the working tree (default)",
-                        "--mixed",
-                    ),
-                    ParamSpec::flag(
-                        "hard",
-                        "Reset the index and the working tree: uncommitted changes are lost",
-                        "--hard",
-                    ),
-                    ParamSpec::flag(
-                        "keep",
-                        "Reset, but stop if local changes would be lost",
-                        "--keep",
-                    ),
-                    ParamSpec::flag("quiet", "Report errors only", "--quiet"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[9]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -1943,37 +1547,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["stash"];
         const EFFECTS: Effects = E8;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git stash"),
-            path: Borrowed(&[Borrowed("stash")]),
-            description: Borrowed(
-                "Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::option(
-                        "message",
-                        "Description of the stash entry",
-                        ValueKind::String,
-                        "--message",
-                    ),
-                    ParamSpec::flag(
-                        "include_untracked",
-                        "Also stash untracked files",
-                        "--include-untracked",
-                    ),
-                    ParamSpec::flag(
-                        "keep_index",
-                        "Keep the staged changes in the index",
-                        "--keep-index",
-                    ),
-                    ParamSpec::flag("quiet", "Suppress feedback messages", "--quiet"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[10]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -2036,14 +1612,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["stash", "list"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git stash list"),
-            path: Borrowed(&[Borrowed("stash"), Borrowed("list")]),
-            description: Borrowed("List the stash entries"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[GLOBAL_NO_PAGER]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[11]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.no_pager]);
         }
@@ -2126,25 +1697,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["stash", "pop"];
         const EFFECTS: Effects = E9;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("git stash pop"),
-            path: Borrowed(&[Borrowed("stash"), Borrowed("pop")]),
-            description: Borrowed("Apply a stash entry to the working tree and drop it"),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                        "stash",
-                        "The entry, e.g. stash@{1} (default: the latest)",
-                        ValueKind::String,
-                    ),
-                    GLOBAL_NO_PAGER,
-                    ParamSpec::flag("index", "Also restore the index", "--index"),
-                    ParamSpec::flag("quiet", "Suppress feedback messages", "--quiet"),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[12]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.stash, &self.globals.no_pager, &self.index, &self.quiet]);
         }
@@ -2163,13 +1718,6 @@ mod atip_generated {
             &mut self.globals
         }
     }
-    /// The option `--no-pager`, shared by every command that has it.
-    const GLOBAL_NO_PAGER: ParamSpec = ParamSpec::flag(
-            "no_pager",
-            "Never send output through a pager",
-            "--no-pager",
-        )
-        .global();
     /// The merged effects of `git_init`.
     const E0: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
@@ -2625,23 +2173,26 @@ mod atip_generated {
             Call::StashPop(command)
         }
     }
-    /// What a model sees of every command of `git`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(
-        &[
-            ToolTable::spec_of::<Init>,
-            ToolTable::spec_of::<Status>,
-            ToolTable::spec_of::<Add>,
-            ToolTable::spec_of::<Commit>,
-            ToolTable::spec_of::<Log>,
-            ToolTable::spec_of::<Branch>,
-            ToolTable::spec_of::<Switch>,
-            ToolTable::spec_of::<Diff>,
-            ToolTable::spec_of::<Clean>,
-            ToolTable::spec_of::<Reset>,
-            ToolTable::spec_of::<Stash>,
-            ToolTable::spec_of::<StashList>,
-            ToolTable::spec_of::<StashPop>,
-        ],
+    /// What a model sees of every command of `git`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[
+["no_pager","Never send output through a pager","boolean","flag","--no-pager",4],
+["quiet","Suppress feedback messages","boolean","flag","--quiet",0]],
+[
+["git init",["init"],"Create an empty repository, or reinitialise an existing one",[["directory","Directory to create the repository in (default: the current directory)","directory","argument","directory",0],0,["initial_branch","Name of the first branch","string","joined","--initial-branch",0],["bare","Create a bare repository, without a working tree","boolean","flag","--bare",0],["quiet","Print only errors and warnings","boolean","flag","--quiet",0]]],
+["git status",["status"],"Show the working tree status",[["pathspec","Limit the output to these paths","file","argument","pathspec",2],0,["short","Give the output in the short format","boolean","flag","--short",0],["branch","Show the branch and tracking info, even in short format","boolean","flag","--branch",0],["porcelain","Stable, script-friendly output (porcelain v1)","boolean","flag","--porcelain",0],["untracked_files","How to show untracked files","enum","joined","--untracked-files",0,["no","normal","all"],"normal"]]],
+["git add",["add"],"Add file contents to the index (stage changes for the next commit)",[["pathspec","Files to add; directories add everything below them","file","argument","pathspec",3],0,["all","Also stage removals and untracked files in the whole tree","boolean","flag","--all",0],["update","Stage only files that are already tracked","boolean","flag","--update",0],["force","Allow adding otherwise ignored files","boolean","flag","--force",0],["dry_run","Show what would be added without adding it","boolean","flag","--dry-run",0],["intent_to_add","Record only that the paths will be added later","boolean","flag","--intent-to-add",0],["verbose","List the files added","boolean","flag","--verbose",0]]],
+["git commit",["commit"],"Record the staged changes as a new commit",[0,["message","The commit message (required here: without it git opens an editor)","string","joined","--message",1],["all","Stage every modified and deleted tracked file first","boolean","flag","--all",0],["allow_empty","Allow a commit that changes nothing","boolean","flag","--allow-empty",0],["amend","Replace the tip of the current branch with a new commit (the old one stays in the reflog)","boolean","flag","--amend",0],["author","Override the author, written 'Name <email>'","string","joined","--author",0],["signoff","Add a Signed-off-by trailer","boolean","flag","--signoff",0],["no_verify","Skip the pre-commit and commit-msg hooks","boolean","flag","--no-verify",0],["quiet","Do not print the commit summary","boolean","flag","--quiet",0]]],
+["git log",["log"],"Show the commit history",[["revision_range","Commits to show, e.g. main..feature (default: HEAD)","string","argument","revision-range",0],0,["oneline","One line per commit: abbreviated hash and subject","boolean","flag","--oneline",0],["max_count","Show at most this many commits","integer","joined","--max-count",0],["format","Pretty-print format, e.g. '%h %an %s'","string","joined","--format",0],["author","Only commits whose author matches this regular expression","string","joined","--author",0],["grep","Only commits whose message matches this regular expression","string","joined","--grep",0],["since","Only commits newer than this date, e.g. '2 weeks ago'","string","joined","--since",0],["stat","Show a diffstat for each commit","boolean","flag","--stat",0],["all","Show commits reachable from every ref","boolean","flag","--all",0]]],
+["git branch",["branch"],"List, create or delete branches",[["branchname","Branch to create (or, with --delete, to delete); list branches when absent","string","argument","branchname",0],["start_point","Commit the new branch starts at (default: HEAD)","string","argument","start-point",0],0,["delete","Delete the branch; git refuses when it is not fully merged","boolean","flag","--delete",0],["all","List remote-tracking branches too","boolean","flag","--all",0],["show_current","Print the name of the current branch","boolean","flag","--show-current",0],["verbose","Show hash and subject of each branch tip","boolean","flag","--verbose",0]]],
+["git switch",["switch"],"Switch to a branch, refusing when local changes would be lost",[["branch","Branch to switch to; with --create, the commit the new branch starts at","string","argument","branch",0],0,["create","Create a branch with this name and switch to it","string","joined","--create",0],["detach","Switch to a commit with a detached HEAD","boolean","flag","--detach",0],1]],
+["git diff",["diff"],"Show changes between the working tree and the index, or between the index and HEAD",[["paths","Limit the diff to these paths","file","argument","paths",2],0,["cached","Compare the index with HEAD (what would be committed)","boolean","flag","--cached",0],["stat","Show a diffstat instead of the patch","boolean","flag","--stat",0],["name_only","Show only the names of changed files","boolean","flag","--name-only",0],["unified","Lines of context around each change","integer","joined","--unified",0]]],
+["git clean",["clean"],"Delete untracked files from the working tree",[["pathspec","Only clean these paths","file","argument","pathspec",2],0,["force","Actually delete (git refuses without it by default)","boolean","flag","--force",0],["dry_run","Only show what would be deleted","boolean","flag","--dry-run",0],["directories","Also delete untracked directories","boolean","flag","-d",0],["ignored","Also delete ignored files","boolean","flag","-x",0],["exclude","Keep files matching this pattern; repeatable","string","joined","--exclude",2],["quiet","Do not list the deleted files","boolean","flag","--quiet",0]]],
+["git reset",["reset"],"Move the current branch to a commit and reset the index, and with --hard the working tree",[["commit","Commit to reset to (default: HEAD)","string","argument","commit",0],0,["soft","Keep the index and the working tree","boolean","flag","--soft",0],["mixed","Reset the index but keep the working tree (default)","boolean","flag","--mixed",0],["hard","Reset the index and the working tree: uncommitted changes are lost","boolean","flag","--hard",0],["keep","Reset, but stop if local changes would be lost","boolean","flag","--keep",0],["quiet","Report errors only","boolean","flag","--quiet",0]]],
+["git stash",["stash"],"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",[0,["message","Description of the stash entry","string","joined","--message",0],["include_untracked","Also stash untracked files","boolean","flag","--include-untracked",0],["keep_index","Keep the staged changes in the index","boolean","flag","--keep-index",0],1]],
+["git stash list",["stash","list"],"List the stash entries",[0]],
+["git stash pop",["stash","pop"],"Apply a stash entry to the working tree and drop it",[["stash","The entry, e.g. stash@{1} (default: the latest)","string","argument","stash",0],0,["index","Also restore the index","boolean","flag","--index",0],1]]]]"#,
+        EFFECTS,
     );
     /// Merged effects of every command of `git`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[

@@ -217,73 +217,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("ls"),
-            path: Borrowed(&[]),
-            description: Borrowed(
-                "List information about files and directories, sorted by name by default",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "files",
-                            "Files or directories to list (default: the current directory)",
-                            ValueKind::File,
-                        )
-                        .multiple(),
-                    ParamSpec::flag(
-                        "all",
-                        "Include entries starting with a dot",
-                        "--all",
-                    ),
-                    ParamSpec::flag(
-                        "almost_all",
-                        "Include dot entries except . and ..",
-                        "--almost-all",
-                    ),
-                    ParamSpec::flag(
-                        "long",
-                        "Long listing: mode, links, owner, group, size, time",
-                        "-l",
-                    ),
-                    ParamSpec::flag(
-                        "human_readable",
-                        "With --long, sizes like 1K 234M 2G",
-                        "--human-readable",
-                    ),
-                    ParamSpec::flag("one_per_line", "One entry per line", "-1"),
-                    ParamSpec::flag(
-                        "directory",
-                        "List directories themselves, not their contents",
-                        "--directory",
-                    ),
-                    ParamSpec::flag(
-                        "recursive",
-                        "List subdirectories recursively",
-                        "--recursive",
-                    ),
-                    ParamSpec::flag("reverse", "Reverse the sort order", "--reverse"),
-                    ParamSpec::option(
-                            "sort",
-                            "Sort by this key instead of the name",
-                            ValueKind::Enum,
-                            "--sort",
-                        )
-                        .values(
-                            &[
-                                Borrowed("none"),
-                                Borrowed("size"),
-                                Borrowed("time"),
-                                Borrowed("version"),
-                                Borrowed("extension"),
-                                Borrowed("width"),
-                            ],
-                        ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -431,8 +367,13 @@ mod atip_generated {
             Call::Ls(command)
         }
     }
-    /// What a model sees of every command of `ls`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Ls>]);
+    /// What a model sees of every command of `ls`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[],
+[
+["ls",[],"List information about files and directories, sorted by name by default",[["files","Files or directories to list (default: the current directory)","file","argument","files",2],["all","Include entries starting with a dot","boolean","flag","--all",0],["almost_all","Include dot entries except . and ..","boolean","flag","--almost-all",0],["long","Long listing: mode, links, owner, group, size, time","boolean","flag","-l",0],["human_readable","With --long, sizes like 1K 234M 2G","boolean","flag","--human-readable",0],["one_per_line","One entry per line","boolean","flag","-1",0],["directory","List directories themselves, not their contents","boolean","flag","--directory",0],["recursive","List subdirectories recursively","boolean","flag","--recursive",0],["reverse","Reverse the sort order","boolean","flag","--reverse",0],["sort","Sort by this key instead of the name","enum","joined","--sort",0,["none","size","time","version","extension","width"]]]]]]"#,
+        EFFECTS,
+    );
     /// Merged effects of every command of `ls`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[(Ls::NAME, Ls::EFFECTS)];
     /// Every command of `ls` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.

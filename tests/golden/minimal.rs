@@ -58,14 +58,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("hello"),
-            path: Borrowed(&[]),
-            description: Borrowed("Print a greeting"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[]);
         }
@@ -105,14 +100,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &["bye"];
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("hello bye"),
-            path: Borrowed(&[Borrowed("bye")]),
-            description: Borrowed("Print a farewell"),
-            effects: Self::EFFECTS,
-            params: Borrowed(&[]),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[1]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[]);
         }
@@ -240,9 +230,13 @@ mod atip_generated {
             Call::Bye(command)
         }
     }
-    /// What a model sees of every command of `hello`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(
-        &[ToolTable::spec_of::<Hello>, ToolTable::spec_of::<Bye>],
+    /// What a model sees of every command of `hello`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[],
+[
+["hello",[],"Print a greeting",[]],
+["hello bye",["bye"],"Print a farewell",[]]]]"#,
+        EFFECTS,
     );
     /// Merged effects of every command of `hello`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[

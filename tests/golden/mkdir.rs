@@ -99,42 +99,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("mkdir"),
-            path: Borrowed(&[]),
-            description: Borrowed(
-                "Create directories; fails on existing ones unless --parents is given",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "directories",
-                            "Directories to create",
-                            ValueKind::Directory,
-                        )
-                        .required()
-                        .multiple(),
-                    ParamSpec::flag(
-                        "parents",
-                        "Create missing parent directories; no error if a directory exists",
-                        "--parents",
-                    ),
-                    ParamSpec::option(
-                        "mode",
-                        "Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)",
-                        ValueKind::String,
-                        "--mode",
-                    ),
-                    ParamSpec::flag(
-                        "verbose",
-                        "Print a line for every directory created",
-                        "--verbose",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.directories, &self.parents, &self.mode, &self.verbose]);
         }
@@ -264,8 +231,13 @@ mod atip_generated {
             Call::Mkdir(command)
         }
     }
-    /// What a model sees of every command of `mkdir`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Mkdir>]);
+    /// What a model sees of every command of `mkdir`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[],
+[
+["mkdir",[],"Create directories; fails on existing ones unless --parents is given",[["directories","Directories to create","directory","argument","directories",3],["parents","Create missing parent directories; no error if a directory exists","boolean","flag","--parents",0],["mode","Permission bits, as for chmod (e.g. 750 or u=rwx,g=rx)","string","joined","--mode",0],["verbose","Print a line for every directory created","boolean","flag","--verbose",0]]]]]"#,
+        EFFECTS,
+    );
     /// Merged effects of every command of `mkdir`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[(Mkdir::NAME, Mkdir::EFFECTS)];
     /// Every command of `mkdir` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.

@@ -112,42 +112,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("rm"),
-            path: Borrowed(&[]),
-            description: Borrowed(
-                "Delete files, and with --recursive whole directory trees; there is no undo",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument(
-                            "files",
-                            "Files or directories to delete",
-                            ValueKind::File,
-                        )
-                        .required()
-                        .multiple(),
-                    ParamSpec::flag(
-                        "force",
-                        "Ignore missing files and never prompt",
-                        "--force",
-                    ),
-                    ParamSpec::flag(
-                        "recursive",
-                        "Delete directories and their contents",
-                        "--recursive",
-                    ),
-                    ParamSpec::flag("dir", "Delete empty directories", "--dir"),
-                    ParamSpec::flag(
-                        "verbose",
-                        "Print a line for every file deleted",
-                        "--verbose",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[&self.files, &self.force, &self.recursive, &self.dir, &self.verbose],
@@ -280,8 +247,13 @@ mod atip_generated {
             Call::Rm(command)
         }
     }
-    /// What a model sees of every command of `rm`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Rm>]);
+    /// What a model sees of every command of `rm`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[],
+[
+["rm",[],"Delete files, and with --recursive whole directory trees; there is no undo",[["files","Files or directories to delete","file","argument","files",3],["force","Ignore missing files and never prompt","boolean","flag","--force",0],["recursive","Delete directories and their contents","boolean","flag","--recursive",0],["dir","Delete empty directories","boolean","flag","--dir",0],["verbose","Print a line for every file deleted","boolean","flag","--verbose",0]]]]]"#,
+        EFFECTS,
+    );
     /// Merged effects of every command of `rm`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[(Rm::NAME, Rm::EFFECTS)];
     /// Every command of `rm` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.

@@ -124,31 +124,9 @@ mod atip_generated {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = E0;
         const TRUST: Option<TrustSource> = TRUST;
-        const TOOL: ToolSpec = ToolSpec {
-            name: Borrowed(Self::NAME),
-            title: Borrowed("wc"),
-            path: Borrowed(&[]),
-            description: Borrowed(
-                "Count lines, words and bytes of files, with a total line when there are several",
-            ),
-            effects: Self::EFFECTS,
-            params: Borrowed(
-                &[
-                    ParamSpec::argument("files", "Files to count", ValueKind::File)
-                        .required()
-                        .multiple(),
-                    ParamSpec::flag("lines", "Print the newline counts", "--lines"),
-                    ParamSpec::flag("words", "Print the word counts", "--words"),
-                    ParamSpec::flag("bytes", "Print the byte counts", "--bytes"),
-                    ParamSpec::flag("chars", "Print the character counts", "--chars"),
-                    ParamSpec::flag(
-                        "max_line_length",
-                        "Print the length of the longest line",
-                        "--max-line-length",
-                    ),
-                ],
-            ),
-        };
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[0]
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
                 &[
@@ -288,8 +266,13 @@ mod atip_generated {
             Call::Wc(command)
         }
     }
-    /// What a model sees of every command of `wc`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use (`atip_runtime::ToolTable`).
-    pub static TOOLS: ToolTable = ToolTable::new(&[ToolTable::spec_of::<Wc>]);
+    /// What a model sees of every command of `wc`, in declaration order: for provider definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&\[ToolSpec\]` (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use (`atip_runtime::ToolTable`, `atip_runtime::spec_table`).
+    pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
+        r#"[[],
+[
+["wc",[],"Count lines, words and bytes of files, with a total line when there are several",[["files","Files to count","file","argument","files",3],["lines","Print the newline counts","boolean","flag","--lines",0],["words","Print the word counts","boolean","flag","--words",0],["bytes","Print the byte counts","boolean","flag","--bytes",0],["chars","Print the character counts","boolean","flag","--chars",0],["max_line_length","Print the length of the longest line","boolean","flag","--max-line-length",0]]]]]"#,
+        EFFECTS,
+    );
     /// Merged effects of every command of `wc`, by flattened name, in declaration order.
     pub const EFFECTS: &[(&str, Effects)] = &[(Wc::NAME, Wc::EFFECTS)];
     /// Every command of `wc` as `provider` tool definitions: a JSON array, computed from \[`TOOLS`\] on first use and kept for the life of the program.

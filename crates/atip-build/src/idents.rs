@@ -281,18 +281,6 @@ pub const RESERVED_METHODS: &[&str] = &[
     "globals_mut",
 ];
 
-/// Names of the generated module's values: its constants, statics and functions. Shared
-/// constants the generator adds (`E0`, `PR_REPO`) are claimed after them.
-pub const RESERVED_VALUES: &[&str] = &[
-    "PROGRAM",
-    "TRUST",
-    "CHECKSUM",
-    "TOOLS",
-    "EFFECTS",
-    "definitions",
-    "schemas",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,7 @@ pub mod model;
 pub mod names;
 pub mod providers;
 pub mod shared;
+pub mod spec_table;
 pub mod tool;
 pub mod validate;
 

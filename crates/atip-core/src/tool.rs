@@ -1,8 +1,8 @@
 //! [`ToolSpec`]: what a model sees of one command — its flattened name, description, effects
 //! and parameters — independent of any provider.
 //!
-//! It is built from a [`FlatCommand`] at run time and emitted as a `const` by the generator
-//! (`<PrCreate as Command>::TOOL`), so provider schemas ([`crate::providers`]), argument
+//! It is built from a [`FlatCommand`] at run time, and by generated code from the spec table
+//! the generator writes ([`crate::spec_table`]; `<PrCreate as Command>::tool()`), so provider schemas ([`crate::providers`]), argument
 //! checking (`atip_runtime::dispatch`) and the safety prompt (`atip_runtime::prompt`) work the same on
 //! generated code and on metadata loaded while running.
 
@@ -35,10 +35,11 @@ pub struct ToolSpec {
 /// One parameter of a [`ToolSpec`]: what a model sees of it (name, description, kind, values)
 /// and how its values go on the command line ([`ParamSpec::argv`]).
 ///
-/// Generated code builds these in `const`s with the named constructors ([`ParamSpec::flag`],
+/// Hand-written specs build these in `const`s with the named constructors ([`ParamSpec::flag`],
 /// [`ParamSpec::option`], [`ParamSpec::short_option`], [`ParamSpec::argument`]) and the
-/// chainable setters ([`ParamSpec::required`], [`ParamSpec::values`], …); metadata loaded at run
-/// time gets them from [`ToolSpec::from_flat`].
+/// chainable setters ([`ParamSpec::required`], [`ParamSpec::values`], …); generated code reads
+/// them from its spec table ([`crate::spec_table`]), and metadata loaded at run time gets them
+/// from [`ToolSpec::from_flat`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParamSpec {
     /// Provider-valid parameter name (`dry_run`); shared, as every value a call records

@@ -36,17 +36,20 @@ pub trait Command {
     /// does not match.
     const CHECKSUM: Option<&'static str> = None;
     /// What a model sees of the command: name, description, effects, parameters. Provider
-    /// schemas and argument checking are computed from it.
-    const TOOL: ToolSpec;
+    /// schemas and argument checking are computed from it. Generated commands return their
+    /// row of the module's `TOOLS` ([`ToolTable`](crate::ToolTable)), read from the
+    /// generated spec table on first use and kept; a hand-written command returns a
+    /// `static`.
+    fn tool() -> &'static ToolSpec;
 
-    /// Hands the command's fields to `visit`, in the order of [`Command::TOOL`]'s
+    /// Hands the command's fields to `visit`, in the order of [`Command::tool`]'s
     /// parameters. Writing the argv ([`Command::write_argv`]) and serialising go through it,
     /// with one table-driven writer for every command ([`crate::fields`]).
     fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field]));
 
-    /// Builds the command from arguments already checked against [`Command::TOOL`]
+    /// Builds the command from arguments already checked against [`Command::tool`]
     /// (see [`crate::dispatch::typed`]), one [`Arguments::field`] per field. An argument that
-    /// does not convert to its field — the command and its `TOOL` spec disagree, a bug in the
+    /// does not convert to its field — the command and its spec disagree, a bug in the
     /// generator, never a model's mistake — is recorded in `args` and its field given
     /// [`FromArgument::unread`](crate::FromArgument::unread); the caller asks
     /// [`Arguments::finish`] and discards the command then.
@@ -216,7 +219,7 @@ pub(crate) mod tests {
         pub(crate) words: String,
     }
 
-    const ECHO_TOOL: ToolSpec = ToolSpec {
+    pub(crate) static ECHO_TOOL: ToolSpec = ToolSpec {
         name: Borrowed("echo"),
         title: Borrowed("echo"),
         path: Borrowed(&[]),
@@ -234,7 +237,9 @@ pub(crate) mod tests {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = Effects::UNKNOWN;
         const TRUST: Option<TrustSource> = None;
-        const TOOL: ToolSpec = ECHO_TOOL;
+        fn tool() -> &'static ToolSpec {
+            &ECHO_TOOL
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.loud, &self.words]);
         }
@@ -256,7 +261,9 @@ pub(crate) mod tests {
         const PATH: &'static [&'static str] = &[];
         const EFFECTS: Effects = Effects::UNKNOWN;
         const TRUST: Option<TrustSource> = None;
-        const TOOL: ToolSpec = ECHO_TOOL;
+        fn tool() -> &'static ToolSpec {
+            &ECHO_TOOL
+        }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             self.0.fields(visit);
         }

@@ -6,7 +6,7 @@ use crate::dispatch::Arguments;
 use crate::fields::Enumeration;
 use crate::Command;
 
-/// `Deserialize` of a generated command: a JSON object checked against `C::TOOL` with the
+/// `Deserialize` of a generated command: a JSON object checked against `C::tool()` with the
 /// rules of dispatch (coercions, `null` as absent, unknown parameters refused), then built.
 pub fn deserialize_command<'de, D, C>(deserializer: D) -> Result<C, D::Error>
 where
@@ -15,7 +15,7 @@ where
 {
     use serde::Deserialize;
     let map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
-    let tool: &'static crate::ToolSpec = const { &C::TOOL };
+    let tool = C::tool();
     let mut checked = Arguments::check(tool, &map).map_err(|problems| {
         D::Error::custom(
             problems
@@ -40,7 +40,7 @@ where
     S: serde::Serializer,
     C: Command + ?Sized,
 {
-    let tool: &'static crate::ToolSpec = const { &C::TOOL };
+    let tool = C::tool();
     let mut serializer = Some(serializer);
     let mut result = None;
     command.fields(&mut |fields| {
@@ -99,7 +99,7 @@ where
 }
 
 /// A generated command's `Debug`: `Name { param: value, … }` (`name`, the type's name), every field under its
-/// parameter's name, in the order of [`Command::TOOL`]'s parameters. One call per command
+/// parameter's name, in the order of [`Command::tool`]'s parameters. One call per command
 /// instead of a derived impl, whose per-field code was the largest single cost of checking a
 /// large tool (BENCHMARKS.md); through [`DynCommand`], so that the compiler builds this code
 /// once, not once per command.
@@ -112,7 +112,7 @@ pub fn debug_command(
     name: &str,
     f: &mut std::fmt::Formatter<'_>,
 ) -> std::fmt::Result {
-    let params: &[crate::ParamSpec] = &command.info().tool.params;
+    let params: &[crate::ParamSpec] = &(command.info().tool)().params;
     let mut out = f.debug_struct(name);
     command.visit_fields(&mut |fields| {
         for (p, field) in params.iter().zip(fields) {
@@ -146,8 +146,8 @@ pub struct CommandInfo {
     pub program: &'static str,
     /// [`Command::PATH`].
     pub path: &'static [&'static str],
-    /// [`Command::TOOL`].
-    pub tool: &'static crate::ToolSpec,
+    /// [`Command::tool`].
+    pub tool: fn() -> &'static crate::ToolSpec,
     /// [`Command::EFFECTS`].
     pub effects: &'static crate::Effects,
     /// [`Command::TRUST`].
@@ -185,7 +185,7 @@ impl<C: Command> DynCommand for C {
                 name: C::NAME,
                 program: C::PROGRAM,
                 path: C::PATH,
-                tool: &C::TOOL,
+                tool: C::tool,
                 effects: &C::EFFECTS,
                 trust: C::TRUST,
                 trust_assigned: C::TRUST_ASSIGNED,
@@ -226,7 +226,7 @@ impl dyn DynCommand + '_ {
         self.write_argv_dyn(&mut b);
         let (argv, arguments) = b.finish_recorded()?;
         Ok(crate::Invocation {
-            title: Some(info.tool.title.clone().into()),
+            title: Some((info.tool)().title.clone().into()),
             arguments,
             trust: info.trust,
             trust_assigned: info.trust_assigned,
@@ -241,11 +241,11 @@ impl dyn DynCommand + '_ {
 }
 
 /// [`Command::write_argv`]'s default: global options, path, options and positionals, from
-/// the command's fields and its `TOOL`'s parameters, written once for every command.
+/// the command's fields and its spec's parameters (`Command::tool`), written once for every command.
 pub(crate) fn write_command_argv(command: &dyn DynCommand, argv: &mut crate::ArgvBuilder) {
     let info = command.info();
     command.visit_fields(&mut |fields| {
-        crate::fields::write_fields(argv, info.path, &info.tool.params, fields)
+        crate::fields::write_fields(argv, info.path, &(info.tool)().params, fields)
     });
 }
 

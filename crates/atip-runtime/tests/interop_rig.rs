@@ -17,14 +17,14 @@ fn a_generated_command_is_a_rig_tool_with_its_schema() {
     let tool = RigTool::<git::Status>::new(Runner::new());
     assert_eq!(<RigTool<git::Status> as PortableTool>::NAME, "git_status");
     let ours: Value = atip_runtime::providers::tool_definition(
-        &git::Status::TOOL,
+        git::Status::tool(),
         atip_runtime::Provider::Anthropic,
     );
     assert_eq!(tool.parameters(), ours["input_schema"]);
     assert_eq!(tool.description(), ours["description"]);
 
     // Both ways: rig's definition serialises to our name/description/schema and reads back.
-    let def = rig_definition(&<git::Status as Command>::TOOL);
+    let def = rig_definition(<git::Status as Command>::tool());
     let json = serde_json::to_value(&def).unwrap();
     assert_eq!(
         json,

@@ -91,8 +91,8 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         "What a model sees of every command of `{tool}`, in declaration order: for provider \
          definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping \
          (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&[ToolSpec]` \
-         (`TOOLS.iter()`, `&TOOLS`); built from each command's `TOOL` on first use \
-         (`atip_runtime::ToolTable`)."
+         (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use \
+         (`atip_runtime::ToolTable`, `atip_runtime::spec_table`)."
     ));
     let effects_doc = doc_attrs(&format!(
         "Merged effects of every command of `{tool}`, by flattened name, in declaration order."
@@ -102,6 +102,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
          [`TOOLS`] on first use and kept for the life of the program."
     ));
     let limits = tool_limit_warnings(tool, plans);
+    let table = spec_table_literal(plans);
     quote! {
         #limits
 
@@ -204,7 +205,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         )*
 
         #tools_doc
-        pub static TOOLS: ToolTable = ToolTable::new(&[#(ToolTable::spec_of::<#tys>),*]);
+        pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(#table, EFFECTS);
 
         #effects_doc
         pub const EFFECTS: &[(&str, Effects)] = &[#((#tys::NAME, #tys::EFFECTS)),*];
@@ -215,4 +216,18 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
             __private::definitions(&TOOLS, provider, &CACHE)
         }
     }
+}
+
+/// The spec table of `plans` ([`atip_core::spec_table`]) as a raw string literal, one command
+/// per line.
+fn spec_table_literal(plans: &[CommandPlan<'_>]) -> Literal {
+    let table = atip_core::spec_table::encode(plans.iter().map(|p| &p.spec));
+    // Enough `#`s that no `"` in the text closes the literal early.
+    let mut hashes = String::from("#");
+    while table.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{table}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| Literal::string(&table))
 }

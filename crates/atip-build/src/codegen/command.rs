@@ -6,13 +6,15 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::consts::{tool_spec_tokens, Shared};
+use super::effects::Shared;
 use super::plan::{invocation, CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
 use crate::docs::{doc_attrs, effects_summary, param_doc};
 use crate::idents::unraw;
 
-/// The struct of one command and its impls.
+/// The struct of one command and its impls; `index` is its position in declaration order
+/// (its row of `TOOLS`).
 pub fn command_items(
+    index: usize,
     plan: &CommandPlan<'_>,
     whole: &Plan<'_>,
     program: &str,
@@ -105,7 +107,7 @@ pub fn command_items(
     let ty_name = Literal::string(&unraw(ty));
     let path = cmd.path.iter().map(|s| Literal::string(s));
     let effects = shared.effects(&cmd.effects, &cmd.name);
-    let tool = tool_spec_tokens(plan, whole);
+    let index = Literal::usize_unsuffixed(index);
     let checksum = checksum.then(|| {
         quote!(
             const CHECKSUM: Option<&'static str> = CHECKSUM;
@@ -171,7 +173,10 @@ pub fn command_items(
             const EFFECTS: Effects = #effects;
             const TRUST: Option<TrustSource> = TRUST;
             #checksum
-            const TOOL: ToolSpec = #tool;
+
+            fn tool() -> &'static ToolSpec {
+                &TOOLS.as_slice()[#index]
+            }
 
             fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
                 visit(&[#(#field_refs),*]);

@@ -17,19 +17,21 @@
 //!   per parameter (or option group), `new(…)` taking the required parameters and a
 //!   chainable setter per optional one (`command.rs`), preceded by the enums of its
 //!   enumeration parameters (`enums.rs`);
-//! * the constants several commands share: inherited and global options' parameter rows and
-//!   each distinct set of merged effects (`consts.rs`);
+//! * each distinct set of merged effects, once (`E0`, `E1`, …; `effects.rs`);
 //! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
 //! * `pub mod schemas` with build-time provider JSON, only for the providers asked for
 //!   ([`Settings::schemas`]).
 //!
-//! Each command's parameters live in one table, its `TOOL.params`: the model's view of each
-//! parameter and how it goes on the command line, in the order the command hands its fields
-//! over (`Command::fields`). The runtime writes argv and JSON from that table.
+//! Each command's parameters live in one table, its row of `TOOLS` (`Command::tool`): the
+//! model's view of each parameter and how it goes on the command line, in the order the
+//! command hands its fields over (`Command::fields`). The runtime writes argv and JSON from
+//! that table. `TOOLS` is one JSON text in the generated source, read on first use
+//! (`atip_core::spec_table`): the compiler does next to nothing for a string literal, while a
+//! `const ToolSpec` per command was a sixth of what checking the generated code cost.
 
 mod call;
 mod command;
-mod consts;
+mod effects;
 mod enums;
 mod groups;
 mod plan;
@@ -74,7 +76,7 @@ pub struct Generation {
 pub fn generate(doc: &Document, settings: &Settings) -> Generation {
     let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
     let plan = plan::plan(doc);
-    let mut shared = consts::Shared::new(&plan);
+    let mut shared = effects::Shared::default();
 
     let trust = match doc.tool.trust.as_ref().and_then(|t| t.source) {
         Some(source) => {
@@ -103,6 +105,7 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
             items.extend(command::group_items(g, &doc.tool.name, program));
         }
         items.extend(command::command_items(
+            i,
             p,
             &plan,
             program,

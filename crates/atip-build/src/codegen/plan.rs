@@ -11,9 +11,7 @@ use quote::quote;
 
 pub use super::groups::GroupPlan;
 use super::groups::Groups;
-use crate::idents::{
-    ident, snake, upper_camel, Scope, RESERVED_METHODS, RESERVED_TYPES, RESERVED_VALUES,
-};
+use crate::idents::{ident, snake, upper_camel, Scope, RESERVED_METHODS, RESERVED_TYPES};
 
 /// Everything the generator emits, named.
 pub struct Plan<'a> {
@@ -24,9 +22,6 @@ pub struct Plan<'a> {
     /// below it (none required). A command that has all of a group's options holds them in
     /// one field (a command whose own option shadows one holds the rest as its own fields).
     pub groups: Vec<GroupPlan<'a>>,
-    /// Names of the constants shared by several commands (inherited and global options),
-    /// by the option's address.
-    pub shared_params: HashMap<*const FlatParam, Ident>,
     /// Renames forced by collisions between Rust names.
     pub warnings: Vec<Diagnostic>,
 }
@@ -34,12 +29,12 @@ pub struct Plan<'a> {
 pub struct CommandPlan<'a> {
     pub cmd: &'a FlatCommand,
     pub ty: Ident,
-    /// Every parameter, in the order of the command's `TOOL.params`.
+    /// Every parameter, in the order of the command's `ToolSpec::params`.
     pub fields: Vec<FieldPlan<'a>>,
     /// The groups (indices into [`Plan::groups`]) whose options the command holds in one
     /// field each rather than in fields of their own, in the order of its parameters.
     pub groups: Vec<usize>,
-    /// What a model sees of the command; emitted as `TOOL`.
+    /// What a model sees of the command; emitted as its row of the spec table.
     pub spec: ToolSpec,
 }
 
@@ -366,25 +361,6 @@ pub fn plan(doc: &Document) -> Plan<'_> {
         })
         .collect();
 
-    // Shared option constants, named after where they are declared (`GLOBAL_NO_PAGER`,
-    // `PR_REPO`), once each.
-    let mut values = Scope::with_reserved(RESERVED_VALUES);
-    let mut shared_params: HashMap<*const FlatParam, Ident> = HashMap::new();
-    for cmd in &doc.commands {
-        for p in cmd.options.iter().filter(|p| is_shared(p)) {
-            let key = &**p as *const FlatParam;
-            shared_params.entry(key).or_insert_with(|| {
-                let level = if p.is_global() {
-                    "global".to_owned()
-                } else {
-                    p.origin.command.join("_")
-                };
-                let base = snake(&format!("{level}_{}", p.declared_name)).to_ascii_uppercase();
-                ident(&values.claim(&base, "_"))
-            });
-        }
-    }
-
     let mut enums = Enums {
         doc,
         types,
@@ -457,7 +433,6 @@ pub fn plan(doc: &Document) -> Plan<'_> {
         commands,
         enums: enums.enums,
         groups: groups.list,
-        shared_params,
         warnings,
     }
 }

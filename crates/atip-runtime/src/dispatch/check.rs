@@ -57,7 +57,7 @@ pub fn check_arguments(
 /// Arguments that passed [`check_arguments`], read field by field into a typed command.
 ///
 /// Generated commands implement [`Command::from_arguments`](crate::Command::from_arguments) with these getters; each getter converts one
-/// already checked value, so a failure means the command and its `TOOL` spec disagree. Names
+/// already checked value, so a failure means the command and its spec (`Command::tool`) disagree. Names
 /// and values are borrowed (from the spec and the tool call) unless a coercion changed a
 /// value.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -315,7 +315,7 @@ impl fmt::Display for DispatchError {
 
 impl std::error::Error for DispatchError {}
 
-/// Dispatches `call` to the generated command `C`: checks the arguments against `C::TOOL`,
+/// Dispatches `call` to the generated command `C`: checks the arguments against `C::tool()`,
 /// then builds the command from them. Used by generated `Call::from_tool_call`.
 ///
 /// # Errors
@@ -355,7 +355,7 @@ impl CallInput<'_> {
 
 /// A generated `Call`'s dispatch function for command `C`, and the implementation of
 /// [`typed`] and [`typed_from_json_text`] (`T = C`): the arguments
-/// checked against `C::TOOL` (read straight from the text for [`CallInput::Text`]; a text
+/// checked against `C::tool()` (read straight from the text for [`CallInput::Text`]; a text
 /// that fails is read again as a [`ToolCall`], which words every problem),
 /// the command built, then the variant (`T: From<C>`). Generated code keeps these in a table
 /// sorted by tool name and finds a call's entry by binary search, instead of a `match` on
@@ -373,7 +373,7 @@ where
     // Only what needs `C` is here, so that each command costs one small instance: reading
     // and checking the arguments and wording errors are compiled once.
     let mut text_call = None;
-    let mut args = input_arguments(input, const { &C::TOOL }, &mut text_call)?;
+    let mut args = input_arguments(input, C::tool(), &mut text_call)?;
     let command = C::from_arguments(&mut args);
     match args.finish() {
         Ok(()) => Ok(T::from(command)),

@@ -98,11 +98,11 @@ where
     type Error = RigToolError;
 
     fn description(&self) -> String {
-        rig_definition(&C::TOOL).description
+        rig_definition(C::tool()).description
     }
 
     fn parameters(&self) -> Value {
-        rig_definition(&C::TOOL).parameters
+        rig_definition(C::tool()).parameters
     }
 
     async fn call(&self, arguments: Self::Args) -> Result<Self::Output, Self::Error> {
