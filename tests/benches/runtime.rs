@@ -3,7 +3,9 @@
 //! 1. compile: a loaded aws-sized document (21,000 commands, ≈ 49 MB) to each provider's
 //!    definitions (target ≤ 0.2× the floor); floor: `serde_json::Value` parse of the
 //!    document's bytes plus serialising it. Then loading the document (parse, validate,
-//!    model, flatten; target ≤ 1.5×) against `serde_json::from_str::<Value>` of its text.
+//!    model, flatten; target ≤ 1.5×) against `serde_json::from_str::<Value>` of its text, and
+//!    reading the spec table generated code would hold for it (a generated module's first use
+//!    of `TOOLS`; target ≤ 1.5×) against the same parse of the table's text.
 //! 2. dispatch: one `git commit` tool call (arguments as the provider's JSON string) to the
 //!    typed command and its argv, from the text and from a parsed `ToolCall`, and to a
 //!    loaded tool's `Invocation`; floor: what a person would write without atip — a struct
@@ -68,6 +70,33 @@ fn compile(c: &mut Criterion) {
             )
             .unwrap()
         })
+    });
+    // First use of a generated module's `TOOLS`: reading its spec table (every command's
+    // spec, texts borrowed) against serde_json's parse of the same text into a `Value`.
+    let table: &'static str =
+        Box::leak(atip_runtime::spec_table::encode(tool.specs()).into_boxed_str());
+    let commands: &'static [(&'static str, Effects)] = Box::leak(
+        tool.specs()
+            .iter()
+            .map(|s| {
+                (
+                    &*Box::leak(s.name.to_string().into_boxed_str()),
+                    s.effects.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    assert_eq!(
+        atip_runtime::spec_table::decode(table, commands).unwrap(),
+        tool.specs(),
+        "the table reads back as the specs"
+    );
+    g.bench_function("spec-table-floor", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(table)).unwrap())
+    });
+    g.bench_function("spec-table", |b| {
+        b.iter(|| atip_runtime::spec_table::decode(black_box(table), commands).unwrap())
     });
     // What a program reading the metadata at run time pays end to end: load (validate,
     // flatten) and compile the OpenAI definitions.
@@ -368,6 +397,13 @@ fn main() {
         "load the aws-sized document (lenient: parse, validate, model, flatten) vs `serde_json::from_str::<Value>`",
         ("compile", "load"),
         ("compile", "parse-floor"),
+        1.5,
+        since,
+    );
+    report.ratio(
+        "first use of a generated module's `TOOLS` for the aws-sized document: its spec table read (`spec_table::decode`) vs `serde_json::from_str::<Value>` of the same text",
+        ("compile", "spec-table"),
+        ("compile", "spec-table-floor"),
         1.5,
         since,
     );
