@@ -109,17 +109,27 @@ pub fn encode<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>) -> String {
         out.push_str("]]");
     }
     out.push_str("]]");
-    escape_direction_controls(&out)
+    escape_direction_controls(out)
 }
 
 /// `text` with each character that changes the direction of text written as a JSON `\u`
 /// escape: Rust refuses them unescaped in a literal (`text_direction_codepoint_in_literal`),
 /// and a raw string cannot escape them. They only occur inside JSON strings, where the escape
 /// means the same character.
-fn escape_direction_controls(text: &str) -> String {
-    let is_control = |c: char| matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+fn escape_direction_controls(text: String) -> String {
+    // The characters of rustc's `text_direction_codepoint_in_literal`.
+    let is_control = |c: char| {
+        matches!(
+            c,
+            '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+    };
     if !text.contains(is_control) {
-        return text.to_owned();
+        return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
