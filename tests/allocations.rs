@@ -32,9 +32,15 @@ fn a_loaded_call_allocates_what_a_generated_call_does() {
             .unwrap()
     };
     let loaded = || tool.invocation_from_json_text("git_commit", ARGS).unwrap();
-    // The first call builds the loaded tool's specs; after that, calls only read them.
+    // The first call builds the loaded tool's specs (and the generated module's `TOOLS`, from
+    // its spec table); after that, calls only read them.
     let (first, _) = allocations_of(loaded);
+    let (first_generated, _) = allocations_of(typed);
     let (generated, expected) = allocations_of(typed);
+    assert!(
+        first_generated > generated,
+        "the first generated call reads the spec table: {first_generated} vs {generated}"
+    );
     let (n, invocation) = allocations_of(loaded);
     assert!(
         first > n,
@@ -53,6 +59,7 @@ fn a_loaded_call_allocates_what_a_generated_call_does() {
         n <= generated,
         "a loaded call allocates {n} times, the generated one {generated}"
     );
+    assert_eq!(generated, 15, "the argv, the recorded values and their lists");
 
     // What it shares is the loaded tool's own, counted: another call points at the same text.
     let again = tool.invocation_from_json_text("git_commit", ARGS).unwrap();
