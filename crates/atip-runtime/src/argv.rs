@@ -53,8 +53,9 @@ pub struct ArgvBuilder {
 pub struct ArgumentValue {
     /// Provider parameter name.
     pub param: Shared<str>,
-    /// The value as it went into the argv (without the flag).
-    pub value: OsString,
+    /// The value as it went into the argv (without the flag); borrowed for a flag's `true`,
+    /// which costs no allocation.
+    pub value: Cow<'static, OsStr>,
     /// The parameter is a `file` or `directory` (ATIP type): its values are paths.
     pub path: bool,
 }
@@ -391,9 +392,9 @@ impl ArgvBuilder {
                 .into_iter()
                 .map(|m| ArgumentValue {
                     value: match m.at {
-                        Slot::True => OsString::from("true"),
-                        Slot::Option { index, skip } => tail(&self.argv[index], skip),
-                        Slot::Positional(i) => self.positionals[i].clone(),
+                        Slot::True => Cow::Borrowed(OsStr::new("true")),
+                        Slot::Option { index, skip } => Cow::Owned(tail(&self.argv[index], skip)),
+                        Slot::Positional(i) => Cow::Owned(self.positionals[i].clone()),
                     },
                     param: m.param.unwrap_or_default(),
                     path: m.path,

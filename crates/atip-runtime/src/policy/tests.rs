@@ -17,7 +17,7 @@ fn with_args(mut i: Invocation, args: &[(&'static str, &str, bool)]) -> Invocati
         .iter()
         .map(|(p, v, path)| ArgumentValue {
             param: crate::Shared::Static(p),
-            value: (*v).into(),
+            value: std::borrow::Cow::Owned((*v).into()),
             path: *path,
         })
         .collect();
