@@ -18,7 +18,7 @@
 //!   `EFFECTS` table, row by row;
 //! * parameter: the index of a shared parameter, or
 //!   `[name, description, kind, form, text, flags, values?, default?]` where `kind` is a
-//!   [`ValueKind`] in lowercase (`"string"`, `"enum"`, …), `form` an [`ArgvForm`] in
+//!   [`ValueKind`] as it serialises (`"string"`, `"enum"`, …), `form` an [`ArgvForm`] in
 //!   lowercase with `text` its flag or declared name, `flags` the sum of 1 (required),
 //!   2 (multiple) and 4 (global), `values` the allowed values or `null`, and `default` the
 //!   default; trailing absent parts are left out.
@@ -161,7 +161,7 @@ fn param_row(p: &ParamSpec) -> Value {
     let mut row = vec![
         json!(p.name),
         json!(p.description),
-        json!(kind_name(p.kind)),
+        json!(p.kind),
         json!(form),
         json!(text),
         json!(flags),
@@ -173,33 +173,6 @@ fn param_row(p: &ParamSpec) -> Value {
         row.push(json!(default));
     }
     Value::Array(row)
-}
-
-fn kind_name(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::String => "string",
-        ValueKind::Integer => "integer",
-        ValueKind::Number => "number",
-        ValueKind::Boolean => "boolean",
-        ValueKind::File => "file",
-        ValueKind::Directory => "directory",
-        ValueKind::Url => "url",
-        ValueKind::Enum => "enum",
-    }
-}
-
-fn kind_of(name: &str) -> Option<ValueKind> {
-    Some(match name {
-        "string" => ValueKind::String,
-        "integer" => ValueKind::Integer,
-        "number" => ValueKind::Number,
-        "boolean" => ValueKind::Boolean,
-        "file" => ValueKind::File,
-        "directory" => ValueKind::Directory,
-        "url" => ValueKind::Url,
-        "enum" => ValueKind::Enum,
-        _ => return None,
-    })
 }
 
 /// The specs of `table` (written by [`encode`]), one per row of `commands` — each command's
@@ -338,9 +311,7 @@ impl<'de: 'static> Visitor<'de> for ParamVisitor {
         }
         let name: TableText = part(&mut seq, "a name")?;
         let description: TableText = part(&mut seq, "a description")?;
-        let kind: TableText = part(&mut seq, "a kind")?;
-        let kind = kind_of(&kind.0)
-            .ok_or_else(|| de::Error::custom(format_args!("unknown kind `{}`", kind.0)))?;
+        let kind: ValueKind = part(&mut seq, "a kind")?;
         let form: TableText = part(&mut seq, "an argv form")?;
         let text: TableText = part(&mut seq, "a flag")?;
         let text: Text = text.0;
@@ -470,7 +441,7 @@ mod tests {
             (
                 "[[],[[\"t\",[],\"d\",[[\"n\",\"d\",\"text\",\"flag\",\"-n\",0]]]]]",
                 one,
-                "unknown kind `text`",
+                "unknown variant `text`",
             ),
             (
                 "[[],[[\"t\",[],\"d\",[[\"n\",\"d\",\"string\",\"joined\",\"-n\",8]]]]]",

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::effects::{Effects, Text, TextList};
 use crate::flatten::{FlatCommand, ParamKind};
@@ -215,7 +215,7 @@ impl ParamSpec {
 }
 
 /// The kind of one value of a parameter (spec §3.7, enumerations resolved).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ValueKind {
     /// Any string (`string`, `array` items, `enum` without a list).

@@ -6,7 +6,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::effects::Shared;
+use super::effects::EffectConsts;
 use super::plan::{invocation, CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
 use crate::docs::{doc_attrs, effects_summary, param_doc};
 use crate::idents::unraw;
@@ -20,7 +20,7 @@ pub fn command_items(
     program: &str,
     checksum: bool,
     serde: bool,
-    shared: &mut Shared,
+    shared: &mut EffectConsts,
 ) -> TokenStream {
     let cmd = plan.cmd;
     let ty = &plan.ty;

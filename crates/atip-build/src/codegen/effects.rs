@@ -13,13 +13,13 @@ use crate::idents::upper_camel;
 
 /// The distinct sets of merged effects, each emitted once.
 #[derive(Default)]
-pub struct Shared {
+pub struct EffectConsts {
     /// Index in `effects` of each distinct set, by its token text, and the commands using it.
     effects_index: HashMap<String, usize>,
     effects: Vec<(TokenStream, Vec<String>)>,
 }
 
-impl Shared {
+impl EffectConsts {
     /// The constant holding `effects`, for the command `name`.
     pub fn effects(&mut self, effects: &Effects, name: &str) -> Ident {
         let tokens = effects_tokens(effects);

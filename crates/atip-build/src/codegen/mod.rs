@@ -76,7 +76,7 @@ pub struct Generation {
 pub fn generate(doc: &Document, settings: &Settings) -> Generation {
     let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
     let plan = plan::plan(doc);
-    let mut shared = effects::Shared::default();
+    let mut shared = effects::EffectConsts::default();
 
     let trust = match doc.tool.trust.as_ref().and_then(|t| t.source) {
         Some(source) => {
