@@ -139,6 +139,19 @@ pub enum Containment {
     NoSignalsOut,
     /// `no_new_privs`: setuid and file capabilities grant nothing.
     NoNewPrivs,
+    /// The run is a session of its own with no controlling terminal, and no process of it can
+    /// start another session or process group (seccomp: `setsid`, `setpgid` fail with
+    /// `EPERM`), so the whole tree stays in the one group that is killed; terminal input
+    /// injection (`TIOCSTI`, `TIOCLINUX`) is refused too.
+    NoNewSessions,
+    /// No changes to file modes, owners, times or extended attributes (seccomp: `chmod`,
+    /// `chown`, `utimensat`, `setxattr` and their relatives fail with `EPERM`). Landlock does
+    /// not cover these, so runs whose writes are denied get them refused this way.
+    NoMetadataChanges,
+    /// Every capability dropped (effective, permitted, inheritable, ambient and the bounding
+    /// set; `SECBIT_NOROOT` locked), because the runner is root or the run joined a user
+    /// namespace: a root runner's children are root without root's powers.
+    NoCapabilities,
     /// Resource limits.
     Limits(ResourceLimits),
 }
@@ -170,6 +183,13 @@ impl fmt::Display for Containment {
                 f.write_str("no signals to processes outside the sandbox (Landlock)")
             }
             Containment::NoNewPrivs => f.write_str("no_new_privs"),
+            Containment::NoNewSessions => {
+                f.write_str("one session and process group, no controlling terminal (seccomp)")
+            }
+            Containment::NoMetadataChanges => {
+                f.write_str("no changes to file modes, owners, times or attributes (seccomp)")
+            }
+            Containment::NoCapabilities => f.write_str("no capabilities"),
             Containment::Limits(l) => {
                 let mut parts = Vec::new();
                 if let Some(v) = l.cpu_seconds {
