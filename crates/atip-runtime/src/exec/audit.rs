@@ -10,7 +10,7 @@
 //! | `callId` | the model's id for the call ([`crate::Invocation::call_id`]) |
 //! | `tool` | flattened name (`git_clean`) |
 //! | `argv` | program and arguments, as run (or as they would have run); non-UTF-8 bytes replaced |
-//! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked) |
+//! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
 //! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
 //! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone) or `null` |
 //! | `sandbox` | `{enforced, notEnforced}` for a run that started |
@@ -18,7 +18,7 @@
 //! | `exitCode`, `signal`, `timedOut` | how a run ended |
 //! | `redactions` | secrets replaced in what the model is shown |
 //! | `truncated` | bytes of output the model is not shown (beyond the cap) |
-//! | `error` | why a call did not run or start |
+//! | `error` | why a call did not run or start; `cancelled before it finished` for a call whose future was dropped (a run that had started was killed with its process group) |
 //!
 //! The log holds argv values the model chose: keep it where the model's output may be kept, and
 //! outside the directories commands may write to (a `git clean` in the working directory
@@ -91,6 +91,68 @@ pub(super) struct Trail {
     pub(super) confirmed_by: Option<&'static str>,
 }
 
+/// The record of a call in flight: written when the call ends ([`Pending::finish`]), or, if
+/// its future is dropped first, when it is dropped — so a cancelled call that ran is in the log
+/// too.
+pub(super) struct Pending<'a> {
+    log: &'a AuditLog,
+    call_id: Option<String>,
+    tool: String,
+    argv: Vec<std::ffi::OsString>,
+    started: std::time::Instant,
+    /// What the policy stage decided so far.
+    pub(super) trail: Trail,
+    done: bool,
+}
+
+impl<'a> Pending<'a> {
+    pub(super) fn new(log: &'a AuditLog, invocation: &crate::Invocation) -> Self {
+        Pending {
+            log,
+            call_id: invocation.call_id.as_deref().map(str::to_owned),
+            tool: invocation.name.to_string(),
+            argv: invocation.argv.clone(),
+            started: std::time::Instant::now(),
+            trail: Trail::default(),
+            done: false,
+        }
+    }
+
+    /// Writes the call's line: `shown` is the model's view of a run's output.
+    pub(super) fn finish(
+        mut self,
+        result: &Result<Output, RunError>,
+        shown: Option<&crate::ToolResult>,
+    ) {
+        self.done = true;
+        self.log.write(&Record::new(
+            self.call_id.as_deref(),
+            &self.tool,
+            &self.argv,
+            &self.trail,
+            Some(result),
+            shown,
+            self.started.elapsed(),
+        ));
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.log.write(&Record::new(
+                self.call_id.as_deref(),
+                &self.tool,
+                &self.argv,
+                &self.trail,
+                None,
+                None,
+                self.started.elapsed(),
+            ));
+        }
+    }
+}
+
 /// One line of the log.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -113,31 +175,35 @@ pub(super) struct Record<'a> {
 }
 
 impl<'a> Record<'a> {
-    /// The record of a call: `shown` is the model's view of a run's output (for redactions).
-    pub(super) fn new(
+    /// The record of a call: `result` is `None` for a call cancelled before it finished,
+    /// `shown` the model's view of a run's output (for redactions).
+    fn new(
         call_id: Option<&'a str>,
         tool: &'a str,
         argv: &[std::ffi::OsString],
         trail: &Trail,
-        result: &Result<Output, RunError>,
+        result: Option<&Result<Output, RunError>>,
         shown: Option<&crate::ToolResult>,
         duration: Duration,
     ) -> Self {
         let decision = match result {
-            Err(RunError::Denied { .. }) => "denied",
-            Err(RunError::Declined(_)) => "declined",
-            Err(RunError::NeedsConfirmation(_)) => "unconfirmed",
-            _ => trail.decision.unwrap_or("allowed"),
+            Some(Err(RunError::Denied { .. })) => "denied",
+            Some(Err(RunError::Declined(_))) => "declined",
+            Some(Err(RunError::NeedsConfirmation(_))) => "unconfirmed",
+            Some(_) => trail.decision.unwrap_or("allowed"),
+            None => trail.decision.unwrap_or("cancelled"),
         };
         let reasons = match result {
-            Err(RunError::Denied { reasons, .. }) => reasons.as_slice(),
-            Err(RunError::Declined(r) | RunError::NeedsConfirmation(r)) => r.reasons.as_slice(),
+            Some(Err(RunError::Denied { reasons, .. })) => reasons.as_slice(),
+            Some(Err(RunError::Declined(r) | RunError::NeedsConfirmation(r))) => {
+                r.reasons.as_slice()
+            }
             _ => trail.reasons.as_slice(),
         }
         .iter()
         .map(|r| serde_json::json!({"code": r.code.as_str(), "message": r.message}))
         .collect();
-        let output = result.as_ref().ok();
+        let output = result.and_then(|r| r.as_ref().ok());
         let (exit_code, signal) = match output.map(|o| o.status) {
             Some(super::ExitStatus::Code(c)) => (Some(c), None),
             Some(super::ExitStatus::Signal(s)) => (None, Some(s)),
@@ -170,7 +236,10 @@ impl<'a> Record<'a> {
                 Some(_) => Some(meta_u64("omittedBytes").unwrap_or(0)),
                 None => output.map(|o| o.stdout_dropped + o.stderr_dropped),
             },
-            error: result.as_ref().err().map(ToString::to_string),
+            error: match result {
+                Some(r) => r.as_ref().err().map(ToString::to_string),
+                None => Some("cancelled before it finished".to_owned()),
+            },
         }
     }
 }

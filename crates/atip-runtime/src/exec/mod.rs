@@ -227,7 +227,6 @@ pub struct Runner {
     tiered: bool,
     trust_rules: Vec<TrustRule>,
     sandbox: Sandbox,
-    scratch: Arc<sandbox::ScratchPool>,
     settings: ProcessSettings,
     max_timeout: Duration,
     confirm: Option<Arc<dyn Confirm>>,
@@ -269,7 +268,6 @@ impl Runner {
             tiered: false,
             trust_rules: Vec::new(),
             sandbox: Sandbox::default(),
-            scratch: Arc::default(),
             settings: ProcessSettings {
                 timeout: DEFAULT_TIMEOUT,
                 kill_grace: DEFAULT_KILL_GRACE,
@@ -556,36 +554,26 @@ impl Runner {
         sink: Option<mpsc::Sender<OutputChunk>>,
     ) -> Result<Output, RunError> {
         use tracing::Instrument;
-        let started = std::time::Instant::now();
         let span = tracing::info_span!(
             "atip.call",
             tool = %invocation.name,
             call_id = invocation.call_id.as_deref().unwrap_or(""),
         );
-        let mut trail = audit::Trail::default();
         let Some(log) = &self.audit else {
+            let mut trail = audit::Trail::default();
             return self
                 .traced(invocation, confirmed, sink, &mut trail)
                 .instrument(span)
                 .await;
         };
-        let call_id = invocation.call_id.clone();
-        let name = invocation.name.clone();
-        let argv = invocation.argv.clone();
+        // Written when the call ends, or when this future is dropped before that.
+        let mut pending = audit::Pending::new(log, &invocation);
         let result = self
-            .traced(invocation, confirmed, sink, &mut trail)
+            .traced(invocation, confirmed, sink, &mut pending.trail)
             .instrument(span)
             .await;
         let shown = result.as_ref().ok().map(|o| self.tool_result(o));
-        log.write(&audit::Record::new(
-            call_id.as_deref(),
-            &name,
-            &argv,
-            &trail,
-            &result,
-            shown.as_ref(),
-            started.elapsed(),
-        ));
+        pending.finish(&result, shown.as_ref());
         result
     }
 
@@ -623,7 +611,7 @@ impl Runner {
             "policy"
         );
         match decision {
-            Decision::Allow => {}
+            Decision::Allow => trail.decision = Some("allowed"),
             Decision::Deny(reasons) => {
                 return Err(RunError::Denied {
                     invocation: Box::new(invocation),
@@ -666,13 +654,17 @@ impl Runner {
         }
         let limits = policy.limits;
         let require_sandbox = policy.require_sandbox;
+        let path_roots = policy.path_roots_for(&invocation, &working_dir);
         drop(policy);
         self.verified_run(
             invocation,
             program,
             &working_dir,
-            limits,
-            require_sandbox,
+            Gates {
+                limits,
+                require_sandbox,
+                path_roots,
+            },
             sink.as_ref(),
         )
         .await
@@ -684,25 +676,35 @@ impl Runner {
         invocation: Invocation,
         program: Option<PathBuf>,
         working_dir: &std::path::Path,
-        limits: crate::policy::ResourceLimits,
-        require_sandbox: bool,
+        gates: Gates,
         sink: Option<&mpsc::Sender<OutputChunk>>,
     ) -> Result<Output, RunError> {
-        if let Some(expected) = &invocation.checksum {
-            let Some(path) = &program else {
-                return Err(RunError::Checksum(Box::new(ChecksumError {
-                    program: PathBuf::from(invocation.argv[0].clone()),
-                    expected: expected.to_string(),
-                    found: "cannot be found to be checked".to_owned(),
-                })));
-            };
-            verify::verify_checksum(path, expected).map_err(|e| RunError::Checksum(Box::new(e)))?;
-        }
-        let plan = sandbox::Plan::new(&self.sandbox, &invocation.effects, limits, working_dir);
-        let mut prepared =
-            sandbox::prepare(&self.sandbox, &plan, program.as_deref(), &self.scratch)
-                .map_err(RunError::Sandbox)?;
-        if require_sandbox && !prepared.report.not_enforced.is_empty() {
+        let verified = match &invocation.checksum {
+            Some(expected) => {
+                let Some(path) = &program else {
+                    return Err(RunError::Checksum(Box::new(ChecksumError {
+                        program: PathBuf::from(invocation.argv[0].clone()),
+                        expected: expected.to_string(),
+                        found: "cannot be found to be checked".to_owned(),
+                    })));
+                };
+                Some(
+                    verify::open_verified(path, expected)
+                        .map_err(|e| RunError::Checksum(Box::new(e)))?,
+                )
+            }
+            None => None,
+        };
+        let plan = sandbox::Plan::new(
+            &self.sandbox,
+            &invocation.effects,
+            gates.limits,
+            working_dir,
+            &gates.path_roots,
+        );
+        let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
+            .map_err(RunError::Sandbox)?;
+        if gates.require_sandbox && !prepared.report.not_enforced.is_empty() {
             return Err(RunError::Sandbox(SandboxError {
                 message: format!(
                     "the policy requires the sandbox, but this system cannot enforce: {}",
@@ -728,6 +730,7 @@ impl Runner {
                 &settings,
                 stream,
                 program.as_deref(),
+                verified,
                 &mut prepared,
             )
             .instrument(tracing::info_span!("atip.process"))
@@ -741,9 +744,8 @@ impl Runner {
                 "exit"
             );
         }
-        if let Some(dir) = prepared.scratch.take() {
-            self.scratch.give(dir);
-        }
+        // The run's scratch directory goes with `prepared`.
+        drop(prepared);
         result
     }
 
@@ -760,16 +762,22 @@ impl Runner {
             let path = verify::child_path(&self.settings.env_base, &self.settings.env);
             verify::resolve_program(p, &working_dir, path.as_deref())
         });
-        self.verified_run(
-            invocation,
-            program,
-            &working_dir,
-            self.policy.limits,
-            self.policy.require_sandbox,
-            None,
-        )
-        .await
+        let gates = Gates {
+            limits: self.policy.limits,
+            require_sandbox: self.policy.require_sandbox,
+            path_roots: self.policy.path_roots_for(&invocation, &working_dir),
+        };
+        self.verified_run(invocation, program, &working_dir, gates, None)
+            .await
     }
+}
+
+/// What the policy hands on to the layers after it.
+struct Gates {
+    limits: crate::policy::ResourceLimits,
+    require_sandbox: bool,
+    /// The roots the call's path arguments were held to: writes are confined to them too.
+    path_roots: Vec<PathBuf>,
 }
 
 fn shown_argv(argv: &[OsString]) -> String {

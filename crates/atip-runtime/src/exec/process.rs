@@ -1,6 +1,7 @@
-//! One child process: spawned without a shell in its own process group, fed its stdin, drained
-//! concurrently under a byte cap, and killed with its whole group on timeout, on exit
-//! (leftover background processes) and when the future is dropped.
+//! One child process: spawned without a shell as a session of its own (one process group, no
+//! controlling terminal), fed its stdin, drained concurrently under a byte cap, and killed with
+//! its whole group on timeout, on exit (leftover background processes) and when the future is
+//! dropped. Descriptors the host left open without close-on-exec do not reach it.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -97,13 +98,16 @@ pub(crate) fn refuse_nul(argv: &[OsString]) -> Result<(), RunError> {
 }
 
 /// Runs `invocation` to completion (or its timeout) and collects its output. `program` is the
-/// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given), `sandbox` the
-/// limits to install in the child.
+/// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given); `verified`, when
+/// set, is that file already open and checked against its checksum, and is what runs (on Linux
+/// through `/proc/self/fd/N`, so a file swapped in at the path after the check does not);
+/// `sandbox` holds the limits to install in the child.
 pub(crate) async fn run(
     invocation: Invocation,
     settings: &ProcessSettings,
     sink: Option<Stream<'_>>,
     program: Option<&std::path::Path>,
+    verified: Option<std::fs::File>,
     sandbox: &mut Prepared,
 ) -> Result<Output, RunError> {
     if invocation.argv.is_empty() {
@@ -114,6 +118,17 @@ pub(crate) async fn run(
     }
     refuse_nul(&invocation.argv)?;
 
+    #[cfg(target_os = "linux")]
+    let by_fd = verified.as_ref().map(|f| {
+        use std::os::fd::AsRawFd;
+        (
+            f.as_raw_fd(),
+            PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd())),
+        )
+    });
+    #[cfg(not(target_os = "linux"))]
+    let by_fd: Option<(i32, PathBuf)> = None;
+    let program = by_fd.as_ref().map(|(_, p)| p.as_path()).or(program);
     let mut cmd = match program {
         Some(path) => {
             let mut cmd = tokio::process::Command::new(path);
@@ -134,7 +149,7 @@ pub(crate) async fn run(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     #[cfg(unix)]
-    cmd.process_group(0);
+    own_session(&mut cmd, by_fd.as_ref().map(|(fd, _)| *fd));
     match &settings.env_base {
         EnvBase::Inherit => {}
         EnvBase::Clear => {
@@ -165,7 +180,11 @@ pub(crate) async fn run(
         program: program.clone(),
         source,
     })?;
-    let group = GroupGuard(child.id());
+    drop(verified);
+    let group = GroupGuard {
+        pid: child.id(),
+        reaped: false,
+    };
     let capture = Mutex::new(Capture {
         stdout: Vec::new(),
         stderr: Vec::new(),
@@ -195,6 +214,7 @@ pub(crate) async fn run(
         );
         a.and(b).and(c)
     });
+    let mut group = group;
     let mut waiting = std::pin::pin!(child.wait());
 
     let mut status = None;
@@ -206,6 +226,7 @@ pub(crate) async fn run(
         tokio::select! {
             s = &mut waiting, if status.is_none() => {
                 status = Some(s.map_err(RunError::Io)?);
+                group.reaped = true;
                 // Kill what the command left running in its group: no orphans.
                 group.kill(Signal::Kill);
                 if phase == Phase::Running {
@@ -237,16 +258,25 @@ pub(crate) async fn run(
             break;
         }
     }
+    // Every process of the group has been sent SIGKILL; the child normally ends at once. One
+    // stuck in the kernel (uninterruptible sleep) is left to tokio, which reaps it when it
+    // ends: the call reports it as killed rather than wait without bound.
     let status = match status {
-        Some(s) => s,
-        None => (&mut waiting).await.map_err(RunError::Io)?,
+        Some(s) => exit_status(s),
+        None => {
+            group.kill(Signal::Kill);
+            match tokio::time::timeout(settings.kill_grace, &mut waiting).await {
+                Ok(s) => exit_status(s.map_err(RunError::Io)?),
+                Err(_) => ExitStatus::Signal(9),
+            }
+        }
     };
     let duration = started.elapsed();
     let mut capture = capture.lock().unwrap_or_else(|p| p.into_inner());
     Ok(Output {
         name: invocation.name.into_owned(),
         argv: invocation.argv,
-        status: exit_status(status),
+        status,
         stdout: std::mem::take(&mut capture.stdout),
         stderr: std::mem::take(&mut capture.stderr),
         stdout_dropped: capture.stdout_dropped,
@@ -325,20 +355,95 @@ fn exit_status(s: std::process::ExitStatus) -> ExitStatus {
     ExitStatus::Code(s.code().unwrap_or(-1))
 }
 
+/// Makes the child a session of its own before it runs: `setsid()` (a new session and process
+/// group, led by the child, with no controlling terminal, so `TIOCSTI` has no terminal to push
+/// into), and close-on-exec for every descriptor above stderr except `keep` (the verified
+/// program, which a script's interpreter opens again by its `/proc/self/fd` name).
+#[cfg(unix)]
+fn own_session(cmd: &mut tokio::process::Command, keep: Option<i32>) {
+    // SAFETY: the hook runs in the forked child and makes only async-signal-safe system calls
+    // on integers prepared here.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            #[cfg(target_os = "linux")]
+            {
+                match keep {
+                    Some(fd) if fd > 3 => {
+                        cloexec_from(3, fd as u32 - 1)?;
+                        cloexec_from(fd as u32 + 1, u32::MAX)?;
+                    }
+                    Some(3) => cloexec_from(4, u32::MAX)?,
+                    _ => cloexec_from(3, u32::MAX)?,
+                }
+                if let Some(fd) = keep {
+                    if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = keep;
+            Ok(())
+        });
+    }
+}
+
+/// Marks descriptors `first..=last` close-on-exec: `close_range(2)` (Linux 5.11+), else one
+/// `fcntl` per descriptor up to the descriptor limit.
+#[cfg(target_os = "linux")]
+fn cloexec_from(first: u32, last: u32) -> std::io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: plain system calls on integers.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC) == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ENOSYS) && e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(e);
+        }
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            u32::try_from(limit.rlim_cur)
+                .unwrap_or(u32::MAX)
+                .min(1 << 20)
+        } else {
+            1024
+        };
+        for fd in first..=last.min(top) {
+            let flags = libc::fcntl(fd as i32, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd as i32, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+    Ok(())
+}
+
 #[derive(Clone, Copy)]
 enum Signal {
     Term,
     Kill,
 }
 
-/// Kills the child's process group when dropped (the run was cancelled or finished).
-struct GroupGuard(Option<u32>);
+/// Kills the child's process group when dropped (the run was cancelled or finished), and the
+/// child itself by its pid while it is not yet reaped (its pid cannot be reused until then).
+struct GroupGuard {
+    pid: Option<u32>,
+    reaped: bool,
+}
 
 impl GroupGuard {
     fn kill(&self, signal: Signal) {
         #[cfg(unix)]
         if let Some(pid) = self
-            .0
+            .pid
             .and_then(|p| i32::try_from(p).ok())
             .filter(|p| *p > 0)
         {
@@ -346,10 +451,14 @@ impl GroupGuard {
                 Signal::Term => libc::SIGTERM,
                 Signal::Kill => libc::SIGKILL,
             };
-            // SAFETY: a plain syscall; a negative pid addresses the process group the child
-            // leads (it was spawned with process_group(0)). ESRCH when it is gone is fine.
+            // SAFETY: plain syscalls. A negative pid addresses the process group the child
+            // leads (it called setsid); the positive one the child itself, which stays a
+            // zombie holding its pid until it is reaped. ESRCH when gone is fine.
             unsafe {
                 libc::kill(-pid, sig);
+                if !self.reaped {
+                    libc::kill(pid, sig);
+                }
             }
         }
         #[cfg(not(unix))]

@@ -8,7 +8,6 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use std::time::SystemTime;
 
 use sha2::{Digest, Sha256, Sha512};
 
@@ -88,14 +87,30 @@ impl fmt::Display for ChecksumError {
 impl std::error::Error for ChecksumError {}
 
 /// Checks that the file at `program` hashes to `expected` (`sha256:<hex>` or `sha512:<hex>`,
-/// hex in either case). Hashes are cached by path, size and modification time, so a binary is
-/// read once until it changes.
+/// hex in either case). Hashes are cached by the file's identity and change time (device,
+/// inode, size, modification and status-change time): rewriting a file in place changes its
+/// status-change time, which no caller can set back, so it is hashed again. Where there is
+/// no status-change time (not Unix) nothing is cached.
 ///
 /// # Errors
 ///
 /// [`ChecksumError`] when the digests differ, the algorithm is not one of these two, or the
 /// file cannot be read.
 pub fn verify_checksum(program: &Path, expected: &str) -> Result<(), ChecksumError> {
+    open_verified(program, expected).map(drop)
+}
+
+/// Opens `program`, checks that the open file hashes to `expected` (as [`verify_checksum`])
+/// and returns it, so that the caller can run exactly the file that was checked
+/// (`/proc/self/fd/N`) rather than whatever the path names a moment later.
+///
+/// # Errors
+///
+/// As [`verify_checksum`].
+pub(crate) fn open_verified(
+    program: &Path,
+    expected: &str,
+) -> Result<std::fs::File, ChecksumError> {
     let err = |found: String| ChecksumError {
         program: program.to_path_buf(),
         expected: expected.to_owned(),
@@ -112,43 +127,67 @@ pub fn verify_checksum(program: &Path, expected: &str) -> Result<(), ChecksumErr
             "cannot be checked: algorithm `{algorithm}` is not supported (sha256, sha512)"
         )));
     }
-    let actual = digest(program, &algorithm).map_err(|e| err(format!("cannot be read: {e}")))?;
+    let file = std::fs::File::open(program).map_err(|e| err(format!("cannot be read: {e}")))?;
+    let actual = digest(&file, &algorithm).map_err(|e| err(format!("cannot be read: {e}")))?;
     if actual.eq_ignore_ascii_case(hex) {
-        Ok(())
+        Ok(file)
     } else {
         Err(err(format!("hashes to {algorithm}:{actual}")))
     }
 }
 
-type CacheKey = (PathBuf, String);
-type CacheEntry = (u64, Option<SystemTime>, String);
+/// One version of a file's contents, told without reading them: device, inode, size,
+/// modification and status-change time (ns).
+type Identity = (u64, u64, u64, i128, i128);
 
-fn digest(program: &Path, algorithm: &str) -> std::io::Result<String> {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, CacheEntry>>> = OnceLock::new();
+fn identity(file: &std::fs::File) -> std::io::Result<Option<Identity>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = file.metadata()?;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Ok(Some((
+            meta.dev(),
+            meta.ino(),
+            meta.len(),
+            ns(meta.mtime(), meta.mtime_nsec()),
+            ns(meta.ctime(), meta.ctime_nsec()),
+        )))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        Ok(None)
+    }
+}
+
+fn digest(file: &std::fs::File, algorithm: &str) -> std::io::Result<String> {
+    static CACHE: OnceLock<Mutex<HashMap<(Identity, String), String>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let meta = std::fs::metadata(program)?;
-    let (size, modified) = (meta.len(), meta.modified().ok());
-    let key = (program.to_path_buf(), algorithm.to_owned());
-    if let Some((s, m, hex)) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        if *s == size && *m == modified && modified.is_some() {
+    let before = identity(file)?;
+    if let Some(id) = before {
+        let key = (id, algorithm.to_owned());
+        if let Some(hex) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return Ok(hex.clone());
         }
     }
-    let file = std::fs::File::open(program)?;
     let hex = if algorithm == "sha512" {
         hash_file::<Sha512>(file)?
     } else {
         hash_file::<Sha256>(file)?
     };
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, (size, modified, hex.clone()));
+    // A file that changed while it was read is not remembered.
+    if let Some(id) = before.filter(|id| identity(file).ok().flatten() == Some(*id)) {
+        cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((id, algorithm.to_owned()), hex.clone());
+    }
     Ok(hex)
 }
 
 /// The hex digest of a file's contents, read in 64 KiB blocks.
-fn hash_file<D: Digest>(mut file: std::fs::File) -> std::io::Result<String> {
+fn hash_file<D: Digest>(mut file: &std::fs::File) -> std::io::Result<String> {
     let mut hasher = D::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -195,7 +234,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checksums_are_compared_and_cached_by_size_and_mtime() {
+    fn checksums_are_compared_and_cached_by_identity_and_change_time() {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("tool");
         std::fs::write(&bin, b"hello").unwrap();

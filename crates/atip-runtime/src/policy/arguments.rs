@@ -275,6 +275,40 @@ pub(super) fn argument_reasons(
     }
 }
 
+/// The roots `invocation`'s path arguments are held to (see [`Policy::path_roots_for`]).
+pub(super) fn path_roots_for(
+    policy: &Policy,
+    invocation: &Invocation,
+    title: &str,
+    working_dir: &Path,
+) -> Vec<PathBuf> {
+    let working_dir = resolve_path(Path::new("/"), working_dir);
+    let rules: Vec<&super::ArgumentRule> = policy
+        .arguments
+        .iter()
+        .filter(|r| r.applies_to(&invocation.name, title))
+        .collect();
+    let mut out: Vec<PathBuf> = Vec::new();
+    for arg in &invocation.arguments {
+        let custom = rules
+            .iter()
+            .filter(|r| r.parameter == arg.param && !r.deny)
+            .filter_map(|r| r.roots.as_ref())
+            .next_back();
+        let list = match custom {
+            Some(list) => list,
+            None if arg.path => &policy.path_roots,
+            None => continue,
+        };
+        for root in roots(list, &working_dir) {
+            if !out.contains(&root) {
+                out.push(root);
+            }
+        }
+    }
+    out
+}
+
 fn deny(code: ReasonCode, message: String) -> Reason {
     Reason {
         code,

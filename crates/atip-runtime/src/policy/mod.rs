@@ -409,6 +409,15 @@ impl Policy {
         decide(reasons)
     }
 
+    /// The roots the argument rules hold `invocation`'s path arguments to (a rule's `roots`
+    /// for its parameter, else [`Policy::path_roots`] for `file`/`directory` parameters),
+    /// resolved against `working_dir`; empty when the call gives no such argument. The runner
+    /// confines the run's writes to them with the sandbox as well, so that a path swapped
+    /// for a symbolic link after the check cannot lead a write outside.
+    pub fn path_roots_for(&self, invocation: &Invocation, working_dir: &Path) -> Vec<PathBuf> {
+        arguments::path_roots_for(self, invocation, &invocation_title(invocation), working_dir)
+    }
+
     /// Judges a command by its flattened name and merged effects alone (no trust, no
     /// arguments).
     pub fn evaluate_effects(&self, name: &str, effects: &Effects) -> Decision {

@@ -28,32 +28,63 @@ use crate::policy::ResourceLimits;
 
 /// What this kernel supports, probed once per process.
 #[derive(Debug, Clone, Copy)]
-struct Support {
-    /// Landlock file access rights up to ABI 3 (writes, removals, renames, truncation).
-    fs: bool,
-    /// Landlock TCP bind/connect (ABI 4).
-    net: bool,
-    /// Landlock scoping of abstract Unix sockets and signals (ABI 6).
-    scope: bool,
+pub(super) struct Support {
+    /// The Landlock ABI version the kernel reports (0: no Landlock).
+    pub abi: i32,
+}
+
+impl Support {
+    /// File rights strong enough to confine writes (ABI 3: truncation is covered).
+    fn fs(self) -> bool {
+        self.abi >= 3
+    }
+    /// TCP bind/connect (ABI 4).
+    fn net(self) -> bool {
+        self.abi >= 4
+    }
+    /// `ioctl` on devices (ABI 5).
+    fn ioctl_dev(self) -> bool {
+        self.abi >= 5
+    }
+    /// Scoping of abstract Unix sockets and signals (ABI 6).
+    fn scope(self) -> bool {
+        self.abi >= 6
+    }
+    /// The ABI as the `landlock` crate names it (the newest it knows for newer kernels).
+    fn landlock_abi(self) -> ABI {
+        ABI::from(self.abi)
+    }
+}
+
+/// The Landlock ABI version of the running kernel: `landlock_create_ruleset(NULL, 0,
+/// LANDLOCK_CREATE_RULESET_VERSION)`, or 0 where Landlock is missing or disabled.
+fn probe_abi() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the documented way to ask for the version: no ruleset attribute, size 0.
+    let version = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(version).unwrap_or(0).max(0)
 }
 
 fn support() -> Support {
     static SUPPORT: OnceLock<Support> = OnceLock::new();
-    *SUPPORT.get_or_init(|| {
-        let hard = || Ruleset::default().set_compatibility(CompatLevel::HardRequirement);
-        let fs = hard()
-            .handle_access(AccessFs::from_all(ABI::V3))
-            .and_then(|r| r.create())
-            .is_ok();
-        let net = hard()
-            .handle_access(AccessNet::from_all(ABI::V4))
-            .and_then(|r| r.create())
-            .is_ok();
-        let scope = hard()
-            .scope(Scope::from_all(ABI::V6))
-            .and_then(|r| r.create())
-            .is_ok();
-        Support { fs, net, scope }
+    *SUPPORT.get_or_init(|| Support { abi: probe_abi() })
+}
+
+/// The highest capability number this kernel knows (`/proc/sys/kernel/cap_last_cap`).
+fn last_capability() -> u32 {
+    static LAST: OnceLock<u32> = OnceLock::new();
+    *LAST.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(63)
     })
 }
 
@@ -124,6 +155,16 @@ pub(crate) struct ChildSetup {
     /// The user and network namespaces to join, for offline runs.
     namespaces: Option<&'static (OwnedFd, OwnedFd)>,
     limits: ResourceLimits,
+    /// Drop capabilities; `privileged`: the child holds `CAP_SETPCAP` (root, or a joined user
+    /// namespace), so the bounding set and securebits can go too.
+    capabilities: Option<CapabilityDrop>,
+    seccomp: Option<&'static seccompiler::BpfProgram>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct CapabilityDrop {
+    privileged: bool,
+    last: u32,
 }
 
 /// The device file programs write to even when they write no file of their own (`> /dev/null`).
@@ -140,29 +181,53 @@ pub(crate) fn prepare(
     scratch: Option<&Path>,
     program: Option<&Path>,
 ) -> Result<(ChildSetup, SandboxReport), SandboxError> {
-    let support = support();
+    // SAFETY: a plain syscall without arguments.
+    let root = unsafe { libc::geteuid() } == 0;
+    prepare_on(support(), root, plan, scratch, program)
+}
+
+/// [`prepare`] for a kernel with `support`, run by root or not: what the report says depends
+/// on both, which the tests vary.
+pub(super) fn prepare_on(
+    support: Support,
+    root: bool,
+    plan: &Plan,
+    scratch: Option<&Path>,
+    program: Option<&Path>,
+) -> Result<(ChildSetup, SandboxReport), SandboxError> {
     let mut report = SandboxReport::default();
+    report.not_enforced.extend(plan.notes.iter().cloned());
     let fail = |what: &str, e: &dyn std::fmt::Display| SandboxError {
         message: format!("cannot set up the sandbox ({what}): {e}"),
     };
+    let abi = support.landlock_abi();
+    let kernel = |need: u8, what: &str| {
+        format!(
+            "{what}: needs Landlock ABI {need}, this kernel has {}",
+            if support.abi == 0 {
+                "no Landlock".to_owned()
+            } else {
+                format!("ABI {}", support.abi)
+            }
+        )
+    };
 
-    // File access rights handled by the ruleset, and the rules that grant some back.
-    let abi = ABI::V3;
+    // File access rights handled by the ruleset, and the rules that grant some back. Writes
+    // cover what the kernel's ABI covers: removal and renames (ABI 1-2), truncation (3), device
+    // ioctls (5), connecting to pathname Unix sockets (9).
     let write_rights = AccessFs::from_write(abi);
     let read_rights = AccessFs::ReadFile | AccessFs::ReadDir;
     let mut handled_fs: BitFlags<AccessFs> = BitFlags::EMPTY;
-    // (path, rights, is a directory): files may only get the rights a file can have.
-    let mut grants: Vec<(PathBuf, BitFlags<AccessFs>, bool)> = Vec::new();
+    // (path, rights): a file gets only the rights a file can have.
+    let mut grants: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
     let mut fs_containment = Vec::new();
     if let Some(paths) = &plan.writes {
-        if support.fs {
+        if support.fs() {
             handled_fs |= write_rights;
             let mut writable: Vec<PathBuf> = scratch.map(Path::to_path_buf).into_iter().collect();
             writable.extend(plan.extra_writable.iter().cloned());
-            let mut kept = writable.clone();
             for p in paths {
                 if p.exists() {
-                    kept.push(p.clone());
                     writable.push(p.clone());
                 } else {
                     report.not_enforced.push(format!(
@@ -172,27 +237,30 @@ pub(crate) fn prepare(
                 }
             }
             for p in &writable {
-                grants.push((p.clone(), write_rights, true));
+                grants.push((p.clone(), write_rights));
             }
             grants.push((
                 PathBuf::from(DEV_NULL),
                 AccessFs::WriteFile | AccessFs::Truncate,
-                false,
             ));
             fs_containment.push(if paths.is_empty() {
-                Containment::NoWrites { writable: kept }
+                Containment::NoWrites { writable }
             } else {
-                Containment::WritesConfined { writable: kept }
+                Containment::WritesConfined { writable }
             });
+            if !support.ioctl_dev() {
+                report
+                    .not_enforced
+                    .push(kernel(5, "ioctl on devices (terminals, block devices)"));
+            }
         } else {
-            report.not_enforced.push(
-                "file writes: this kernel has no Landlock with file rights (ABI 3, Linux 6.2+)"
-                    .to_owned(),
-            );
+            report
+                .not_enforced
+                .push(kernel(3, "file writes (Linux 6.2+)"));
         }
     }
     if let Some(extra) = &plan.reads {
-        if support.fs {
+        if support.fs() {
             handled_fs |= read_rights;
             let mut readable: Vec<PathBuf> = SYSTEM_READS.iter().map(PathBuf::from).collect();
             if let Some(dir) = program.and_then(Path::parent) {
@@ -202,19 +270,21 @@ pub(crate) fn prepare(
             readable.extend(extra.iter().cloned());
             readable.retain(|p| p.exists());
             for p in &readable {
-                grants.push((p.clone(), read_rights, true));
+                grants.push((p.clone(), read_rights));
             }
             fs_containment.push(Containment::ReadsConfined { readable });
         } else {
-            report.not_enforced.push(
-                "file reads: this kernel has no Landlock with file rights (ABI 3, Linux 6.2+)"
-                    .to_owned(),
-            );
+            report
+                .not_enforced
+                .push(kernel(3, "file reads (Linux 6.2+)"));
         }
     }
-    let landlock_net = plan.no_network && support.net;
-    let scopes: BitFlags<Scope> = if support.scope {
-        if plan.no_network {
+    let landlock_net = plan.no_network && support.net();
+    // Abstract Unix sockets reach the X server, D-Bus and other local services without any
+    // file: closed to offline runs and to runs whose writes are limited.
+    let want_abstract = plan.no_network || plan.writes.is_some();
+    let scopes: BitFlags<Scope> = if support.scope() {
+        if want_abstract {
             Scope::from_all(ABI::V6)
         } else {
             Scope::Signal.into()
@@ -240,13 +310,25 @@ pub(crate) fn prepare(
         if landlock_net {
             report.enforced.push(Containment::NoTcp);
         } else {
-            report.not_enforced.push(
-                "TCP: this kernel has no Landlock network rights (ABI 4, Linux 6.7+)".to_owned(),
-            );
+            report
+                .not_enforced
+                .push(kernel(4, "TCP bind and connect (Linux 6.7+)"));
         }
+    }
+    if want_abstract {
         if scopes.contains(Scope::AbstractUnixSocket) {
             report.enforced.push(Containment::NoAbstractUnixSockets);
+        } else {
+            report
+                .not_enforced
+                .push(kernel(6, "abstract Unix sockets (Linux 6.12+)"));
         }
+    }
+    if !scopes.contains(Scope::Signal) {
+        report.not_enforced.push(kernel(
+            6,
+            "signals to processes outside the sandbox (Linux 6.12+)",
+        ));
     }
 
     let needs_ruleset = !handled_fs.is_empty() || landlock_net || !scopes.is_empty();
@@ -266,11 +348,11 @@ pub(crate) fn prepare(
             rs = rs.scope(scopes).map_err(|e| fail("scopes", &e))?;
         }
         let mut created = rs.create().map_err(|e| fail("ruleset", &e))?;
-        for (path, rights, dir) in grants {
+        for (path, rights) in grants {
             let Ok(fd) = PathFd::new(&path) else {
                 continue;
             };
-            let rights = if dir {
+            let rights = if path.is_dir() {
                 rights
             } else {
                 rights & AccessFs::from_file(abi)
@@ -288,15 +370,52 @@ pub(crate) fn prepare(
         report.enforced.push(Containment::NoSignalsOut);
     }
     report.enforced.push(Containment::NoNewPrivs);
-    if plan.limits.any() {
-        report.enforced.push(Containment::Limits(plan.limits));
-    }
+    report.enforced.push(Containment::NoCapabilities);
 
+    let seccomp_rules = super::seccomp::Rules {
+        metadata: matches!(&plan.writes, Some(paths) if paths.is_empty()),
+    };
+    let seccomp = match super::seccomp::program(seccomp_rules) {
+        Ok(program) => {
+            report.enforced.push(Containment::NoNewSessions);
+            if seccomp_rules.metadata {
+                report.enforced.push(Containment::NoMetadataChanges);
+            }
+            Some(program)
+        }
+        Err(why) => {
+            report.not_enforced.push(format!(
+                "{why}: processes of the run can leave its process group and outlive it"
+            ));
+            None
+        }
+    };
+    let limits = plan.limits;
+    if root && limits.processes.is_some() {
+        // RLIMIT_NPROC is never checked for the initial user's root.
+        report.not_enforced.push(
+            "limit on processes: RLIMIT_NPROC does not apply to root (uid 0), which runs this \
+             agent"
+                .to_owned(),
+        );
+    }
+    let mut shown = limits;
+    if root {
+        shown.processes = None;
+    }
+    if shown.any() {
+        report.enforced.push(Containment::Limits(shown));
+    }
     Ok((
         ChildSetup {
             ruleset,
             namespaces,
-            limits: plan.limits,
+            limits,
+            capabilities: Some(CapabilityDrop {
+                privileged: root || namespaces.is_some(),
+                last: last_capability(),
+            }),
+            seccomp,
         },
         report,
     ))
@@ -308,8 +427,8 @@ impl ChildSetup {
         let mut setup = Some(self);
         // SAFETY: the hook runs in the forked child of a possibly multi-threaded parent, so it
         // may only make async-signal-safe calls. It makes system calls on data prepared above
-        // (`setns`, `setrlimit`, `prctl`, `landlock_restrict_self`) and builds errors from raw
-        // OS error codes, which does not allocate.
+        // (`setns`, `setrlimit`, `prctl`, `capset`, `landlock_restrict_self`, `seccomp`) and
+        // builds errors from raw OS error codes, which does not allocate.
         unsafe {
             cmd.pre_exec(move || match setup.take() {
                 Some(s) => s.apply(),
@@ -337,17 +456,105 @@ impl ChildSetup {
                     .map_err(errno)?;
             }
         }
+        if let Some(drop) = self.capabilities {
+            drop_capabilities(drop)?;
+        }
         match self.ruleset {
             // Sets no_new_privs, then restricts this process and every child it starts.
             Some(ruleset) => {
-                ruleset
-                    .restrict_self()
-                    .map_err(|_| io::Error::last_os_error())?;
+                ruleset.restrict_self().map_err(|e| os_error_in(&e))?;
             }
             None => nix::sys::prctl::set_no_new_privs().map_err(errno)?,
         }
+        // Last: the filter refuses nothing the steps above need, but keep it that way.
+        if let Some(program) = self.seccomp {
+            super::seccomp::install(program)?;
+        }
         Ok(())
     }
+}
+
+/// Drops every capability of the calling process (the child before `exec`): with
+/// `CAP_SETPCAP` (root or a joined user namespace) also the bounding set, and `SECBIT_NOROOT`
+/// and its relatives are set and locked, so that `exec` grants uid 0 nothing; always the
+/// ambient set and the effective, permitted and inheritable sets (`capset`).
+fn drop_capabilities(drop: CapabilityDrop) -> io::Result<()> {
+    const SECURE_BITS: libc::c_ulong = 0b1110_1111; // NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE, each with its lock
+    const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    // SAFETY (every block below): plain system calls on values built here.
+    if drop.privileged {
+        if unsafe { libc::prctl(libc::PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        for cap in 0..=drop.last {
+            if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, libc::c_ulong::from(cap), 0, 0, 0) } != 0
+            {
+                let e = io::Error::last_os_error();
+                // A number the kernel does not know (cap_last_cap unreadable): done.
+                if e.raw_os_error() == Some(libc::EINVAL) {
+                    break;
+                }
+                return Err(e);
+            }
+        }
+    }
+    // EINVAL: a kernel before 4.3 has no ambient set to clear.
+    if unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    } != 0
+    {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(e);
+        }
+    }
+    let mut header = Header {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [Data {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The OS error inside a `landlock` error (the errno of the failed call itself, not one read
+/// again later), or `EPERM` when it holds none.
+fn os_error_in(e: &(dyn std::error::Error + 'static)) -> io::Error {
+    let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = at {
+        if let Some(code) = err
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::raw_os_error)
+        {
+            return io::Error::from_raw_os_error(code);
+        }
+        at = err.source();
+    }
+    io::Error::from_raw_os_error(libc::EPERM)
 }
 
 fn errno(e: nix::errno::Errno) -> io::Error {

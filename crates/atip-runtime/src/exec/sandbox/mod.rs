@@ -22,6 +22,8 @@
 
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod seccomp;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -218,9 +220,8 @@ pub struct SandboxReport {
     /// What the effects (or the policy) called for but this system could not enforce, one
     /// sentence each; empty when everything asked for was enforced.
     pub not_enforced: Vec<String>,
-    /// The private scratch directory given as `TMPDIR`. After the run it is removed if the
-    /// run left anything in it; an empty one is kept for a later run of the same runner and
-    /// removed with the runner.
+    /// The private scratch directory given as `TMPDIR`: created for this run alone (mode
+    /// 0700) and removed with everything in it after the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scratch_dir: Option<PathBuf>,
 }
@@ -285,37 +286,52 @@ pub(crate) struct Plan {
     pub extra_writable: Vec<PathBuf>,
     /// Resource limits.
     pub limits: ResourceLimits,
+    /// What the plan could not grant as declared, one sentence each, for the report's
+    /// `not_enforced` (a declared path through a symbolic link, or with `..`).
+    pub notes: Vec<String>,
 }
 
 impl Plan {
-    /// The plan for a command with `effects` run in `working_dir`.
+    /// The plan for a command with `effects` run in `working_dir`. `path_roots` are the roots
+    /// the policy held the call's path arguments to (empty when it has none): writes are
+    /// confined to them too, so a path swapped for a link after the check leads nowhere
+    /// outside.
     pub fn new(
         sandbox: &Sandbox,
         effects: &Effects,
         limits: ResourceLimits,
         working_dir: &Path,
+        path_roots: &[PathBuf],
     ) -> Plan {
-        let declared_paths = || -> Vec<PathBuf> {
-            effects
-                .filesystem
-                .as_ref()
-                .and_then(|f| f.paths.as_ref())
-                .map(|paths| {
-                    paths
-                        .iter()
-                        .map(|p| expand_declared_path(p, working_dir))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let writes = match effects.filesystem_write() {
+        let mut notes = Vec::new();
+        let declared = effects.filesystem.as_ref().and_then(|f| f.paths.as_ref());
+        let mut writes = match effects.filesystem_write() {
             Some(false) => Some(Vec::new()),
-            Some(true) => {
-                let paths = declared_paths();
-                (!paths.is_empty()).then_some(paths)
-            }
+            // Declared paths confine writes even when every one of them is refused: to none.
+            Some(true) => declared.filter(|p| !p.is_empty()).map(|paths| {
+                paths
+                    .iter()
+                    .filter_map(|p| match declared_path(p, working_dir) {
+                        Ok(path) => Some(path),
+                        Err(why) => {
+                            notes.push(why);
+                            None
+                        }
+                    })
+                    .collect()
+            }),
             None => None,
         };
+        if !path_roots.is_empty() {
+            writes = match writes {
+                Some(paths) if paths.is_empty() => Some(paths),
+                Some(mut paths) => {
+                    paths.extend(path_roots.iter().cloned());
+                    Some(paths)
+                }
+                None => Some(path_roots.to_vec()),
+            };
+        }
         Plan {
             writes,
             reads: sandbox.readable.clone(),
@@ -323,6 +339,7 @@ impl Plan {
             network_namespace: sandbox.network_namespace,
             extra_writable: sandbox.writable.clone(),
             limits,
+            notes,
         }
     }
 
@@ -332,42 +349,50 @@ impl Plan {
     }
 }
 
-/// `./x` and relative paths against `working_dir`, `~/x` against `$HOME`.
-fn expand_declared_path(declared: &str, working_dir: &Path) -> PathBuf {
-    if let Some(rest) = declared.strip_prefix("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            return PathBuf::from(home).join(rest);
+/// A declared path made absolute: `./x` and relative paths against `working_dir`, `~/x`
+/// against `$HOME`, absolute ones as they are.
+///
+/// # Errors
+///
+/// A sentence for the report when the path is not granted: it holds `..`, or it leads through
+/// a symbolic link below its base (`./build -> ~` would widen the grant to the home
+/// directory; links above the base, such as a working directory under a linked `/home`, are
+/// the base's own business). An absolute path is checked at its last component only: system
+/// paths pass through links (`/var/run`, `/lib`) that no run can plant.
+fn declared_path(declared: &str, working_dir: &Path) -> Result<PathBuf, String> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let (base, rest) = match (declared.strip_prefix("~/"), &home) {
+        (Some(rest), Some(home)) => (home.as_path(), Path::new(rest)),
+        _ if Path::new(declared).is_absolute() => (Path::new("/"), Path::new(declared)),
+        _ => (working_dir, Path::new(declared)),
+    };
+    let refuse = |why: &str| {
+        Err(format!(
+            "declared writable path {declared} {why}, so it is not granted: nothing may be \
+             written there"
+        ))
+    };
+    let absolute = base == Path::new("/");
+    let last = rest.components().count();
+    let mut at = base.to_path_buf();
+    for (i, comp) in rest.components().enumerate() {
+        match comp {
+            std::path::Component::Normal(name) => {
+                at.push(name);
+                let checked = !absolute || i + 1 == last;
+                if checked
+                    && std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    return refuse("is or leads through a symbolic link");
+                }
+            }
+            std::path::Component::CurDir | std::path::Component::RootDir => {}
+            std::path::Component::ParentDir | std::path::Component::Prefix(_) => {
+                return refuse("holds `..`");
+            }
         }
     }
-    working_dir.join(declared)
-}
-
-/// Empty scratch directories kept for reuse: creating and removing a directory costs tens of
-/// microseconds on a journaling file system, a tenth of running `/bin/true`. A directory comes
-/// back only if the run left it empty, so no run sees another's files; the rest are removed.
-#[derive(Debug, Default)]
-pub(crate) struct ScratchPool(std::sync::Mutex<Vec<tempfile::TempDir>>);
-
-/// How many empty scratch directories a runner keeps.
-const SCRATCH_POOL: usize = 8;
-
-impl ScratchPool {
-    fn take(&self) -> std::io::Result<tempfile::TempDir> {
-        let reused = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        match reused {
-            Some(dir) => Ok(dir),
-            None => tempfile::Builder::new().prefix("atip-run-").tempdir(),
-        }
-    }
-
-    /// Takes back a directory after its run: kept if empty, removed otherwise.
-    pub fn give(&self, dir: tempfile::TempDir) {
-        let empty = std::fs::read_dir(dir.path()).is_ok_and(|mut entries| entries.next().is_none());
-        let mut pool = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if empty && pool.len() < SCRATCH_POOL {
-            pool.push(dir);
-        }
-    }
+    Ok(at)
 }
 
 /// A sandbox ready to be installed into a child: the report of what it enforces, and what the
@@ -375,7 +400,7 @@ impl ScratchPool {
 pub(crate) struct Prepared {
     /// What will be enforced.
     pub report: SandboxReport,
-    /// The scratch directory, given back to the pool after the run.
+    /// The run's own scratch directory, removed when this is dropped after the run.
     pub scratch: Option<tempfile::TempDir>,
     #[cfg(target_os = "linux")]
     child: Option<linux::ChildSetup>,
@@ -396,13 +421,13 @@ impl fmt::Display for SandboxError {
 
 impl std::error::Error for SandboxError {}
 
-/// Prepares the sandbox for one run of the program at `program`, taking its scratch directory
-/// (if it needs one) from `pool`.
+/// Prepares the sandbox for one run of the program at `program`, with a new scratch directory
+/// if it needs one: never one another run has had, whose leftovers (a planted file, a link,
+/// loosened permissions) could reach it.
 pub(crate) fn prepare(
     sandbox: &Sandbox,
     plan: &Plan,
     program: Option<&Path>,
-    pool: &ScratchPool,
 ) -> Result<Prepared, SandboxError> {
     if !sandbox.enabled {
         let mut report = SandboxReport::default();
@@ -419,7 +444,7 @@ pub(crate) fn prepare(
         });
     }
     let scratch = if plan.needs_scratch() {
-        Some(pool.take().map_err(|e| SandboxError {
+        Some(scratch_dir().map_err(|e| SandboxError {
             message: format!("cannot create the scratch directory: {e}"),
         })?)
     } else {
@@ -451,6 +476,18 @@ pub(crate) fn prepare(
         }
         Ok(Prepared { report, scratch })
     }
+}
+
+/// A new directory `atip-run-XXXXXX` in the system's temporary directory, mode 0700.
+fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("atip-run-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder.tempdir()
 }
 
 impl Prepared {
