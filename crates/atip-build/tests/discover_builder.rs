@@ -103,6 +103,28 @@ fn a_hanging_tool_is_killed_with_its_children() {
 }
 
 #[test]
+fn a_tool_that_leaves_its_process_group_cannot_hang_discovery() {
+    // The tool joins its parent's process group (outside the group discovery kills) and
+    // sleeps; discovery must still end near its time limit.
+    let dir = tempfile::tempdir().unwrap();
+    let sneaky = script(
+        dir.path(),
+        "sneaky",
+        "exec perl -e 'setpgrp(0, getpgrp(getppid())); sleep 20'",
+    );
+    let started = Instant::now();
+    match discover(sneaky.to_str().unwrap(), Duration::from_millis(500)) {
+        Err(DiscoverError::TimedOut { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "discovery waited {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn builder_discovers_or_falls_back_when_the_tool_is_absent() {
     let dir = tempfile::tempdir().unwrap();
     let tool = agent(dir.path(), GOOD);

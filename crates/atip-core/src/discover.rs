@@ -1,7 +1,10 @@
 //! Discovery (spec §3.1, §5): run `TOOL --agent`, which prints the tool's ATIP metadata.
 //!
-//! The tool runs without a shell, with `/dev/null` as stdin, in its own process group, under a
-//! short time limit; its output is capped and must validate as a strict ATIP document.
+//! The tool runs without a shell, with `/dev/null` as stdin, as a session of its own (its own
+//! process group, no controlling terminal), under a short time limit that bounds the whole
+//! call: at the limit the tool and its group are killed and discovery returns, even if a
+//! process it started left the group and still holds its output open. The output is capped and
+//! must validate as a strict ATIP document.
 
 use std::fmt;
 use std::io::Read;
@@ -156,7 +159,15 @@ pub fn discover_partial(
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
+        // SAFETY: runs in the forked child; setsid is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
     }
     // ETXTBSY: the executable is still open for writing somewhere (being installed, or a
     // file descriptor inherited by a process another thread forked in that instant); it
@@ -184,20 +195,24 @@ pub fn discover_partial(
     let pid = child.id();
     let mut stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
+    // The readers hand their results over a channel, so that waiting for them is bounded: a
+    // process that escaped the group may hold the pipes open for as long as it likes.
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         let r = (&mut stdout)
             .take(MAX_AGENT_OUTPUT as u64 + 1)
             .read_to_end(&mut buf);
         // Drain the rest so the child is never stuck on a full pipe.
         let _ = std::io::copy(&mut stdout, &mut std::io::sink());
-        r.map(|_| buf)
+        let _ = out_tx.send(r.map(|_| buf));
     });
-    let err_reader = std::thread::spawn(move || {
+    let (err_tx, err_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut buf);
         let _ = std::io::copy(&mut stderr, &mut std::io::sink());
-        buf
+        let _ = err_tx.send(buf);
     });
     let deadline = Instant::now() + timeout;
     let status = loop {
@@ -206,7 +221,7 @@ pub fn discover_partial(
             Ok(None) if Instant::now() >= deadline => break None,
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(source) => {
-                kill_group(pid);
+                kill_group(pid, true);
                 return Err(DiscoverError::Io {
                     tool: tool.into(),
                     source,
@@ -214,23 +229,35 @@ pub fn discover_partial(
             }
         }
     };
-    // Whatever it left behind in its group goes too.
-    kill_group(pid);
-    let Some(status) = status else {
-        let _ = child.wait();
-        return Err(DiscoverError::TimedOut {
-            tool: tool.into(),
-            timeout,
-        });
+    // Whatever it left behind in its group goes too; the tool itself by its pid while it is
+    // not reaped, in case it left the group.
+    kill_group(pid, status.is_none());
+    let timed_out = || DiscoverError::TimedOut {
+        tool: tool.into(),
+        timeout,
     };
-    let out = out_reader
-        .join()
-        .unwrap_or_else(|_| Ok(Vec::new()))
+    let Some(status) = status else {
+        // Killed with SIGKILL: it ends at once, unless stuck in the kernel; then it is left
+        // unreaped rather than waited for without bound.
+        let reap_by = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < reap_by {
+            if !matches!(child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        return Err(timed_out());
+    };
+    let rest = |by: Instant| by.saturating_duration_since(Instant::now());
+    let read_by = deadline.max(Instant::now()) + Duration::from_millis(200);
+    let out = out_rx
+        .recv_timeout(rest(read_by))
+        .map_err(|_| timed_out())?
         .map_err(|source| DiscoverError::Io {
             tool: tool.into(),
             source,
         })?;
-    let err = err_reader.join().unwrap_or_default();
+    let err = err_rx.recv_timeout(rest(read_by)).unwrap_or_default();
     if !status.success() {
         let stderr: String = String::from_utf8_lossy(&err).chars().take(500).collect();
         return Err(DiscoverError::Failed {
@@ -260,17 +287,22 @@ pub fn discover_partial(
     Ok(text)
 }
 
-fn kill_group(pid: u32) {
+/// SIGKILL to the process group the tool leads and, while it is not reaped (`unreaped`), to
+/// the tool itself.
+fn kill_group(pid: u32, unreaped: bool) {
     #[cfg(unix)]
     if let Ok(pid) = i32::try_from(pid) {
         if pid > 0 {
-            // SAFETY: a plain syscall on the process group the child leads (spawned with
-            // process_group(0)); ESRCH when it is gone is fine.
+            // SAFETY: plain syscalls: the group the child leads (it called setsid) and the
+            // child, whose pid cannot be reused before it is reaped. ESRCH when gone is fine.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
+                if unreaped {
+                    libc::kill(pid, libc::SIGKILL);
+                }
             }
         }
     }
     #[cfg(not(unix))]
-    let _ = pid;
+    let _ = (pid, unreaped);
 }

@@ -61,14 +61,16 @@ pub enum Verdict {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ResourceLimits {
-    /// CPU time in seconds (`RLIMIT_CPU`): the process gets SIGXCPU, then SIGKILL.
+    /// CPU time in seconds (`RLIMIT_CPU`), per process — each process of the run has its own
+    /// budget: the process gets SIGXCPU, then SIGKILL. The run's time limit bounds the whole.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<u64>,
-    /// Address space in bytes (`RLIMIT_AS`): allocations beyond it fail.
+    /// Address space in bytes (`RLIMIT_AS`), per process: allocations beyond it fail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_bytes: Option<u64>,
-    /// Processes of the user (`RLIMIT_NPROC`, counted per user, not per run): `fork` beyond it
-    /// fails.
+    /// Processes of the user (`RLIMIT_NPROC`, counted over every process of the user, not per
+    /// run): `fork` beyond it fails. The kernel does not apply it to root; a root runner's
+    /// report lists it under `not_enforced`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<u64>,
     /// Largest file the run may write, in bytes (`RLIMIT_FSIZE`): writes beyond it fail.

@@ -566,3 +566,70 @@ fn write_proc(path: &std::ffi::CStr, contents: &[u8]) -> io::Result<()> {
     nix::unistd::write(&fd, contents).map_err(errno)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offline_read_only() -> Plan {
+        Plan {
+            writes: Some(Vec::new()),
+            reads: None,
+            no_network: true,
+            network_namespace: false,
+            extra_writable: Vec::new(),
+            limits: ResourceLimits::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn not_enforced(abi: i32) -> Vec<String> {
+        let (_, report) =
+            prepare_on(Support { abi }, false, &offline_read_only(), None, None).unwrap();
+        report.not_enforced
+    }
+
+    #[test]
+    fn every_layer_an_older_kernel_lacks_is_reported() {
+        let has = |lines: &[String], what: &str| lines.iter().any(|l| l.contains(what));
+        let v5 = not_enforced(5);
+        assert!(
+            has(&v5, "signals to processes outside the sandbox"),
+            "{v5:?}"
+        );
+        assert!(has(&v5, "abstract Unix sockets"), "{v5:?}");
+        assert!(
+            v5.iter().all(|l| l.contains("needs Landlock ABI 6")),
+            "{v5:?}"
+        );
+        let v4 = not_enforced(4);
+        assert!(has(&v4, "ioctl on devices"), "{v4:?}");
+        let none = not_enforced(0);
+        for what in ["file writes", "TCP", "signals", "abstract Unix sockets"] {
+            assert!(has(&none, what), "{what}: {none:?}");
+        }
+        assert!(none
+            .iter()
+            .any(|l| l.contains("this kernel has no Landlock")));
+        // This machine's kernel (the CI machines have ABI 7) lacks none of them.
+        let here = support();
+        if here.abi >= 6 {
+            assert!(not_enforced(here.abi).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_process_limit_is_reported_not_enforced_for_root_only() {
+        let mut plan = offline_read_only();
+        plan.limits.processes = Some(5);
+        let (_, root) = prepare_on(Support { abi: 7 }, true, &plan, None, None).unwrap();
+        assert!(root.not_enforced.iter().any(|l| l.contains("RLIMIT_NPROC")));
+        assert!(!root
+            .enforced
+            .iter()
+            .any(|c| matches!(c, Containment::Limits(_))));
+        let (_, user) = prepare_on(Support { abi: 7 }, false, &plan, None, None).unwrap();
+        assert!(user.not_enforced.is_empty(), "{user}");
+        assert!(user.enforces(&Containment::Limits(plan.limits)));
+    }
+}

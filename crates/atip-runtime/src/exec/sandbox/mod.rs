@@ -4,17 +4,21 @@
 //!
 //! | declared | enforced on Linux |
 //! |---|---|
-//! | `filesystem.write: false` | no file may be created, written, truncated, renamed, linked or removed (Landlock, ABI 3+), except in a private scratch directory given as `TMPDIR` and `/dev/null` |
-//! | `filesystem.write: true` with `filesystem.paths` | writes only under those paths (`./` is the working directory, `~/` the home directory) and the scratch directory |
+//! | `filesystem.write: false` | no file may be created, written, truncated, renamed, linked or removed, no device `ioctl` (Landlock, ABI 3+, devices ABI 5+), except in the run's own scratch directory given as `TMPDIR` and `/dev/null`; no mode, owner, time or extended-attribute change anywhere (seccomp) |
+//! | `filesystem.write: true` with `filesystem.paths` | writes only under those paths (`./` is the working directory, `~/` the home directory; a declared file gets a file's rights; a path that is or passes through a symbolic link below its base is not granted) and the scratch directory |
+//! | a call with `file`/`directory` arguments held to path roots by the policy | writes also confined to those roots (unless the command may not write at all), so a path swapped for a link after the check leads nowhere outside |
 //! | `filesystem.delete: false` | enforced only through `write: false` (no removal either) or `filesystem.paths` (removals only there): Landlock counts a rename as a removal, and every atomic write (git's index, editors) renames, so "writes but never deletes" cannot be told apart from an honest write |
 //! | `network: false` | a private network namespace (no interface but a down loopback: no TCP, UDP, ICMP or abstract Unix sockets) where unprivileged user namespaces are allowed, and Landlock TCP bind/connect denial (ABI 4+) in any case |
-//! | always | `no_new_privs` (no setuid gains), Landlock signal scoping (ABI 6+: no signals to processes outside the sandbox), the policy's resource limits (`setrlimit`) |
+//! | writes limited, or `network: false` | no connection to abstract Unix sockets created outside the sandbox (X11, D-Bus: Landlock ABI 6+) and, on ABI 9+, to pathname Unix sockets outside writable paths |
+//! | always | one session and process group with no controlling terminal, which no process of the run can leave (seccomp refuses `setsid` and `setpgid`), so the whole tree is killed with it; no terminal input injection (`TIOCSTI`, `TIOCLINUX`); no capabilities (also for a root runner); `no_new_privs`; descriptors the host left open do not reach it; Landlock signal scoping (ABI 6+: no signals to processes outside the sandbox); the policy's resource limits (`setrlimit`) |
 //!
 //! Not contained anywhere: reads (effects say nothing reliable about them; a caller can confine
-//! them with [`Sandbox::confine_reads`]), pathname Unix sockets (Landlock ABI 9+, newer than many
-//! kernels), and anything an undeclared (unknown) effect leaves open — unknown effects get no
-//! limit, the policy asks a person instead. On other operating systems nothing is enforced and
-//! every run's [`SandboxReport`] says so.
+//! them with [`Sandbox::confine_reads`]); pathname Unix sockets before Landlock ABI 9; mode,
+//! owner and time changes by a command that may write (Landlock has no right for them, and the
+//! system-call filter cannot tell paths apart); and anything an undeclared (unknown) effect
+//! leaves open — unknown effects get no file or network limit, the policy asks a person
+//! instead. On other operating systems nothing is enforced and every run's [`SandboxReport`]
+//! says so.
 //!
 //! A run's [`SandboxReport`] (in `Output::sandbox` and the tool result's metadata) lists what
 //! was enforced and what the effects called for but this system could not enforce; with
@@ -195,13 +199,13 @@ impl fmt::Display for Containment {
             Containment::Limits(l) => {
                 let mut parts = Vec::new();
                 if let Some(v) = l.cpu_seconds {
-                    parts.push(format!("CPU {v} s"));
+                    parts.push(format!("CPU {v} s per process"));
                 }
                 if let Some(v) = l.memory_bytes {
-                    parts.push(format!("memory {v} bytes"));
+                    parts.push(format!("memory {v} bytes per process"));
                 }
                 if let Some(v) = l.processes {
-                    parts.push(format!("{v} processes"));
+                    parts.push(format!("{v} processes of this user in all"));
                 }
                 if let Some(v) = l.file_size_bytes {
                     parts.push(format!("files up to {v} bytes"));
