@@ -14,8 +14,8 @@ use std::process::Command as Process;
 use atip_runtime::lifecycle::parse_response;
 use atip_runtime::Provider;
 use atip_runtime::{
-    ArgumentRule, Decision, Document, FlattenOptions, LoadOptions, LoadedTool, Mode, Policy,
-    ReasonCode, RunError, Runner, Sandbox, ToolCall, TrustSource,
+    ArgumentRule, Decision, Document, FlattenOptions, LoadOptions, Mode, Policy, ReasonCode,
+    RunError, Runner, RuntimeTool, Sandbox, ToolCall, TrustSource,
 };
 use atip_tests::git;
 use serde_json::{json, Value};
@@ -39,9 +39,9 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
-fn load(path: &Path) -> LoadedTool {
+fn load(path: &Path) -> RuntimeTool {
     let doc = Document::from_path(path, Mode::Strict, &FlattenOptions::default()).unwrap();
-    LoadedTool::new(doc, None)
+    RuntimeTool::new(doc, None)
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
@@ -330,7 +330,7 @@ fn which(program: &str) -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
-fn git_with_checksum(checksum: &str) -> LoadedTool {
+fn git_with_checksum(checksum: &str) -> RuntimeTool {
     let text = json!({
         "atip": {"version": "0.6"}, "name": "git", "version": "2", "description": "git",
         "trust": {"source": "vendor", "integrity": {"checksum": checksum}},
@@ -339,7 +339,7 @@ fn git_with_checksum(checksum: &str) -> LoadedTool {
     })
     .to_string();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    LoadedTool::new(doc, None)
+    RuntimeTool::new(doc, None)
 }
 
 #[test]

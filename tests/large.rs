@@ -1,5 +1,5 @@
 //! Correctness on the aws-sized document (`atip_tests::large`, 21,000 commands, ≈ 49 MB):
-//! provider-valid distinct names, every command dispatchable through `LoadedTool`, argv of
+//! provider-valid distinct names, every command dispatchable through `RuntimeTool`, argv of
 //! sampled calls, the generator's command limit and filter. Timings are in the benches
 //! (`cargo bench -p atip-tests`), not here.
 
@@ -12,7 +12,7 @@ use atip_build::{expand, Options, DEFAULT_MAX_COMMANDS};
 use atip_runtime::flatten::OptionScope;
 use atip_runtime::providers::Provider;
 use atip_runtime::{
-    Document, FlattenOptions, LoadOptions, LoadedTool, ParamKind, ToolCall, ValueKind,
+    Document, FlattenOptions, LoadOptions, ParamPlacement, RuntimeTool, ToolCall, ValueKind,
 };
 use atip_tests::large::{document, operation_name, service_name, Shape};
 use serde_json::{json, Map, Value};
@@ -24,8 +24,8 @@ fn aws_text() -> &'static str {
 }
 
 /// The aws document loaded for dispatch, once.
-fn aws_tool() -> &'static LoadedTool {
-    static TOOL: OnceLock<LoadedTool> = OnceLock::new();
+fn aws_tool() -> &'static RuntimeTool {
+    static TOOL: OnceLock<RuntimeTool> = OnceLock::new();
     TOOL.get_or_init(|| {
         let doc = Document::parse(
             aws_text(),
@@ -33,7 +33,7 @@ fn aws_tool() -> &'static LoadedTool {
             &FlattenOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        LoadedTool::new(doc, None)
+        RuntimeTool::new(doc, None)
     })
 }
 
@@ -158,7 +158,7 @@ fn sampled_calls_with_every_parameter_give_the_declared_argv() {
             };
             let global = matches!(
                 param.kind,
-                ParamKind::Option {
+                ParamPlacement::Option {
                     scope: OptionScope::Global,
                     ..
                 }

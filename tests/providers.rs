@@ -22,10 +22,10 @@ use atip_runtime::lifecycle::{
     model_turn, parse_response, result_messages, ParseError, ToolResult,
 };
 use atip_runtime::providers::{tool_definitions, Provider};
-use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
 use serde_json::{json, Value};
 
-fn documents() -> Vec<(String, LoadedTool)> {
+fn documents() -> Vec<(String, RuntimeTool)> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(shared().join("corpus/atip/valid"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -51,7 +51,7 @@ fn documents() -> Vec<(String, LoadedTool)> {
             let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (stem, LoadedTool::new(doc, None))
+            (stem, RuntimeTool::new(doc, None))
         })
         .collect()
 }

@@ -6,7 +6,9 @@ mod support;
 
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::search::{MetaTools, ToolIndex, SELECT_DEFAULT};
-use atip_runtime::{Dispatch, Document, FlattenOptions, LoadOptions, LoadedTool, Provider, Runner};
+use atip_runtime::{
+    Dispatch, Document, FlattenOptions, LoadOptions, Provider, Runner, RuntimeTool,
+};
 use atip_tests::large::{self, Shape};
 use serde_json::json;
 
@@ -33,7 +35,7 @@ fn queries_over_a_generated_2000_command_document_find_their_command() {
         &FlattenOptions::default(),
     )
     .unwrap();
-    let tool = LoadedTool::new(doc, None);
+    let tool = RuntimeTool::new(doc, None);
     let titles: Vec<String> = tool.specs().iter().map(|s| s.title.to_string()).collect();
     let index = ToolIndex::new(tool.specs());
     // "describe load balancer in ec2": the words a person would use, no punctuation.
@@ -83,7 +85,7 @@ fn labelled_queries_over_the_gh_corpus() {
         &FlattenOptions::default(),
     )
     .unwrap();
-    let tool = LoadedTool::new(doc, None);
+    let tool = RuntimeTool::new(doc, None);
     let titles: Vec<String> = tool.specs().iter().map(|s| s.title.to_string()).collect();
     let index = ToolIndex::new(tool.specs());
     let labelled: Vec<(String, String)> = [
@@ -144,7 +146,7 @@ fn meta_tools_search_describe_and_run_in_one_turn() {
     let git = support::workspace().join("examples/atip/git.json");
     let doc =
         Document::from_path(&git, atip_runtime::Mode::Strict, &FlattenOptions::default()).unwrap();
-    let meta = MetaTools::new(LoadedTool::new(doc, None));
+    let meta = MetaTools::new(RuntimeTool::new(doc, None));
     let names: Vec<&str> = meta.specs().iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(
         names,

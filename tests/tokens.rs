@@ -3,7 +3,7 @@
 //! (`GlobalOptions`); hidden globals are unknown to dispatch. A token is about 4 bytes of JSON.
 
 use atip_runtime::providers::Provider;
-use atip_runtime::{Document, FlattenOptions, GlobalOptions, LoadOptions, LoadedTool, ToolCall};
+use atip_runtime::{Document, FlattenOptions, GlobalOptions, LoadOptions, RuntimeTool, ToolCall};
 use atip_tests::large::{document, Shape};
 use serde_json::json;
 
@@ -13,7 +13,7 @@ fn bytes_per_definition_with_and_without_global_options() {
     let load = |globals: GlobalOptions| {
         let doc =
             Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-        LoadedTool::new(doc, None).global_options(globals)
+        RuntimeTool::new(doc, None).global_options(globals)
     };
     let all = load(GlobalOptions::All);
     let none = load(GlobalOptions::None);
@@ -21,7 +21,7 @@ fn bytes_per_definition_with_and_without_global_options() {
     println!("| provider | all 6 globals | `region` only | none | none / all |");
     println!("|---|---|---|---|---|");
     for p in Provider::ALL {
-        let per = |t: &LoadedTool| t.definitions_json(p).len() as f64 / 1_000.0;
+        let per = |t: &RuntimeTool| t.definitions_json(p).len() as f64 / 1_000.0;
         let (a, s, n) = (per(&all), per(&some), per(&none));
         println!(
             "| {} | {a:.0} B | {s:.0} B | {n:.0} B | {:.2}× |",

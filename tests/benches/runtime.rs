@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use atip_runtime::providers::Provider;
 use atip_runtime::{
-    Document, Effects, FlattenOptions, Invocation, LoadOptions, LoadedTool, ResultFilter, Runner,
+    Document, Effects, FlattenOptions, Invocation, LoadOptions, ResultFilter, Runner, RuntimeTool,
     ToolCall,
 };
 use atip_tests::large::{document, Shape};
@@ -40,7 +40,7 @@ fn compile(c: &mut Criterion) {
     let text = document(&Shape::AWS);
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
         .expect("the aws document loads");
-    let tool = LoadedTool::new(doc, None);
+    let tool = RuntimeTool::new(doc, None);
     let mut g = c.benchmark_group("compile");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -108,7 +108,7 @@ fn compile(c: &mut Criterion) {
                 &FlattenOptions::default(),
             )
             .unwrap();
-            LoadedTool::new(doc, None).definitions_json(Provider::OpenAi)
+            RuntimeTool::new(doc, None).definitions_json(Provider::OpenAi)
         })
     });
     g.finish();
@@ -212,7 +212,7 @@ fn dispatch(c: &mut Criterion) {
         &FlattenOptions::default(),
     )
     .expect("git.json loads");
-    let tool = LoadedTool::new(doc, None);
+    let tool = RuntimeTool::new(doc, None);
     assert!(!tool.specs().is_empty());
     let call = ToolCall::from_json_text(None, "git_commit", ARGS);
     assert_eq!(
@@ -429,14 +429,14 @@ fn main() {
         since,
     );
     report.ratio(
-        "the same call through `LoadedTool::invocation_from_json_text` (run-time metadata, argument values recorded), vs the same floor",
+        "the same call through `RuntimeTool::invocation_from_json_text` (run-time metadata, argument values recorded), vs the same floor",
         ("dispatch", "loaded-text"),
         ("dispatch", "derive-floor"),
         2.0,
         since,
     );
     report.ratio(
-        "the same call as a `ToolCall` through `LoadedTool::invocation`, vs the same floor",
+        "the same call as a `ToolCall` through `RuntimeTool::invocation`, vs the same floor",
         ("dispatch", "loaded"),
         ("dispatch", "derive-floor"),
         2.0,

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 use atip_runtime::agent::TurnDriver;
 use atip_runtime::lifecycle::{model_turn, parse_response, result_messages, ToolResult};
 use atip_runtime::{
-    BatchOptions, Document, FlattenOptions, LoadOptions, LoadedTool, Policy, Provider, Runner,
+    BatchOptions, Document, FlattenOptions, LoadOptions, Policy, Provider, Runner, RuntimeTool,
 };
 use criterion::Criterion;
 use serde_json::{json, Value};
@@ -40,14 +40,14 @@ const TRUE_JSON: &str = r#"{
   }
 }"#;
 
-fn tool() -> LoadedTool {
+fn tool() -> RuntimeTool {
     let doc = Document::parse(
         TRUE_JSON,
         &LoadOptions::strict(),
         &FlattenOptions::default(),
     )
     .expect("the probe loads");
-    LoadedTool::new(doc, None)
+    RuntimeTool::new(doc, None)
 }
 
 /// An Anthropic response with `CALLS` calls of `true`.
@@ -65,7 +65,7 @@ fn body() -> String {
 }
 
 /// The driver's steps by hand: what a caller would write without it.
-async fn by_hand(tool: &LoadedTool, runner: &Runner, body: &str) -> Vec<Value> {
+async fn by_hand(tool: &RuntimeTool, runner: &Runner, body: &str) -> Vec<Value> {
     let provider = Provider::Anthropic;
     let parsed = parse_response(provider, body).unwrap();
     let mut messages = model_turn(provider, &serde_json::from_str(body).unwrap()).unwrap();

@@ -158,7 +158,7 @@ pub struct Builder {
 
 /// One written module.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Generated {
+pub struct GeneratedFile {
     /// The tool's `name`.
     pub tool: String,
     /// The file written, `<out_dir>/atip/<tool>.rs`.
@@ -247,7 +247,7 @@ impl Builder {
     ///
     /// [`BuildError`] with the diagnostics of every input that failed (nothing is written
     /// then), including two inputs for the same tool and an unset `OUT_DIR`.
-    pub fn generate(self) -> Result<Vec<Generated>, BuildError> {
+    pub fn generate(self) -> Result<Vec<GeneratedFile>, BuildError> {
         let cargo = self
             .cargo_directives
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
@@ -323,7 +323,7 @@ impl Builder {
                     println!("cargo:warning={w}");
                 }
             }
-            out.push(Generated {
+            out.push(GeneratedFile {
                 tool,
                 path,
                 changed,
@@ -409,7 +409,7 @@ impl Builder {
     /// [`Builder::generate`] for build scripts: on failure prints every diagnostic to stderr
     /// in rustc's layout (`error: …`, `--> file:line:col`, `= note: at $.json.path`) and exits
     /// with status 1, which fails the build with the diagnostics shown.
-    pub fn generate_or_exit(self) -> Vec<Generated> {
+    pub fn generate_or_exit(self) -> Vec<GeneratedFile> {
         match self.generate() {
             Ok(g) => g,
             Err(e) => {

@@ -124,12 +124,12 @@ pub fn effects_summary(e: &Effects) -> String {
 /// A field's doc text: the parameter's description, then how it goes on the command line,
 /// the tool's default, its environment variable and its listed values.
 pub fn param_doc(p: &atip_core::FlatParam) -> String {
-    use atip_core::flatten::{OptionScope, ParamKind};
+    use atip_core::flatten::{OptionScope, ParamPlacement};
     let mut text = p.description.clone();
     let mut notes: Vec<String> = Vec::new();
     match &p.kind {
-        ParamKind::Argument => notes.push("Positional argument.".to_owned()),
-        ParamKind::Option { flag, scope } => {
+        ParamPlacement::Argument => notes.push("Positional argument.".to_owned()),
+        ParamPlacement::Option { flag, scope } => {
             let from = match scope {
                 OptionScope::Global => " (global option)",
                 OptionScope::Inherited => " (inherited)",

@@ -39,7 +39,7 @@ pub use atip_core::discover::{
 };
 pub use atip_core::Provider;
 #[cfg(feature = "builder")]
-pub use builder::{BuildError, Builder, Generated, Input};
+pub use builder::{BuildError, Builder, GeneratedFile, Input};
 pub use codegen::{generate, Generation, Settings};
 
 /// The versions of this crate and of the `atip-core` it was built with: what [`expand`]
@@ -197,3 +197,7 @@ impl Expansion {
         }
     }
 }
+
+/// Renamed to [`GeneratedFile`]; kept for one release (see CHANGELOG.md).
+#[deprecated(since = "0.1.0", note = "renamed to `GeneratedFile`")]
+pub type Generated = GeneratedFile;

@@ -9,7 +9,7 @@ use atip_build::{expand, Options};
 use atip_runtime::canonical::Format;
 use atip_runtime::lifecycle::parse_response;
 use atip_runtime::Provider;
-use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedTool, Mode};
+use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, Mode, RuntimeTool};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 
@@ -376,7 +376,7 @@ fn convert(from: Format, to: Provider, file: &Path) -> Outcome {
     let converted = if from == Format::Atip {
         let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
             .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
-        let tools = atip_runtime::canonical::from_atip(&LoadedTool::new(doc, None));
+        let tools = atip_runtime::canonical::from_atip(&RuntimeTool::new(doc, None));
         atip_runtime::canonical::write(&tools, to, true)
     } else {
         let value = serde_json::from_str::<Value>(&text)
@@ -410,7 +410,7 @@ fn discover(
 /// `atip search`: the best commands for a query, one flattened name per line.
 fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None)?;
-    let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(LoadedTool::specs).collect();
+    let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(RuntimeTool::specs).collect();
     let index = atip_runtime::search::ToolIndex::for_tools(&tools);
     let mut out = String::new();
     for hit in index.search(query, top) {
@@ -451,10 +451,10 @@ fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, Failure> {
 
 /// The runner `exec` describes for `tools`: its policy (checked against the tools), limits,
 /// sandbox and trust rules.
-fn runner(exec: &ExecArgs, tools: &[LoadedTool]) -> Result<atip_runtime::Runner, Failure> {
+fn runner(exec: &ExecArgs, tools: &[RuntimeTool]) -> Result<atip_runtime::Runner, Failure> {
     let policy = read_policy(exec.policy.as_deref())?;
     policy
-        .check_against(tools.iter().flat_map(LoadedTool::specs))
+        .check_against(tools.iter().flat_map(RuntimeTool::specs))
         .map_err(|e| Failure::new(format!("--policy: {e}")))?;
     let mut sandbox = if exec.no_sandbox {
         atip_runtime::Sandbox::off()
@@ -519,13 +519,13 @@ fn load_tools(
     files: &[PathBuf],
     lenient: bool,
     commands: Option<Vec<String>>,
-) -> Result<Vec<LoadedTool>, Failure> {
+) -> Result<Vec<RuntimeTool>, Failure> {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut tools = Vec::new();
     let mut failed = false;
     for file in files {
         let name = file.display().to_string();
-        match LoadedTool::from_path(
+        match RuntimeTool::from_path(
             file,
             mode,
             &FlattenOptions {
@@ -590,7 +590,7 @@ fn compile(
         return Err(Failure::new("--commands applies to a single file"));
     }
     let tools = load_tools(files, lenient, (!commands.is_empty()).then_some(commands))?;
-    let unknown = globals.unknown_names(tools.iter().flat_map(LoadedTool::specs));
+    let unknown = globals.unknown_names(tools.iter().flat_map(RuntimeTool::specs));
     if !unknown.is_empty() {
         return Err(Failure::new(format!(
             "--globals: {} not a global option of these tools",
@@ -602,7 +602,7 @@ fn compile(
                 + if unknown.len() == 1 { " is" } else { " are" }
         )));
     }
-    let tools: Vec<LoadedTool> = tools
+    let tools: Vec<RuntimeTool> = tools
         .into_iter()
         .map(|t| t.global_options(globals.clone()))
         .collect();
@@ -621,7 +621,7 @@ fn compile(
     out.push_str("]\n");
     let code = emit(&out)?;
     // What had to give to fit the provider's documented limits (atip_runtime::limits).
-    for note in atip_runtime::limits::notes(tools.iter().flat_map(LoadedTool::specs), provider) {
+    for note in atip_runtime::limits::notes(tools.iter().flat_map(RuntimeTool::specs), provider) {
         eprintln!("warning: {note}");
     }
     Ok(code)
@@ -629,7 +629,7 @@ fn compile(
 
 fn prompt(files: &[PathBuf], lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None)?;
-    emit(&safety_prompt(tools.iter().flat_map(LoadedTool::specs)))
+    emit(&safety_prompt(tools.iter().flat_map(RuntimeTool::specs)))
 }
 
 fn read_input(path: &Path) -> Result<String, Failure> {

@@ -15,7 +15,7 @@
 //! * Two commands with the same flattened name, or two different parameters of one command
 //!   with the same parameter name (an argument and an option included), are errors naming both
 //!   JSON paths. In lenient mode (metadata read at run time) such an error makes only the
-//!   commands it touches unusable: they are left out and listed in [`Flattened::skipped`] with
+//!   commands it touches unusable: they are left out and listed in [`CommandTable::skipped`] with
 //!   the reasons, every other command works.
 
 use foldhash::{HashMap, HashSet};
@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, JsonPath};
 use crate::effects::Effects;
-use crate::model::{ArgumentSpec, AtipTool, CommandSpec, EnumValue, OptionSpec, ParamType};
+use crate::model::{ArgumentSpec, CommandSpec, DocumentTree, EnumValue, OptionSpec, ParamType};
 use crate::names;
 use crate::shared::Shared;
 use indexmap::IndexMap;
@@ -41,7 +41,7 @@ pub struct FlattenOptions {
 
 /// The tools of a document, in declaration order (depth first).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Flattened {
+pub struct CommandTable {
     /// One entry per leaf command.
     pub commands: Vec<FlatCommand>,
     /// Warnings found while flattening (shadowed options, ignored group arguments, …).
@@ -52,7 +52,7 @@ pub struct Flattened {
     pub merged_duplicates: usize,
 }
 
-/// A command lenient flattening left out (see [`Flattened::skipped`]).
+/// A command lenient flattening left out (see [`CommandTable::skipped`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkippedCommand {
     /// Its command path, as typed (`"compute instances list"`; empty for the tool itself).
@@ -124,7 +124,7 @@ pub struct FlatParam {
     /// Environment variable that overrides the option.
     pub env_var: Option<String>,
     /// Positional argument or option.
-    pub kind: ParamKind,
+    pub kind: ParamPlacement,
 }
 
 /// Where a parameter is declared: the command (or root, for global options) that declares
@@ -152,7 +152,7 @@ impl ParamOrigin {
 
 /// Whether a parameter is positional or flagged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamKind {
+pub enum ParamPlacement {
     /// A positional argument.
     Argument,
     /// A flagged option.
@@ -195,8 +195,8 @@ impl FlatParam {
     /// The option's flag, `None` for an argument.
     pub fn flag(&self) -> Option<&Flag> {
         match &self.kind {
-            ParamKind::Option { flag, .. } => Some(flag),
-            ParamKind::Argument => None,
+            ParamPlacement::Option { flag, .. } => Some(flag),
+            ParamPlacement::Argument => None,
         }
     }
 
@@ -204,7 +204,7 @@ impl FlatParam {
     pub fn is_global(&self) -> bool {
         matches!(
             self.kind,
-            ParamKind::Option {
+            ParamPlacement::Option {
                 scope: OptionScope::Global,
                 ..
             }
@@ -218,7 +218,10 @@ impl FlatParam {
 ///
 /// All error diagnostics found (name collisions, unusable flags, filter entries that match
 /// nothing), together with the warnings.
-pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, Vec<Diagnostic>> {
+pub fn flatten(
+    tool: &DocumentTree,
+    options: &FlattenOptions,
+) -> Result<CommandTable, Vec<Diagnostic>> {
     flatten_parts(
         &tool.name,
         tool.effects.as_ref(),
@@ -234,10 +237,10 @@ pub fn flatten(tool: &AtipTool, options: &FlattenOptions) -> Result<Flattened, V
 /// `lenient`: errors in a command (or in what it inherits) leave that command out instead of
 /// failing the whole document (see the module documentation).
 pub(crate) fn flatten_owned(
-    tool: &mut AtipTool,
+    tool: &mut DocumentTree,
     options: &FlattenOptions,
     lenient: bool,
-) -> Result<Flattened, Vec<Diagnostic>> {
+) -> Result<CommandTable, Vec<Diagnostic>> {
     let commands = std::mem::take(&mut tool.commands);
     flatten_parts(
         &tool.name,
@@ -256,7 +259,7 @@ fn flatten_parts(
     commands: IndexMap<String, CommandSpec>,
     options: &FlattenOptions,
     lenient: bool,
-) -> Result<Flattened, Vec<Diagnostic>> {
+) -> Result<CommandTable, Vec<Diagnostic>> {
     let mut w = Walker {
         tool_name,
         filter: None,
@@ -332,7 +335,7 @@ fn flatten_parts(
     if w.diags.iter().any(Diagnostic::is_error) {
         Err(w.diags)
     } else {
-        Ok(Flattened {
+        Ok(CommandTable {
             commands: w.out,
             warnings: w.diags,
             skipped: w.skipped,
@@ -421,7 +424,7 @@ impl Walker<'_> {
                         OptionScope::Inherited,
                     )
                     .into_iter()
-                    .filter(|p| !matches!(p.kind, ParamKind::Argument))
+                    .filter(|p| !matches!(p.kind, ParamPlacement::Argument))
                     .collect();
                 let problems = self.level_problems(before);
                 levels.push(inherited);
@@ -515,7 +518,7 @@ impl Walker<'_> {
 
         let (arguments, own_options): (Vec<Arc<FlatParam>>, Vec<Arc<FlatParam>>) = own
             .into_iter()
-            .partition(|p| matches!(p.kind, ParamKind::Argument));
+            .partition(|p| matches!(p.kind, ParamPlacement::Argument));
         // Positionals are filled in order: one that may be left out, or that takes a list,
         // makes the ones after it unreachable when it is absent (the runtime refuses such calls).
         if let Some((i, a)) = arguments[..arguments.len().saturating_sub(1)]
@@ -742,7 +745,7 @@ impl Walker<'_> {
             multiple,
             default: a.default.map(Box::new),
             env_var: None,
-            kind: ParamKind::Argument,
+            kind: ParamPlacement::Argument,
         }
     }
 
@@ -769,7 +772,7 @@ impl Walker<'_> {
             multiple,
             default: o.default.map(Box::new),
             env_var: o.env_var,
-            kind: ParamKind::Option { flag, scope },
+            kind: ParamPlacement::Option { flag, scope },
         })
     }
 

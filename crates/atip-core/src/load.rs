@@ -1,4 +1,4 @@
-//! Loading a document: JSON text → validated [`AtipTool`] → flattened [`Document`].
+//! Loading a document: JSON text → validated [`DocumentTree`] → flattened [`Document`].
 
 use std::path::Path;
 
@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{locate, Diagnostic, JsonPath, LoadError, Location};
 use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions, SkippedCommand};
-use crate::model::{AtipTool, CommandSpec};
+use crate::model::{CommandSpec, DocumentTree};
 use crate::validate::{Mode, Validation};
 
 mod node;
@@ -46,9 +46,9 @@ impl LoadOptions {
 
 /// A validated document and the warnings found on the way.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Loaded {
+pub struct ValidatedTree {
     /// The document.
-    pub tool: AtipTool,
+    pub tool: DocumentTree,
     /// Warnings (unknown fields, dropped descriptive values in lenient mode, …), located.
     pub warnings: Vec<Diagnostic>,
 }
@@ -61,7 +61,7 @@ pub struct Loaded {
 ///
 /// [`LoadError`] with every error found (JSON syntax, schema violations, unsupported
 /// version), each with its JSON path and line:column, plus the warnings.
-pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
+pub fn load(text: &str, options: &LoadOptions) -> Result<ValidatedTree, LoadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let syntax_error = |e: serde_json::Error| LoadError {
         file: options.file.clone(),
@@ -89,13 +89,13 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
         Err(_) => {
             let mut value: Value = serde_json::from_str(text).map_err(syntax_error)?;
             v.root(&mut value);
-            read_model::<AtipTool>(&mut v, value)
+            read_model::<DocumentTree>(&mut v, value)
         }
     };
     let mut diags = v.finish();
     locate(text, &mut diags);
     match tool {
-        Some(tool) if !diags.iter().any(Diagnostic::is_error) => Ok(Loaded {
+        Some(tool) if !diags.iter().any(Diagnostic::is_error) => Ok(ValidatedTree {
             tool,
             warnings: diags,
         }),
@@ -106,10 +106,10 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<Loaded, LoadError> {
     }
 }
 
-fn load_root(v: &mut Validation, node: Node, reparse: &mut bool) -> Option<AtipTool> {
+fn load_root(v: &mut Validation, node: Node, reparse: &mut bool) -> Option<DocumentTree> {
     let (mut value, children) = (node.value, node.children);
     v.root(&mut value);
-    let mut tool = read_model::<AtipTool>(v, value);
+    let mut tool = read_model::<DocumentTree>(v, value);
     let into = tool.as_mut().map(|t| &mut t.commands);
     load_children(v, children, &mut Vec::new(), reparse, into);
     tool
@@ -207,7 +207,7 @@ fn json_syntax(e: &serde_json::Error) -> Diagnostic {
 pub struct Document {
     /// The validated document, without its command tree: that moved into `commands` (so that
     /// a large document is held once). [`load`] gives the whole tree.
-    pub tool: AtipTool,
+    pub tool: DocumentTree,
     /// Its tools, one per leaf command (after the command filter).
     pub commands: Vec<FlatCommand>,
     /// Every warning from loading and flattening, located.

@@ -13,7 +13,7 @@ use crate::effects::Effects;
 /// A whole ATIP document: what `tool --agent` prints (spec §3.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AtipTool {
+pub struct DocumentTree {
     /// `atip`: protocol version, legacy string or object form (§3.2.1).
     pub atip: ProtocolVersion,
     /// `name`: the executable's name (`^[a-zA-Z0-9_-]+$`).

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::effects::{Effects, Text, TextList};
-use crate::flatten::{FlatCommand, ParamKind};
+use crate::flatten::{FlatCommand, ParamPlacement};
 use crate::model::ParamType;
 use crate::shared::Shared;
 
@@ -443,11 +443,11 @@ fn refill_param(spec: &mut ParamSpec, p: &crate::flatten::FlatParam) {
         }
     };
     spec.argv = match &p.kind {
-        ParamKind::Argument => {
+        ParamPlacement::Argument => {
             set_text(&mut text, &p.declared_name);
             ArgvForm::Argument(text)
         }
-        ParamKind::Option { flag, .. } => {
+        ParamPlacement::Option { flag, .. } => {
             set_text(&mut text, &flag.text);
             if kind == ValueKind::Boolean {
                 ArgvForm::Flag(text)

@@ -1,7 +1,7 @@
 //! Flattening: leaves, `""` commands, inherited and global options, shadowing, collisions,
 //! names, effects along the path, the command filter.
 
-use atip_core::flatten::{OptionScope, ParamKind};
+use atip_core::flatten::{OptionScope, ParamPlacement};
 use atip_core::{Document, FlatCommand, FlattenOptions, LoadError, LoadOptions};
 
 fn doc(text: &str) -> Document {
@@ -99,10 +99,10 @@ fn options_are_global_then_inherited_outermost_first_then_own() {
         .options
         .iter()
         .map(|p| match &p.kind {
-            ParamKind::Option { flag, scope } => {
+            ParamPlacement::Option { flag, scope } => {
                 (p.name.as_str(), *scope, flag.text.as_str(), flag.attached)
             }
-            ParamKind::Argument => unreachable!(),
+            ParamPlacement::Argument => unreachable!(),
         })
         .collect();
     assert_eq!(

@@ -3,7 +3,7 @@
 
 use atip_core::{load, Diagnostic, LoadError, LoadOptions, Location, Mode, Severity};
 
-fn strict(text: &str) -> Result<atip_core::Loaded, LoadError> {
+fn strict(text: &str) -> Result<atip_core::ValidatedTree, LoadError> {
     load(text, &LoadOptions::strict().with_file("t.json"))
 }
 

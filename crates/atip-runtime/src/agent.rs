@@ -16,15 +16,15 @@
 //!    overlap ([`BatchOptions`]);
 //! 4. each call's result, decision and time are reported ([`CallReport`]).
 //!
-//! The same driver serves metadata loaded at run time ([`LoadedTool`](crate::LoadedTool), several of them) and
-//! generated modules ([`Generated`], over a module's `Call`).
+//! The same driver serves metadata loaded at run time ([`RuntimeTool`](crate::RuntimeTool), several of them) and
+//! generated modules ([`GeneratedCommands`], over a module's `Call`).
 
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use crate::dispatch::set::{CommandSet, Dispatch, Generated};
+pub use crate::dispatch::set::{CommandSet, Dispatch, GeneratedCommands};
 use crate::dispatch::ToolCall;
 use crate::exec::{BatchOptions, RunError, Runner};
 use crate::lifecycle::{model_turn, parse_response, result_messages, ParseError, ToolResult};
@@ -125,9 +125,9 @@ pub const DEFAULT_RETRY_BUDGET: usize = 3;
 /// ```no_run
 /// # async fn demo(body: &str) -> Result<(), Box<dyn std::error::Error>> {
 /// use atip_runtime::agent::TurnDriver;
-/// use atip_runtime::{Document, LoadedTool, Provider, Runner};
+/// use atip_runtime::{Document, RuntimeTool, Provider, Runner};
 /// let doc = Document::from_path("atip/git.json".as_ref(), Default::default(), &Default::default())?;
-/// let mut driver = TurnDriver::new(Provider::Anthropic, LoadedTool::new(doc, None), Runner::new());
+/// let mut driver = TurnDriver::new(Provider::Anthropic, RuntimeTool::new(doc, None), Runner::new());
 /// let outcome = driver.turn(body).await?;
 /// // Append outcome.messages to the conversation and ask the model again,
 /// // until outcome.finished (or outcome.budget_spent).

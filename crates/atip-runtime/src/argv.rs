@@ -210,7 +210,7 @@ impl ArgvBuilder {
     }
 
     /// Appends one element as given, with no `--` protection: only for raw arguments of
-    /// commands no metadata describes (see `LoadedTool::unlisted_invocation`).
+    /// commands no metadata describes (see `RuntimeTool::unlisted_invocation`).
     pub fn raw(&mut self, arg: &str) {
         self.push_fixed(arg.into(), "a raw argument");
     }

@@ -40,7 +40,7 @@
 //! ```
 //!
 //! Everything the generator does at build time is also available at run time for metadata
-//! discovered while running ([`Document::parse`], [`LoadedTool`]), through the same functions.
+//! discovered while running ([`Document::parse`], [`RuntimeTool`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
 //! [`Runner`] and the turn driver on tokio; `rmcp` (off) adds the MCP server `mcp::McpServer`
@@ -63,7 +63,7 @@ pub mod tool_table;
 pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::{Command, Invocation, ToInvocation};
 pub use dispatch::{
-    Arguments, ArgumentsError, Dispatch, DispatchError, FromArgument, LoadedTool, Problem,
+    Arguments, ArgumentsError, Dispatch, DispatchError, FromArgument, Problem, RuntimeTool,
     ToolCall, ToolGroup,
 };
 pub use fields::Enumeration;
@@ -88,8 +88,8 @@ pub use filter::ResultFilter;
 
 pub mod policy;
 pub use policy::{
-    ArgumentRule, Decision, Policy, PolicyError, Reason, ReasonCode, ReasonSeverity,
-    ResourceLimits, Verdict,
+    ArgumentRule, Decision, EffectRule, Policy, PolicyError, Reason, ReasonCode, ReasonSeverity,
+    ResourceLimits,
 };
 
 #[cfg(feature = "exec")]
@@ -113,3 +113,15 @@ pub use exec::{
     ExitStatus, Output, OutputChunk, ResultOptions, RunError, Runner, Sandbox, SandboxError,
     SandboxReport, StreamKind, TrustRule, TrustTarget,
 };
+
+/// Old names kept for one release (see CHANGELOG.md).
+mod renamed {
+    /// Renamed to [`RuntimeTool`](crate::RuntimeTool): a document loaded at run time.
+    #[deprecated(since = "0.1.0", note = "renamed to `RuntimeTool`")]
+    pub type LoadedTool = crate::RuntimeTool;
+    /// Renamed to [`EffectRule`](crate::EffectRule): what the policy does with an effect.
+    #[deprecated(since = "0.1.0", note = "renamed to `EffectRule`")]
+    pub type Verdict = crate::EffectRule;
+}
+#[allow(deprecated)]
+pub use renamed::{LoadedTool, Verdict};

@@ -11,10 +11,10 @@
 //!
 //! ```
 //! use atip_runtime::search::ToolIndex;
-//! use atip_runtime::{Document, LoadedTool, Mode, Provider};
+//! use atip_runtime::{Document, RuntimeTool, Mode, Provider};
 //! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/gh.json");
 //! let doc = Document::from_path(path.as_ref(), Mode::Strict, &Default::default())?;
-//! let gh = LoadedTool::new(doc, None);
+//! let gh = RuntimeTool::new(doc, None);
 //! let index = ToolIndex::new(gh.specs());
 //! let best = index.search("merge a pull request", 3);
 //! assert_eq!(gh.specs()[best[0].index].title, "gh pr merge");
@@ -82,15 +82,15 @@ impl ToolIndex {
         ToolIndex { engine, len }
     }
 
-    /// The commands of loaded metadata with their examples, in [`crate::LoadedTool::specs`]
+    /// The commands of loaded metadata with their examples, in [`crate::RuntimeTool::specs`]
     /// order.
-    pub fn for_tool(tool: &crate::LoadedTool) -> Self {
+    pub fn for_tool(tool: &crate::RuntimeTool) -> Self {
         Self::for_tools(std::slice::from_ref(tool))
     }
 
     /// [`ToolIndex::for_tool`] over several tools, one after the other: positions count
     /// through every tool's specs in turn.
-    pub fn for_tools(tools: &[crate::LoadedTool]) -> Self {
+    pub fn for_tools(tools: &[crate::RuntimeTool]) -> Self {
         Self::with_examples(tools.iter().flat_map(|t| {
             t.specs()
                 .iter()
@@ -179,9 +179,9 @@ fn text_of(spec: &ToolSpec) -> String {
 /// ```
 /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/gh.json");
 /// use atip_runtime::search::MetaTools;
-/// use atip_runtime::{agent::TurnDriver, Dispatch, Document, LoadedTool, Mode, Provider, Runner};
+/// use atip_runtime::{agent::TurnDriver, Dispatch, Document, RuntimeTool, Mode, Provider, Runner};
 /// let doc = Document::from_path(path.as_ref(), Mode::Strict, &Default::default())?;
-/// let meta = MetaTools::new(LoadedTool::new(doc, None));
+/// let meta = MetaTools::new(RuntimeTool::new(doc, None));
 /// assert_eq!(meta.specs().len(), 3);
 /// let driver = TurnDriver::new(Provider::Anthropic, meta, Runner::new());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -480,7 +480,7 @@ mod tests {
             "down": {"description": "Take the service down"}}}"#;
         let doc = crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
             .unwrap();
-        let tool = crate::LoadedTool::new(doc, None);
+        let tool = crate::RuntimeTool::new(doc, None);
         assert!(ToolIndex::new(tool.specs())
             .search("canary rollout", 2)
             .is_empty());
@@ -496,7 +496,7 @@ mod tests {
         assert!(index.is_empty());
         assert!(index.search("anything", 5).is_empty());
         assert!(index.select_for("", Provider::OpenAi).is_empty());
-        let meta = MetaTools::new(Vec::<crate::LoadedTool>::new());
+        let meta = MetaTools::new(Vec::<crate::RuntimeTool>::new());
         let call = ToolCall::new(None, SEARCH, serde_json::Map::new());
         let answer = meta.answer(&call).unwrap();
         assert!(answer.is_error && answer.content.contains("`query`"));

@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::process::Command as Process;
 
-use atip_runtime::agent::{CallStatus, Generated, TurnDriver};
-use atip_runtime::{Document, FlattenOptions, LoadedTool, Provider, Runner};
+use atip_runtime::agent::{CallStatus, GeneratedCommands, TurnDriver};
+use atip_runtime::{Document, FlattenOptions, Provider, Runner, RuntimeTool};
 use serde_json::{json, Value};
 
 mod git {
@@ -38,7 +38,7 @@ fn repo() -> tempfile::TempDir {
     dir
 }
 
-fn loaded() -> LoadedTool {
+fn loaded() -> RuntimeTool {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/git.json");
     let doc = Document::from_path(
         &path,
@@ -46,7 +46,7 @@ fn loaded() -> LoadedTool {
         &FlattenOptions::default(),
     )
     .unwrap();
-    LoadedTool::new(doc, None)
+    RuntimeTool::new(doc, None)
 }
 
 fn rt() -> tokio::runtime::Runtime {
@@ -174,7 +174,11 @@ fn the_retry_budget_ends_a_loop_of_invalid_calls() {
 fn generated_modules_drive_the_same_way_in_every_provider_format() {
     let dir = repo();
     let runner = Runner::new().current_dir(dir.path());
-    let mut driver = TurnDriver::new(Provider::OpenAi, Generated::<git::Call>::new(), runner);
+    let mut driver = TurnDriver::new(
+        Provider::OpenAi,
+        GeneratedCommands::<git::Call>::new(),
+        runner,
+    );
     assert_eq!(driver.definitions().len(), git::Call::NAMES.len());
     let body = json!({"id": "c", "object": "chat.completion", "model": "m", "choices": [{
         "index": 0, "finish_reason": "tool_calls",

@@ -7,7 +7,7 @@
 
 mod common;
 
-use atip_runtime::{AuditLog, ConfirmationRequest, Policy, Runner, Verdict};
+use atip_runtime::{AuditLog, ConfirmationRequest, EffectRule, Policy, Runner};
 use common::{call, rt};
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ fn every_call_leaves_one_line_saying_what_happened() {
             .unwrap();
         // Denied by policy.
         let strict = Runner::new().audit_log(log.clone()).policy(Policy {
-            destructive: Verdict::Deny,
+            destructive: EffectRule::Deny,
             ..Policy::default()
         });
         assert!(strict

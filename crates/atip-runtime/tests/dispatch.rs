@@ -1,7 +1,7 @@
 //! Argument checking, untyped dispatch and action groups.
 
 use atip_runtime::dispatch::{check_arguments, Problem};
-use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool, ToolCall, ToolGroup};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall, ToolGroup};
 use serde_json::{json, Map, Value};
 
 const TOOL: &str = r#"{
@@ -35,9 +35,9 @@ const TOOL: &str = r#"{
   }
 }"#;
 
-fn tool() -> LoadedTool {
+fn tool() -> RuntimeTool {
     let doc = Document::parse(TOOL, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    LoadedTool::new(doc, None)
+    RuntimeTool::new(doc, None)
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
@@ -45,7 +45,7 @@ fn call(name: &str, args: Value) -> ToolCall {
     ToolCall::new(Some("call_1".into()), name, m)
 }
 
-fn argv(t: &LoadedTool, c: &ToolCall) -> Vec<String> {
+fn argv(t: &RuntimeTool, c: &ToolCall) -> Vec<String> {
     t.invocation(c)
         .unwrap_or_else(|e| panic!("{e}"))
         .argv
@@ -292,7 +292,7 @@ fn conflicting_parameters_are_renamed_per_action_and_mapped_back() {
         r#"{"name": "limit", "type": "string", "description": "PR number"}"#,
     );
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let t = LoadedTool::new(doc, None);
+    let t = RuntimeTool::new(doc, None);
     let group = ToolGroup::from_path(t.specs(), &["pr"], "gh_pr", "d").unwrap();
     assert_eq!(group.renamed(), [("close", "limit_close", "limit")]);
     let spec = group.spec();
@@ -347,7 +347,7 @@ fn every_problem_is_reported_in_one_answer() {
         "effects": {"destructive": false}}}
     }"#;
     let doc = Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let t = LoadedTool::new(doc, None);
+    let t = RuntimeTool::new(doc, None);
     let err = t
         .invocation(&call(
             "ship_deploy",
@@ -396,7 +396,7 @@ fn loaded_from_a_path_carries_its_absolute_location() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("gh.json");
     std::fs::write(&file, TOOL).unwrap();
-    let tool = LoadedTool::from_path(
+    let tool = RuntimeTool::from_path(
         &file,
         atip_runtime::Mode::Strict,
         &FlattenOptions::default(),
@@ -405,7 +405,7 @@ fn loaded_from_a_path_carries_its_absolute_location() {
     let inv = tool.invocation(&call("gh_pr_list", json!({}))).unwrap();
     assert_eq!(inv.metadata.as_deref(), Some(file.to_str().unwrap()));
     assert!(std::path::Path::new(inv.metadata.as_deref().unwrap()).is_absolute());
-    let missing = LoadedTool::from_path(
+    let missing = RuntimeTool::from_path(
         &dir.path().join("nope.json"),
         atip_runtime::Mode::Strict,
         &FlattenOptions::default(),

@@ -297,7 +297,7 @@ fn interactive_commands_are_refused_even_when_confirmed() {
             other => panic!("{other:?}"),
         }
         let allowed = Runner::new().policy(atip_runtime::Policy {
-            interactive: atip_runtime::Verdict::Allow,
+            interactive: atip_runtime::EffectRule::Allow,
             ..Default::default()
         });
         assert!(
@@ -577,7 +577,7 @@ fn tool_results_are_filtered() {
 
 #[test]
 fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
-    use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedTool};
+    use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
     rt().block_on(async {
         let doc = |assumption: &str| {
             let text = format!(
@@ -586,7 +586,7 @@ fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
                     "effects": {{"destructive": false}},
                     "commands": {{"listed": {{"description": "a listed command"}}}}}}"#
             );
-            LoadedTool::new(
+            RuntimeTool::new(
                 Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
                 None,
             )
@@ -607,7 +607,7 @@ fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
         assert_eq!(Runner::new().run(&inv).await.unwrap().stdout, b"ok");
 
         assert!(safe.unlisted_invocation(&["listed"], &[]).unwrap_err().contains("is listed"));
-        let complete = LoadedTool::new(
+        let complete = RuntimeTool::new(
             Document::parse(
                 r#"{"atip": "0.6", "name": "printf", "version": "9", "description": "d"}"#,
                 &LoadOptions::strict(),

@@ -10,21 +10,21 @@ use atip_runtime::interop::async_openai::{
 };
 use atip_runtime::lifecycle::parse_response;
 use atip_runtime::providers::Provider;
-use atip_runtime::{Document, LoadedTool};
+use atip_runtime::{Document, RuntimeTool};
 use serde_json::Value;
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
-fn git() -> LoadedTool {
+fn git() -> RuntimeTool {
     let doc = Document::from_path(
         &root().join("examples/atip/git.json"),
         atip_runtime::Mode::Strict,
         &Default::default(),
     )
     .unwrap();
-    LoadedTool::new(doc, None)
+    RuntimeTool::new(doc, None)
 }
 
 #[test]

@@ -56,20 +56,24 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         deny_commands: vec!["git stauts".into()],
         ..Default::default()
     });
-    let err = McpServer::new(vec![atip_runtime::LoadedTool::new(doc.clone(), None)], typo)
-        .expect_err("refused");
+    let err = McpServer::new(
+        vec![atip_runtime::RuntimeTool::new(doc.clone(), None)],
+        typo,
+    )
+    .expect_err("refused");
     assert!(
         err.to_string().contains("`git stauts` matches no command"),
         "{err}"
     );
     let loaded = McpServer::new(
-        vec![atip_runtime::LoadedTool::new(doc.clone(), None)],
+        vec![atip_runtime::RuntimeTool::new(doc.clone(), None)],
         in_repo.clone(),
     )
     .unwrap();
     assert_eq!(
         serde_json::to_value(loaded.definitions()).unwrap(),
-        serde_json::to_value(tools_of(&atip_runtime::LoadedTool::new(doc, None)).unwrap()).unwrap()
+        serde_json::to_value(tools_of(&atip_runtime::RuntimeTool::new(doc, None)).unwrap())
+            .unwrap()
     );
     rt.block_on(async {
         for server in [generated(in_repo.clone()), loaded] {
@@ -128,7 +132,7 @@ fn json_output_comes_back_as_structured_content() {
     )
     .unwrap();
     let server = McpServer::new(
-        vec![atip_runtime::LoadedTool::new(doc, None)],
+        vec![atip_runtime::RuntimeTool::new(doc, None)],
         Runner::new().current_dir(dir.path()),
     )
     .unwrap();
@@ -161,7 +165,7 @@ fn meta_tools_stand_for_every_command() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let server = McpServer::with_tools(
-        MetaTools::new(atip_runtime::LoadedTool::new(doc.clone(), None)),
+        MetaTools::new(atip_runtime::RuntimeTool::new(doc.clone(), None)),
         Runner::new().current_dir(dir.path()),
     )
     .unwrap();
@@ -225,7 +229,7 @@ fn meta_tools_stand_for_every_command() {
         ..Default::default()
     });
     assert!(McpServer::with_tools(
-        MetaTools::new(atip_runtime::LoadedTool::new(doc.clone(), None)),
+        MetaTools::new(atip_runtime::RuntimeTool::new(doc.clone(), None)),
         typo
     )
     .is_err());
@@ -234,7 +238,7 @@ fn meta_tools_stand_for_every_command() {
         ..Default::default()
     });
     assert!(McpServer::with_tools(
-        MetaTools::new(atip_runtime::LoadedTool::new(doc, None)),
+        MetaTools::new(atip_runtime::RuntimeTool::new(doc, None)),
         fine
     )
     .is_ok());

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
-    safety_prompt, AuditLog, ConfirmationRequest, FlattenOptions, LoadedTool, Mode, Provider,
-    Runner,
+    safety_prompt, AuditLog, ConfirmationRequest, FlattenOptions, Mode, Provider, Runner,
+    RuntimeTool,
 };
 use clap::Parser;
 use futures_util::StreamExt;
@@ -93,7 +93,7 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
     for definition in &definitions {
         eprintln!("  {}", signature(provider, definition));
     }
-    let system = safety_prompt(driver.tools().iter().flat_map(LoadedTool::specs));
+    let system = safety_prompt(driver.tools().iter().flat_map(RuntimeTool::specs));
     let mut messages: Vec<Value> = match provider {
         Provider::Anthropic => vec![json!({"role": "user", "content": args.prompt})],
         _ => vec![
@@ -161,7 +161,7 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
 }
 
 /// Every metadata file given, or every file of `examples/atip/`.
-fn load(files: &[PathBuf]) -> Result<Vec<LoadedTool>, Failure> {
+fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, Failure> {
     let files: Vec<PathBuf> = if files.is_empty() {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("atip");
         let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)?
@@ -176,7 +176,7 @@ fn load(files: &[PathBuf]) -> Result<Vec<LoadedTool>, Failure> {
     files
         .iter()
         .map(|f| {
-            Ok(LoadedTool::from_path(
+            Ok(RuntimeTool::from_path(
                 f,
                 Mode::Strict,
                 &FlattenOptions::default(),

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
+use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamPlacement};
 use atip_core::{Diagnostic, Document, JsonPath};
 use proc_macro2::Ident;
 
@@ -243,7 +243,7 @@ impl<'a> Groups<'a> {
 fn is_inherited(param: &FlatParam) -> bool {
     matches!(
         param.kind,
-        ParamKind::Option {
+        ParamPlacement::Option {
             scope: OptionScope::Inherited,
             ..
         }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamKind};
+use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamPlacement};
 use atip_core::{Diagnostic, Document, JsonPath, ParamType, ToolSpec};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -173,8 +173,8 @@ impl FieldPlan<'_> {
 pub fn is_shared(param: &FlatParam) -> bool {
     !matches!(
         param.kind,
-        ParamKind::Argument
-            | ParamKind::Option {
+        ParamPlacement::Argument
+            | ParamPlacement::Option {
                 scope: OptionScope::Own,
                 ..
             }

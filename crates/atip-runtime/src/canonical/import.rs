@@ -26,7 +26,7 @@ pub(crate) fn read(value: &Value, format: Format) -> Result<Read, ConvertError> 
         )
         .map_err(|e| ConvertError::invalid(format, "", e.to_string()))?;
         return Ok(Read {
-            tools: atip(&crate::LoadedTool::new(doc, None)),
+            tools: atip(&crate::RuntimeTool::new(doc, None)),
             warnings,
             many: true,
         });
@@ -706,7 +706,7 @@ fn from_openapi(value: &Value) -> Value {
 }
 
 /// ATIP commands as canonical tools.
-pub(crate) fn atip(tool: &crate::LoadedTool) -> Vec<CanonicalTool> {
+pub(crate) fn atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
     let doc = &tool.document().tool;
     tool.specs()
         .iter()

@@ -372,7 +372,7 @@ pub fn read(value: &Value, format: Format) -> Result<Read, ConvertError> {
 /// [`crate::providers::tool_definition`] compiles (description with the spec §8.2 safety
 /// flags, `title`, annotations from effects), plus the tool's name as namespace, its version,
 /// the command's timeout (`effects.duration.timeout`) and merged effects.
-pub fn from_atip(tool: &crate::LoadedTool) -> Vec<CanonicalTool> {
+pub fn from_atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
     import::atip(tool)
 }
 

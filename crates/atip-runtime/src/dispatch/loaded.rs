@@ -1,4 +1,4 @@
-//! [`LoadedTool`]: metadata loaded at run time, dispatched with the same checks and the same
+//! [`RuntimeTool`]: metadata loaded at run time, dispatched with the same checks and the same
 //! argv writer as generated code.
 
 use std::ffi::OsString;
@@ -21,13 +21,13 @@ use super::{Arguments, DispatchError, Problem, ToolCall};
 /// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
 ///
 /// The [`ToolSpec`]s (one per command) are built once, on first use of
-/// [`LoadedTool::specs`], [`LoadedTool::command`] or [`LoadedTool::invocation`], and kept:
-/// dispatch never rebuilds a spec. [`LoadedTool::definitions_json`] does not need them all,
+/// [`RuntimeTool::specs`], [`RuntimeTool::command`] or [`RuntimeTool::invocation`], and kept:
+/// dispatch never rebuilds a spec. [`RuntimeTool::definitions_json`] does not need them all,
 /// so compiling a large document's definitions costs only what it writes. What every
 /// [`Invocation`] carries (name, title, effects, parameter names, checksum, metadata path) is
 /// [`Shared`] with these, not copied per call.
 #[derive(Debug, Clone)]
-pub struct LoadedTool {
+pub struct RuntimeTool {
     document: Document,
     program: String,
     prepared: std::sync::OnceLock<Prepared>,
@@ -54,7 +54,7 @@ struct SharedParts {
     effects: Shared<Effects>,
 }
 
-impl LoadedTool {
+impl RuntimeTool {
     /// Prepares `document`; `program` overrides the executable (default: the tool's `name`).
     pub fn new(document: Document, program: Option<String>) -> Self {
         let index = document
@@ -69,7 +69,7 @@ impl LoadedTool {
             .as_ref()
             .and_then(|t| t.binary_checksum())
             .map(|c| Shared::Counted(c.into()));
-        LoadedTool {
+        RuntimeTool {
             program: program.unwrap_or_else(|| document.tool.name.clone()),
             document,
             prepared: std::sync::OnceLock::new(),
@@ -98,7 +98,7 @@ impl LoadedTool {
     /// Loads the metadata file `path` ([`Document::from_path`]) and records where it was read
     /// from, made absolute, so that trust rules by metadata location
     /// (`Runner::trust_metadata`) match whatever the current directory. The document's
-    /// warnings are in [`LoadedTool::document`].
+    /// warnings are in [`RuntimeTool::document`].
     ///
     /// # Errors
     ///
@@ -110,7 +110,7 @@ impl LoadedTool {
     ) -> Result<Self, atip_core::LoadError> {
         let doc = Document::from_path(path, mode, flatten_options)?;
         let location = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        Ok(LoadedTool::new(doc, None).metadata_path(location.display().to_string()))
+        Ok(RuntimeTool::new(doc, None).metadata_path(location.display().to_string()))
     }
 
     /// Records where the metadata was read from (a file path), so that trust can be assigned
@@ -200,7 +200,7 @@ impl LoadedTool {
     }
 
     /// Every command as `provider` tool definitions: a compact JSON array, the same text as
-    /// [`crate::providers::tool_definitions_json`] over [`LoadedTool::specs`], written one
+    /// [`crate::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
     /// command at a time without building every spec first.
     pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
         if let Some(prepared) = self.prepared.get() {
@@ -270,7 +270,7 @@ impl LoadedTool {
         Ok(invocation)
     }
 
-    /// [`LoadedTool::invocation`] of a call given as its tool name and its arguments as JSON
+    /// [`RuntimeTool::invocation`] of a call given as its tool name and its arguments as JSON
     /// text (OpenAI's `function.arguments`, a streamed call's accumulated text), reading the
     /// arguments straight from the text: no [`ToolCall`], no intermediate map. The result is
     /// the one `invocation` gives for `ToolCall::from_json_text(None, name, arguments)`,
@@ -279,7 +279,7 @@ impl LoadedTool {
     ///
     /// # Errors
     ///
-    /// As [`LoadedTool::invocation`].
+    /// As [`RuntimeTool::invocation`].
     pub fn invocation_from_json_text(
         &self,
         name: &str,
@@ -363,7 +363,7 @@ impl LoadedTool {
         Ok(invocation)
     }
 
-    /// The trust assigned with [`LoadedTool::assign_trust`], else the metadata's own
+    /// The trust assigned with [`RuntimeTool::assign_trust`], else the metadata's own
     /// `trust.source` claim.
     pub fn trust(&self) -> Option<TrustSource> {
         self.assigned_trust

@@ -12,7 +12,7 @@
 //!
 //! Arguments that are still JSON text (OpenAI's `function.arguments`, a streamed call) can be
 //! read straight into the command — [`typed_from_json_text`], generated `Call::from_json_text`,
-//! [`LoadedTool::invocation_from_json_text`](loaded::LoadedTool::invocation_from_json_text) —
+//! [`RuntimeTool::invocation_from_json_text`](loaded::RuntimeTool::invocation_from_json_text) —
 //! without a map in between; the result, errors included, is that of the parsed [`ToolCall`].
 
 //!
@@ -33,8 +33,8 @@ pub mod set;
 
 pub use check::{check_arguments, expected, Arguments, FromArgument};
 pub use group::{GroupError, ToolGroup};
-pub use loaded::LoadedTool;
-pub use set::{CommandSet, Dispatch, Generated};
+pub use loaded::RuntimeTool;
+pub use set::{CommandSet, Dispatch, GeneratedCommands};
 
 /// One tool call parsed from a provider response.
 #[derive(Debug, Clone, PartialEq)]

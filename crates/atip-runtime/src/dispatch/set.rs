@@ -1,7 +1,7 @@
 //! Tool sets: what a turn driver or a server dispatches a model's calls to — metadata loaded
-//! at run time ([`LoadedTool`], several of them) or a generated module ([`Generated`]).
+//! at run time ([`RuntimeTool`], several of them) or a generated module ([`GeneratedCommands`]).
 
-use super::{DispatchError, LoadedTool, ToolCall};
+use super::{DispatchError, RuntimeTool, ToolCall};
 use crate::{Invocation, ToolSpec};
 
 /// Turns a model's tool call into an [`Invocation`]: the tools a driver offers.
@@ -30,34 +30,34 @@ pub trait Dispatch: Send + Sync {
     }
 }
 
-impl Dispatch for LoadedTool {
+impl Dispatch for RuntimeTool {
     fn specs(&self) -> Vec<&ToolSpec> {
-        LoadedTool::specs(self).iter().collect()
+        RuntimeTool::specs(self).iter().collect()
     }
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
-        LoadedTool::invocation(self, call)
+        RuntimeTool::invocation(self, call)
     }
 }
 
 /// Several loaded tools, offered together (their command names must differ).
-impl Dispatch for Vec<LoadedTool> {
+impl Dispatch for Vec<RuntimeTool> {
     fn specs(&self) -> Vec<&ToolSpec> {
-        self.iter().flat_map(LoadedTool::specs).collect()
+        self.iter().flat_map(RuntimeTool::specs).collect()
     }
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         match self.iter().find(|t| t.has_command(&call.name)) {
             Some(t) => t.invocation(call),
             None => {
-                let names: Vec<&str> = self.iter().flat_map(LoadedTool::names).collect();
+                let names: Vec<&str> = self.iter().flat_map(RuntimeTool::names).collect();
                 Err(DispatchError::unknown_tool(call, &names))
             }
         }
     }
 }
 
-/// A generated module's `Call` enum: implemented by generated code, for [`Generated`].
+/// A generated module's `Call` enum: implemented by generated code, for [`GeneratedCommands`].
 pub trait CommandSet: crate::ToInvocation + Sized + Send + Sync + 'static {
     /// The module's `TOOLS`.
     fn specs() -> &'static [ToolSpec];
@@ -82,29 +82,29 @@ pub trait CommandSet: crate::ToInvocation + Sized + Send + Sync + 'static {
     }
 }
 
-/// The commands of a generated module, for a turn driver (`agent::TurnDriver`): `Generated::<git::Call>::new()`.
-pub struct Generated<C>(std::marker::PhantomData<fn() -> C>);
+/// The commands of a generated module, for a turn driver (`agent::TurnDriver`): `GeneratedCommands::<git::Call>::new()`.
+pub struct GeneratedCommands<C>(std::marker::PhantomData<fn() -> C>);
 
-impl<C> Generated<C> {
+impl<C> GeneratedCommands<C> {
     /// The module whose `Call` is `C`.
     pub fn new() -> Self {
-        Generated(std::marker::PhantomData)
+        GeneratedCommands(std::marker::PhantomData)
     }
 }
 
-impl<C> Default for Generated<C> {
+impl<C> Default for GeneratedCommands<C> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<C> std::fmt::Debug for Generated<C> {
+impl<C> std::fmt::Debug for GeneratedCommands<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Generated<{}>", std::any::type_name::<C>())
+        write!(f, "GeneratedCommands<{}>", std::any::type_name::<C>())
     }
 }
 
-impl<C: CommandSet> Dispatch for Generated<C> {
+impl<C: CommandSet> Dispatch for GeneratedCommands<C> {
     fn specs(&self) -> Vec<&ToolSpec> {
         C::specs().iter().collect()
     }

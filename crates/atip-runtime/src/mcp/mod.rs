@@ -43,10 +43,10 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
-use crate::dispatch::{CommandSet, Dispatch, Generated};
+use crate::dispatch::{CommandSet, Dispatch, GeneratedCommands};
 use crate::exec::ConflictGate;
 use crate::providers::Provider;
-use crate::{LoadedTool, Runner};
+use crate::{Runner, RuntimeTool};
 
 /// An MCP server for ATIP tools. Cheap to clone (shared state).
 #[derive(Clone)]
@@ -71,14 +71,14 @@ struct Shared {
 }
 
 /// Turns the tools loaded from files into the set a server serves.
-type Wrap = fn(Vec<LoadedTool>) -> Box<dyn Dispatch>;
+type Wrap = fn(Vec<RuntimeTool>) -> Box<dyn Dispatch>;
 
-fn plain(tools: Vec<LoadedTool>) -> Box<dyn Dispatch> {
+fn plain(tools: Vec<RuntimeTool>) -> Box<dyn Dispatch> {
     Box::new(tools)
 }
 
 #[cfg(feature = "search")]
-fn behind_meta_tools(tools: Vec<LoadedTool>) -> Box<dyn Dispatch> {
+fn behind_meta_tools(tools: Vec<RuntimeTool>) -> Box<dyn Dispatch> {
     Box::new(crate::search::MetaTools::new(tools))
 }
 
@@ -159,7 +159,7 @@ impl std::error::Error for McpError {
 /// # Errors
 ///
 /// [`McpError::Definition`] if a definition does not deserialise as an `rmcp` `Tool`.
-pub fn tools_of(tool: &LoadedTool) -> Result<Vec<Tool>, McpError> {
+pub fn tools_of(tool: &RuntimeTool) -> Result<Vec<Tool>, McpError> {
     mcp_tools(tool.specs())
 }
 
@@ -212,12 +212,12 @@ impl McpServer {
     ///
     /// [`McpError::DuplicateTool`] when two tools share a command name; [`McpError::Policy`]
     /// when the runner's policy names a command or parameter none of them has.
-    pub fn new(tools: Vec<LoadedTool>, runner: Runner) -> Result<Self, McpError> {
+    pub fn new(tools: Vec<RuntimeTool>, runner: Runner) -> Result<Self, McpError> {
         Self::serving(Box::new(tools), runner, Vec::new(), plain)
     }
 
     /// A server for any tool set ([`Dispatch`]): meta-tools over a large tool
-    /// (`search::MetaTools`), a generated module ([`Generated`]), several loaded tools. Nothing is
+    /// (`search::MetaTools`), a generated module ([`GeneratedCommands`]), several loaded tools. Nothing is
     /// watched.
     ///
     /// # Errors
@@ -272,7 +272,12 @@ impl McpServer {
     /// [`McpError::Policy`] when the runner's policy names a command or parameter the module
     /// does not have; [`McpError::Definition`] if a definition does not convert (a bug).
     pub fn for_module<C: CommandSet>(runner: Runner) -> Result<Self, McpError> {
-        Self::serving(Box::new(Generated::<C>::new()), runner, Vec::new(), plain)
+        Self::serving(
+            Box::new(GeneratedCommands::<C>::new()),
+            runner,
+            Vec::new(),
+            plain,
+        )
     }
 
     /// How often a call that carried a `progressToken` reports progress while it runs

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::{Peer, RoleServer};
 
 use super::{McpError, Shared, Tools};
-use crate::{FlattenOptions, LoadedTool, Mode};
+use crate::{FlattenOptions, Mode, RuntimeTool};
 
 /// What a file looked like when it was last read: size and modification time, or `None` when
 /// it could not be read (a file being replaced).
@@ -25,11 +25,11 @@ pub(super) fn stamp(path: &Path) -> Stamp {
 /// # Errors
 ///
 /// The first file that does not load, with its path.
-pub(super) fn load(files: &[PathBuf]) -> Result<Vec<LoadedTool>, McpError> {
+pub(super) fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, McpError> {
     files
         .iter()
         .map(|f| {
-            LoadedTool::from_path(f, Mode::Strict, &FlattenOptions::default())
+            RuntimeTool::from_path(f, Mode::Strict, &FlattenOptions::default())
                 .map_err(|e| McpError::Load(format!("{}: {e}", f.display())))
         })
         .collect()

@@ -2,7 +2,7 @@
 //! whether it may run, needs a person's confirmation, or is refused (spec §3.6, §3.1.1, §3.2.2,
 //! §11.1, §11.2).
 //!
-//! Each effect rule has a [`Verdict`] for commands that declare the effect:
+//! Each effect rule has a [`EffectRule`] for commands that declare the effect:
 //!
 //! | rule (JSON) | default | fires on |
 //! |---|---|---|
@@ -47,7 +47,7 @@ pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
 /// What a rule does with a command that triggers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub enum EffectRule {
     /// Run it.
     Allow,
     /// Run it only after a person confirms.
@@ -95,23 +95,23 @@ impl ResourceLimits {
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Policy {
     /// Commands declared `destructive: true`, or that leave `destructive` undeclared. Default
-    /// [`Verdict::Confirm`]; an undeclared `destructive` is never more than a confirmation.
-    pub destructive: Verdict,
-    /// Commands declared `reversible: false`. Default [`Verdict::Allow`].
-    pub non_reversible: Verdict,
-    /// Commands declared `cost.billable: true`. Default [`Verdict::Allow`].
-    pub billable: Verdict,
-    /// Commands declared `network: true`. Default [`Verdict::Allow`].
-    pub network: Verdict,
-    /// Commands declared `filesystem.write: true`. Default [`Verdict::Allow`].
-    pub filesystem_write: Verdict,
-    /// Commands declared `filesystem.delete: true`. Default [`Verdict::Allow`].
-    pub filesystem_delete: Verdict,
+    /// [`EffectRule::Confirm`]; an undeclared `destructive` is never more than a confirmation.
+    pub destructive: EffectRule,
+    /// Commands declared `reversible: false`. Default [`EffectRule::Allow`].
+    pub non_reversible: EffectRule,
+    /// Commands declared `cost.billable: true`. Default [`EffectRule::Allow`].
+    pub billable: EffectRule,
+    /// Commands declared `network: true`. Default [`EffectRule::Allow`].
+    pub network: EffectRule,
+    /// Commands declared `filesystem.write: true`. Default [`EffectRule::Allow`].
+    pub filesystem_write: EffectRule,
+    /// Commands declared `filesystem.delete: true`. Default [`EffectRule::Allow`].
+    pub filesystem_delete: EffectRule,
     /// Commands that need a terminal or input (`interactive` stdin `required`/`password`,
-    /// `prompts`, `tty`). Default [`Verdict::Deny`]: nobody can answer their prompts.
-    pub interactive: Verdict,
-    /// What every command needs at least. Default [`Verdict::Allow`].
-    pub baseline: Verdict,
+    /// `prompts`, `tty`). Default [`EffectRule::Deny`]: nobody can answer their prompts.
+    pub interactive: EffectRule,
+    /// What every command needs at least. Default [`EffectRule::Allow`].
+    pub baseline: EffectRule,
     /// The highest `cost.estimate` allowed; higher is refused. Default `high` (all).
     pub max_cost_estimate: CostEstimate,
     /// The lowest trust allowed; lower (or none) is refused. Default `inferred` (all).
@@ -148,14 +148,14 @@ pub struct Policy {
 impl Default for Policy {
     fn default() -> Self {
         Policy {
-            destructive: Verdict::Confirm,
-            non_reversible: Verdict::Allow,
-            billable: Verdict::Allow,
-            network: Verdict::Allow,
-            filesystem_write: Verdict::Allow,
-            filesystem_delete: Verdict::Allow,
-            interactive: Verdict::Deny,
-            baseline: Verdict::Allow,
+            destructive: EffectRule::Confirm,
+            non_reversible: EffectRule::Allow,
+            billable: EffectRule::Allow,
+            network: EffectRule::Allow,
+            filesystem_write: EffectRule::Allow,
+            filesystem_delete: EffectRule::Allow,
+            interactive: EffectRule::Deny,
+            baseline: EffectRule::Allow,
             max_cost_estimate: CostEstimate::High,
             min_trust_level: TrustSource::Inferred,
             max_claimed_trust: TrustSource::Community,
@@ -498,15 +498,15 @@ impl Policy {
         // undeclared value needs confirmation regardless of `require_known_effects`.
         let mut rule = |value: Option<bool>,
                         trigger: bool,
-                        verdict: Verdict,
+                        verdict: EffectRule,
                         unknown_confirms: bool,
                         code: ReasonCode,
                         declared: &str,
                         field: &str| {
             let severity = match verdict {
-                Verdict::Allow => return,
-                Verdict::Confirm => ReasonSeverity::Confirm,
-                Verdict::Deny => ReasonSeverity::Deny,
+                EffectRule::Allow => return,
+                EffectRule::Confirm => ReasonSeverity::Confirm,
+                EffectRule::Deny => ReasonSeverity::Deny,
             };
             match value {
                 Some(v) if v == trigger => reasons.push(Reason {
@@ -623,11 +623,11 @@ impl Policy {
             }
         }
         match self.baseline {
-            Verdict::Allow => {}
+            EffectRule::Allow => {}
             v => reasons.push(Reason {
                 code: ReasonCode::Baseline,
                 message: "the policy asks this of every command".to_owned(),
-                severity: if v == Verdict::Deny {
+                severity: if v == EffectRule::Deny {
                     ReasonSeverity::Deny
                 } else {
                     ReasonSeverity::Confirm

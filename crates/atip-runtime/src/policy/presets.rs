@@ -7,7 +7,7 @@
 //! | `community`, `user` | destructive refused; non-reversible, billable, network, writes and deletes need confirmation |
 //! | `inferred` (or none) | every risky effect refused; everything else needs confirmation |
 
-use super::{Policy, Verdict};
+use super::{EffectRule, Policy};
 use crate::TrustSource;
 
 impl Policy {
@@ -18,22 +18,22 @@ impl Policy {
         match trust {
             TrustSource::Native | TrustSource::Vendor | TrustSource::Org => base,
             TrustSource::Community | TrustSource::User => Policy {
-                destructive: Verdict::Deny,
-                non_reversible: Verdict::Confirm,
-                billable: Verdict::Confirm,
-                network: Verdict::Confirm,
-                filesystem_write: Verdict::Confirm,
-                filesystem_delete: Verdict::Confirm,
+                destructive: EffectRule::Deny,
+                non_reversible: EffectRule::Confirm,
+                billable: EffectRule::Confirm,
+                network: EffectRule::Confirm,
+                filesystem_write: EffectRule::Confirm,
+                filesystem_delete: EffectRule::Confirm,
                 ..base
             },
             TrustSource::Inferred => Policy {
-                destructive: Verdict::Deny,
-                non_reversible: Verdict::Deny,
-                billable: Verdict::Deny,
-                network: Verdict::Deny,
-                filesystem_write: Verdict::Deny,
-                filesystem_delete: Verdict::Deny,
-                baseline: Verdict::Confirm,
+                destructive: EffectRule::Deny,
+                non_reversible: EffectRule::Deny,
+                billable: EffectRule::Deny,
+                network: EffectRule::Deny,
+                filesystem_write: EffectRule::Deny,
+                filesystem_delete: EffectRule::Deny,
+                baseline: EffectRule::Confirm,
                 ..base
             },
         }

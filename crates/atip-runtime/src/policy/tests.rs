@@ -36,8 +36,8 @@ const KNOWN_SAFE: &str = r#"{"destructive": false}"#;
 #[test]
 fn defaults_follow_atip_execute() {
     let p = Policy::default();
-    assert_eq!(p.destructive, Verdict::Confirm);
-    assert_eq!(p.interactive, Verdict::Deny);
+    assert_eq!(p.destructive, EffectRule::Confirm);
+    assert_eq!(p.interactive, EffectRule::Deny);
     for v in [
         p.non_reversible,
         p.billable,
@@ -46,7 +46,7 @@ fn defaults_follow_atip_execute() {
         p.filesystem_delete,
         p.baseline,
     ] {
-        assert_eq!(v, Verdict::Allow);
+        assert_eq!(v, EffectRule::Allow);
     }
     assert!(!p.require_known_effects && !p.require_sandbox);
     assert_eq!(p.max_cost_estimate, CostEstimate::High);
@@ -70,7 +70,7 @@ fn undeclared_destructive_needs_confirmation_by_default() {
     assert!(d.reasons()[0].message.contains("not declared"), "{d:?}");
     // Even a policy that refuses destructive commands only asks about unknown ones.
     let strict = Policy {
-        destructive: Verdict::Deny,
+        destructive: EffectRule::Deny,
         ..Policy::default()
     };
     assert_eq!(
@@ -78,7 +78,7 @@ fn undeclared_destructive_needs_confirmation_by_default() {
         [(C::Destructive, Confirm)]
     );
     let lenient = Policy {
-        destructive: Verdict::Allow,
+        destructive: EffectRule::Allow,
         ..Policy::default()
     };
     assert_eq!(lenient.evaluate(&inv("rm", "{}", None)), Decision::Allow);
@@ -87,11 +87,11 @@ fn undeclared_destructive_needs_confirmation_by_default() {
 #[test]
 fn each_rule_fires_with_its_verdict_and_all_are_listed() {
     let p = Policy {
-        non_reversible: Verdict::Confirm,
-        billable: Verdict::Confirm,
-        network: Verdict::Deny,
-        filesystem_write: Verdict::Deny,
-        filesystem_delete: Verdict::Confirm,
+        non_reversible: EffectRule::Confirm,
+        billable: EffectRule::Confirm,
+        network: EffectRule::Deny,
+        filesystem_write: EffectRule::Deny,
+        filesystem_delete: EffectRule::Confirm,
         max_cost_estimate: CostEstimate::Low,
         ..Policy::default()
     };
@@ -146,7 +146,7 @@ fn interactive_commands_are_refused_unless_allowed() {
     let quiet = r#"{"destructive": false, "interactive": {"stdin": "optional", "prompts": false, "tty": false}}"#;
     assert_eq!(p.evaluate(&inv("x", quiet, None)), Decision::Allow);
     let allowed = Policy {
-        interactive: Verdict::Allow,
+        interactive: EffectRule::Allow,
         ..Policy::default()
     };
     assert_eq!(
@@ -295,7 +295,7 @@ fn patterns_and_rules_that_match_nothing_are_errors() {
 fn require_known_effects_asks_a_person_and_never_refuses() {
     let strict = Policy {
         require_known_effects: true,
-        network: Verdict::Deny,
+        network: EffectRule::Deny,
         max_cost_estimate: CostEstimate::Low,
         ..Policy::default()
     };
@@ -494,12 +494,12 @@ fn trust_presets_follow_the_design_table() {
     let reads = r#"{"destructive": false, "filesystem": {"write": false}, "network": false}"#;
     let verdict = |t: TrustSource, e: &str| match Policy::for_trust(t).evaluate(&inv("x", e, None))
     {
-        Decision::Allow => Verdict::Allow,
-        Decision::NeedsConfirmation(_) => Verdict::Confirm,
-        Decision::Deny(_) => Verdict::Deny,
+        Decision::Allow => EffectRule::Allow,
+        Decision::NeedsConfirmation(_) => EffectRule::Confirm,
+        Decision::Deny(_) => EffectRule::Deny,
     };
+    use EffectRule::{Allow, Confirm as C_, Deny as D_};
     use TrustSource::*;
-    use Verdict::{Allow, Confirm as C_, Deny as D_};
     for (t, d, w, r) in [
         (Native, C_, Allow, Allow),
         (Vendor, C_, Allow, Allow),
@@ -522,8 +522,8 @@ fn policies_read_camel_case_json_and_reject_typos() {
             "limits": {"cpuSeconds": 5, "memoryBytes": 1000000}, "pathRoots": ["/srv"]}"#,
     )
     .unwrap();
-    assert_eq!(p.destructive, Verdict::Allow);
-    assert_eq!(p.network, Verdict::Deny);
+    assert_eq!(p.destructive, EffectRule::Allow);
+    assert_eq!(p.network, EffectRule::Deny);
     assert!(p.require_known_effects && p.require_sandbox);
     assert_eq!(p.min_trust_level, TrustSource::Vendor);
     assert_eq!(p.max_cost_estimate, CostEstimate::Low);
@@ -531,7 +531,7 @@ fn policies_read_camel_case_json_and_reject_typos() {
     assert_eq!(p.path_roots, ["/srv"]);
     assert_eq!(
         p.interactive,
-        Verdict::Deny,
+        EffectRule::Deny,
         "absent fields keep their defaults"
     );
     let err = Policy::from_json(r#"{"destructiv": "allow"}"#).unwrap_err();
