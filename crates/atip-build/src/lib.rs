@@ -199,5 +199,6 @@ impl Expansion {
 }
 
 /// Renamed to [`GeneratedFile`]; kept for one release (see CHANGELOG.md).
+#[cfg(feature = "builder")]
 #[deprecated(since = "0.1.0", note = "renamed to `GeneratedFile`")]
 pub type Generated = GeneratedFile;

@@ -95,6 +95,7 @@ fn timeout_kills_the_whole_process_group() {
         );
         let started = Instant::now();
         let out = Runner::new()
+            .current_dir(dir.path())
             .timeout(Duration::from_millis(500))
             .kill_grace(Duration::from_millis(300))
             .run(&inv(&["sh", "-c", &script]))
@@ -144,6 +145,7 @@ fn leftover_background_processes_are_killed_when_the_command_exits() {
         let pidfile = dir.path().join("bg.pid");
         let script = format!("sleep 60 >/dev/null 2>&1 & echo $! > {}", pidfile.display());
         let out = Runner::new()
+            .current_dir(dir.path())
             .run(&inv(&["sh", "-c", &script]))
             .await
             .unwrap();
@@ -184,7 +186,7 @@ fn dropping_the_run_future_kills_the_group() {
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("leader.pid");
         let script = format!("echo $$ > {}; sleep 60", pidfile.display());
-        let runner = Runner::new();
+        let runner = Runner::new().current_dir(dir.path());
         let invocation = inv(&["sh", "-c", &script]);
         let run = runner.run(&invocation);
         let _ = tokio::time::timeout(Duration::from_millis(500), run).await;
@@ -277,7 +279,9 @@ fn destructive_commands_need_confirmation() {
         assert!(victim.exists());
 
         // A handler that says yes.
-        let yes = Runner::new().confirm_with(|_req| async { true });
+        let yes = Runner::new()
+            .current_dir(dir.path())
+            .confirm_with(|_req| async { true });
         assert!(yes.run(&rm).await.unwrap().success());
         assert!(!victim.exists());
     });

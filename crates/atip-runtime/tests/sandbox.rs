@@ -99,7 +99,7 @@ fn a_read_only_offline_tool_can_neither_write_nor_connect() {
 }
 
 #[test]
-fn landlock_alone_stops_tcp_but_not_udp_without_a_network_namespace() {
+fn without_a_network_namespace_landlock_and_the_socket_filter_still_stop_tcp_and_udp() {
     if skip() {
         return;
     }
@@ -109,23 +109,23 @@ fn landlock_alone_stops_tcp_but_not_udp_without_a_network_namespace() {
     let port = listener.local_addr().unwrap().port();
     let runner = in_dir(dir.path()).sandbox(Sandbox::new().network_namespace(false));
     let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
     let udp_port = udp.local_addr().unwrap().port();
     let script = format!(
         "echo exfil > /dev/tcp/127.0.0.1/{port} && echo CONNECTED; \
-         echo datagram > /dev/udp/127.0.0.1/{udp_port}"
+         echo datagram > /dev/udp/127.0.0.1/{udp_port} && echo SENT"
     );
     let out = rt()
         .block_on(runner.run(&lying(&script, READ_ONLY_OFFLINE)))
         .unwrap();
-    assert!(!out.stdout_lossy().contains("CONNECTED"));
+    assert!(!out.stdout_lossy().contains("CONNECTED"), "{out:?}");
+    assert!(!out.stdout_lossy().contains("SENT"), "{out:?}");
     assert!(listener.accept().is_err());
-    // Landlock has no UDP rights: this is what the network namespace is for.
-    let mut got = [0u8; 16];
-    let n = udp.recv(&mut got).unwrap();
-    assert_eq!(&got[..n], b"datagram\n");
+    assert!(udp.recv(&mut [0u8; 16]).is_err(), "no datagram arrived");
     assert!(out.sandbox.enforces(&Containment::NoTcp));
+    assert!(out.sandbox.enforces(&Containment::NoSockets));
     assert!(!out.sandbox.enforces(&Containment::NetworkNamespace));
-    // The same call with the sandbox off reaches the listener: the test can fail.
+    // The same call with the sandbox off reaches both listeners: the test can fail.
     let open = in_dir(dir.path()).sandbox(Sandbox::off());
     let out = rt()
         .block_on(open.run(&lying(&script, READ_ONLY_OFFLINE)))
@@ -136,6 +136,9 @@ fn landlock_alone_stops_tcp_but_not_udp_without_a_network_namespace() {
     let mut got = String::new();
     conn.read_to_string(&mut got).unwrap();
     assert_eq!(got, "exfil\n");
+    let mut datagram = [0u8; 16];
+    let n = udp.recv(&mut datagram).unwrap();
+    assert_eq!(&datagram[..n], b"datagram\n");
     assert!(out.sandbox.not_enforced[0].contains("turned the sandbox off"));
     let _ = &mut listener;
 }
@@ -187,22 +190,38 @@ fn declared_paths_confine_writes() {
 }
 
 #[test]
-fn unknown_effects_are_not_contained_but_confirmed() {
+fn unknown_effects_are_confirmed_and_their_writes_stay_in_the_working_directory() {
     if skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let unknown = lying("echo x > made", "{}");
+    let outside = tempfile::tempdir().unwrap();
+    let script = format!(
+        "echo x > made && echo INSIDE; echo y > {}/escaped && echo OUTSIDE; echo done",
+        outside.path().display()
+    );
+    let unknown = lying(&script, "{}");
     let r = in_dir(dir.path());
     assert!(matches!(
         rt().block_on(r.run(&unknown)),
         Err(RunError::NeedsConfirmation(_))
     ));
     let out = rt().block_on(r.run_confirmed(&unknown)).unwrap();
-    assert!(out.success());
+    assert_eq!(out.stdout_lossy(), "INSIDE\ndone\n", "{out:?}");
     assert!(dir.path().join("made").exists());
-    assert!(!out.sandbox.limits_writes());
+    assert!(!outside.path().join("escaped").exists());
+    assert!(out.sandbox.limits_writes());
     assert!(out.sandbox.enforces(&Containment::NoNewPrivs));
+    // The caller can lift the confinement, and the report says so.
+    let free = in_dir(dir.path()).sandbox(Sandbox::new().unconfined_writes());
+    let out = rt().block_on(free.run_confirmed(&unknown)).unwrap();
+    assert_eq!(out.stdout_lossy(), "INSIDE\nOUTSIDE\ndone\n", "{out:?}");
+    assert!(!out.sandbox.limits_writes());
+    assert!(out
+        .sandbox
+        .not_enforced
+        .iter()
+        .any(|l| l.contains("unconfined_writes")));
 }
 
 #[test]

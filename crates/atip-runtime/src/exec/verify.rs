@@ -100,9 +100,12 @@ pub fn verify_checksum(program: &Path, expected: &str) -> Result<(), ChecksumErr
     open_verified(program, expected).map(drop)
 }
 
-/// Opens `program`, checks that the open file hashes to `expected` (as [`verify_checksum`])
-/// and returns it, so that the caller can run exactly the file that was checked
-/// (`/proc/self/fd/N`) rather than whatever the path names a moment later.
+/// Checks `program` against `expected` (as [`verify_checksum`]) and returns the bytes that
+/// were checked as a file to run (`/proc/self/fd/N`): on Linux a sealed in-memory copy
+/// (`memfd_create`, sealed against writes, growth and shrinking), so that neither a file
+/// swapped in at the path nor one rewritten in place after the check (a script's interpreter
+/// reads it again) runs unchecked bytes; elsewhere, or where the kernel refuses executable
+/// memory files (`vm.memfd_noexec = 2`), the opened file itself.
 ///
 /// # Errors
 ///
@@ -128,12 +131,116 @@ pub(crate) fn open_verified(
         )));
     }
     let file = std::fs::File::open(program).map_err(|e| err(format!("cannot be read: {e}")))?;
-    let actual = digest(&file, &algorithm).map_err(|e| err(format!("cannot be read: {e}")))?;
+    let unreadable = |e: std::io::Error| err(format!("cannot be read: {e}"));
+    #[cfg(target_os = "linux")]
+    if let Some(copy) = sealed_copy(&file, &algorithm).map_err(unreadable)? {
+        let (memfd, actual) = copy;
+        return if actual.eq_ignore_ascii_case(hex) {
+            Ok(memfd)
+        } else {
+            Err(err(format!("hashes to {algorithm}:{actual}")))
+        };
+    }
+    let actual = digest(&file, &algorithm).map_err(unreadable)?;
     if actual.eq_ignore_ascii_case(hex) {
         Ok(file)
     } else {
         Err(err(format!("hashes to {algorithm}:{actual}")))
     }
+}
+
+/// A sealed in-memory copy of `file` and the digest of exactly its bytes: taken from the
+/// cache when `file` did not change while it was copied (its identity before and after the
+/// copy is the cached one), else computed from the copy. `None` where memory files cannot be
+/// made or run.
+#[cfg(target_os = "linux")]
+fn sealed_copy(
+    file: &std::fs::File,
+    algorithm: &str,
+) -> std::io::Result<Option<(std::fs::File, String)>> {
+    use std::io::Seek;
+    use std::os::fd::FromRawFd;
+    const MFD_CLOEXEC: libc::c_uint = 0x1;
+    const MFD_ALLOW_SEALING: libc::c_uint = 0x2;
+    const MFD_EXEC: libc::c_uint = 0x10;
+    // SAFETY: a plain system call with a NUL-terminated name; the descriptor it returns is
+    // owned by the File built from it.
+    let fd = unsafe {
+        let flags = MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC;
+        let mut fd = libc::memfd_create(c"atip-verified".as_ptr(), flags);
+        if fd < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+            // Kernels before 6.3 do not know MFD_EXEC; their memory files are executable.
+            fd = libc::memfd_create(c"atip-verified".as_ptr(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        }
+        fd
+    };
+    if fd < 0 {
+        return Ok(None);
+    }
+    // SAFETY: `fd` is a new descriptor owned by no one else.
+    let mut memfd = unsafe { std::fs::File::from_raw_fd(fd) };
+    let before = identity(file)?;
+    let mut reader = file;
+    reader.rewind()?;
+    std::io::copy(&mut reader, &mut memfd)?;
+    let after = identity(file)?;
+    // SAFETY: fcntl on the descriptor owned by `memfd`.
+    let sealed = unsafe {
+        libc::fcntl(
+            fd,
+            libc::F_ADD_SEALS,
+            libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE,
+        )
+    };
+    if sealed != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let cached = before.filter(|id| after == Some(*id)).and_then(|id| {
+        cache()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&(id, algorithm.to_owned()))
+            .cloned()
+    });
+    let hex = match cached {
+        Some(hex) => hex,
+        None => {
+            memfd.rewind()?;
+            let hex = if algorithm == "sha512" {
+                hash_file::<Sha512>(&memfd)?
+            } else {
+                hash_file::<Sha256>(&memfd)?
+            };
+            if let Some(id) = before.filter(|id| after == Some(*id) && settled(id)) {
+                cache()
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert((id, algorithm.to_owned()), hex.clone());
+            }
+            hex
+        }
+    };
+    Ok(Some((memfd, hex)))
+}
+
+type Cache = Mutex<HashMap<(Identity, String), String>>;
+
+/// Whether a file last changed long enough ago that any later change gives it another
+/// status-change time: file systems keep coarse times (a clock tick, often 4 ms), so two
+/// writes within one tick can leave the same time behind. A digest of a file that changed
+/// within the last 2 s is not cached (the "racy" entries of git's index, for the same reason).
+fn settled(id: &Identity) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0);
+    id.4 < now - 2_000_000_000
+}
+
+/// Digests by file identity and algorithm, for this process.
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
 }
 
 /// One version of a file's contents, told without reading them: device, inode, size,
@@ -162,8 +269,7 @@ fn identity(file: &std::fs::File) -> std::io::Result<Option<Identity>> {
 }
 
 fn digest(file: &std::fs::File, algorithm: &str) -> std::io::Result<String> {
-    static CACHE: OnceLock<Mutex<HashMap<(Identity, String), String>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
+    let cache = cache();
     let before = identity(file)?;
     if let Some(id) = before {
         let key = (id, algorithm.to_owned());
@@ -176,8 +282,9 @@ fn digest(file: &std::fs::File, algorithm: &str) -> std::io::Result<String> {
     } else {
         hash_file::<Sha256>(file)?
     };
-    // A file that changed while it was read is not remembered.
-    if let Some(id) = before.filter(|id| identity(file).ok().flatten() == Some(*id)) {
+    // A file that changed while it was read, or too recently to tell, is not remembered.
+    if let Some(id) = before.filter(|id| identity(file).ok().flatten() == Some(*id) && settled(id))
+    {
         cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -50,6 +50,10 @@ impl Support {
     fn scope(self) -> bool {
         self.abi >= 6
     }
+    /// Connecting to pathname Unix sockets (ABI 9).
+    fn resolve_unix(self) -> bool {
+        self.abi >= 9
+    }
     /// The ABI as the `landlock` crate names it (the newest it knows for newer kernels).
     fn landlock_abi(self) -> ABI {
         ABI::from(self.abi)
@@ -374,12 +378,20 @@ pub(super) fn prepare_on(
 
     let seccomp_rules = super::seccomp::Rules {
         metadata: matches!(&plan.writes, Some(paths) if paths.is_empty()),
+        ipc: plan.writes.is_some(),
+        offline: plan.no_network,
     };
     let seccomp = match super::seccomp::program(seccomp_rules) {
         Ok(program) => {
             report.enforced.push(Containment::NoNewSessions);
             if seccomp_rules.metadata {
                 report.enforced.push(Containment::NoMetadataChanges);
+            }
+            if seccomp_rules.ipc {
+                report.enforced.push(Containment::NoSystemVIpc);
+            }
+            if seccomp_rules.offline {
+                report.enforced.push(Containment::NoSockets);
             }
             Some(program)
         }
@@ -390,6 +402,16 @@ pub(super) fn prepare_on(
             None
         }
     };
+    // A daemon behind a pathname socket (dockerd, the D-Bus buses) acts for whoever connects:
+    // a read-only run that reaches one can have it write. Offline runs have no sockets at all.
+    if seccomp_rules.metadata && !seccomp_rules.offline && !support.resolve_unix() {
+        report.not_enforced.push(kernel(
+            9,
+            "connections to pathname Unix sockets outside writable paths (a daemon such as \
+             dockerd could write for the run)",
+        ));
+    }
+
     let limits = plan.limits;
     if root && limits.processes.is_some() {
         // RLIMIT_NPROC is never checked for the initial user's root.
@@ -611,10 +633,23 @@ mod tests {
         assert!(none
             .iter()
             .any(|l| l.contains("this kernel has no Landlock")));
-        // This machine's kernel (the CI machines have ABI 7) lacks none of them.
+        // This machine's kernel (the CI machines have ABI 7) lacks none of them for an
+        // offline run, which has no sockets at all.
         let here = support();
         if here.abi >= 6 {
             assert!(not_enforced(here.abi).is_empty());
+        }
+        // An online read-only run could reach a daemon's socket before ABI 9.
+        let mut online = offline_read_only();
+        online.no_network = false;
+        let (_, report) = prepare_on(Support { abi: 8 }, false, &online, None, None).unwrap();
+        assert!(
+            has(&report.not_enforced, "pathname Unix sockets"),
+            "{report}"
+        );
+        if here.abi >= 9 {
+            let (_, report) = prepare_on(here, false, &online, None, None).unwrap();
+            assert!(report.not_enforced.is_empty(), "{report}");
         }
     }
 

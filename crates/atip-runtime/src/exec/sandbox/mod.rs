@@ -41,6 +41,7 @@ use crate::Effects;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
     enabled: bool,
+    unconfined_writes: bool,
     writable: Vec<PathBuf>,
     readable: Option<Vec<PathBuf>>,
     allow_network: bool,
@@ -51,6 +52,7 @@ impl Default for Sandbox {
     fn default() -> Self {
         Sandbox {
             enabled: true,
+            unconfined_writes: false,
             writable: Vec::new(),
             readable: None,
             allow_network: false,
@@ -76,6 +78,16 @@ impl Sandbox {
     /// Whether runs are sandboxed.
     pub fn is_enabled(&self) -> bool {
         self.enabled
+    }
+
+    /// Lets commands that may write but declare no `filesystem.paths` (or leave writes
+    /// undeclared) write anywhere the user may, instead of only in the working directory,
+    /// the scratch directory and [`Sandbox::writable`] paths. Every such run's report says
+    /// so in `not_enforced`. Declared paths and `write: false` still hold.
+    #[must_use]
+    pub fn unconfined_writes(mut self) -> Self {
+        self.unconfined_writes = true;
+        self
     }
 
     /// Also lets runs write (and delete) under `path` when their writes are limited.
@@ -154,6 +166,12 @@ pub enum Containment {
     /// `chown`, `utimensat`, `setxattr` and their relatives fail with `EPERM`). Landlock does
     /// not cover these, so runs whose writes are denied get them refused this way.
     NoMetadataChanges,
+    /// No System V IPC (seccomp): shared memory, message queues and semaphores are neither
+    /// namespaced nor files, so Landlock cannot limit them.
+    NoSystemVIpc,
+    /// No sockets but netlink ones and socket pairs (seccomp): no connection to a daemon's
+    /// pathname Unix socket, whatever the Landlock ABI.
+    NoSockets,
     /// Every capability dropped (effective, permitted, inheritable, ambient and the bounding
     /// set; `SECBIT_NOROOT` locked), because the runner is root or the run joined a user
     /// namespace: a root runner's children are root without root's powers.
@@ -196,6 +214,10 @@ impl fmt::Display for Containment {
                 f.write_str("no changes to file modes, owners, times or attributes (seccomp)")
             }
             Containment::NoCapabilities => f.write_str("no capabilities"),
+            Containment::NoSystemVIpc => f.write_str("no System V IPC (seccomp)"),
+            Containment::NoSockets => {
+                f.write_str("no sockets but netlink and socket pairs (seccomp)")
+            }
             Containment::Limits(l) => {
                 let mut parts = Vec::new();
                 if let Some(v) = l.cpu_seconds {
@@ -297,9 +319,9 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// The plan for a command with `effects` run in `working_dir`. `path_roots` are the roots
-    /// the policy held the call's path arguments to (empty when it has none): writes are
-    /// confined to them too, so a path swapped for a link after the check leads nowhere
-    /// outside.
+    /// the policy held the call's path arguments to (empty when it has none): a command
+    /// without declared paths may write there as well as in the working directory; declared
+    /// paths are never widened by them.
     pub fn new(
         sandbox: &Sandbox,
         effects: &Effects,
@@ -309,12 +331,16 @@ impl Plan {
     ) -> Plan {
         let mut notes = Vec::new();
         let declared = effects.filesystem.as_ref().and_then(|f| f.paths.as_ref());
-        let mut writes = match effects.filesystem_write() {
+        // What effects do not say is not granted: writes without declared paths (or with
+        // writes undeclared) stay in the working directory and the roots the call's path
+        // arguments were checked against.
+        let writes = match effects.filesystem_write() {
             Some(false) => Some(Vec::new()),
             // Declared paths confine writes even when every one of them is refused: to none.
-            Some(true) => declared.filter(|p| !p.is_empty()).map(|paths| {
-                paths
+            Some(true) if declared.is_some_and(|p| !p.is_empty()) => Some(
+                declared
                     .iter()
+                    .flat_map(|paths| paths.iter())
                     .filter_map(|p| match declared_path(p, working_dir) {
                         Ok(path) => Some(path),
                         Err(why) => {
@@ -322,20 +348,27 @@ impl Plan {
                             None
                         }
                     })
-                    .collect()
-            }),
-            None => None,
+                    .collect(),
+            ),
+            Some(true) | None if sandbox.unconfined_writes => {
+                notes.push(
+                    "file writes anywhere: the caller lifted the confinement to the working \
+                     directory (Sandbox::unconfined_writes)"
+                        .to_owned(),
+                );
+                None
+            }
+            Some(true) | None => {
+                let mut paths = vec![working_dir.to_path_buf()];
+                paths.extend(
+                    path_roots
+                        .iter()
+                        .filter(|r| !r.starts_with(working_dir))
+                        .cloned(),
+                );
+                Some(paths)
+            }
         };
-        if !path_roots.is_empty() {
-            writes = match writes {
-                Some(paths) if paths.is_empty() => Some(paths),
-                Some(mut paths) => {
-                    paths.extend(path_roots.iter().cloned());
-                    Some(paths)
-                }
-                None => Some(path_roots.to_vec()),
-            };
-        }
         Plan {
             writes,
             reads: sandbox.readable.clone(),

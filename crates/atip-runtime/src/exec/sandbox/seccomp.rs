@@ -6,15 +6,19 @@
 //! | set | refused calls | why |
 //! |---|---|---|
 //! | always | `setsid`, `setpgid` | the run is one session and one process group, killed as one: a process that left the group would outlive the run |
+//! | always | `clone` with `CLONE_PARENT`; `clone3` answers `ENOSYS` (C libraries then use `clone`, whose flags the filter can read) | a process made the runner's own child would stay a zombie in the agent, unreaped |
 //! | always | `ioctl(fd, TIOCSTI)`, `ioctl(fd, TIOCLINUX)` | pushing input into a terminal runs commands in the person's shell after the agent exits (the bubblewrap CVE-2017-5226 class); the request is compared on its low 32 bits, which is all the kernel reads |
+//! | always | `io_uring_setup`, `io_uring_enter`, `io_uring_register` | io_uring operations (set extended attributes, open, connect) never pass through this filter |
 //! | always, x86-64 | every x32 system call (number with bit 30 set) | the same calls under another number would pass a filter keyed by number |
-//! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
+//! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) | not namespaced and not files: a run could write another process's shared memory, or leave queues behind |
+//! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
+//! | `network: false` | `socket` of any family but `AF_NETLINK` (`socketpair` stays) | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects), which Landlock covers only from ABI 9 |
 //!
 //! Programs built for another architecture than the runtime's (i386 binaries on x86-64) are
 //! killed at their first system call: the filter cannot vouch for a second numbering.
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
 
 use seccompiler::{
     sock_filter, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition,
@@ -24,19 +28,28 @@ use seccompiler::{
 /// Which rules a run's filter holds, beyond those every sandboxed run gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Rules {
-    /// Refuse changes of file modes, owners, times and extended attributes.
+    /// Refuse changes of file modes, owners, times, flags and extended attributes.
     pub metadata: bool,
+    /// Refuse System V IPC.
+    pub ipc: bool,
+    /// Refuse sockets of every family but netlink.
+    pub offline: bool,
 }
 
 /// The compiled filter for `rules`, or why this system cannot have one (an architecture the
 /// filter compiler does not know, or a compiler error), as a sentence for the report.
 pub(super) fn program(rules: Rules) -> Result<&'static BpfProgram, String> {
-    static PLAIN: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
-    static METADATA: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
-    let cell = if rules.metadata { &METADATA } else { &PLAIN };
-    cell.get_or_init(|| compile(rules))
-        .as_ref()
-        .map_err(Clone::clone)
+    type Cache = Mutex<HashMap<Rules, Result<&'static BpfProgram, String>>>;
+    static PROGRAMS: OnceLock<Cache> = OnceLock::new();
+    let mut programs = PROGRAMS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    programs
+        .entry(rules)
+        // At most 8 programs per process, kept for its lifetime.
+        .or_insert_with(|| compile(rules).map(|p| &*Box::leak(Box::new(p))))
+        .clone()
 }
 
 /// Installs `program` on the calling thread (the child between `fork` and `exec`). Sets
@@ -51,6 +64,14 @@ pub(super) fn install(program: &BpfProgram) -> std::io::Result<()> {
 
 const TIOCSTI: u64 = 0x5412;
 const TIOCLINUX: u64 = 0x541C;
+/// `_IOW('f', 2, long)` and its 32-bit form `_IOW('f', 2, int)`.
+const FS_IOC_SETFLAGS: u64 = 0x4008_6602;
+const FS_IOC32_SETFLAGS: u64 = 0x4004_6602;
+/// `_IOW('X', 32, struct fsxattr)`.
+const FS_IOC_FSSETXATTR: u64 = 0x401C_5820;
+const CLONE_PARENT: u64 = 0x8000;
+const SYS_CLONE3: u32 = 435;
+const AF_NETLINK: u64 = 16;
 
 fn compile(rules: Rules) -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|_| {
@@ -59,23 +80,50 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
             std::env::consts::ARCH
         )
     })?;
+    let fail = |e: seccompiler::BackendError| format!("system-call filter: {e}");
+    let arg = |index: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(fail)
+    };
     let mut map: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for call in [libc::SYS_setsid, libc::SYS_setpgid] {
+    let always = [
+        libc::SYS_setsid,
+        libc::SYS_setpgid,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+    ];
+    for call in always {
         map.insert(call, Vec::new());
     }
-    let request = |value: u64| {
-        SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
-            .and_then(|c| SeccompRule::new(vec![c]))
-    };
-    let ioctl = [request(TIOCSTI), request(TIOCLINUX)]
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("system-call filter: {e}"))?;
-    map.insert(libc::SYS_ioctl, ioctl);
+    map.insert(
+        libc::SYS_clone,
+        vec![arg(0, SeccompCmpOp::MaskedEq(CLONE_PARENT), CLONE_PARENT)?],
+    );
+    let mut ioctl = vec![
+        arg(1, SeccompCmpOp::Eq, TIOCSTI)?,
+        arg(1, SeccompCmpOp::Eq, TIOCLINUX)?,
+    ];
     if rules.metadata {
+        for request in [FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR] {
+            ioctl.push(arg(1, SeccompCmpOp::Eq, request)?);
+        }
         for call in metadata_calls() {
             map.insert(call, Vec::new());
         }
+    }
+    map.insert(libc::SYS_ioctl, ioctl);
+    if rules.ipc {
+        for call in ipc_calls() {
+            map.insert(call, Vec::new());
+        }
+    }
+    if rules.offline {
+        map.insert(
+            libc::SYS_socket,
+            vec![arg(0, SeccompCmpOp::Ne, AF_NETLINK)?],
+        );
     }
     let filter = SeccompFilter::new(
         map,
@@ -83,29 +131,35 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
     )
-    .map_err(|e| format!("system-call filter: {e}"))?;
-    let body: BpfProgram = filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| format!("system-call filter: {e}"))?;
-    Ok(match arch {
-        TargetArch::x86_64 => {
-            let mut program = refuse_x32();
-            program.extend(body);
-            program
-        }
-        _ => body,
-    })
+    .map_err(fail)?;
+    let body: BpfProgram = filter.try_into().map_err(fail)?;
+    let mut program = prologue(arch);
+    program.extend(body);
+    Ok(program)
 }
 
-/// Three instructions put before the compiled filter on x86-64: load the call number and
-/// answer `EPERM` when bit 30 (`__X32_SYSCALL_BIT`) is set. The compiled filter's jumps are
-/// relative, so it runs unchanged after them.
-fn refuse_x32() -> Vec<sock_filter> {
+/// Instructions put before the compiled filter (whose jumps are relative, so it runs unchanged
+/// after them): load the call number; `clone3` answers `ENOSYS`; on x86-64 every x32 call
+/// (bit 30, `__X32_SYSCALL_BIT`) answers `EPERM`.
+fn prologue(arch: TargetArch) -> Vec<sock_filter> {
     const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
     const BPF_JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
     const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
     const X32_BIT: u32 = 0x4000_0000;
-    vec![
+    let ret = |errno: i32| sock_filter {
+        code: BPF_RET_K,
+        jt: 0,
+        jf: 0,
+        k: libc::SECCOMP_RET_ERRNO | errno as u32,
+    };
+    let jump = |code: u16, k: u32| sock_filter {
+        code,
+        jt: 0,
+        jf: 1,
+        k,
+    };
+    let mut program = vec![
         // seccomp_data.nr is at offset 0.
         sock_filter {
             code: BPF_LD_W_ABS,
@@ -113,28 +167,22 @@ fn refuse_x32() -> Vec<sock_filter> {
             jf: 0,
             k: 0,
         },
-        sock_filter {
-            code: BPF_JGE_K,
-            jt: 0,
-            jf: 1,
-            k: X32_BIT,
-        },
-        sock_filter {
-            code: BPF_RET_K,
-            jt: 0,
-            jf: 0,
-            k: libc::SECCOMP_RET_ERRNO | libc::EPERM as u32,
-        },
-    ]
+    ];
+    if matches!(arch, TargetArch::x86_64) {
+        program.extend([jump(BPF_JGE_K, X32_BIT), ret(libc::EPERM)]);
+    }
+    program.extend([jump(BPF_JEQ_K, SYS_CLONE3), ret(libc::ENOSYS)]);
+    program
 }
 
-/// Calls that change a file's mode, owner, times or extended attributes.
+/// Calls that change a file's mode, owner, times, flags or extended attributes.
 fn metadata_calls() -> Vec<i64> {
-    // Numbers the generic table shares on every architecture (Linux 6.6+ and 6.13+); older
-    // kernels answer ENOSYS, which is a refusal too.
+    // Numbers the generic table shares on every architecture (Linux 6.6+, 6.13+, 6.17+);
+    // older kernels answer ENOSYS, which is a refusal too.
     const SYS_FCHMODAT2: i64 = 452;
     const SYS_SETXATTRAT: i64 = 463;
     const SYS_REMOVEXATTRAT: i64 = 466;
+    const SYS_FILE_SETATTR: i64 = 469;
     let mut calls = vec![
         libc::SYS_fchmod,
         libc::SYS_fchmodat,
@@ -150,6 +198,7 @@ fn metadata_calls() -> Vec<i64> {
         libc::SYS_fremovexattr,
         SYS_SETXATTRAT,
         SYS_REMOVEXATTRAT,
+        SYS_FILE_SETATTR,
     ];
     // The older path-based calls exist only on some architectures.
     #[cfg(target_arch = "x86_64")]
@@ -164,15 +213,49 @@ fn metadata_calls() -> Vec<i64> {
     calls
 }
 
+/// System V IPC calls.
+fn ipc_calls() -> Vec<i64> {
+    vec![
+        libc::SYS_shmget,
+        libc::SYS_shmat,
+        libc::SYS_shmctl,
+        libc::SYS_msgget,
+        libc::SYS_msgsnd,
+        libc::SYS_msgrcv,
+        libc::SYS_msgctl,
+        libc::SYS_semget,
+        libc::SYS_semop,
+        libc::SYS_semtimedop,
+        libc::SYS_semctl,
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn programs_compile_for_this_machine_and_the_x32_guard_comes_first() {
-        let plain = program(Rules { metadata: false }).unwrap();
-        let metadata = program(Rules { metadata: true }).unwrap();
-        assert!(metadata.len() > plain.len());
+    fn programs_compile_for_this_machine_and_the_guards_come_first() {
+        let none = Rules {
+            metadata: false,
+            ipc: false,
+            offline: false,
+        };
+        let all = Rules {
+            metadata: true,
+            ipc: true,
+            offline: true,
+        };
+        let plain = program(none).unwrap();
+        let full = program(all).unwrap();
+        assert!(full.len() > plain.len());
+        assert!(std::ptr::eq(plain, program(none).unwrap()), "compiled once");
+        let returns: Vec<u32> = plain
+            .iter()
+            .filter(|i| i.code == 0x06)
+            .map(|i| i.k)
+            .collect();
+        assert!(returns.contains(&(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32)));
         if cfg!(target_arch = "x86_64") {
             assert_eq!(plain[1].k, 0x4000_0000);
             assert_eq!(plain[2].k, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
