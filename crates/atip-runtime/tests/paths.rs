@@ -157,3 +157,35 @@ fn a_missing_component_and_dot_dot_do_not_hide_a_link_out_of_the_root() {
     assert!(out.success(), "{out:?}");
     assert!(s.work.join("inside/x").is_dir());
 }
+
+#[test]
+fn a_walk_longer_than_the_link_budget_is_refused_not_taken_as_written() {
+    let s = scene();
+    // c0 -> c1 -> … -> c39 -> dir: all 40 links stay inside the working directory.
+    std::fs::create_dir(s.work.join("dir")).unwrap();
+    for i in 0..40 {
+        let next = if i == 39 {
+            "dir".to_owned()
+        } else {
+            format!("c{}", i + 1)
+        };
+        std::os::unix::fs::symlink(next, s.work.join(format!("c{i}"))).unwrap();
+    }
+    let t = tool(MKDIR);
+    let attack = t
+        .invocation(&call(
+            "mkdir",
+            json!({"parents": true, "directories": ["c0/../lnk/pwned"]}),
+        ))
+        .unwrap();
+    // `mkdir -p` walks one component at a time, each with a fresh kernel budget, so the 41st
+    // link (`lnk`) is followed.
+    let open = runner(&s.work, &["/"]);
+    assert!(rt().block_on(open.run(&attack)).unwrap().success());
+    assert!(s.outside.join("pwned").is_dir());
+    std::fs::remove_dir(s.outside.join("pwned")).unwrap();
+
+    let confined = runner(&s.work, &["."]);
+    refused(rt().block_on(confined.run(&attack)), "c0/../lnk/pwned");
+    assert!(!s.outside.join("pwned").exists());
+}
