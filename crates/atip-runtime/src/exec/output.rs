@@ -424,6 +424,82 @@ mod tests {
         assert_eq!(cut_off.to_tool_result().structured, None);
     }
 
+    /// JSON shaped to defeat array elision (security review, finding 10), each over the
+    /// default cap of 100,000 bytes: no arrays at all, arrays nested as deep as serde_json
+    /// parses, many small arrays, arrays of arrays of arrays, many arrays with one long item.
+    fn crafted_json() -> Vec<(&'static str, String)> {
+        use serde_json::{json, Value};
+        let escapes = "quote \" back \\ nl \n tab \t bell \u{7} nul \0 é ✓ 😀 ".repeat(5000);
+        let mut deep = json!((0..30_000).map(|i| format!("{i:05}")).collect::<Vec<_>>());
+        for level in 0..120 {
+            deep = json!([deep, level, [level], {"l": [level]}]);
+        }
+        let wide: serde_json::Map<String, Value> = (0..10_000)
+            .map(|i| (format!("k{i:05}"), json!([[i], [i, [i]]])))
+            .collect();
+        let cubes: Vec<Value> = (0..10_000)
+            .map(|i| json!([[i, i + 1], [[i], []]]))
+            .collect();
+        let long_items: serde_json::Map<String, Value> = (0..300)
+            .map(|i| (format!("k{i}"), json!([format!("{i}").repeat(1000)])))
+            .collect();
+        vec![
+            (
+                "escaped strings, no arrays",
+                json!({"log": escapes}).to_string(),
+            ),
+            (
+                "many arrays with one long item",
+                Value::Object(long_items).to_string(),
+            ),
+            ("deep nesting", deep.to_string()),
+            (
+                "10,000 small nested arrays",
+                Value::Object(wide).to_string(),
+            ),
+            ("arrays of arrays of arrays", json!(cubes).to_string()),
+        ]
+    }
+
+    #[test]
+    fn crafted_json_output_stays_within_the_cap() {
+        let cap = crate::filter::DEFAULT_MAX_BYTES;
+        for (what, body) in crafted_json() {
+            assert!(body.len() > cap, "{what}: {} bytes", body.len());
+            assert!(crate::filter::structured::detect(&body).is_some(), "{what}");
+            let r = out(&body, "").to_tool_result();
+            let (text, status) = r
+                .content
+                .split_once("\n[exit code 0]")
+                .unwrap_or_else(|| panic!("{what}: {}", &r.content[r.content.len() - 200..]));
+            assert!(text.len() <= cap, "{what}: {} bytes", text.len());
+            match &r.structured {
+                // Elided: valid JSON, the items counted.
+                Some(data) => {
+                    assert_eq!(
+                        &serde_json::from_str::<serde_json::Value>(text).unwrap(),
+                        data
+                    );
+                    assert!(r.meta["elidedItems"].as_u64().unwrap() > 0, "{what}");
+                    assert!(status.contains("array items elided"), "{what}");
+                }
+                // Cut as text: the first bytes as written, the rest counted.
+                None => {
+                    assert!(body.starts_with(text), "{what}");
+                    assert_eq!(r.meta["omittedBytes"], body.len() - text.len(), "{what}");
+                    assert_eq!(
+                        status,
+                        format!(
+                            "\n[output truncated: {} bytes omitted]",
+                            body.len() - text.len()
+                        ),
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn durations_read_naturally() {
         assert_eq!(seconds(Duration::from_secs(30)), "30 s");
