@@ -113,7 +113,11 @@ impl Output {
     /// JSON: when stdout is a JSON object or array (and was captured whole),
     /// [`ToolResult::structured`] holds it and the text is its compact form; a result over
     /// the cap loses array items from the end of its largest arrays instead of bytes, so it
-    /// stays valid JSON (`[output truncated: N array items elided]`).
+    /// stays valid JSON (`[output truncated: N array items elided]`). JSON that eliding cannot
+    /// bring under the cap ([`structured::fit`]: little in arrays, or more than
+    /// [`structured::MAX_ELISION_ROUNDS`] arrays to empty) is cut as plain text, bytes
+    /// omitted counted, and `structured` is `None`: the text never exceeds the cap, and the
+    /// time taken stays linear in the output's size.
     ///
     /// [`ToolResult::meta`]: `exitCode` or `signal`, `timedOut`, `durationMs`, `redactions`,
     /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`super::SandboxReport`]).
@@ -156,10 +160,10 @@ impl Output {
             let stdout_budget = total - stderr_budget;
             let json = (options.structured && self.stdout_dropped == 0)
                 .then(|| structured::detect(&stdout))
-                .flatten();
+                .flatten()
+                .and_then(|value| structured::fit(value, stdout_budget));
             match json {
-                Some(value) => {
-                    let fitted = structured::fit(value, stdout_budget);
+                Some(fitted) => {
                     elided = fitted.elided;
                     text = fitted.text;
                     structured = Some(fitted.value);
@@ -427,7 +431,8 @@ mod tests {
     /// JSON shaped to defeat array elision (security review, finding 10), each over the
     /// default cap of 100,000 bytes: no arrays at all, arrays nested as deep as serde_json
     /// parses, many small arrays, arrays of arrays of arrays, many arrays with one long item.
-    fn crafted_json() -> Vec<(&'static str, String)> {
+    /// With each, whether elision keeps it JSON (`true`) or it is cut as text.
+    fn crafted_json() -> Vec<(&'static str, String, bool)> {
         use serde_json::{json, Value};
         let escapes = "quote \" back \\ nl \n tab \t bell \u{7} nul \0 é ✓ 😀 ".repeat(5000);
         let mut deep = json!((0..30_000).map(|i| format!("{i:05}")).collect::<Vec<_>>());
@@ -447,24 +452,27 @@ mod tests {
             (
                 "escaped strings, no arrays",
                 json!({"log": escapes}).to_string(),
+                false,
             ),
             (
                 "many arrays with one long item",
                 Value::Object(long_items).to_string(),
+                false,
             ),
-            ("deep nesting", deep.to_string()),
+            ("deep nesting", deep.to_string(), true),
             (
                 "10,000 small nested arrays",
                 Value::Object(wide).to_string(),
+                false,
             ),
-            ("arrays of arrays of arrays", json!(cubes).to_string()),
+            ("arrays of arrays of arrays", json!(cubes).to_string(), true),
         ]
     }
 
     #[test]
     fn crafted_json_output_stays_within_the_cap() {
         let cap = crate::filter::DEFAULT_MAX_BYTES;
-        for (what, body) in crafted_json() {
+        for (what, body, stays_json) in crafted_json() {
             assert!(body.len() > cap, "{what}: {} bytes", body.len());
             assert!(crate::filter::structured::detect(&body).is_some(), "{what}");
             let r = out(&body, "").to_tool_result();
@@ -473,6 +481,7 @@ mod tests {
                 .split_once("\n[exit code 0]")
                 .unwrap_or_else(|| panic!("{what}: {}", &r.content[r.content.len() - 200..]));
             assert!(text.len() <= cap, "{what}: {} bytes", text.len());
+            assert_eq!(r.structured.is_some(), stays_json, "{what}");
             match &r.structured {
                 // Elided: valid JSON, the items counted.
                 Some(data) => {
