@@ -50,7 +50,9 @@ pub fn detect(text: &str) -> Option<Value> {
 /// cuts the text as plain text, as [`crate::Output::format`] does.
 ///
 /// Time: `O(n × rounds)` for a value of `n` nodes and bytes of text, plus writing the text
-/// once. The walk recurses once per level of nesting, as serde_json's own writer does.
+/// once; it stops as soon as the rounds left could not remove the excess even by emptying
+/// the largest array each time, so output of many small arrays costs one walk. The walk
+/// recurses once per level of nesting, as serde_json's own writer does.
 pub fn fit(mut value: Value, max_bytes: usize) -> Option<Structured> {
     let mut elided = 0;
     for round in 0..=MAX_ELISION_ROUNDS {
@@ -66,13 +68,16 @@ pub fn fit(mut value: Value, max_bytes: usize) -> Option<Structured> {
                 elided,
             });
         }
-        if round == MAX_ELISION_ROUNDS {
+        // No array with items left: nothing more to elide.
+        let (size, index) = largest?;
+        let excess = total - max_bytes;
+        // A round saves less than the largest array's size, and arrays only shrink: when
+        // the rounds left cannot save the excess even so, stop now (the shape of output made
+        // of many small arrays).
+        if (MAX_ELISION_ROUNDS - round).saturating_mul(size) < excess {
             return None;
         }
-        // No array with items left: nothing more to elide.
-        let (_, index) = largest?;
         let items = nth_array(&mut value, index, &mut 0)?;
-        let excess = total - max_bytes;
         let mut saved = 0;
         let mut keep = items.len();
         while keep > 0 && saved < excess {
@@ -163,9 +168,15 @@ fn string_len(s: &str) -> usize {
     escaped + 2
 }
 
-/// A number's length as serde_json writes it (integers in full, floats in their shortest
-/// round-trip form), counted by formatting it without allocating.
+/// A number's length as serde_json writes it: integers in full (counted), floats in their
+/// shortest round-trip form (formatted, without allocating).
 fn number_len(n: &serde_json::Number) -> usize {
+    if let Some(u) = n.as_u64() {
+        return digits(u);
+    }
+    if let Some(i) = n.as_i64() {
+        return 1 + digits(i.unsigned_abs());
+    }
     struct Count(usize);
     impl std::fmt::Write for Count {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
@@ -177,6 +188,11 @@ fn number_len(n: &serde_json::Number) -> usize {
     // Writing into `Count` cannot fail.
     let _ = write!(count, "{n}");
     count.0
+}
+
+/// How many decimal digits `n` has.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 #[cfg(test)]
@@ -264,6 +280,26 @@ mod tests {
         let fitted = fit(value.clone(), skeleton.len()).unwrap();
         assert_eq!(fitted.text, skeleton);
         assert_eq!(fitted.elided, 3 + 100 + 2);
+    }
+
+    /// At most [`MAX_ELISION_ROUNDS`] arrays lose items: sixteen arrays emptied fit, a
+    /// seventeenth needed does not.
+    #[test]
+    fn elision_stops_after_the_round_cap() {
+        let value: Value = (0..20)
+            .map(|i| (format!("k{i:02}"), json!(["0123456789"])))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        let full = compact_len(&value);
+        // `["0123456789"]` becomes `[]`: 12 bytes each.
+        let sixteen = full - 16 * 12;
+        let fitted = fit(value.clone(), sixteen).expect("sixteen rounds are enough");
+        assert_eq!(fitted.elided, 16);
+        assert_eq!(fitted.value["k15"], json!([]), "equal arrays go in order");
+        assert_eq!(fitted.value["k16"], json!(["0123456789"]));
+        assert_eq!(Some(fitted), reference_fit(value.clone(), sixteen));
+        assert_eq!(fit(value.clone(), sixteen - 1), None);
+        assert_eq!(reference_fit(value, sixteen - 1), None);
     }
 
     /// JSON shaped against elision (security review, finding 10): nothing comes back over
@@ -381,7 +417,64 @@ mod tests {
         })
     }
 
+    /// What [`fit`] must give, the slow way: the text written out each round, sizes taken
+    /// from it, and items removed one at a time; no early stop.
+    fn reference_fit(mut value: Value, max_bytes: usize) -> Option<Structured> {
+        /// Pre-order number and text length of the largest non-empty array (the first to
+        /// end, in post-order, of equal lengths).
+        fn largest(v: &Value, seen: &mut usize, best: &mut Option<(usize, usize)>) {
+            match v {
+                Value::Array(items) => {
+                    let index = *seen;
+                    *seen += 1;
+                    for item in items {
+                        largest(item, seen, best);
+                    }
+                    let len = v.to_string().len();
+                    if !items.is_empty() && best.is_none_or(|(most, _)| len > most) {
+                        *best = Some((len, index));
+                    }
+                }
+                Value::Object(map) => map.values().for_each(|item| largest(item, seen, best)),
+                _ => {}
+            }
+        }
+        let mut elided = 0;
+        for round in 0..=MAX_ELISION_ROUNDS {
+            let text = value.to_string();
+            if text.len() <= max_bytes {
+                return Some(Structured {
+                    value,
+                    text,
+                    elided,
+                });
+            }
+            let mut best = None;
+            largest(&value, &mut 0, &mut best);
+            let (_, index) = best?;
+            if round == MAX_ELISION_ROUNDS {
+                return None;
+            }
+            let items = nth_array(&mut value, index, &mut 0)?;
+            let mut len = text.len();
+            let full = items.len();
+            // Each item out, measured by writing the array again, until the excess is gone.
+            while !items.is_empty() && len > max_bytes {
+                let before = Value::Array(items.clone()).to_string().len();
+                items.pop();
+                len -= before - Value::Array(items.clone()).to_string().len();
+            }
+            elided += full - items.len();
+        }
+        None
+    }
+
     proptest! {
+        #[test]
+        fn fit_gives_what_the_slow_way_gives(v in any_value(), budget in 0usize..400) {
+            prop_assert_eq!(fit(v.clone(), budget), reference_fit(v, budget));
+        }
+
         #[test]
         fn compact_len_matches_serde_json_on_any_value(v in any_value()) {
             prop_assert_eq!(compact_len(&v), serde_json::to_string(&v).unwrap().len());
