@@ -20,6 +20,13 @@
 //!    streaming redactor on the same text in 16 KiB chunks (a pipe's read size) as a ratio to
 //!    the whole-buffer filter.
 //!
+//! 5. format: a tool result (`Output::format`, default filter and cap of 100,000 bytes) from
+//!    1 MiB of JSON crafted against array elision: many small arrays
+//!    ([`atip_tests::output::small_arrays_json`], cut as text) and 17 lists of them, which
+//!    take every round of elision ([`atip_tests::output::lists_json`]); floor:
+//!    `serde_json::from_str::<Value>` of the same text, which formatting must do anyway to
+//!    see that it is JSON. For scale, 1 MiB of plain text formatted the same way.
+//!
 //! `cargo bench -p atip-tests --bench runtime` prints the table at the end.
 
 use std::hint::black_box;
@@ -27,8 +34,8 @@ use std::time::{Duration, SystemTime};
 
 use atip_runtime::providers::Provider;
 use atip_runtime::{
-    Document, Effects, FlattenOptions, Invocation, LoadOptions, ResultFilter, Runner, RuntimeTool,
-    ToolCall,
+    Document, Effects, ExitStatus, FlattenOptions, Invocation, LoadOptions, Output, ResultFilter,
+    ResultOptions, Runner, RuntimeTool, SandboxReport, ToolCall,
 };
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, Throughput};
@@ -323,6 +330,63 @@ fn filter(c: &mut Criterion) -> usize {
     sample.text.len()
 }
 
+/// A finished run that printed `stdout`.
+fn printed(stdout: String) -> Output {
+    Output {
+        name: "crafted".into(),
+        argv: vec!["crafted".into()],
+        status: ExitStatus::Code(0),
+        stdout: stdout.into_bytes(),
+        stderr: Vec::new(),
+        stdout_dropped: 0,
+        stderr_dropped: 0,
+        timed_out: false,
+        timeout: Duration::from_secs(30),
+        duration: Duration::from_millis(1),
+        sandbox: SandboxReport::default(),
+    }
+}
+
+/// Formatting crafted JSON costs its parse, one measure, redaction and writing the result:
+/// a small multiple of the parse, never one that grows with the number of arrays or rounds.
+const TARGET_FORMAT: f64 = 3.0;
+
+fn format(c: &mut Criterion) {
+    use atip_runtime::filter::structured::MAX_ELISION_ROUNDS;
+    let small = atip_tests::output::small_arrays_json(1 << 20);
+    let lists = atip_tests::output::lists_json(1 << 20, MAX_ELISION_ROUNDS + 1);
+    let plain = printed(atip_tests::output::sample(1 << 20, 200).text);
+    let filter = ResultFilter::new();
+    let options = ResultOptions::default();
+    // What is measured must also be right: within the cap, cut as text or elided.
+    for (text, elided) in [(&small, false), (&lists, true)] {
+        let r = printed(text.clone()).format(&filter, &options);
+        let body = r.content.split("\n[exit code").next().unwrap_or_default();
+        assert!(body.len() <= filter.current_max_bytes(), "{}", body.len());
+        assert_eq!(
+            r.structured.is_some(),
+            elided,
+            "{}",
+            &r.content[body.len()..]
+        );
+    }
+    let mut g = c.benchmark_group("format");
+    g.sample_size(20).measurement_time(Duration::from_secs(8));
+    for (id, text) in [("small-arrays", &small), ("lists", &lists)] {
+        let output = printed(text.clone());
+        g.bench_function(id, |b| {
+            b.iter(|| black_box(&output).format(&filter, &options))
+        });
+        g.bench_function(format!("{id}-parse-floor"), |b| {
+            b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(text)).unwrap())
+        });
+    }
+    g.bench_function("plain-text", |b| {
+        b.iter(|| black_box(&plain).format(&filter, &options))
+    });
+    g.finish();
+}
+
 fn filter_rows(report: &mut Report, since: SystemTime, bytes: f64) {
     let mib_s = |ns: f64| bytes / (1 << 20) as f64 / (ns / 1e9);
     let Some(ours) = median_ns("filter", "filter", since) else {
@@ -381,6 +445,7 @@ fn main() {
     compile(&mut c);
     dispatch(&mut c);
     let filtered_bytes = filter(&mut c);
+    format(&mut c);
     c.final_summary();
 
     let mut report = Report::default();
@@ -470,5 +535,32 @@ fn main() {
         since,
     );
     filter_rows(&mut report, since, filtered_bytes as f64);
+    report.ratio(
+        "format a tool result from 1 MiB of JSON of many small arrays (`Output::format`: redact, detect, fit, cut as text) vs `serde_json::from_str::<Value>` of it",
+        ("format", "small-arrays"),
+        ("format", "small-arrays-parse-floor"),
+        TARGET_FORMAT,
+        since,
+    );
+    report.ratio(
+        "format a tool result from 1 MiB of JSON in 17 lists of small arrays (every round of elision) vs `serde_json::from_str::<Value>` of it",
+        ("format", "lists"),
+        ("format", "lists-parse-floor"),
+        TARGET_FORMAT,
+        since,
+    );
+    if let (Some(plain), Some(floor)) = (
+        median_ns("format", "plain-text", since),
+        median_ns("format", "small-arrays-parse-floor", since),
+    ) {
+        report.row(
+            "(for scale) format 1 MiB of plain text with 200 secrets, vs the first floor",
+            report::time(plain),
+            report::time(floor),
+            format!("{:.2}×", plain / floor),
+            "none",
+            true,
+        );
+    }
     report.print();
 }

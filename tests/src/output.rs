@@ -142,3 +142,54 @@ mod tests {
         }
     }
 }
+
+/// JSON output crafted against array elision (security review, finding 10), about `bytes`
+/// long: one object of many keys, each holding a few small nested arrays
+/// (`{"k0000000":[[0,[0]],[[]]],…}`). No array is much larger than another, so emptying the
+/// largest one at a time barely shrinks it: a result formatter that re-measures per array
+/// it elides from does quadratic work. Deterministic.
+pub fn small_arrays_json(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 64);
+    text.push('{');
+    let mut i = 0u64;
+    while text.len() < bytes {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!("\"k{i:07}\":[[{i},[{i}]],[[]]]"));
+        i += 1;
+    }
+    text.push('}');
+    text
+}
+
+/// JSON of `lists` equal lists of small nested arrays, about `bytes` long in all
+/// (`{"l00":[[0,[0]],[[1]],…],"l01":[…],…}`): each list is a largest array in turn, and
+/// emptying one saves only its share, so a formatter eliding one array per round needs as many
+/// rounds as it may take. Deterministic.
+pub fn lists_json(bytes: usize, lists: usize) -> String {
+    let lists = lists.max(1);
+    let share = bytes / lists;
+    let mut text = String::with_capacity(bytes + 64);
+    text.push('{');
+    let mut i = 0u64;
+    for l in 0..lists {
+        if l > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!("\"l{l:02}\":["));
+        let end = text.len() + share.saturating_sub(8);
+        let mut first = true;
+        while text.len() < end {
+            if !first {
+                text.push(',');
+            }
+            first = false;
+            text.push_str(&format!("[{i},[{i}]],[[{i}]]"));
+            i += 1;
+        }
+        text.push(']');
+    }
+    text.push('}');
+    text
+}

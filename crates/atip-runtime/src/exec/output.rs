@@ -113,7 +113,11 @@ impl Output {
     /// JSON: when stdout is a JSON object or array (and was captured whole),
     /// [`ToolResult::structured`] holds it and the text is its compact form; a result over
     /// the cap loses array items from the end of its largest arrays instead of bytes, so it
-    /// stays valid JSON (`[output truncated: N array items elided]`).
+    /// stays valid JSON (`[output truncated: N array items elided]`). JSON that eliding cannot
+    /// bring under the cap ([`structured::fit`]: little in arrays, or more than
+    /// [`structured::MAX_ELISION_ROUNDS`] arrays to empty) is cut as plain text, bytes
+    /// omitted counted, and `structured` is `None`: the text never exceeds the cap, and the
+    /// time taken stays linear in the output's size.
     ///
     /// [`ToolResult::meta`]: `exitCode` or `signal`, `timedOut`, `durationMs`, `redactions`,
     /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`super::SandboxReport`]).
@@ -156,10 +160,10 @@ impl Output {
             let stdout_budget = total - stderr_budget;
             let json = (options.structured && self.stdout_dropped == 0)
                 .then(|| structured::detect(&stdout))
-                .flatten();
+                .flatten()
+                .and_then(|value| structured::fit(value, stdout_budget));
             match json {
-                Some(value) => {
-                    let fitted = structured::fit(value, stdout_budget);
+                Some(fitted) => {
                     elided = fitted.elided;
                     text = fitted.text;
                     structured = Some(fitted.value);
@@ -422,6 +426,87 @@ mod tests {
         let mut cut_off = out("{\"a\": [1, 2", "");
         cut_off.stdout_dropped = 10;
         assert_eq!(cut_off.to_tool_result().structured, None);
+    }
+
+    /// JSON shaped to defeat array elision (security review, finding 10), each over the
+    /// default cap of 100,000 bytes: no arrays at all, arrays nested as deep as serde_json
+    /// parses, many small arrays, arrays of arrays of arrays, many arrays with one long item.
+    /// With each, whether elision keeps it JSON (`true`) or it is cut as text.
+    fn crafted_json() -> Vec<(&'static str, String, bool)> {
+        use serde_json::{json, Value};
+        let escapes = "quote \" back \\ nl \n tab \t bell \u{7} nul \0 é ✓ 😀 ".repeat(5000);
+        let mut deep = json!((0..30_000).map(|i| format!("{i:05}")).collect::<Vec<_>>());
+        for level in 0..120 {
+            deep = json!([deep, level, [level], {"l": [level]}]);
+        }
+        let wide: serde_json::Map<String, Value> = (0..10_000)
+            .map(|i| (format!("k{i:05}"), json!([[i], [i, [i]]])))
+            .collect();
+        let cubes: Vec<Value> = (0..10_000)
+            .map(|i| json!([[i, i + 1], [[i], []]]))
+            .collect();
+        let long_items: serde_json::Map<String, Value> = (0..300)
+            .map(|i| (format!("k{i}"), json!([format!("{i}").repeat(1000)])))
+            .collect();
+        vec![
+            (
+                "escaped strings, no arrays",
+                json!({"log": escapes}).to_string(),
+                false,
+            ),
+            (
+                "many arrays with one long item",
+                Value::Object(long_items).to_string(),
+                false,
+            ),
+            ("deep nesting", deep.to_string(), true),
+            (
+                "10,000 small nested arrays",
+                Value::Object(wide).to_string(),
+                false,
+            ),
+            ("arrays of arrays of arrays", json!(cubes).to_string(), true),
+        ]
+    }
+
+    #[test]
+    fn crafted_json_output_stays_within_the_cap() {
+        let cap = crate::filter::DEFAULT_MAX_BYTES;
+        for (what, body, stays_json) in crafted_json() {
+            assert!(body.len() > cap, "{what}: {} bytes", body.len());
+            assert!(crate::filter::structured::detect(&body).is_some(), "{what}");
+            let r = out(&body, "").to_tool_result();
+            let (text, status) = r
+                .content
+                .split_once("\n[exit code 0]")
+                .unwrap_or_else(|| panic!("{what}: {}", &r.content[r.content.len() - 200..]));
+            assert!(text.len() <= cap, "{what}: {} bytes", text.len());
+            assert_eq!(r.structured.is_some(), stays_json, "{what}");
+            match &r.structured {
+                // Elided: valid JSON, the items counted.
+                Some(data) => {
+                    assert_eq!(
+                        &serde_json::from_str::<serde_json::Value>(text).unwrap(),
+                        data
+                    );
+                    assert!(r.meta["elidedItems"].as_u64().unwrap() > 0, "{what}");
+                    assert!(status.contains("array items elided"), "{what}");
+                }
+                // Cut as text: the first bytes as written, the rest counted.
+                None => {
+                    assert!(body.starts_with(text), "{what}");
+                    assert_eq!(r.meta["omittedBytes"], body.len() - text.len(), "{what}");
+                    assert_eq!(
+                        status,
+                        format!(
+                            "\n[output truncated: {} bytes omitted]",
+                            body.len() - text.len()
+                        ),
+                        "{what}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -130,59 +130,85 @@ impl<'de> Deserialize<'de> for ValuePattern {
     }
 }
 
-/// Where `value` points when a program started in `working_dir` opens it: `working_dir`
-/// joined with a relative value, `.` and `..` applied, and every symbolic link that exists
-/// resolved (dangling ones too, up to 40 links), so that a link inside a root that points out of
-/// it is seen for what it is. Components below the first one that does not exist are taken
-/// as written.
-pub fn resolve_path(working_dir: &Path, value: &Path) -> PathBuf {
+/// How many symbolic links one path may go through, as Linux allows in one lookup
+/// (`MAXSYMLINKS`); a longer chain fails there with `ELOOP`.
+const MAX_LINKS: u32 = 40;
+
+/// Where `value` points when a program started in `working_dir` opens or creates it:
+/// `working_dir` joined with a relative value (an absolute value stands alone), `.` and `..`
+/// applied, and every symbolic link on the way resolved, dangling ones too, so that a link
+/// inside a root that points out of it is seen for what it is. `..` after a link goes to the
+/// parent of the link's target, as the kernel does.
+///
+/// A component that does not exist is taken as written, and so is what follows it, as if it
+/// were created as a plain directory (what `mkdir -p` does); a `..` that leaves it brings the
+/// walk back to a directory that exists, where links are resolved again, so
+/// `missing/../lnk/x` goes through `lnk`.
+///
+/// `None` when the walk would go through more than 40 links (a loop, or a chain the kernel
+/// refuses with `ELOOP`) or a link cannot be read: such a value points nowhere that can be
+/// judged, and the policy refuses it. The result of `Some` is absolute when `working_dir` is.
+pub fn resolve_path(working_dir: &Path, value: &Path) -> Option<PathBuf> {
     let joined = if value.is_absolute() {
         value.to_path_buf()
     } else {
         working_dir.join(value)
     };
-    let mut budget = 40;
-    resolve(&joined, &mut budget)
+    let mut budget = MAX_LINKS;
+    resolve(&joined, &mut budget).map(|(path, _)| path)
 }
 
-fn resolve(path: &Path, links: &mut u32) -> PathBuf {
+/// Resolves `path` spending at most `links` links; returns the path and how many of its
+/// last components do not exist (0: all of it exists, links resolved). Every component
+/// before those is an existing directory with no link in it, so `..` over it is its real
+/// parent.
+fn resolve(path: &Path, links: &mut u32) -> Option<(PathBuf, usize)> {
     let mut out = PathBuf::new();
-    let mut exists = true;
+    let mut missing = 0usize;
     for comp in path.components() {
         match comp {
             Component::Prefix(_) | Component::RootDir => out.push(comp.as_os_str()),
             Component::CurDir => {}
             Component::ParentDir => {
+                // Leaving a component that does not exist (yet) lands on one that does:
+                // links below it are looked at again.
                 out.pop();
+                missing = missing.saturating_sub(1);
             }
             Component::Normal(name) => {
                 out.push(name);
-                if !exists {
+                if missing > 0 {
+                    missing += 1;
                     continue;
                 }
                 match std::fs::symlink_metadata(&out) {
-                    Ok(meta) if meta.file_type().is_symlink() && *links > 0 => {
-                        *links -= 1;
-                        if let Ok(target) = std::fs::read_link(&out) {
-                            out.pop();
-                            let next = out.join(target);
-                            out = resolve(&next, links);
-                            exists = std::fs::symlink_metadata(&out).is_ok();
-                        }
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        *links = links.checked_sub(1)?;
+                        let target = std::fs::read_link(&out).ok()?;
+                        out.pop();
+                        let next = out.join(target);
+                        (out, missing) = resolve(&next, links)?;
                     }
                     Ok(_) => {}
-                    Err(_) => exists = false,
+                    Err(_) => missing = 1,
                 }
             }
         }
     }
-    out
+    Some((out, missing))
 }
 
-/// The roots `rule_roots` (or the policy's) name, resolved against `working_dir`.
+/// The roots `list` names (a rule's or the policy's), resolved against `working_dir`; a root
+/// that cannot be resolved ([`resolve_path`] is `None`) holds nothing.
+/// The working directory with its links resolved; as given when it cannot be resolved (then
+/// the child cannot start in it either).
+fn resolved_working_dir(working_dir: &Path) -> PathBuf {
+    resolve_path(Path::new("/"), working_dir).unwrap_or_else(|| working_dir.to_path_buf())
+}
+
 fn roots(list: &[String], working_dir: &Path) -> Vec<PathBuf> {
     list.iter()
-        .map(|r| resolve_path(working_dir, Path::new(r)))
+        .filter_map(|r| resolve_path(working_dir, Path::new(r)))
         .collect()
 }
 
@@ -193,7 +219,7 @@ pub(super) fn argument_reasons(
     working_dir: &Path,
     reasons: &mut Vec<Reason>,
 ) {
-    let working_dir = resolve_path(Path::new("/"), working_dir);
+    let working_dir = resolved_working_dir(working_dir);
     let default_roots = roots(&policy.path_roots, &working_dir);
     let rules: Vec<&super::ArgumentRule> = policy
         .arguments
@@ -254,22 +280,36 @@ pub(super) fn argument_reasons(
         };
         if let Some(allowed) = confine {
             let resolved = resolve_path(&working_dir, Path::new(&arg.value));
-            if !allowed.iter().any(|root| resolved.starts_with(root)) {
-                reasons.push(deny(
-                    ReasonCode::PathOutsideRoots,
-                    format!(
-                        "parameter `{}`: {shown:?} resolves to {} which is outside the allowed \
-                         {} {}",
+            // The file system's root holds every path, even one that cannot be resolved.
+            let inside = match &resolved {
+                Some(p) => allowed.iter().any(|root| p.starts_with(root)),
+                None => allowed.iter().any(|root| root.parent().is_none()),
+            };
+            if !inside {
+                let roots = format!(
+                    "{} {}",
+                    if allowed.len() == 1 { "root" } else { "roots" },
+                    allowed
+                        .iter()
+                        .map(|r| r.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let message = match &resolved {
+                    Some(p) => format!(
+                        "parameter `{}`: {shown:?} resolves to {} which is outside the \
+                         allowed {roots}",
                         arg.param,
-                        resolved.display(),
-                        if allowed.len() == 1 { "root" } else { "roots" },
-                        allowed
-                            .iter()
-                            .map(|r| r.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        p.display()
                     ),
-                ));
+                    None => format!(
+                        "parameter `{}`: {shown:?} goes through more than {MAX_LINKS} \
+                         symbolic links or one that cannot be read, so it cannot be shown to \
+                         stay under the allowed {roots}",
+                        arg.param
+                    ),
+                };
+                reasons.push(deny(ReasonCode::PathOutsideRoots, message));
             }
         }
     }
@@ -282,7 +322,7 @@ pub(super) fn path_roots_for(
     title: &str,
     working_dir: &Path,
 ) -> Vec<PathBuf> {
-    let working_dir = resolve_path(Path::new("/"), working_dir);
+    let working_dir = resolved_working_dir(working_dir);
     let rules: Vec<&super::ArgumentRule> = policy
         .arguments
         .iter()
@@ -314,5 +354,129 @@ fn deny(code: ReasonCode, message: String) -> Reason {
         code,
         message,
         severity: ReasonSeverity::Deny,
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// `base/work` (the working directory) with `lnk -> base/outside`, a directory `dir`
+    /// holding `lnk2 -> base/outside2`, `inner -> dir` (relative), `up -> ../outside`, a file
+    /// `file.txt` and `dangling -> base/gone/sub`. Paths are canonical (a temp directory can
+    /// sit behind a link of its own).
+    struct Tree {
+        _dir: tempfile::TempDir,
+        base: PathBuf,
+        work: PathBuf,
+    }
+
+    fn tree() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let work = base.join("work");
+        for d in ["work/dir", "outside", "outside2"] {
+            std::fs::create_dir_all(base.join(d)).unwrap();
+        }
+        std::fs::write(work.join("file.txt"), "x").unwrap();
+        symlink(base.join("outside"), work.join("lnk")).unwrap();
+        symlink(base.join("outside2"), work.join("dir/lnk2")).unwrap();
+        symlink("dir", work.join("inner")).unwrap();
+        symlink("../outside", work.join("up")).unwrap();
+        symlink(base.join("gone/sub"), work.join("dangling")).unwrap();
+        Tree {
+            _dir: dir,
+            base,
+            work,
+        }
+    }
+
+    impl Tree {
+        fn resolve(&self, value: &str) -> Option<PathBuf> {
+            resolve_path(&self.work, Path::new(value))
+        }
+    }
+
+    #[test]
+    fn links_after_a_missing_component_and_dot_dot_are_resolved() {
+        let t = tree();
+        let outside = t.base.join("outside/x");
+        for value in [
+            "lnk/x",
+            "missing/../lnk/x",
+            "missing/a/b/../../../lnk/x",
+            "missing/../missing2/../lnk/x",
+            "file.txt/../lnk/x",
+            "up/x",
+        ] {
+            assert_eq!(t.resolve(value), Some(outside.clone()), "{value}");
+        }
+        // A second link after a second missing component.
+        let outside2 = t.base.join("outside2/y");
+        for value in [
+            "missing/../dir/missing2/../lnk2/y",
+            "missing/../inner/missing2/../lnk2/y",
+        ] {
+            assert_eq!(t.resolve(value), Some(outside2.clone()), "{value}");
+        }
+    }
+
+    #[test]
+    fn dots_trailing_slashes_and_absolute_values_walk_the_same_way() {
+        let t = tree();
+        let outside = t.base.join("outside/x");
+        assert_eq!(t.resolve("./missing/./../lnk/x/"), Some(outside.clone()));
+        assert_eq!(t.resolve("missing//..//lnk//x//"), Some(outside.clone()));
+        let absolute = t.work.join("missing/../lnk/x");
+        assert_eq!(t.resolve(absolute.to_str().unwrap()), Some(outside));
+        assert_eq!(
+            resolve_path(Path::new("/elsewhere"), &absolute),
+            t.resolve("lnk/x"),
+            "an absolute value ignores the working directory"
+        );
+        assert_eq!(t.resolve("/../../"), Some(PathBuf::from("/")));
+    }
+
+    #[test]
+    fn dot_dot_after_a_link_leaves_its_target_not_the_link() {
+        let t = tree();
+        assert_eq!(t.resolve("lnk/.."), Some(t.base.clone()));
+        assert_eq!(t.resolve("inner/.."), Some(t.work.clone()));
+        assert_eq!(t.resolve("dir/lnk2/../work"), Some(t.work.clone()));
+    }
+
+    #[test]
+    fn what_does_not_exist_is_taken_as_written() {
+        let t = tree();
+        assert_eq!(t.resolve("missing/a/../b"), Some(t.work.join("missing/b")));
+        assert_eq!(t.resolve("sub/missing/../../c"), Some(t.work.join("c")));
+        assert_eq!(
+            t.resolve("dangling/x"),
+            Some(t.base.join("gone/sub/x")),
+            "a dangling link is followed"
+        );
+        assert_eq!(t.resolve("dangling/../../x"), Some(t.base.join("x")));
+    }
+
+    #[test]
+    fn more_than_forty_links_resolve_to_nothing() {
+        let t = tree();
+        symlink("loop-b", t.work.join("loop-a")).unwrap();
+        symlink("loop-a", t.work.join("loop-b")).unwrap();
+        assert_eq!(t.resolve("loop-a/x"), None);
+        // c0 -> c1 -> … -> c39 -> dir: 40 links, as many as one lookup may follow.
+        for i in 0..40 {
+            let next = if i == 39 {
+                "dir".to_owned()
+            } else {
+                format!("c{}", i + 1)
+            };
+            symlink(next, t.work.join(format!("c{i}"))).unwrap();
+        }
+        assert_eq!(t.resolve("c0/x"), Some(t.work.join("dir/x")));
+        // One more link on the same walk is one too many: it is not taken for a directory.
+        assert_eq!(t.resolve("c0/../lnk/x"), None);
+        assert_eq!(t.resolve("c1/../lnk/x"), Some(t.base.join("outside/x")));
     }
 }

@@ -131,8 +131,9 @@ pub struct Policy {
     pub arguments: Vec<ArgumentRule>,
     /// Where values of `file` and `directory` parameters may point (after `..` and symlinks are
     /// resolved): relative roots are relative to the working directory. Default `["."]`, the
-    /// working directory; `["/"]` allows any path. An [`ArgumentRule`] with `roots` overrides
-    /// this for its parameter.
+    /// working directory; `["/"]` allows any path. A value that cannot be resolved (more than
+    /// 40 links on its walk, see [`resolve_path`]) is under no other root. An
+    /// [`ArgumentRule`] with `roots` overrides this for its parameter.
     pub path_roots: Vec<String>,
     /// Treat a restricted effect the metadata leaves undeclared as needing confirmation.
     /// Default `false`.
