@@ -116,33 +116,6 @@ pub fn sample(bytes: usize, secrets: usize) -> Sample {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_mebibyte_holds_every_secret_and_the_filter_finds_them_all() {
-        let s = sample(1 << 20, 200);
-        assert!(s.text.len() >= 1 << 20 && s.text.len() < (1 << 20) + 4096);
-        assert_eq!(s.secrets.len(), 200);
-        let filter = atip_runtime::ResultFilter::new();
-        let (redacted, count) = filter.redact(&s.text);
-        assert!(count >= 200, "{count}");
-        for secret in &s.secrets {
-            for piece in crate::secrets::pieces(secret) {
-                assert!(!redacted.contains(piece), "survived: {piece} of {secret}");
-            }
-        }
-        for line in PROSE {
-            assert_eq!(
-                s.text.matches(line).count(),
-                redacted.matches(line).count(),
-                "prose changed: {line}"
-            );
-        }
-    }
-}
-
 /// JSON output crafted against array elision (security review, finding 10), about `bytes`
 /// long: one object of many keys, each holding a few small nested arrays
 /// (`{"k0000000":[[0,[0]],[[]]],…}`). No array is much larger than another, so emptying the
@@ -192,4 +165,31 @@ pub fn lists_json(bytes: usize, lists: usize) -> String {
     }
     text.push('}');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mebibyte_holds_every_secret_and_the_filter_finds_them_all() {
+        let s = sample(1 << 20, 200);
+        assert!(s.text.len() >= 1 << 20 && s.text.len() < (1 << 20) + 4096);
+        assert_eq!(s.secrets.len(), 200);
+        let filter = atip_runtime::ResultFilter::new();
+        let (redacted, count) = filter.redact(&s.text);
+        assert!(count >= 200, "{count}");
+        for secret in &s.secrets {
+            for piece in crate::secrets::pieces(secret) {
+                assert!(!redacted.contains(piece), "survived: {piece} of {secret}");
+            }
+        }
+        for line in PROSE {
+            assert_eq!(
+                s.text.matches(line).count(),
+                redacted.matches(line).count(),
+                "prose changed: {line}"
+            );
+        }
+    }
 }
