@@ -89,15 +89,30 @@ fn each_invalid_lint_fixture_gives_the_finding_its_name_says() {
 fn breaking_diff_fixtures_are_breaking() {
     let dir = upstream().join("diff");
     let cases = [
-        ("base/complete.json", "breaking/command-removed.json", ChangeKind::CommandRemoved),
-        ("base/minimal.json", "breaking/required-arg-added.json", ChangeKind::RequiredArgumentAdded),
-        ("base/complete.json", "breaking/type-stricter.json", ChangeKind::EnumValuesRemoved),
+        (
+            "base/complete.json",
+            "breaking/command-removed.json",
+            ChangeKind::CommandRemoved,
+        ),
+        (
+            "base/minimal.json",
+            "breaking/required-arg-added.json",
+            ChangeKind::RequiredArgumentAdded,
+        ),
+        (
+            "base/complete.json",
+            "breaking/type-stricter.json",
+            ChangeKind::EnumValuesRemoved,
+        ),
     ];
     for (old, new, kind) in cases {
         let report = diff_texts(&read(&dir.join(old)), old, &read(&dir.join(new)), new).unwrap();
         assert!(report.is_breaking(), "{new}: {report:#?}");
         assert_eq!(report.semver, Bump::Major, "{new}");
-        let change = report.of_kind(kind).next().unwrap_or_else(|| panic!("{new}: no {kind}"));
+        let change = report
+            .of_kind(kind)
+            .next()
+            .unwrap_or_else(|| panic!("{new}: no {kind}"));
         assert_eq!(change.category, Category::Breaking);
     }
 }
@@ -107,15 +122,26 @@ fn breaking_diff_fixtures_are_breaking() {
 fn non_breaking_diff_fixtures_are_minor() {
     let dir = upstream().join("diff");
     let cases = [
-        ("base/complete.json", "non-breaking/command-added.json", ChangeKind::CommandAdded),
-        ("base/minimal.json", "non-breaking/optional-arg-added.json", ChangeKind::OptionalArgumentAdded),
+        (
+            "base/complete.json",
+            "non-breaking/command-added.json",
+            ChangeKind::CommandAdded,
+        ),
+        (
+            "base/minimal.json",
+            "non-breaking/optional-arg-added.json",
+            ChangeKind::OptionalArgumentAdded,
+        ),
     ];
     for (old, new, kind) in cases {
         let report = diff_texts(&read(&dir.join(old)), old, &read(&dir.join(new)), new).unwrap();
         assert!(!report.is_breaking(), "{new}: {report:#?}");
         assert_eq!(report.count(Category::Breaking), 0, "{new}");
         assert_eq!(report.semver, Bump::Minor, "{new}");
-        assert_eq!(report.of_kind(kind).next().unwrap().category, Category::NonBreaking);
+        assert_eq!(
+            report.of_kind(kind).next().unwrap().category,
+            Category::NonBreaking
+        );
     }
 }
 
@@ -129,8 +155,14 @@ fn destructive_added_is_an_effects_change_called_out() {
     let change = report.of_kind(ChangeKind::DestructiveAdded).next().unwrap();
     assert_eq!(change.category, Category::Effects);
     assert_eq!(change.impact, Some(atip_lint::Impact::High));
-    assert_eq!(change.path.to_string(), "$.commands.deploy.effects.destructive");
-    assert!(report.of_kind(ChangeKind::ReversibleChanged).next().is_some());
+    assert_eq!(
+        change.path.to_string(),
+        "$.commands.deploy.effects.destructive"
+    );
+    assert!(report
+        .of_kind(ChangeKind::ReversibleChanged)
+        .next()
+        .is_some());
     assert!(report
         .of_kind(ChangeKind::CostChanged)
         .any(|c| c.impact == Some(atip_lint::Impact::High)));
