@@ -2,7 +2,7 @@
 //!
 //! clap knows a program's arity — subcommands, flags, how many values each takes, their
 //! types — but not what the program does to the world. [`document`] reads the first from the
-//! [`Command`] and takes the second from [`Annotations`]: side effects per command path, and
+//! [`clap::Command`] and takes the second from [`Annotations`]: side effects per command path, and
 //! the trust of the metadata (`native` by default, since the program describes itself). A
 //! command nobody annotated keeps its effects undeclared, which policies treat as unknown
 //! (it needs confirmation), never as safe.
@@ -71,6 +71,11 @@
 //! * short-only options without `allow_hyphen_values`: their value goes in its own element,
 //!   so it cannot start with `-` (clap would read a flag). With `require_equals`: left out.
 //! * `value_delimiter`: a value containing the delimiter becomes several.
+//! * `PathBuf` values: clap refuses an empty one (so does every OS); ATIP's `file` cannot say
+//!   "not empty".
+//! * with a `last(true)` positional, the other positionals cannot take values starting with
+//!   `-`: the argv writer puts `--` before them, and clap gives everything after `--` to the
+//!   `last(true)` one.
 //! * integer types narrower than `i64` (ranges), `f32` precision, custom value parsers,
 //!   `ignore_case`, conflicts, required or one-of argument groups, `exclusive`, at most N
 //!   values: ATIP has no way to say so.

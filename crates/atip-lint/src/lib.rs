@@ -1,4 +1,4 @@
-//! Reviewing ATIP metadata (spec v0.6): [`lint`] a document, [`diff`] two versions of one.
+//! Reviewing ATIP metadata (spec v0.6): [`lint()`] a document, [`diff()`] two versions of one.
 //!
 //! **Lint** reports findings, each with a rule id and a severity ([`Severity::Error`] or
 //! [`Severity::Warn`]). The rules ([`RULES`]) are those of the spec's reference linter
