@@ -10,8 +10,11 @@ use atip_runtime::canonical::Format;
 use atip_runtime::lifecycle::parse_response;
 use atip_runtime::Provider;
 use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, Mode, RuntimeTool};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};
+
+mod agent;
+mod review;
 
 /// Check ATIP metadata and generate typed Rust from it.
 #[derive(Parser)]
@@ -191,6 +194,15 @@ enum Cmd {
         #[arg(long)]
         lenient: bool,
     },
+    /// Review metadata files: the reference linter's rules, the schema, and checks for
+    /// options that run programs or write any file, positional order and overridden effects.
+    /// Prints `file:line:col: severity[rule]: $.path: message`; exit status 1 when any finding
+    /// is an error.
+    Lint(review::LintArgs),
+    /// Compare two versions of a tool's metadata: every change named (command-removed,
+    /// required-argument-added, destructive-added, …), breaking or not, and the semver bump
+    /// they call for. Exit status 1 when a change is breaking, 2 when a file is unusable.
+    Diff(review::DiffArgs),
 }
 
 /// How commands are run: policy, limits, sandbox and trust.
@@ -270,6 +282,11 @@ impl Failure {
 type Outcome = Result<ExitCode, Failure>;
 
 fn main() -> ExitCode {
+    if let Some(code) =
+        atip_clap::handle_agent(&Cli::command(), &agent::annotations(), std::env::args_os())
+    {
+        return code;
+    }
     match try_main(Cli::parse()) {
         Ok(code) => code,
         Err(Failure(message)) => {
@@ -341,6 +358,8 @@ fn try_main(cli: Cli) -> Outcome {
             top,
             lenient,
         } => search(&files, &query, top, lenient),
+        Cmd::Lint(args) => Ok(review::lint(&args)),
+        Cmd::Diff(args) => Ok(review::diff(&args)),
     }
 }
 

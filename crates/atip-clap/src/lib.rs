@@ -1,0 +1,251 @@
+//! A clap program's ATIP metadata (spec v0.6), from its own [`clap::Command`], and `--agent`.
+//!
+//! clap knows a program's arity — subcommands, flags, how many values each takes, their
+//! types — but not what the program does to the world. [`document`] reads the first from the
+//! [`clap::Command`] and takes the second from [`Annotations`]: side effects per command path, and
+//! the trust of the metadata (`native` by default, since the program describes itself). A
+//! command nobody annotated keeps its effects undeclared, which policies treat as unknown
+//! (it needs confirmation), never as safe.
+//!
+//! ```
+//! use atip_clap::{Annotations, document};
+//! use atip_core::Effects;
+//! use clap::{Arg, ArgAction, Command};
+//!
+//! let cmd = Command::new("notes")
+//!     .version("1.2.0")
+//!     .about("Keep notes")
+//!     .subcommand(Command::new("list").about("List notes")
+//!         .arg(Arg::new("tag").long("tag").action(ArgAction::Append).help("Only with this tag")))
+//!     .subcommand(Command::new("purge").about("Delete every note"));
+//! let annotations = Annotations::new()
+//!     .effects("list", Effects::UNKNOWN.with_destructive(false).with_network(false))
+//!     .effects("purge", Effects::UNKNOWN.with_destructive(true).with_reversible(false));
+//! let described = document(&cmd, &annotations)?;
+//! let json = described.to_json();
+//! // It loads with the strict checks of build time.
+//! atip_core::load(&json, &atip_core::LoadOptions::strict()).expect("valid ATIP");
+//! assert_eq!(described.tool.commands["list"].options[0].flags, ["--tag"]);
+//! # Ok::<(), atip_clap::DocumentError>(())
+//! ```
+//!
+//! # The mapping
+//!
+//! | clap | ATIP |
+//! | --- | --- |
+//! | subcommands, at any depth (hidden ones left out) | `commands`, nested |
+//! | a command with subcommands that also runs without one (`subcommand_required` unset) | its `""` child, holding its own positionals (and, below the root, its non-global options) |
+//! | options of the root, global or not | `globalOptions`: written right after the program, where clap reads them |
+//! | `global(true)` options of a deeper command | its `options`, inherited by every command below it (clap reads a global after the subcommands too) |
+//! | a non-global option of a deeper command with subcommands | only on its `""` child, with a warning: clap reads it before the subcommand, the argv writer puts options after the whole path |
+//! | `short`, `long`, visible aliases | `flags` (`-o`, `--output`, aliases after them) |
+//! | `ArgAction::SetTrue` | `boolean` option |
+//! | `ArgAction::SetFalse` | `boolean` option (given: clap's value becomes `false`) |
+//! | `ArgAction::Count` | `boolean` option, with a warning (one occurrence) |
+//! | `ArgAction::Set` | option taking one value |
+//! | `ArgAction::Append` | option with `variadic: true` (the flag repeats, one value each) |
+//! | possible values (`ValueEnum`, `value_parser([...])`) | `enum` with the visible values |
+//! | value parser `i64` / other integers / `f64`, `f32` | `integer` / `integer` with a range warning / `number` |
+//! | `PathBuf` (`ValueHint::DirPath`: `directory`), `String` with a path or URL hint | `file`, `directory`, `url` |
+//! | other `String`-like or custom parsers | `string` (custom ones with a warning) |
+//! | positionals, `num_args(1..)` | `arguments`, `variadic: true` |
+//! | `required(true)` | `required: true` (positionals say `required: false` when optional) |
+//! | `default_value(s)` | `default`, typed |
+//! | `env` | `envVar` |
+//! | `hide(true)`, help, version, `--agent` | left out |
+//!
+//! # What the argv writer cannot express
+//!
+//! Metadata drives the runtime's argv writer (long flags as `--flag=value`, short-only flags as
+//! two elements, positionals last with `--` before them only when a value starts with `-`).
+//! Where that cannot reproduce a clap argument exactly, [`Described::warnings`] says so, and
+//! the argument is described only as far as it is right, or left out:
+//!
+//! * `last(true)` positionals (clap takes them only after `--`): left out; a command that
+//!   requires one is left out.
+//! * options needing two or more values per occurrence (`num_args(2..)`): left out (written
+//!   `--flag=a`, clap would take the next argument as the second value).
+//! * `Set` options taking several values in one occurrence: described as one value.
+//! * `Count`: a boolean (counted once). Optional values (`num_args(0..=1)`): always written
+//!   with a value.
+//! * short-only options without `allow_hyphen_values`: their value goes in its own element,
+//!   so it cannot start with `-` (clap would read a flag). With `require_equals`: left out.
+//! * `value_delimiter`: a value containing the delimiter becomes several.
+//! * `PathBuf` values: clap refuses an empty one (so does every OS); ATIP's `file` cannot say
+//!   "not empty".
+//! * with a `last(true)` positional, the other positionals cannot take values starting with
+//!   `-`: the argv writer puts `--` before them, and clap gives everything after `--` to the
+//!   `last(true)` one.
+//! * integer types narrower than `i64` (ranges), `f32` precision, custom value parsers,
+//!   `ignore_case`, conflicts, required or one-of argument groups, `exclusive`, at most N
+//!   values: ATIP has no way to say so.
+//! * a command run without its subcommand cannot take a subcommand's name as its first
+//!   positional value (clap reads the subcommand).
+//!
+//! # `--agent`
+//!
+//! [`handle_agent`] answers `PROGRAM --agent` (spec §3.1) before the program parses its
+//! arguments, so that it works whatever the program requires (a subcommand, say); see
+//! [`agent_flag`] to list the flag in `--help`.
+#![deny(missing_docs)]
+
+use std::fmt;
+
+use atip_core::{DocumentTree, Effects, TrustSource};
+use indexmap::IndexMap;
+
+mod agent;
+mod describe;
+
+pub use agent::{agent_flag, agent_request, answer_agent, handle_agent, AgentRequest};
+
+/// The id of the argument [`agent_flag`] adds; [`document`] leaves it out.
+pub const AGENT_ARG_ID: &str = "atip-agent";
+
+/// What clap cannot know about a program: side effects per command, and the trust of the
+/// metadata.
+///
+/// Effects are keyed by command path as typed, subcommand names separated by single spaces
+/// (`"remote add"`); `""` is the tool itself (the document's root `effects`, which merge into
+/// every command). Effects of a command with subcommands apply to every command below it,
+/// conservatively (a risk declared above cannot be taken back below: spec §3.6 and the merge
+/// in `atip_core::Effects::merged_with`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotations {
+    pub(crate) trust: TrustSource,
+    pub(crate) effects: IndexMap<String, Effects>,
+    pub(crate) homepage: Option<String>,
+    pub(crate) version: Option<String>,
+}
+
+impl Default for Annotations {
+    fn default() -> Self {
+        Annotations {
+            trust: TrustSource::Native,
+            effects: IndexMap::new(),
+            homepage: None,
+            version: None,
+        }
+    }
+}
+
+impl Annotations {
+    /// No effects, trust `native` (a program describing itself, spec §3.2.2).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Declares the effects of the command at `path` (`"remote add"`; `""` for the tool).
+    /// A second call for the same path replaces the first. A path that names no visible
+    /// command makes [`document`] fail.
+    #[must_use]
+    pub fn effects(mut self, path: &str, effects: Effects) -> Self {
+        let key = path.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.effects.insert(key, effects);
+        self
+    }
+
+    /// The metadata's `trust.source` (default [`TrustSource::Native`]). `verified` is always
+    /// written `false`: the effects are the author's claims, not checked against behaviour.
+    #[must_use]
+    pub fn trust(mut self, source: TrustSource) -> Self {
+        self.trust = source;
+        self
+    }
+
+    /// The tool's `homepage`.
+    #[must_use]
+    pub fn homepage(mut self, url: impl Into<String>) -> Self {
+        self.homepage = Some(url.into());
+        self
+    }
+
+    /// The tool's `version`, when the [`clap::Command`] has none (or to override it).
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(version.into());
+        self
+    }
+}
+
+/// A program's ATIP document, and what it could not say exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Described {
+    /// The document (ATIP 0.6, `trust` set from the annotations). Its JSON
+    /// ([`Described::to_json`]) loads with `atip_core::LoadOptions::strict()`.
+    pub tool: DocumentTree,
+    /// Every clap construct the document could not carry exactly, in walk order.
+    pub warnings: Vec<Warning>,
+}
+
+impl Described {
+    /// The document as pretty-printed JSON, as `PROGRAM --agent` prints it.
+    pub fn to_json(&self) -> String {
+        // A document of plain strings, numbers and maps always serialises.
+        serde_json::to_string_pretty(&self.tool).unwrap_or_default()
+    }
+}
+
+/// Something about one clap command or argument that the document cannot say exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The command path as typed (`"remote add"`; empty for the program itself).
+    pub command: String,
+    /// The clap id of the argument concerned, when it is about one argument.
+    pub arg: Option<String>,
+    /// What cannot be said, and what the document does instead.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let command = if self.command.is_empty() {
+            "the program"
+        } else {
+            &self.command
+        };
+        match &self.arg {
+            Some(arg) => write!(f, "`{command}`, argument `{arg}`: {}", self.message),
+            None => write!(f, "`{command}`: {}", self.message),
+        }
+    }
+}
+
+/// Why no document could be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentError {
+    /// Every problem: no version, a name ATIP does not allow, annotations for commands that
+    /// do not exist (a typo would otherwise leave that command's effects undeclared).
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for DocumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("cannot describe the program as ATIP: ")?;
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for DocumentError {}
+
+/// Describes the program `cmd` parses as an ATIP 0.6 document, with the effects and trust of
+/// `annotations` (see the crate documentation for the mapping).
+///
+/// `cmd` is cloned and built (`Command::build`) first, so that clap's defaults (actions,
+/// value counts, global arguments) are settled as when it parses.
+///
+/// # Errors
+///
+/// [`DocumentError`] when the command has no version (and the annotations give none), its
+/// name is not a valid ATIP tool name, or an annotation names no visible command.
+///
+/// # Panics
+///
+/// Only where clap's own `Command::build` does: on a command definition clap itself rejects
+/// (its debug assertions), which the program would hit on its first parse anyway.
+pub fn document(
+    cmd: &clap::Command,
+    annotations: &Annotations,
+) -> Result<Described, DocumentError> {
+    describe::describe(cmd, annotations)
+}

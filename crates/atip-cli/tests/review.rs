@@ -1,0 +1,147 @@
+//! `atip --agent`, `atip lint` and `atip diff`.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn atip(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atip"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+const DOC: &str = r#"{"atip": {"version": "0.6"}, "name": "shop", "version": "1.0.0",
+  "description": "Manage a small shop",
+  "commands": {
+    "list": {"description": "List every item for sale",
+      "options": [{"name": "tag", "flags": ["--tag"], "type": "string", "description": "Only items with this tag"}],
+      "effects": {"network": false, "destructive": false}},
+    "remove": {"description": "Remove items for good",
+      "arguments": [{"name": "id", "type": "string", "description": "The item to remove"}],
+      "effects": {"destructive": true, "reversible": false}}}}"#;
+
+#[test]
+fn atip_answers_agent_with_its_own_native_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = atip(&["--agent"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    atip_runtime::load(&out, &atip_runtime::LoadOptions::strict())
+        .unwrap_or_else(|e| panic!("atip --agent must load strictly: {e}"));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["name"], "atip");
+    assert_eq!(v["trust"]["source"], "native");
+    let effects = |c: &str| v["commands"][c]["effects"].clone();
+    // `run` executes other programs: not read-only.
+    assert_eq!(effects("run")["subprocess"], true);
+    assert_eq!(effects("run")["destructive"], true);
+    assert_eq!(effects("run")["filesystem"]["write"], true);
+    // `check` reads files and nothing else.
+    assert_eq!(effects("check")["filesystem"]["read"], true);
+    assert_eq!(effects("check")["filesystem"]["write"], false);
+    assert_eq!(effects("check")["destructive"], false);
+    assert_eq!(effects("lint")["network"], false);
+    // Its own review finds no error in it.
+    let file = dir.path().join("atip.json");
+    std::fs::write(&file, &out).unwrap();
+    let (code, out, err) = atip(&["lint", file.to_str().unwrap()], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(": 0 errors,"), "{out}");
+}
+
+#[test]
+fn lint_reports_rule_ids_and_fails_on_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, DOC).unwrap();
+    let (code, out, err) = atip(&["lint", "good.json"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out, "good.json: 0 errors, 0 warnings\n");
+
+    let bad = dir.path().join("bad.json");
+    let text = DOC
+        .replace(r#"["--tag"]"#, r#"["--tag", "--tag"]"#)
+        .replace(
+            r#""destructive": true, "reversible": false"#,
+            r#""destructive": true"#,
+        );
+    std::fs::write(&bad, text).unwrap();
+    let (code, out, _) = atip(&["lint", "bad.json"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("bad.json:5:44: error[no-duplicate-flags]: $.commands.list.options[0].flags: duplicate flag \"--tag\" within option"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warn[destructive-needs-reversible]: $.commands.remove.effects"),
+        "{out}"
+    );
+    assert!(out.ends_with("bad.json: 1 error, 1 warning\n"), "{out}");
+
+    let (code, out, _) = atip(&["lint", "--json", "bad.json", "good.json"], dir.path());
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["file"], "bad.json");
+    assert_eq!(v[0]["findings"][0]["rule"], "no-duplicate-flags");
+    assert_eq!(v[0]["findings"][0]["severity"], "error");
+    assert_eq!(v[0]["findings"][0]["location"], "5:44");
+    assert_eq!(v[1]["findings"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn diff_names_changes_and_exits_1_when_breaking() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("old.json"), DOC).unwrap();
+    let added = DOC.replace(
+        r#""list": {"#,
+        r#""audit": {"description": "Audit the shop's books", "effects": {"network": false}},
+    "list": {"#,
+    );
+    std::fs::write(dir.path().join("added.json"), &added).unwrap();
+    let (code, out, err) = atip(&["diff", "old.json", "added.json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("non-breaking command-added $.commands.audit: command `audit` was added"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("semver: minor (0 breaking, 1 non-breaking, 0 effects)\n"),
+        "{out}"
+    );
+
+    let (code, out, _) = atip(&["diff", "added.json", "old.json", "--json"], dir.path());
+    assert_eq!(code, 1, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["semver"], "major");
+    assert_eq!(v["breaking"], true);
+    assert_eq!(v["changes"][0]["kind"], "command-removed");
+    assert_eq!(v["changes"][0]["category"], "breaking");
+
+    let destructive = DOC.replace(
+        r#""effects": {"network": false, "destructive": false}"#,
+        r#""effects": {"network": false, "destructive": true, "reversible": false}"#,
+    );
+    std::fs::write(dir.path().join("destructive.json"), destructive).unwrap();
+    let (code, out, _) = atip(&["diff", "old.json", "destructive.json"], dir.path());
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("effects (high) destructive-added $.commands.list.effects.destructive"),
+        "{out}"
+    );
+    assert!(
+        out.contains("note: 1 command newly declared destructive"),
+        "{out}"
+    );
+
+    std::fs::write(dir.path().join("broken.json"), "{").unwrap();
+    let (code, _, err) = atip(&["diff", "old.json", "broken.json"], dir.path());
+    assert_eq!(code, 2);
+    assert!(err.contains("the new document is not valid ATIP"), "{err}");
+}
