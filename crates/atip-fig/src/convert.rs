@@ -164,7 +164,9 @@ pub const MAX_TOOL_DESCRIPTION: usize = 200;
 const MAX_SUGGESTIONS: usize = 12;
 
 /// Converts a Fig spec (its `loadSpec`s already followed) into an ATIP 0.6 document, with
-/// `trust.source: "inferred"` and `x-atip-rust.generator` from `generator`. At most
+/// `trust.source: "inferred"` and `x-atip-rust.generator` from `generator`. The tool is named
+/// `command` when given (Fig names a spec's module after the command it completes, while its
+/// `name` is sometimes a package name such as `@forge/cli`), else by the spec's `name`. At most
 /// `max_commands` runnable commands are written.
 ///
 /// # Errors
@@ -173,18 +175,16 @@ const MAX_SUGGESTIONS: usize = 12;
 pub fn convert(
     spec: &Value,
     generator: &Generator,
+    command: Option<&str>,
     max_commands: usize,
 ) -> Result<Converted, ConvertError> {
     let root = spec
         .as_object()
         .ok_or_else(|| ConvertError::NotASpec("the default export is not an object".into()))?;
-    let tool = first_name(root.get("name"))
+    let declared = first_name(root.get("name"))
         .ok_or_else(|| ConvertError::NotASpec("it has no name".into()))?;
-    if tool.is_empty()
-        || !tool
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
+    let tool = command.unwrap_or(&declared).to_owned();
+    if !is_tool_name(&tool) {
         return Err(ConvertError::ToolName(tool));
     }
     let mut w = Walk {
@@ -194,7 +194,14 @@ pub fn convert(
         flat: HashMap::new(),
         max_commands,
         over_limit: false,
+        inherited_repeats: 0,
     };
+    if declared != tool {
+        w.warn(
+            &tool,
+            format!("the spec calls the tool {declared:?}; the command it completes is `{tool}`"),
+        );
+    }
     count_dynamic(spec, &mut w.stats);
     let children = w.children(root, &tool);
     let options = w.options(root, &tool);
@@ -260,6 +267,13 @@ pub fn convert(
                 commands.insert(child.name.clone(), cmd);
             }
         }
+    }
+    if w.inherited_repeats > 0 {
+        let n = w.inherited_repeats;
+        w.warn(
+            &tool,
+            format!("{n} option(s) of subcommands repeat an option inherited from an enclosing command: each is kept once, on the enclosing command"),
+        );
     }
     if w.over_limit {
         return Err(ConvertError::TooManyCommands { limit: max_commands });
@@ -340,6 +354,8 @@ struct Walk {
     flat: HashMap<String, String>,
     max_commands: usize,
     over_limit: bool,
+    /// Options dropped because an enclosing command declares the same one.
+    inherited_repeats: usize,
 }
 
 impl Walk {
@@ -721,9 +737,7 @@ impl Walk {
                 json,
             });
         }
-        if redundant > 0 {
-            self.stats_note_redundant(at, redundant);
-        }
+        self.inherited_repeats += redundant;
         let mut arguments = Vec::new();
         for a in args {
             let label = arg_label(a);
@@ -738,15 +752,6 @@ impl Walk {
             arguments.push(self.argument_json(a, &name));
         }
         (arguments, opts, dangerous)
-    }
-
-    fn stats_note_redundant(&mut self, at: &str, count: usize) {
-        self.warn(
-            at,
-            format!(
-                "{count} option(s) repeat an option inherited from an enclosing command: kept once, on the enclosing command"
-            ),
-        );
     }
 
     fn option_json(&mut self, o: &FigOption, name: &str) -> Value {
@@ -878,11 +883,21 @@ fn first_name(v: Option<&Value>) -> Option<String> {
     all_names(v).into_iter().next()
 }
 
-/// A subcommand name that goes into argv as one element and cannot be taken for a flag.
+/// A subcommand name that goes into argv as one element. Names that look like flags stay
+/// (`gpg --decrypt` is how gpg spells its commands); `-` and `--` alone do not.
 fn usable_command_name(name: &str) -> bool {
     !name.is_empty()
-        && !name.starts_with('-')
+        && name != "-"
+        && name != "--"
         && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Whether the ATIP schema accepts `name` as a tool name (`^[a-zA-Z0-9_-]+$`).
+pub fn is_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// `-x`, `--name` or `-name`, without `=`, spaces or control characters.
@@ -1028,7 +1043,7 @@ mod tests {
     }
 
     fn conv(spec: Value) -> Converted {
-        convert(&spec, &generator(), 1000).unwrap()
+        convert(&spec, &generator(), None, 1000).unwrap()
     }
 
     fn load(doc: &Value) -> Document {
@@ -1192,19 +1207,35 @@ mod tests {
     #[test]
     fn refuses_names_the_schema_refuses() {
         assert_eq!(
-            convert(&json!({"name": "c++"}), &generator(), 10).unwrap_err(),
+            convert(&json!({"name": "c++"}), &generator(), None, 10).unwrap_err(),
             ConvertError::ToolName("c++".into())
         );
         assert_eq!(
-            convert(&json!([1]), &generator(), 10).unwrap_err().category(),
+            convert(&json!([1]), &generator(), None, 10).unwrap_err().category(),
             "not-a-spec"
         );
     }
 
     #[test]
+    fn the_tool_is_named_after_the_command_the_spec_completes() {
+        let c = convert(&json!({"name": "@forge/cli"}), &generator(), Some("forge"), 10).unwrap();
+        assert_eq!(c.document["name"], "forge");
+        assert!(c.warnings[0].message.contains("@forge/cli"));
+    }
+
+    #[test]
+    fn flag_like_subcommands_stay_but_lone_dashes_do_not() {
+        let c = conv(json!({"name": "gpg", "subcommands": [{"name": "--decrypt"}, {"name": "-"}, {"name": "a b"}]}));
+        let doc = load(&c.document);
+        let names: Vec<&str> = doc.commands.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["gpg_--decrypt"]);
+        assert_eq!(doc.commands[0].path, ["--decrypt"]);
+    }
+
+    #[test]
     fn stops_at_the_command_limit() {
         let subs: Vec<Value> = (0..20).map(|i| json!({"name": format!("c{i}")})).collect();
-        let err = convert(&json!({"name": "t", "subcommands": subs}), &generator(), 10).unwrap_err();
+        let err = convert(&json!({"name": "t", "subcommands": subs}), &generator(), None, 10).unwrap_err();
         assert_eq!(err, ConvertError::TooManyCommands { limit: 10 });
     }
 

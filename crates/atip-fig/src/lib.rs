@@ -359,7 +359,10 @@ impl Importer {
             version: self.package.version.clone(),
             spec: module.clone(),
         };
-        let converted = convert::convert(&spec, &generator, self.options.max_commands)?;
+        // Fig names a top-level module after the command it completes (`cl.js` completes `cl`,
+        // whose spec says `@commercelayer/cli`).
+        let command = Some(name).filter(|n| convert::is_tool_name(n));
+        let converted = convert::convert(&spec, &generator, command, self.options.max_commands)?;
         let mut all = converted.stats;
         all.load_specs_followed += stats.load_specs_followed;
         all.load_specs_ignored += stats.load_specs_ignored;
@@ -760,9 +763,9 @@ mod tests {
         let dir = package(&[
             ("a.js", "export default {name:'a'};"),
             ("b.js", "throw new Error('broken');"),
-            ("c.js", "export default {name:'c++'};"),
+            ("c++.js", "export default {name:'c++'};"),
         ]);
-        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let names: Vec<String> = ["a", "b", "c++"].map(String::from).to_vec();
         let mut summary = Summary::default();
         importer(&dir).import_many(&names, 2, |n, r| summary.add(n, &r));
         assert_eq!(summary.converted, 1);
