@@ -222,15 +222,17 @@ pub fn convert(
             MAX_TOOL_DESCRIPTION
         )),
     );
-    doc.insert("trust".into(), json!({"source": "inferred", "verified": false}));
+    doc.insert(
+        "trust".into(),
+        json!({"source": "inferred", "verified": false}),
+    );
     let mut commands = Map::new();
     let mut globals = Vec::new();
     let mut root_destructive = false;
     if children.is_empty() {
         // A single-command tool: the tool itself is the `""` command.
         let names = [tool.as_str()];
-        if let Some(cmd) = w.runnable(root, &names, &[], options, args, &Scope::default(), false)
-        {
+        if let Some(cmd) = w.runnable(root, &names, &[], options, args, &Scope::default(), false) {
             commands.insert(String::new(), cmd);
         }
     } else {
@@ -276,7 +278,9 @@ pub fn convert(
         );
     }
     if w.over_limit {
-        return Err(ConvertError::TooManyCommands { limit: max_commands });
+        return Err(ConvertError::TooManyCommands {
+            limit: max_commands,
+        });
     }
     if commands.is_empty() {
         return Err(ConvertError::NoCommands);
@@ -382,7 +386,10 @@ impl Walk {
         let mut out: Vec<Child<'a>> = Vec::new();
         for item in items {
             let Some(obj) = item.as_object() else {
-                self.warn(at, format!("a subcommand is not an object ({item}): dropped"));
+                self.warn(
+                    at,
+                    format!("a subcommand is not an object ({item}): dropped"),
+                );
                 continue;
             };
             if is_true(obj.get("hidden")) {
@@ -411,7 +418,10 @@ impl Walk {
                         len_of(obj.get("subcommands"))
                     )
                 };
-                self.warn(&format!("{at} {name}"), format!("subcommand {name:?} {what}"));
+                self.warn(
+                    &format!("{at} {name}"),
+                    format!("subcommand {name:?} {what}"),
+                );
                 continue;
             }
             let aliases = names[1..]
@@ -446,7 +456,9 @@ impl Walk {
             if flags.is_empty() {
                 self.warn(
                     at,
-                    format!("option {label:?} has no flag that can be passed (`-x`, `--name`): dropped"),
+                    format!(
+                        "option {label:?} has no flag that can be passed (`-x`, `--name`): dropped"
+                    ),
                 );
                 continue;
             }
@@ -505,12 +517,19 @@ impl Walk {
     }
 
     /// The positional arguments of `fig` (objects only).
-    fn arguments<'a>(&mut self, fig: &'a Map<String, Value>, at: &str) -> Vec<&'a Map<String, Value>> {
+    fn arguments<'a>(
+        &mut self,
+        fig: &'a Map<String, Value>,
+        at: &str,
+    ) -> Vec<&'a Map<String, Value>> {
         let mut out = Vec::new();
         for item in list_of(fig.get("args")) {
             match item.as_object() {
                 Some(o) => out.push(o),
-                None => self.warn(at, format!("an argument is not an object ({item}): dropped")),
+                None => self.warn(
+                    at,
+                    format!("an argument is not an object ({item}): dropped"),
+                ),
             }
         }
         out
@@ -534,7 +553,15 @@ impl Walk {
         let args = self.arguments(fig, &at);
         let children = self.children(fig, &at);
         if children.is_empty() {
-            let mut cmd = self.runnable(fig, &names, &path, options, args, scope, inherited_destructive)?;
+            let mut cmd = self.runnable(
+                fig,
+                &names,
+                &path,
+                options,
+                args,
+                scope,
+                inherited_destructive,
+            )?;
             self.aliases(&mut cmd, child);
             return Some(cmd);
         }
@@ -555,7 +582,9 @@ impl Walk {
         let wants_self = !is_true(fig.get("requiresSubcommand"))
             && (!args.is_empty() || own.iter().any(|o| !is_help(&o.flags)));
         if wants_self {
-            if let Some(cmd) = self.runnable(fig, &names, &path, own, args, &inner, group_destructive) {
+            if let Some(cmd) =
+                self.runnable(fig, &names, &path, own, args, &inner, group_destructive)
+            {
                 commands.insert(String::new(), cmd);
             }
         }
@@ -571,7 +600,10 @@ impl Walk {
         let mut cmd = Map::new();
         cmd.insert(
             "description".into(),
-            json!(with_note(&description(fig, &format!("`{at}`")), inferred.note.as_deref())),
+            json!(with_note(
+                &description(fig, &format!("`{at}`")),
+                inferred.note.as_deref()
+            )),
         );
         if !group_options.is_empty() {
             cmd.insert(
@@ -645,7 +677,10 @@ impl Walk {
         let mut cmd = Map::new();
         cmd.insert(
             "description".into(),
-            json!(with_note(&description(fig, &format!("`{at}`")), inferred.note.as_deref())),
+            json!(with_note(
+                &description(fig, &format!("`{at}`")),
+                inferred.note.as_deref()
+            )),
         );
         if !arguments.is_empty() {
             cmd.insert("arguments".into(), Value::Array(arguments));
@@ -942,7 +977,9 @@ fn unique(base: &str, taken: impl Fn(&str) -> bool) -> (String, String) {
 fn arg_label(a: &Map<String, Value>) -> String {
     let raw = first_name(a.get("name")).unwrap_or_default();
     let trimmed = raw
-        .trim_matches(|c: char| matches!(c, '<' | '>' | '[' | ']' | '.' | '\'' | '"') || c.is_whitespace())
+        .trim_matches(|c: char| {
+            matches!(c, '<' | '>' | '[' | ']' | '.' | '\'' | '"') || c.is_whitespace()
+        })
         .to_owned();
     if !trimmed.is_empty() {
         return trimmed;
@@ -1006,7 +1043,11 @@ fn add_suggestions(text: &mut String, a: &Map<String, Value>) {
 }
 
 fn description(fig: &Map<String, Value>, fallback: &str) -> String {
-    match fig.get("description").and_then(Value::as_str).map(str::trim) {
+    match fig
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::trim)
+    {
         Some(d) if !d.is_empty() && d != FUNCTION_MARKER => d.to_owned(),
         _ => fallback.to_owned(),
     }
@@ -1071,7 +1112,10 @@ mod tests {
         assert_eq!(file["required"], false);
         assert_eq!(file["variadic"], true);
         assert_eq!(c.document["commands"][""]["options"][0]["type"], "boolean");
-        assert_eq!(c.document["trust"], json!({"source": "inferred", "verified": false}));
+        assert_eq!(
+            c.document["trust"],
+            json!({"source": "inferred", "verified": false})
+        );
         assert_eq!(
             c.document["x-atip-rust"]["generator"],
             json!({"source": "fig", "package": "@withfig/autocomplete", "version": "2.692.3", "spec": "t.js"})
@@ -1102,13 +1146,25 @@ mod tests {
         assert_eq!(opts[0]["type"], "directory");
         assert_eq!(opts[0]["required"], true);
         assert_eq!(opts[1]["variadic"], true);
-        assert_eq!(opts[2]["x-atip-rust"], json!({"exclusiveOn": ["--b"], "dependsOn": ["--c"]}));
-        assert!(opts[2]["description"].as_str().unwrap().contains("Not with --b. Requires --c."));
+        assert_eq!(
+            opts[2]["x-atip-rust"],
+            json!({"exclusiveOn": ["--b"], "dependsOn": ["--c"]})
+        );
+        assert!(opts[2]["description"]
+            .as_str()
+            .unwrap()
+            .contains("Not with --b. Requires --c."));
         let arg = &rm["arguments"][0];
         assert_eq!(arg["name"], "name");
         assert_eq!(arg["type"], "string", "suggestions never make an enum");
-        assert!(arg["description"].as_str().unwrap().contains("Suggested values: x, y."));
-        assert_eq!(rm["effects"], json!({"destructive": true, "reversible": false}));
+        assert!(arg["description"]
+            .as_str()
+            .unwrap()
+            .contains("Suggested values: x, y."));
+        assert_eq!(
+            rm["effects"],
+            json!({"destructive": true, "reversible": false})
+        );
         assert_eq!(c.stats.hidden, 1);
     }
 
@@ -1130,10 +1186,18 @@ mod tests {
         let names: Vec<&str> = doc.commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["t_stash", "t_stash_list"]);
         assert_eq!(c.document["globalOptions"][0]["name"], "verbose");
-        assert_eq!(c.document["commands"]["stash"]["options"][0]["name"], "repo");
-        assert_eq!(c.document["commands"]["stash"]["commands"][""]["options"][0]["name"], "keep");
+        assert_eq!(
+            c.document["commands"]["stash"]["options"][0]["name"],
+            "repo"
+        );
+        assert_eq!(
+            c.document["commands"]["stash"]["commands"][""]["options"][0]["name"],
+            "keep"
+        );
         // `list` repeats the inherited --repo: kept once, on the group.
-        assert!(c.document["commands"]["stash"]["commands"]["list"].get("options").is_none());
+        assert!(c.document["commands"]["stash"]["commands"]["list"]
+            .get("options")
+            .is_none());
         let list = &doc.commands[1];
         assert!(list.params().any(|p| p.name == "repo"));
         assert_eq!(
@@ -1162,7 +1226,12 @@ mod tests {
         assert_eq!(names, ["t_a", "t_b_c", "t_d"]);
         assert_eq!(c.document["commands"]["a"]["description"], "first");
         let d = &c.document["commands"]["d"];
-        let opt_names: Vec<&str> = d["options"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+        let opt_names: Vec<&str> = d["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["name"].as_str().unwrap())
+            .collect();
         assert_eq!(opt_names, ["dry-run", "dry_run-2", "file"]);
         assert_eq!(d["arguments"][0]["name"], "file-arg");
         let text: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
@@ -1211,21 +1280,31 @@ mod tests {
             ConvertError::ToolName("c++".into())
         );
         assert_eq!(
-            convert(&json!([1]), &generator(), None, 10).unwrap_err().category(),
+            convert(&json!([1]), &generator(), None, 10)
+                .unwrap_err()
+                .category(),
             "not-a-spec"
         );
     }
 
     #[test]
     fn the_tool_is_named_after_the_command_the_spec_completes() {
-        let c = convert(&json!({"name": "@forge/cli"}), &generator(), Some("forge"), 10).unwrap();
+        let c = convert(
+            &json!({"name": "@forge/cli"}),
+            &generator(),
+            Some("forge"),
+            10,
+        )
+        .unwrap();
         assert_eq!(c.document["name"], "forge");
         assert!(c.warnings[0].message.contains("@forge/cli"));
     }
 
     #[test]
     fn flag_like_subcommands_stay_but_lone_dashes_do_not() {
-        let c = conv(json!({"name": "gpg", "subcommands": [{"name": "--decrypt"}, {"name": "-"}, {"name": "a b"}]}));
+        let c = conv(
+            json!({"name": "gpg", "subcommands": [{"name": "--decrypt"}, {"name": "-"}, {"name": "a b"}]}),
+        );
         let doc = load(&c.document);
         let names: Vec<&str> = doc.commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["gpg_--decrypt"]);
@@ -1235,7 +1314,13 @@ mod tests {
     #[test]
     fn stops_at_the_command_limit() {
         let subs: Vec<Value> = (0..20).map(|i| json!({"name": format!("c{i}")})).collect();
-        let err = convert(&json!({"name": "t", "subcommands": subs}), &generator(), None, 10).unwrap_err();
+        let err = convert(
+            &json!({"name": "t", "subcommands": subs}),
+            &generator(),
+            None,
+            10,
+        )
+        .unwrap_err();
         assert_eq!(err, ConvertError::TooManyCommands { limit: 10 });
     }
 
@@ -1253,7 +1338,10 @@ mod tests {
         let push = &c.document["commands"]["push"];
         assert_eq!(push["effects"], json!({"destructive": true}));
         assert!(push["description"].as_str().unwrap().contains("-f/--force"));
-        assert_eq!(c.document["commands"]["archive"]["effects"], json!({"destructive": true}));
+        assert_eq!(
+            c.document["commands"]["archive"]["effects"],
+            json!({"destructive": true})
+        );
         assert!(c.document["commands"]["deploy"].get("effects").is_none());
         assert_eq!(c.stats.destructive, 2);
     }

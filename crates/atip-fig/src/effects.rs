@@ -42,7 +42,10 @@ pub const DESTRUCTIVE_VERBS: &[(&str, &str)] = &[
     ("prune", "removes unused resources"),
     ("uninstall", "removes installed software"),
     ("unpublish", "withdraws a published package"),
-    ("reset", "discards state (git reset --hard, database resets)"),
+    (
+        "reset",
+        "discards state (git reset --hard, database resets)",
+    ),
     ("restore", "overwrites current files with a saved state"),
     ("clean", "deletes generated or untracked files (git clean)"),
     ("clear", "empties a store or cache"),
@@ -165,10 +168,7 @@ pub fn destructive_verb(name: &str) -> Option<&'static str> {
 pub fn read_only_verb(name: &str) -> Option<&'static str> {
     let words = words(name);
     let first = words.first()?;
-    READ_ONLY_VERBS
-        .iter()
-        .map(|(v, _)| *v)
-        .find(|v| first == v)
+    READ_ONLY_VERBS.iter().map(|(v, _)| *v).find(|v| first == v)
 }
 
 /// Infers the effects of one command from its names (`names[0]` is the name, the rest its
@@ -188,12 +188,14 @@ pub fn infer(names: &[&str], evidence: &Evidence, runs: bool) -> Inferred {
         out.destructive = Some(true);
         let list = evidence.dangerous_parameters.join(", ");
         out.note = Some(format!("destructive with {list} (marked dangerous)"));
-        out.rule.get_or_insert_with(|| format!("dangerous parameter {list}"));
+        out.rule
+            .get_or_insert_with(|| format!("dangerous parameter {list}"));
     }
     if let Some(verb) = names.iter().find_map(|n| destructive_verb(n)) {
         out.destructive = Some(true);
         out.reversible = Some(false);
-        out.rule.get_or_insert_with(|| format!("destructive verb {verb}"));
+        out.rule
+            .get_or_insert_with(|| format!("destructive verb {verb}"));
     }
     if out.destructive.is_none() && !evidence.runs_command && runs {
         if let Some(verb) = names.first().and_then(|n| read_only_verb(n)) {
@@ -215,7 +217,15 @@ mod tests {
 
     #[test]
     fn deleting_verbs_are_destructive_and_not_reversible() {
-        for name in ["delete", "field-delete", "delete-asset", "rm", "rmi", "prune", "Remove"] {
+        for name in [
+            "delete",
+            "field-delete",
+            "delete-asset",
+            "rm",
+            "rmi",
+            "prune",
+            "Remove",
+        ] {
             let e = infer(&[name], &none(), true);
             assert_eq!(e.destructive, Some(true), "{name}");
             assert_eq!(e.reversible, Some(false), "{name}");
@@ -224,7 +234,10 @@ mod tests {
 
     #[test]
     fn an_alias_with_a_deleting_verb_is_evidence() {
-        assert_eq!(infer(&["trash", "rm"], &none(), true).destructive, Some(true));
+        assert_eq!(
+            infer(&["trash", "rm"], &none(), true).destructive,
+            Some(true)
+        );
     }
 
     #[test]
@@ -232,7 +245,10 @@ mod tests {
         let e = infer(&["list"], &none(), true);
         assert_eq!(e.destructive, Some(false));
         assert_eq!(e.filesystem_write, Some(false));
-        assert_eq!(infer(&["list-buckets"], &none(), true).destructive, Some(false));
+        assert_eq!(
+            infer(&["list-buckets"], &none(), true).destructive,
+            Some(false)
+        );
         let dangerous = Evidence {
             dangerous_parameters: vec!["--force".into()],
             ..none()
@@ -241,8 +257,14 @@ mod tests {
         assert_eq!(e.destructive, Some(true));
         assert!(e.note.unwrap().contains("--force"));
         // "list-deleted" is not a deleting verb, and "show-and-delete" does delete.
-        assert_eq!(infer(&["list-deleted"], &none(), true).destructive, Some(false));
-        assert_eq!(infer(&["show-and-delete"], &none(), true).destructive, Some(true));
+        assert_eq!(
+            infer(&["list-deleted"], &none(), true).destructive,
+            Some(false)
+        );
+        assert_eq!(
+            infer(&["show-and-delete"], &none(), true).destructive,
+            Some(true)
+        );
     }
 
     #[test]

@@ -107,7 +107,9 @@ impl EvalError {
 impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EvalError::Load { module, reason } => write!(f, "cannot load module {module}: {reason}"),
+            EvalError::Load { module, reason } => {
+                write!(f, "cannot load module {module}: {reason}")
+            }
             EvalError::Exception { module, message } => {
                 write!(f, "module {module} threw: {message}")
             }
@@ -122,7 +124,10 @@ impl fmt::Display for EvalError {
                 limit / (1024 * 1024)
             ),
             EvalError::NoSpec { module, found } => {
-                write!(f, "module {module} exports no spec object (default export: {found})")
+                write!(
+                    f,
+                    "module {module} exports no spec object (default export: {found})"
+                )
             }
         }
     }
@@ -214,10 +219,11 @@ impl Engine {
 
     /// `name` as a module path relative to the root, with `.js`, checked to be inside it.
     fn module_path(&self, name: &str) -> Result<String, EvalError> {
-        let rel = normalize("", name.trim_start_matches('/')).map_err(|reason| EvalError::Load {
-            module: name.into(),
-            reason,
-        })?;
+        let rel =
+            normalize("", name.trim_start_matches('/')).map_err(|reason| EvalError::Load {
+                module: name.into(),
+                reason,
+            })?;
         let with_js = if rel.ends_with(".js") {
             rel.clone()
         } else {
@@ -236,7 +242,13 @@ impl Engine {
         })
     }
 
-    fn error(&self, module: &str, raw: Raw, deadline: Instant, near_memory_limit: bool) -> EvalError {
+    fn error(
+        &self,
+        module: &str,
+        raw: Raw,
+        deadline: Instant,
+        near_memory_limit: bool,
+    ) -> EvalError {
         let (allocation, would_block, message) = match raw {
             Raw::NoSpec(found) => {
                 return EvalError::NoSpec {
@@ -290,9 +302,11 @@ fn default_export(ctx: &Ctx<'_>, module: &str) -> Result<Export, Raw> {
             Some(p) => p.finish().map_err(wrap)?,
             None => result,
         };
-        let path = resolved
-            .as_object()
-            .and_then(|o| o.get::<_, Option<String>>("versionedSpecPath").ok().flatten());
+        let path = resolved.as_object().and_then(|o| {
+            o.get::<_, Option<String>>("versionedSpecPath")
+                .ok()
+                .flatten()
+        });
         return path.map(Export::Versioned).ok_or(Raw::NoSpec(
             "a function that names no versioned spec".into(),
         ));
@@ -442,10 +456,7 @@ impl Loader for PackageLoader {
             rquickjs::Error::new_loading_message(name, format!("{LOAD_PREFIX}{reason}"))
         };
         let rel = Path::new(name.trim_start_matches('/'));
-        if rel
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_)))
-        {
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
             return Err(refused("not a path inside the package".into()));
         }
         let path = self
@@ -607,7 +618,10 @@ mod tests {
     #[test]
     fn exceptions_and_missing_exports_are_errors() {
         let dir = package(&[
-            ("throws.js", "throw new TypeError('boom'); export default {};"),
+            (
+                "throws.js",
+                "throw new TypeError('boom'); export default {};",
+            ),
             ("none.js", "export const x = 1;"),
             ("num.js", "export default 3;"),
         ]);

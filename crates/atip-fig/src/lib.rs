@@ -183,9 +183,9 @@ impl Package {
             .or_else(|| file.parent())
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let rel = file
-            .strip_prefix(&build)
-            .map_err(|_| ImportError::Package(format!("{} is outside its package", file.display())))?;
+        let rel = file.strip_prefix(&build).map_err(|_| {
+            ImportError::Package(format!("{} is outside its package", file.display()))
+        })?;
         let name: Vec<String> = rel
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -442,7 +442,11 @@ impl Importer {
             };
             let here = obj
                 .get("name")
-                .map(|n| n.as_str().map(str::to_owned).unwrap_or_else(|| n.to_string()))
+                .map(|n| {
+                    n.as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| n.to_string())
+                })
                 .unwrap_or_default();
             let taken = std::mem::take(sub);
             *sub = match target {
@@ -751,8 +755,7 @@ mod tests {
     #[test]
     fn finds_the_package_of_a_spec_file() {
         let dir = package(&[("@capgo/cli.js", "")]);
-        let (p, name) =
-            Package::for_spec_file(&dir.path().join("build/@capgo/cli.js")).unwrap();
+        let (p, name) = Package::for_spec_file(&dir.path().join("build/@capgo/cli.js")).unwrap();
         assert_eq!(name, "@capgo/cli");
         assert_eq!(p.version, "9.9.9");
         assert!(Package::for_spec_file(&dir.path().join("build/none.js")).is_err());
@@ -772,7 +775,10 @@ mod tests {
         assert_eq!(summary.failed.len(), 2);
         let report = summary.report();
         assert!(report.contains("converted 1 of 3 specs"), "{report}");
-        assert!(report.contains("FAILED b: module b.js threw: Error: broken"), "{report}");
+        assert!(
+            report.contains("FAILED b: module b.js threw: Error: broken"),
+            "{report}"
+        );
         assert!(report.contains("failed (tool-name): 1"), "{report}");
     }
 }
