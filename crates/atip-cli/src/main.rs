@@ -13,6 +13,8 @@ use atip_runtime::{safety_prompt, Document, FlattenOptions, LoadOptions, LoadedT
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 
+mod import;
+
 /// Check ATIP metadata and generate typed Rust from it.
 #[derive(Parser)]
 #[command(name = "atip", version, about)]
@@ -175,6 +177,9 @@ enum Cmd {
         #[arg(long)]
         depth: Option<u32>,
     },
+    /// Make ATIP metadata from other descriptions of tools (`atip import fig SPEC.js`).
+    #[command(subcommand)]
+    Import(import::ImportCmd),
     /// Find the commands that best match what you want to do (BM25 over paths, names,
     /// descriptions and parameters) and print their flattened names, one per line, best first.
     Search {
@@ -335,6 +340,7 @@ fn try_main(cli: Cli) -> Outcome {
             timeout,
             &atip_runtime::Partial { commands, depth },
         ),
+        Cmd::Import(cmd) => import::run(cmd),
         Cmd::Search {
             files,
             query,
