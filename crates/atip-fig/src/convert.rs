@@ -47,6 +47,10 @@ pub struct Generator {
     /// The spec module the document was made from, relative to the package's build
     /// directory (`gh.js`, `az/2.53.0.js`).
     pub spec: String,
+    /// The package's licence (`ISC`), kept with the document as attribution.
+    pub license: Option<String>,
+    /// The package's copyright line, kept with the document as attribution.
+    pub copyright: Option<String>,
 }
 
 /// Something the conversion changed, dropped or could not express.
@@ -292,15 +296,19 @@ pub fn convert(
         );
     }
     doc.insert("commands".into(), Value::Object(commands));
-    doc.insert(
-        "x-atip-rust".into(),
-        json!({"generator": {
-            "source": "fig",
-            "package": generator.package,
-            "version": generator.version,
-            "spec": generator.spec,
-        }}),
-    );
+    let mut provenance = json!({
+        "source": "fig",
+        "package": generator.package,
+        "version": generator.version,
+        "spec": generator.spec,
+    });
+    if let Some(l) = &generator.license {
+        provenance["license"] = json!(l);
+    }
+    if let Some(c) = &generator.copyright {
+        provenance["copyright"] = json!(c);
+    }
+    doc.insert("x-atip-rust".into(), json!({ "generator": provenance }));
     Ok(Converted {
         document: Value::Object(doc),
         warnings: w.warnings,
@@ -1080,6 +1088,8 @@ mod tests {
             package: "@withfig/autocomplete".into(),
             version: "2.692.3".into(),
             spec: "t.js".into(),
+            license: None,
+            copyright: None,
         }
     }
 

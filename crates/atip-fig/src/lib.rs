@@ -10,7 +10,8 @@
 //!
 //! Every document carries `trust: {"source": "inferred", "verified": false}` (spec §3.2.2,
 //! §4.10.4: generated metadata needs human review before it is promoted) and its provenance in
-//! `x-atip-rust.generator` (`{"source": "fig", "package", "version", "spec"}`).
+//! `x-atip-rust.generator` (`{"source": "fig", "package", "version", "spec"}`, plus the
+//! package's `license` and `copyright` line as attribution when it has them).
 //!
 //! ```no_run
 //! use atip_fig::{Importer, ImportOptions, Package};
@@ -117,6 +118,10 @@ pub struct Package {
     pub name: String,
     /// The npm version from `package.json` (`2.692.3`), or `unknown`.
     pub version: String,
+    /// The licence from `package.json` (`ISC`), when it names one.
+    pub license: Option<String>,
+    /// The first `Copyright` line of the package's `LICENSE` file, when there is one.
+    pub copyright: Option<String>,
 }
 
 impl Package {
@@ -149,9 +154,22 @@ impl Package {
                 .unwrap_or("unknown")
                 .to_owned()
         };
+        let copyright = std::fs::read_to_string(top.join("LICENSE"))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .map(str::trim)
+                    .find(|l| l.starts_with("Copyright"))
+                    .map(str::to_owned)
+            });
         Ok(Package {
             name: field("name"),
             version: field("version"),
+            license: meta
+                .as_ref()
+                .and_then(|m| m["license"].as_str())
+                .map(str::to_owned),
+            copyright,
             build,
         })
     }
@@ -358,6 +376,8 @@ impl Importer {
             package: self.package.name.clone(),
             version: self.package.version.clone(),
             spec: module.clone(),
+            license: self.package.license.clone(),
+            copyright: self.package.copyright.clone(),
         };
         // Fig names a top-level module after the command it completes (`cl.js` completes `cl`,
         // whose spec says `@commercelayer/cli`).
@@ -675,7 +695,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("package.json"),
-            r#"{"name": "@withfig/autocomplete", "version": "9.9.9"}"#,
+            r#"{"name": "@withfig/autocomplete", "version": "9.9.9", "license": "ISC"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("LICENSE"),
+            "MIT License\n\nCopyright (c) 2021 Someone\n",
         )
         .unwrap();
         for (name, text) in files {
@@ -716,7 +741,8 @@ mod tests {
             .any(|w| w.message.contains("refers back to t.js")));
         assert_eq!(
             i.document["x-atip-rust"]["generator"],
-            json!({"source": "fig", "package": "@withfig/autocomplete", "version": "9.9.9", "spec": "t.js"})
+            json!({"source": "fig", "package": "@withfig/autocomplete", "version": "9.9.9", "spec": "t.js",
+                   "license": "ISC", "copyright": "Copyright (c) 2021 Someone"})
         );
     }
 
