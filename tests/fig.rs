@@ -63,12 +63,18 @@ fn at_least_98_percent_of_the_specs_convert_and_load_strictly() {
             Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(imported.document["trust"]["source"], "inferred");
-            assert_eq!(imported.document["x-atip-rust"]["generator"]["source"], "fig");
+            assert_eq!(
+                imported.document["x-atip-rust"]["generator"]["source"],
+                "fig"
+            );
         }
         summary.add(name, &result);
     });
     println!("{}", summary.report());
-    println!("time: {:.1} s (this build's profile, 2 threads)", start.elapsed().as_secs_f64());
+    println!(
+        "time: {:.1} s (this build's profile, 2 threads)",
+        start.elapsed().as_secs_f64()
+    );
     let rate = summary.converted as f64 / summary.total() as f64;
     assert!(rate >= 0.98, "{:.1}% converted", 100.0 * rate);
     assert!(summary.stats.generators > 0 && summary.stats.generate_specs > 0);
@@ -97,9 +103,7 @@ fn declared_by_path(
         }
         let here = cmd["effects"]["destructive"].as_bool().or(inherited);
         match cmd["commands"].as_object() {
-            Some(children) if !children.is_empty() => {
-                declared_by_path(children, &path, here, out)
-            }
+            Some(children) if !children.is_empty() => declared_by_path(children, &path, here, out),
             _ => {
                 out.insert(path.join(" "), here);
             }
@@ -138,7 +142,11 @@ fn gh_effects_are_never_safer_than_the_hand_written_truth() {
     let mut both: Vec<&String> = truth.keys().filter(|p| ours.contains_key(*p)).collect();
     both.sort();
     let truly: Vec<&&String> = both.iter().filter(|p| truth[**p] == Some(true)).collect();
-    let caught: Vec<&&String> = truly.iter().filter(|p| ours[***p] == Some(true)).copied().collect();
+    let caught: Vec<&&String> = truly
+        .iter()
+        .filter(|p| ours[***p] == Some(true))
+        .copied()
+        .collect();
     let safer: Vec<&&String> = both
         .iter()
         .filter(|p| truth[**p] == Some(true) && ours[**p] == Some(false))
@@ -210,8 +218,8 @@ fn popular_tools_compile_with_include_atip_and_pass_the_validators() {
         main.push_str(&format!(
             "    println!(\"{tool}: {{}} commands\", scratch::{tool}::TOOLS.len());\n"
         ));
-        let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
-            .unwrap();
+        let doc =
+            Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
         let loaded = LoadedTool::new(doc, None);
         for p in Provider::ALL {
             let chunk = p.max_tools().unwrap_or(usize::MAX);
@@ -236,7 +244,10 @@ fn popular_tools_compile_with_include_atip_and_pass_the_validators() {
     krate.main(&main);
     let start = Instant::now();
     let out = krate.build_and_run();
-    println!("{out}scratch crate built and ran in {:.0} s", start.elapsed().as_secs_f64());
+    println!(
+        "{out}scratch crate built and ran in {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
     assert!(out.trim_end().ends_with("ok"), "{out}");
     let report = validate("fig-popular", entries);
     assert!(report.contains("TOTAL tools:"), "{report}");

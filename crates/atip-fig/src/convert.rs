@@ -831,7 +831,7 @@ impl Walk {
         if is_true(fig.get("isRequired")) {
             out.insert("required".into(), json!(true));
         }
-        if let Some(d) = first.and_then(|a| default_of(a)) {
+        if let Some(d) = first.and_then(default_of) {
             out.insert("default".into(), d);
         }
         let repeatable = matches!(fig.get("isRepeatable"), Some(Value::Bool(true)))

@@ -604,7 +604,8 @@ fn merge_loaded(sub: Value, loaded: Value) -> Value {
     Value::Object(out)
 }
 
-/// The result of importing many specs ([`summarize`]).
+/// The results of importing many specs, added up with [`Summary::add`] (e.g. from
+/// [`Importer::import_many`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
     /// Specs converted.
