@@ -337,7 +337,6 @@ struct Opt {
 struct Scope {
     names: HashSet<String>,
     shapes: HashSet<(Vec<String>, bool)>,
-    dangerous: Vec<String>,
 }
 
 impl Scope {
@@ -459,6 +458,10 @@ impl Walk {
                 continue;
             }
             let names = all_names(obj.get("name"));
+            if names.iter().all(|n| n == "--" || n == "-") {
+                // Fig's marker for "end of options" (or stdin): not an option.
+                continue;
+            }
             let label = names.join("/");
             let flags: Vec<String> = names.iter().filter(|n| usable_flag(n)).cloned().collect();
             if flags.is_empty() {
@@ -672,10 +675,10 @@ impl Walk {
             .map(|a| arg_label(a))
             .collect();
         let (arguments, opts, dangerous) = self.level(args, options, scope, &at);
-        let mut dangerous_parameters = scope.dangerous.clone();
-        dangerous_parameters.extend(dangerous);
+        // Dangerous options of enclosing groups made those groups destructive already, which
+        // the merge of effects passes down.
+        let mut dangerous_parameters = dangerous;
         dangerous_parameters.extend(dangerous_args);
-        dangerous_parameters.dedup();
         let evidence = Evidence {
             dangerous_command: is_true(fig.get("isDangerous")),
             dangerous_parameters,

@@ -57,6 +57,13 @@ pub const DEFAULT_MAX_COMMANDS: usize = 50_000;
 /// Most `loadSpec` references followed for one spec: 5,000.
 pub const MAX_LOAD_SPECS: usize = 5_000;
 
+/// Deepest chain of `loadSpec` references followed (a spec loading a spec loading …): 8.
+pub const MAX_LOAD_SPEC_DEPTH: usize = 8;
+
+/// Most subcommands that followed `loadSpec`s may add to one spec, as a multiple of
+/// [`ImportOptions::max_commands`]: 4 (beyond it the references are not followed).
+pub const LOADED_COMMANDS_FACTOR: usize = 4;
+
 /// Why an import failed.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -363,7 +370,7 @@ impl Importer {
             }
         };
         let mut chain = vec![module.clone()];
-        let mut followed = 0usize;
+        let mut followed = Budget::default();
         let spec = self.resolve(
             spec,
             &mut chain,
@@ -444,7 +451,7 @@ impl Importer {
         cache: &mut HashMap<String, Result<(String, Value), EvalError>>,
         warnings: &mut Vec<Warning>,
         stats: &mut Stats,
-        followed: &mut usize,
+        followed: &mut Budget,
     ) -> Value {
         let Some(subs) = spec.get_mut("subcommands").and_then(Value::as_array_mut) else {
             return spec;
@@ -480,15 +487,23 @@ impl Importer {
                             message,
                         });
                     };
-                    if *followed >= MAX_LOAD_SPECS {
+                    let max_loaded = self
+                        .options
+                        .max_commands
+                        .saturating_mul(LOADED_COMMANDS_FACTOR);
+                    if followed.specs >= MAX_LOAD_SPECS
+                        || chain.len() > MAX_LOAD_SPEC_DEPTH
+                        || followed.commands > max_loaded
+                    {
                         warn(format!(
-                            "loadSpec of `{here}` not followed: more than {MAX_LOAD_SPECS} followed"
+                            "loadSpec of `{here}` not followed: the import's limits ({MAX_LOAD_SPECS} references, {MAX_LOAD_SPEC_DEPTH} deep, {max_loaded} loaded commands) are reached"
                         ));
                         without_load_spec(taken)
                     } else {
                         match self.load(&target, cache) {
                             Ok((module, Some(loaded))) if !chain.contains(&module) => {
-                                *followed += 1;
+                                followed.specs += 1;
+                                followed.commands += count_commands(&loaded, 0);
                                 stats.load_specs_followed += 1;
                                 chain.push(module);
                                 let loaded =
@@ -545,6 +560,23 @@ impl Importer {
                 on_result(&names[i], result);
             }
         });
+    }
+}
+
+/// What the `loadSpec`s of one import have added so far.
+#[derive(Default)]
+struct Budget {
+    specs: usize,
+    commands: usize,
+}
+
+/// Subcommand objects in a spec (at most 64 levels down: the depth serde_json parsed).
+fn count_commands(spec: &Value, depth: usize) -> usize {
+    match spec.get("subcommands") {
+        Some(Value::Array(subs)) if depth < 64 => {
+            subs.iter().map(|s| 1 + count_commands(s, depth + 1)).sum()
+        }
+        _ => 0,
     }
 }
 
@@ -745,6 +777,28 @@ mod tests {
             json!({"source": "fig", "package": "@withfig/autocomplete", "version": "9.9.9", "spec": "t.js",
                    "license": "ISC", "copyright": "Copyright (c) 2021 Someone"})
         );
+    }
+
+    #[test]
+    fn a_long_chain_of_load_specs_stops_at_the_depth_limit() {
+        let mut files: Vec<(String, String)> = Vec::new();
+        for i in 0..20 {
+            files.push((
+                format!("m{i}.js"),
+                format!(
+                    "export default {{name:'m{i}',subcommands:[{{name:'leaf'}},{{name:'next',loadSpec:'m{}'}}]}};",
+                    i + 1
+                ),
+            ));
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let dir = package(&refs);
+        let i = importer(&dir).import("m0").unwrap();
+        assert_eq!(i.stats.load_specs_followed, MAX_LOAD_SPEC_DEPTH);
+        assert!(i.warnings.iter().any(|w| w.message.contains("limits")));
     }
 
     #[test]
