@@ -159,7 +159,9 @@ enum Cmd {
         file: PathBuf,
     },
     /// Run `TOOL --agent` (no stdin, short time limit), validate what it prints, and write it
-    /// to stdout or a file.
+    /// to stdout or a file. When the tool gives no metadata, use the shim filed under the
+    /// binary's SHA-256 in $XDG_CONFIG_HOME/agent-tools/overrides/sha256/ or
+    /// $XDG_DATA_HOME/agent-tools/shims/sha256/ (spec §4), if there is one.
     Discover {
         /// The program, looked up on PATH, or a path.
         tool: String,
