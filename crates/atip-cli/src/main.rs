@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 mod agent;
 mod review;
+mod import;
 
 /// Check ATIP metadata and generate typed Rust from it.
 #[derive(Parser)]
@@ -160,7 +161,9 @@ enum Cmd {
         file: PathBuf,
     },
     /// Run `TOOL --agent` (no stdin, short time limit), validate what it prints, and write it
-    /// to stdout or a file.
+    /// to stdout or a file. When the tool gives no metadata, use the shim filed under the
+    /// binary's SHA-256 in $XDG_CONFIG_HOME/agent-tools/overrides/sha256/ or
+    /// $XDG_DATA_HOME/agent-tools/shims/sha256/ (spec §4), if there is one.
     Discover {
         /// The program, looked up on PATH, or a path.
         tool: String,
@@ -178,6 +181,9 @@ enum Cmd {
         #[arg(long)]
         depth: Option<u32>,
     },
+    /// Make ATIP metadata from other descriptions of tools (`atip import fig SPEC.js`).
+    #[command(subcommand)]
+    Import(import::ImportCmd),
     /// Find the commands that best match what you want to do (BM25 over paths, names,
     /// descriptions and parameters) and print their flattened names, one per line, best first.
     Search {
@@ -352,6 +358,7 @@ fn try_main(cli: Cli) -> Outcome {
             timeout,
             &atip_runtime::Partial { commands, depth },
         ),
+        Cmd::Import(cmd) => import::run(cmd),
         Cmd::Search {
             files,
             query,

@@ -1,4 +1,6 @@
-//! Discovery (spec §3.1, §5): run `TOOL --agent`, which prints the tool's ATIP metadata.
+//! Discovery (spec §3.1, §5): run `TOOL --agent`, which prints the tool's ATIP metadata; when
+//! it gives none, look for a shim filed under the SHA-256 of the binary (spec §4, §5.1 step 4,
+//! [`crate::shim`]).
 //!
 //! The tool runs without a shell, with `/dev/null` as stdin, as a session of its own (its own
 //! process group, no controlling terminal), under a short time limit that bounds the whole
@@ -11,6 +13,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::shim::{find_shim, ShimDirs};
 use crate::{Document, FlattenOptions, LoadError, LoadOptions};
 
 /// Default time limit for `TOOL --agent`: 5 s.
@@ -142,6 +145,10 @@ pub fn discover(tool: &str, timeout: Duration) -> Result<String, DiscoverError> 
 /// A tool that supports them answers with `"partial": true` and says what it left out
 /// (`omitted`), which the loader reads.
 ///
+/// When the tool gives no metadata (it fails, times out, or prints something invalid), the
+/// shim directories of [`ShimDirs::from_env`] are searched for the binary's SHA-256 before
+/// giving up; a shim is the whole tool's metadata, whatever `partial` asked for.
+///
 /// # Errors
 ///
 /// As [`discover`].
@@ -150,6 +157,37 @@ pub fn discover_partial(
     partial: &Partial,
     timeout: Duration,
 ) -> Result<String, DiscoverError> {
+    discover_with_shims(tool, partial, timeout, &ShimDirs::from_env())
+}
+
+/// [`discover_partial`] with the shim directories given: `TOOL --agent` first; when that gives
+/// no usable metadata and `tool` resolves to a file, the first `<sha256>.json` in `shims`
+/// (which must load strictly and name that hash in `binary.hash`).
+///
+/// # Errors
+///
+/// The error of `TOOL --agent` when no shim exists; [`DiscoverError::Invalid`] naming the shim
+/// when one exists but is unusable.
+pub fn discover_with_shims(
+    tool: &str,
+    partial: &Partial,
+    timeout: Duration,
+    shims: &ShimDirs,
+) -> Result<String, DiscoverError> {
+    match run_agent(tool, partial, timeout) {
+        Ok(text) => Ok(text),
+        // Nothing to hash.
+        Err(e @ DiscoverError::NotFound { .. }) => Err(e),
+        Err(e) => match find_shim(tool, shims) {
+            Ok(Some((_, text))) => Ok(text),
+            Ok(None) => Err(e),
+            Err(invalid) => Err(DiscoverError::Invalid(invalid)),
+        },
+    }
+}
+
+/// Runs `tool --agent` and checks its output.
+fn run_agent(tool: &str, partial: &Partial, timeout: Duration) -> Result<String, DiscoverError> {
     let mut cmd = Command::new(tool);
     cmd.arg("--agent")
         .args(partial.args())

@@ -39,6 +39,7 @@ pub mod model;
 pub mod names;
 pub mod providers;
 pub mod shared;
+pub mod shim;
 pub mod spec_table;
 pub mod tool;
 pub mod validate;
@@ -47,7 +48,7 @@ pub mod validate;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub use diagnostic::{Diagnostic, JsonPath, LoadError, Location, Severity};
-pub use discover::{discover, discover_partial, DiscoverError, Partial};
+pub use discover::{discover, discover_partial, discover_with_shims, DiscoverError, Partial};
 pub use effects::{
     Cost, CostEstimate, DurationHint, Effects, FilesystemEffects, Interactive, StdinMode, Text,
     TextList,

@@ -36,7 +36,8 @@ struct Args {
     /// The model; default `gpt-4.1-mini` for openai, `claude-sonnet-4-5` for anthropic.
     #[arg(long)]
     model: Option<String>,
-    /// ATIP metadata files, repeated or comma-separated (default: every `examples/atip/*.json`).
+    /// ATIP metadata files, repeated or comma-separated (default: every `examples/atip/*.json`
+    /// but the `fig-*.json` imports).
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
     tools: Vec<PathBuf>,
     /// Append one JSON line per call to this file (see `atip_runtime::exec::audit`).
@@ -160,13 +161,18 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
     Ok(ExitCode::FAILURE)
 }
 
-/// Every metadata file given, or every file of `examples/atip/`.
+/// Every metadata file given, or every file of `examples/atip/` but the `fig-*.json` imports.
 fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, Failure> {
     let files: Vec<PathBuf> = if files.is_empty() {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("atip");
         let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            // Imported from Fig (the `fig` example): the same tools as ls.json and wc.json.
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("fig-"))
+            })
             .collect();
         all.sort();
         all
