@@ -2,13 +2,13 @@
 //!
 //! [`TurnDriver::turn`] takes a provider's response body and returns what to append to the
 //! conversation before asking the model again: the model's turn echoed as the provider
-//! requires ([`crate::lifecycle::model_turn`]) and the tool results in the provider's format
-//! ([`crate::lifecycle::result_messages`]). In between, for every call of the response:
+//! requires ([`crate::wire::model_turn`]) and the tool results in the provider's format
+//! ([`crate::wire::result_messages`]). In between, for every call of the response:
 //!
 //! 1. calls from a response cut short (token limit) are not run; each is answered asking the
 //!    model to make it again;
 //! 2. dispatch checks the arguments against the command's spec and lists every problem
-//!    ([`crate::dispatch`]); an invalid call is answered with them and counts against the
+//!    ([`crate::command::dispatch`]); an invalid call is answered with them and counts against the
 //!    retry budget ([`TurnDriver::retry_budget`]);
 //! 3. the valid calls run as one batch through the [`Runner`]: policy, confirmation (the
 //!    runner's handler, [`Runner::confirm_with`]), checksum, sandbox, execution, redaction —
@@ -24,10 +24,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use crate::dispatch::set::{CommandSet, Dispatch, GeneratedCommands};
-use crate::dispatch::ToolCall;
+pub use crate::command::dispatch::set::{CommandSet, Dispatch, GeneratedCommands};
+use crate::command::dispatch::ToolCall;
 use crate::exec::{BatchOptions, RunError, Runner};
-use crate::lifecycle::{model_turn, parse_response, result_messages, ParseError, ToolResult};
+use crate::wire::{model_turn_text, parse_response, result_messages, ParseError, ToolResult};
 use crate::Invocation;
 use crate::Provider;
 
@@ -96,7 +96,7 @@ pub enum TurnError {
     Parse(ParseError),
     /// The results could not be put in the provider's format (a call without an id where the
     /// provider needs one).
-    Results(crate::lifecycle::ResultError),
+    Results(crate::wire::ResultError),
 }
 
 impl std::fmt::Display for TurnError {
@@ -200,11 +200,7 @@ impl<D: Dispatch> TurnDriver<D> {
     /// [`TurnError::Results`] when the results cannot be written (a call without an id).
     pub async fn turn(&mut self, body: &str) -> Result<TurnOutcome, TurnError> {
         let parsed = parse_response(self.provider, body).map_err(TurnError::Parse)?;
-        let mut messages = match serde_json::from_str::<Value>(body) {
-            Ok(value) => model_turn(self.provider, &value).map_err(TurnError::Parse)?,
-            // An Anthropic event stream: its turn is rebuilt from the parsed calls and text.
-            Err(_) => vec![anthropic_turn(&parsed.text, &parsed.tool_calls)],
-        };
+        let mut messages = model_turn_text(self.provider, body).map_err(TurnError::Parse)?;
         let finished = parsed.tool_calls.is_empty();
 
         // Dispatch every call; the valid ones run together.
@@ -321,23 +317,4 @@ fn status_of(e: &RunError) -> CallStatus {
         RunError::Argv(_) => CallStatus::Invalid,
         _ => CallStatus::NotStarted,
     }
-}
-
-/// The assistant message of an Anthropic response that arrived as an event stream: its text
-/// and `tool_use` blocks, in that order.
-fn anthropic_turn(text: &[String], calls: &[ToolCall]) -> Value {
-    let mut content: Vec<Value> = text
-        .iter()
-        .map(|t| serde_json::json!({"type": "text", "text": t}))
-        .collect();
-    for c in calls {
-        let input = match &c.arguments {
-            Ok(map) => Value::Object(map.clone()),
-            Err(_) => Value::Object(Default::default()),
-        };
-        content.push(serde_json::json!({
-            "type": "tool_use", "id": c.id, "name": c.name, "input": input
-        }));
-    }
-    serde_json::json!({"role": "assistant", "content": content})
 }

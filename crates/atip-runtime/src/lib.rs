@@ -49,33 +49,49 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
-pub use atip_core::*;
+// The document (atip-core), named here so that users depend on this crate alone (`discover`,
+// `flatten` and `load` are each a module and its main function).
+pub use atip_core::{
+    diagnostic, discover, effects, flatten, formats, limits, load, model, names, providers, shared,
+    shim, spec_table, tool, validate, VERSION,
+};
+pub use atip_core::{
+    discover_partial, discover_with_shims, ArgvForm, CommandTable, Cost, CostEstimate, Diagnostic,
+    DiscoverError, Document, DocumentTree, DurationHint, Effects, FilesystemEffects, FlatCommand,
+    FlatParam, FlattenOptions, GlobalOptions, Interactive, JsonPath, LoadError, LoadOptions,
+    Location, Mode, ParamPlacement, ParamSpec, ParamType, Partial, Provider, Severity, Shared,
+    SkippedCommand, StdinMode, Text, TextList, ToolSpec, TrustSource, ValidatedTree, ValueKind,
+};
+#[allow(deprecated)]
+pub use atip_core::{AtipTool, Flattened, Loaded, ParamKind};
 
-pub mod argv;
+/// The typed-command contract: commands, their fields and argv, dispatch of tool calls.
 pub mod command;
-pub mod dispatch;
-pub mod fields;
-pub mod lifecycle;
-pub mod prompt;
-pub mod stream;
-pub mod tool_table;
+/// Provider wire formats: responses, turns, results, streams, the safety prompt.
+pub mod wire;
 
-pub use argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
-pub use command::{Command, Invocation, ToInvocation};
-pub use dispatch::{
+// The rooms' modules under the paths they had before the rooms (`atip_runtime::dispatch`, …).
+pub use command::{argv, dispatch, fields, tool_table};
+#[doc(hidden)]
+pub use wire as lifecycle;
+pub use wire::{prompt, stream};
+
+pub use command::argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
+pub use command::dispatch::{
     Arguments, ArgumentsError, Dispatch, DispatchError, FromArgument, Problem, RuntimeTool,
     ToolCall, ToolGroup,
 };
-pub use fields::Enumeration;
-pub use lifecycle::{
-    model_turn, parse_response, result_messages, ParseError, ParsedResponse, ToolResult,
+pub use command::fields::Enumeration;
+pub use command::tool_table::ToolTable;
+pub use command::{Command, Invocation, ToInvocation};
+pub use wire::{
+    model_turn, parse_response, result_messages, safety_prompt, ParseError, ParsedResponse,
+    ToolResult,
 };
-pub use prompt::safety_prompt;
-pub use tool_table::ToolTable;
 
 /// Re-exports for generated code and the runtime; not part of the stable API.
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "command/private.rs"]
 pub mod __private;
 
 #[cfg(feature = "macros")]

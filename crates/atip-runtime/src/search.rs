@@ -26,10 +26,10 @@
 use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
 use serde_json::Value;
 
-use crate::dispatch::{Dispatch, DispatchError, Problem, ToolCall};
-use crate::lifecycle::ToolResult;
+use crate::command::dispatch::{Dispatch, DispatchError, Problem, ToolCall};
 use crate::providers::Provider;
 use crate::tool::{ArgvForm, ParamSpec, ToolSpec, ValueKind};
+use crate::wire::ToolResult;
 use crate::{Effects, Invocation, Text};
 
 /// Commands [`ToolIndex::select_for`] returns at most, within the provider's own limit: enough

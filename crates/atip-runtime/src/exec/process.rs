@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::output::{ExitStatus, Output};
 use super::sandbox::Prepared;
 use super::RunError;
-use crate::argv::{ArgvError, ArgvProblem};
+use crate::command::argv::{ArgvError, ArgvProblem};
 use crate::Invocation;
 
 /// Which stream a chunk of output came from.

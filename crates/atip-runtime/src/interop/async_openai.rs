@@ -25,8 +25,8 @@
 use async_openai::types::chat::{ChatCompletionTools, CreateChatCompletionResponse};
 use async_openai::types::responses::{Response, Tool};
 
-use crate::lifecycle::{parse_response, ParseError};
 use crate::providers::tool_definition;
+use crate::wire::{parse_response, ParseError};
 use crate::Provider;
 use crate::{ToolCall, ToolSpec};
 

@@ -23,7 +23,7 @@ use rig_core::completion::ToolDefinition;
 use rig_core::tool::PortableTool;
 use serde_json::{Map, Value};
 
-use crate::dispatch::typed;
+use crate::command::dispatch::typed;
 use crate::providers::{tool_definition, Provider};
 use crate::{Command, Runner, ToolCall, ToolSpec};
 

@@ -43,7 +43,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
-use crate::dispatch::{CommandSet, Dispatch, GeneratedCommands};
+use crate::command::dispatch::{CommandSet, Dispatch, GeneratedCommands};
 use crate::exec::ConflictGate;
 use crate::providers::Provider;
 use crate::{Runner, RuntimeTool};

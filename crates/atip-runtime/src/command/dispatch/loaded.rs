@@ -6,17 +6,18 @@ use std::ffi::OsString;
 use foldhash::HashMap;
 use serde_json::{Map, Value};
 
-use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
+use crate::command::argv::{ArgumentValue, ArgvBuilder, ArgvError};
+use crate::command::fields::{Field, JsonArgument};
 use crate::command::Invocation;
 use crate::effects::Effects;
-use crate::fields::{Field, JsonArgument};
 use crate::flatten::FlatCommand;
 use crate::load::Document;
 use crate::model::TrustSource;
 use crate::shared::Shared;
 use crate::tool::{ParamSpec, ToolSpec};
 
-use super::{Arguments, DispatchError, Problem, ToolCall};
+use super::call::{DispatchError, ToolCall};
+use super::check::Arguments;
 
 /// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
 ///
@@ -179,7 +180,7 @@ impl RuntimeTool {
         self.document.commands.iter().map(|c| c.name.as_str())
     }
 
-    /// `(name, effects)` of every command, e.g. for [`crate::prompt::safety_prompt`].
+    /// `(name, effects)` of every command, e.g. for [`crate::wire::prompt::safety_prompt`].
     pub fn effects(&self) -> impl Iterator<Item = (&str, &Effects)> {
         self.document
             .commands
@@ -255,17 +256,9 @@ impl RuntimeTool {
         let args = call.checked_arguments()?;
         // Checked in place: the values stay borrowed from the call (no normalised copy).
         let checked = Arguments::check(spec, args).map_err(|p| DispatchError::new(call, p))?;
-        let mut invocation = self.checked_invocation(i, &checked).map_err(|e| {
-            DispatchError::new(
-                call,
-                e.problems
-                    .iter()
-                    .map(|p| Problem::Argv {
-                        message: p.to_string(),
-                    })
-                    .collect(),
-            )
-        })?;
+        let mut invocation = self
+            .checked_invocation(i, &checked)
+            .map_err(|e| DispatchError::from_argv(call, &e))?;
         invocation.call_id.clone_from(&call.id);
         Ok(invocation)
     }
@@ -398,7 +391,7 @@ fn json_argv<'v>(
     spec: &ToolSpec,
     value: impl Fn(usize, &ParamSpec) -> JsonArgument<'v>,
 ) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
-    crate::fields::write_params(&mut b, &spec.path, &spec.params, |b, i, p| {
+    crate::command::fields::write_params(&mut b, &spec.path, &spec.params, |b, i, p| {
         value(i, p).write(b, p);
     });
     b.finish_recorded()

@@ -2,8 +2,8 @@ pub use serde;
 
 use serde::de::Error as _;
 
-use crate::dispatch::Arguments;
-use crate::fields::Enumeration;
+use crate::command::dispatch::Arguments;
+use crate::command::fields::Enumeration;
 use crate::Command;
 
 /// `Deserialize` of a generated command: a JSON object checked against `C::tool()` with the
@@ -28,31 +28,6 @@ where
     let command = C::from_arguments(&mut checked);
     checked.finish().map_err(D::Error::custom)?;
     Ok(command)
-}
-
-/// `Serialize` of a generated command: its present fields as a JSON object, by parameter name.
-///
-/// # Errors
-///
-/// The serializer's.
-pub fn serialize_command<S, C>(command: &C, serializer: S) -> Result<S::Ok, S::Error>
-where
-    S: serde::Serializer,
-    C: Command + ?Sized,
-{
-    let tool = C::tool();
-    let mut serializer = Some(serializer);
-    let mut result = None;
-    command.fields(&mut |fields| {
-        if let Some(serializer) = serializer.take() {
-            result = Some(crate::fields::serialize_fields(
-                serializer,
-                &tool.params,
-                fields,
-            ));
-        }
-    });
-    result.unwrap_or_else(|| Err(serde::ser::Error::custom("the command listed no fields")))
 }
 
 /// `Serialize` of a generated enumeration: its value as a string.
@@ -123,7 +98,7 @@ pub fn debug_command(
 }
 
 /// A generated command's `PartialEq`: every field equal to the other command's, in order
-/// ([`Field::same`](crate::fields::Field::same)). One call per command instead of a derived
+/// ([`Field::same`](crate::command::fields::Field::same)). One call per command instead of a derived
 /// impl, for the reasons given at [`debug_command`]. The generated impl passes two values of
 /// the same command type.
 pub fn same_command(a: &dyn DynCommand, b: &dyn DynCommand) -> bool {
@@ -136,120 +111,9 @@ pub fn same_command(a: &dyn DynCommand, b: &dyn DynCommand) -> bool {
     same
 }
 
-/// What a command type's constants say, gathered in one `'static` value so that code over
-/// [`DynCommand`] reads them without knowing the type.
-#[derive(Debug)]
-pub struct CommandInfo {
-    /// [`Command::NAME`].
-    pub name: &'static str,
-    /// [`Command::PROGRAM`].
-    pub program: &'static str,
-    /// [`Command::PATH`].
-    pub path: &'static [&'static str],
-    /// [`Command::tool`].
-    pub tool: fn() -> &'static crate::ToolSpec,
-    /// [`Command::EFFECTS`].
-    pub effects: &'static crate::Effects,
-    /// [`Command::TRUST`].
-    pub trust: Option<crate::TrustSource>,
-    /// [`Command::TRUST_ASSIGNED`].
-    pub trust_assigned: bool,
-    /// [`Command::CHECKSUM`].
-    pub checksum: Option<&'static str>,
-}
-
-/// The object-safe part of [`Command`], implemented for every command. A generated `Call`
-/// matches on its variant once (`Call::command`) instead of once per method, and what every
-/// command does alike — its argv, its invocation, `Debug`, `PartialEq` — is written once over
-/// `dyn DynCommand` (the inherent methods below) rather than compiled again for each of
-/// thousands of commands: the vtable holds only these three small forwarders.
-pub trait DynCommand {
-    /// [`Command::fields`].
-    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::fields::Field]));
-    /// [`Command::write_argv`] (which a hand-written command may override).
-    fn write_argv_dyn(&self, argv: &mut crate::ArgvBuilder);
-    /// The command's constants.
-    fn info(&self) -> &'static CommandInfo;
-}
-
-impl<C: Command> DynCommand for C {
-    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::fields::Field])) {
-        self.fields(visit);
-    }
-    fn write_argv_dyn(&self, argv: &mut crate::ArgvBuilder) {
-        self.write_argv(argv);
-    }
-    fn info(&self) -> &'static CommandInfo {
-        const {
-            &CommandInfo {
-                name: C::NAME,
-                program: C::PROGRAM,
-                path: C::PATH,
-                tool: C::tool,
-                effects: &C::EFFECTS,
-                trust: C::TRUST,
-                trust_assigned: C::TRUST_ASSIGNED,
-                checksum: C::CHECKSUM,
-            }
-        }
-    }
-}
-
-impl dyn DynCommand + '_ {
-    /// [`Command::argv`].
-    pub fn argv(&self) -> Vec<std::ffi::OsString> {
-        let mut b = crate::ArgvBuilder::new(self.info().program);
-        self.write_argv_dyn(&mut b);
-        b.into_argv_unchecked()
-    }
-
-    /// [`Command::try_argv`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Command::try_argv`].
-    pub fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError> {
-        let mut b = crate::ArgvBuilder::new(self.info().program);
-        self.write_argv_dyn(&mut b);
-        b.finish()
-    }
-
-    /// [`ToInvocation::to_invocation`](crate::ToInvocation::to_invocation).
-    ///
-    /// # Errors
-    ///
-    /// As `try_argv`.
-    pub fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError> {
-        use crate::Shared;
-        let info = self.info();
-        let mut b = crate::ArgvBuilder::recorded(info.program);
-        self.write_argv_dyn(&mut b);
-        let (argv, arguments) = b.finish_recorded()?;
-        Ok(crate::Invocation {
-            title: Some((info.tool)().title.clone().into()),
-            arguments,
-            trust: info.trust,
-            trust_assigned: info.trust_assigned,
-            checksum: info.checksum.map(Shared::Static),
-            ..crate::Invocation::shared(
-                Shared::Static(info.name),
-                argv,
-                Shared::Static(info.effects),
-            )
-        })
-    }
-}
-
-/// [`Command::write_argv`]'s default: global options, path, options and positionals, from
-/// the command's fields and its spec's parameters (`Command::tool`), written once for every command.
-pub(crate) fn write_command_argv(command: &dyn DynCommand, argv: &mut crate::ArgvBuilder) {
-    let info = command.info();
-    command.visit_fields(&mut |fields| {
-        crate::fields::write_fields(argv, info.path, &(info.tool)().params, fields)
-    });
-}
-
-pub use crate::dispatch::{dispatch_to, CallInput};
+pub use crate::command::contract::{
+    dispatch_to, serialize_command, write_command_argv, CallInput, CommandInfo, DynCommand,
+};
 
 /// One row of a generated `Call`'s dispatch table: tool name and its dispatch function.
 pub type DispatchEntry<T> = (

@@ -6,7 +6,7 @@
 //! UTF-8 character, an event or a JSON string); each call returns what the chunk completed —
 //! text as it arrives ([`StreamEvent::Text`]) and finished tool calls ([`StreamEvent::Call`]).
 //! [`StreamBuilder::finish`] returns the response as the provider would have sent it without
-//! streaming, for [`crate::lifecycle::parse_response`] or the turn driver.
+//! streaming, for [`crate::wire::parse_response`] or the turn driver.
 //!
 //! | provider | wire format | a call is complete when |
 //! |---|---|---|
@@ -17,8 +17,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::dispatch::ToolCall;
-use crate::lifecycle::ParseError;
+use super::error::ParseError;
+use crate::command::dispatch::ToolCall;
 use crate::Provider;
 
 /// What a chunk of a stream completed.
@@ -29,8 +29,34 @@ pub enum StreamEvent {
     /// A tool call whose arguments are complete: it can be dispatched (checked, shown,
     /// confirmed) now. Run it only once the stream has ended without being cut short: a
     /// response stopped by the token limit has all its calls refused
-    /// ([`crate::lifecycle::ParsedResponse::truncated`]), since the model may have meant more.
+    /// ([`crate::wire::ParsedResponse::truncated`]), since the model may have meant more.
     Call(ToolCall),
+}
+
+/// Whether a body is a server-sent event stream rather than one JSON response.
+pub(crate) fn is_event_stream(body: &str) -> bool {
+    let t = body.trim_start();
+    t.starts_with("event:") || t.starts_with("data:")
+}
+
+/// A whole Anthropic event stream assembled into the Messages response it stands for: the one
+/// reading of a stream that parsing and the model's turn both use.
+///
+/// # Errors
+///
+/// [`ParseError`] for an unreadable event, a provider error event, or events that are not a
+/// Messages stream.
+pub(crate) fn anthropic_message(body: &str) -> Result<Value, ParseError> {
+    let mut builder = StreamBuilder::new(Provider::Anthropic);
+    builder.push(body.as_bytes());
+    let message = builder.finish()?;
+    if message.get("id").is_none() && message["content"].as_array().is_none_or(Vec::is_empty) {
+        return Err(ParseError::Shape {
+            expected: super::error::ANTHROPIC_SHAPE,
+            found: "found server-sent events without Messages stream events".into(),
+        });
+    }
+    Ok(message)
 }
 
 /// Assembles one streamed response; see the module documentation.
@@ -480,7 +506,7 @@ impl Block {
     fn to_call(&self) -> ToolCall {
         let arguments = match self.input() {
             Value::Object(m) => Ok(m),
-            other => Err(crate::dispatch::ArgumentsError {
+            other => Err(crate::command::dispatch::ArgumentsError {
                 raw: Some(self.json.clone()),
                 message: format!(
                     "streamed tool input is not a JSON object: {}",
@@ -550,17 +576,7 @@ impl Gemini {
             .and_then(Value::as_array);
         for part in parts.into_iter().flatten() {
             if let Some(fc) = part.get("functionCall") {
-                let arguments = match fc.get("args") {
-                    None | Some(Value::Null) => Ok(Map::new()),
-                    Some(Value::Object(m)) => Ok(m.clone()),
-                    Some(other) => Err(crate::dispatch::ArgumentsError {
-                        raw: Some(other.to_string()),
-                        message: format!(
-                            "arguments must be a JSON object, found {}",
-                            crate::diagnostic::describe(other)
-                        ),
-                    }),
-                };
+                let arguments = crate::command::dispatch::arguments_from_value(fc.get("args"));
                 out.push(StreamEvent::Call(ToolCall {
                     id: text_of(fc, "id"),
                     name: text_of(fc, "name").unwrap_or_default(),

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::Problem;
+use super::call::Problem;
 use crate::tool::{ParamSpec, ToolSpec, ValueKind};
 
 /// What a parameter takes, in words (`an array of file paths`).
@@ -219,7 +219,7 @@ impl<'a> Arguments<'a> {
 
 /// A field type of a generated command, read from a checked argument (`None`: absent).
 ///
-/// Implemented for `bool`, the [`Scalar`](crate::fields::Scalar) values (strings, paths,
+/// Implemented for `bool`, the [`Scalar`](crate::command::fields::Scalar) values (strings, paths,
 /// numbers, generated enumerations), and `Option`s and `Vec`s of them. A small trait of this
 /// crate rather than serde's `DeserializeOwned`, whose higher-ranked bound costs compile time
 /// in every field of every generated command.
@@ -263,7 +263,7 @@ impl FromArgument for bool {
     }
 }
 
-impl<T: crate::fields::Scalar> FromArgument for T {
+impl<T: crate::command::fields::Scalar> FromArgument for T {
     fn unread() -> Self {
         T::unread()
     }
@@ -284,14 +284,14 @@ impl<T: crate::fields::Scalar> FromArgument for T {
 }
 
 /// A scalar from a checked value, its text taken out when owned.
-fn scalar<T: crate::fields::Scalar>(value: &mut Cow<'_, Value>) -> Result<T, String> {
+fn scalar<T: crate::command::fields::Scalar>(value: &mut Cow<'_, Value>) -> Result<T, String> {
     match value {
         Cow::Borrowed(v) => T::from_json(v),
         Cow::Owned(v) => T::take_json(v),
     }
 }
 
-impl<T: crate::fields::Scalar> FromArgument for Option<T> {
+impl<T: crate::command::fields::Scalar> FromArgument for Option<T> {
     fn unread() -> Self {
         None
     }
@@ -305,7 +305,7 @@ impl<T: crate::fields::Scalar> FromArgument for Option<T> {
     }
 }
 
-impl<T: crate::fields::Scalar> FromArgument for Vec<T> {
+impl<T: crate::command::fields::Scalar> FromArgument for Vec<T> {
     fn unread() -> Self {
         Vec::new()
     }
@@ -671,7 +671,7 @@ fn argv_problems(spec: &ToolSpec, slots: &[Option<Cow<'_, Value>>]) -> Vec<Probl
             // A required one left out is `Missing` already.
             (true, None) if !p.required => omitted = Some(p.name.as_ref()),
             (false, Some(before)) => problems.push(Problem::Argv {
-                message: crate::argv::ArgvProblem::PositionalAfterOmitted {
+                message: crate::command::argv::ArgvProblem::PositionalAfterOmitted {
                     param: format!("parameter `{}`", p.name),
                     omitted: format!("`{before}`"),
                 }

@@ -1,7 +1,8 @@
 //! Tool sets: what a turn driver or a server dispatches a model's calls to — metadata loaded
 //! at run time ([`RuntimeTool`], several of them) or a generated module ([`GeneratedCommands`]).
 
-use super::{DispatchError, RuntimeTool, ToolCall};
+use super::call::{DispatchError, ToolCall};
+use super::loaded::RuntimeTool;
 use crate::{Invocation, ToolSpec};
 
 /// Turns a model's tool call into an [`Invocation`]: the tools a driver offers.
@@ -25,7 +26,7 @@ pub trait Dispatch: Send + Sync {
     /// The answer to a call this tool set gives itself, without running a command (a
     /// meta-tool that searches or describes commands); `None` (the default) for calls that go
     /// through [`Dispatch::invocation`] and the runner.
-    fn answer(&self, _call: &ToolCall) -> Option<crate::lifecycle::ToolResult> {
+    fn answer(&self, _call: &ToolCall) -> Option<crate::wire::ToolResult> {
         None
     }
 }
@@ -111,17 +112,9 @@ impl<C: CommandSet> Dispatch for GeneratedCommands<C> {
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         let command = C::dispatch(call)?;
-        let mut invocation = command.to_invocation().map_err(|e| DispatchError {
-            tool: call.name.clone(),
-            call_id: call.id.clone(),
-            problems: e
-                .problems
-                .iter()
-                .map(|p| super::Problem::Argv {
-                    message: p.to_string(),
-                })
-                .collect(),
-        })?;
+        let mut invocation = command
+            .to_invocation()
+            .map_err(|e| DispatchError::from_argv(call, &e))?;
         invocation.call_id.clone_from(&call.id);
         Ok(invocation)
     }

@@ -1,40 +1,11 @@
-//! From a model's tool call to a command: argument checking, typed and untyped dispatch, and
-//! action-discriminator groups (spec §8.2 rule 3, strategy B).
-//!
-//! Arguments are checked against the command's [`ToolSpec`](crate::ToolSpec) before anything else, and every
-//! problem is reported at once — unknown tool, invalid JSON, missing required parameter, wrong
-//! type, value outside the allowed ones, unknown parameter — with the parameter's name and what
-//! was expected, so the message can go straight back to the model. Only safe coercions happen:
-//! a string holding a whole number for an integer (`"42"` → `42`), `"true"`/`"false"` for a
-//! boolean, a number for a string or an enumeration value spelled as that number, an integral
-//! float for an integer (`3.0` → `3`, never `3.5`). An explicit `null` means absent (OpenAI strict
-//! mode sends one for every unset parameter).
-//!
-//! Arguments that are still JSON text (OpenAI's `function.arguments`, a streamed call) can be
-//! read straight into the command — [`typed_from_json_text`], generated `Call::from_json_text`,
-//! [`RuntimeTool::invocation_from_json_text`](loaded::RuntimeTool::invocation_from_json_text) —
-//! without a map in between; the result, errors included, is that of the parsed [`ToolCall`].
-
-//!
-//! One module per step: [`check`] (arguments against a [`ToolSpec`](crate::ToolSpec)),
-//! [`typed`] (into a generated command), [`loaded`] (metadata loaded at run time) and
-//! [`group`] (one tool for several commands).
+//! One tool call as a provider sent it: [`ToolCall`], its arguments read into a JSON object
+//! ([`arguments_from_text`], [`arguments_from_value`] — the one reader every response format,
+//! stream and server uses), and why it cannot become a command: every [`Problem`] at once, in
+//! a [`DispatchError`] worded for the model.
 
 use std::fmt;
 
 use serde_json::{Map, Value};
-
-use crate::command::Command;
-
-pub mod check;
-pub mod group;
-pub mod loaded;
-pub mod set;
-
-pub use check::{check_arguments, expected, Arguments, FromArgument};
-pub use group::{GroupError, ToolGroup};
-pub use loaded::RuntimeTool;
-pub use set::{CommandSet, Dispatch, GeneratedCommands};
 
 /// One tool call parsed from a provider response.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,30 +70,58 @@ impl ToolCall {
     /// OpenAI-compatible servers send it for functions without parameters); anything that is
     /// not a JSON object is kept as an [`ArgumentsError`].
     pub fn from_json_text(id: Option<String>, name: impl Into<String>, raw: &str) -> Self {
-        let arguments = if raw.trim().is_empty() {
-            Ok(Map::new())
-        } else {
-            match serde_json::from_str::<Value>(raw) {
-                Ok(Value::Object(m)) => Ok(m),
-                Ok(other) => Err(ArgumentsError {
-                    raw: Some(raw.to_owned()),
-                    message: format!(
-                        "arguments must be a JSON object, found {}",
-                        crate::diagnostic::describe(&other)
-                    ),
-                }),
-                Err(e) => Err(ArgumentsError {
-                    raw: Some(raw.to_owned()),
-                    message: format!("arguments are not valid JSON ({e})"),
-                }),
-            }
-        };
         ToolCall {
             id,
             name: name.into(),
-            arguments,
+            arguments: arguments_from_text(raw),
             thought_signature: None,
         }
+    }
+}
+
+/// A call's arguments from JSON text, as OpenAI sends them: an object, or empty text for `{}`
+/// (some OpenAI-compatible servers send it for functions without parameters).
+///
+/// # Errors
+///
+/// [`ArgumentsError`] (keeping the text) when the text is not JSON or not an object.
+pub fn arguments_from_text(raw: &str) -> Result<Map<String, Value>, ArgumentsError> {
+    if raw.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(other) => Err(not_an_object(raw.to_owned(), &other)),
+        Err(e) => Err(ArgumentsError {
+            raw: Some(raw.to_owned()),
+            message: format!("arguments are not valid JSON ({e})"),
+        }),
+    }
+}
+
+/// A call's arguments from a JSON value, as Anthropic (`input`) and Gemini (`args`) send them:
+/// absent or `null` is `{}`, an object is itself, a string is JSON text (a streamed input cut
+/// short, some compatible servers) read by [`arguments_from_text`].
+///
+/// # Errors
+///
+/// [`ArgumentsError`] for text that is not an object, and for any other kind of value.
+pub fn arguments_from_value(input: Option<&Value>) -> Result<Map<String, Value>, ArgumentsError> {
+    match input {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(Value::String(text)) => arguments_from_text(text),
+        Some(other) => Err(not_an_object(other.to_string(), other)),
+    }
+}
+
+fn not_an_object(raw: String, found: &Value) -> ArgumentsError {
+    ArgumentsError {
+        raw: Some(raw),
+        message: format!(
+            "arguments must be a JSON object, found {}",
+            crate::diagnostic::describe(found)
+        ),
     }
 }
 
@@ -282,6 +281,19 @@ impl DispatchError {
         }
     }
 
+    /// The error for a call whose checked arguments still make no argv (a NUL byte, a value
+    /// that cannot be written): one [`Problem::Argv`] per problem.
+    pub(crate) fn from_argv(call: &ToolCall, e: &crate::command::argv::ArgvError) -> Self {
+        let problems = e
+            .problems
+            .iter()
+            .map(|p| Problem::Argv {
+                message: p.to_string(),
+            })
+            .collect();
+        Self::new(call, problems)
+    }
+
     /// The error for a call to a name that is not among `known`.
     pub fn unknown_tool<S: AsRef<str>>(call: &ToolCall, known: &[S]) -> Self {
         let mut e = Self::unknown_name(&call.name, known);
@@ -314,124 +326,3 @@ impl fmt::Display for DispatchError {
 }
 
 impl std::error::Error for DispatchError {}
-
-/// Dispatches `call` to the generated command `C`: checks the arguments against `C::tool()`,
-/// then builds the command from them. Used by generated `Call::from_tool_call`.
-///
-/// # Errors
-///
-/// [`DispatchError`] with every problem of the arguments.
-pub fn typed<C>(call: &ToolCall) -> Result<C, DispatchError>
-where
-    C: Command,
-{
-    dispatch_to::<C, C>(CallInput::Call(call))
-}
-
-/// What a generated `Call` dispatches: a parsed [`ToolCall`], or a tool
-/// name with its arguments still as the provider's JSON text.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub enum CallInput<'a> {
-    /// `Call::from_tool_call`.
-    Call(&'a ToolCall),
-    /// `Call::from_json_text`.
-    Text {
-        /// The tool name.
-        name: &'a str,
-        /// The arguments object as JSON text.
-        arguments: &'a str,
-    },
-}
-
-impl CallInput<'_> {
-    pub(crate) fn name(&self) -> &str {
-        match self {
-            CallInput::Call(call) => &call.name,
-            CallInput::Text { name, .. } => name,
-        }
-    }
-}
-
-/// A generated `Call`'s dispatch function for command `C`, and the implementation of
-/// [`typed`] and [`typed_from_json_text`] (`T = C`): the arguments
-/// checked against `C::tool()` (read straight from the text for [`CallInput::Text`]; a text
-/// that fails is read again as a [`ToolCall`], which words every problem),
-/// the command built, then the variant (`T: From<C>`). Generated code keeps these in a table
-/// sorted by tool name and finds a call's entry by binary search, instead of a `match` on
-/// thousands of strings.
-///
-/// # Errors
-///
-/// As [`typed`].
-#[doc(hidden)]
-pub fn dispatch_to<C, T>(input: CallInput<'_>) -> Result<T, DispatchError>
-where
-    C: Command,
-    T: From<C>,
-{
-    // Only what needs `C` is here, so that each command costs one small instance: reading
-    // and checking the arguments and wording errors are compiled once.
-    let mut text_call = None;
-    let mut args = input_arguments(input, C::tool(), &mut text_call)?;
-    let command = C::from_arguments(&mut args);
-    match args.finish() {
-        Ok(()) => Ok(T::from(command)),
-        Err(e) => Err(not_fitting(input, C::NAME, &e)),
-    }
-}
-
-/// The checked arguments of `input` against `tool`: read straight from the text for
-/// [`CallInput::Text`]; a text that fails there is read again
-/// as a [`ToolCall`] (kept in `text_call`), which words every problem, so that both
-/// inputs give the same result.
-fn input_arguments<'a>(
-    input: CallInput<'a>,
-    tool: &'a crate::ToolSpec,
-    text_call: &'a mut Option<ToolCall>,
-) -> Result<Arguments<'a>, DispatchError> {
-    let call = match input {
-        CallInput::Call(call) => call,
-        CallInput::Text { name, arguments } => {
-            if let Some(args) = Arguments::from_json_text(tool, arguments) {
-                return Ok(args);
-            }
-            &*text_call.insert(ToolCall::from_json_text(None, name, arguments))
-        }
-    };
-    let args = call.checked_arguments()?;
-    Arguments::check(tool, args).map_err(|p| DispatchError::new(call, p))
-}
-
-/// The error of checked arguments that do not convert to command `name`'s fields (a generator
-/// bug, never a model's mistake).
-fn not_fitting(input: CallInput<'_>, name: &str, e: &str) -> DispatchError {
-    let problems = vec![Problem::InvalidArguments {
-        message: format!("arguments do not fit `{name}`: {e}"),
-    }];
-    match input {
-        CallInput::Call(call) => DispatchError::new(call, problems),
-        CallInput::Text { name, arguments } => {
-            DispatchError::new(&ToolCall::from_json_text(None, name, arguments), problems)
-        }
-    }
-}
-
-/// Dispatches a call given as its tool name and its arguments as the provider's JSON text
-/// (OpenAI's `function.arguments` string, a streamed call's accumulated text) to the typed
-/// command `C`, reading the arguments straight from the text into the command: no
-/// [`ToolCall`], no intermediate map, strings moved rather than copied. The result is the
-/// one [`typed`] gives for `ToolCall::from_json_text(None, name, arguments)`, errors included
-/// (a call that fails is read again through that path, which words every problem). Used by
-/// generated `Call::from_json_text`.
-///
-/// # Errors
-///
-/// As [`typed`]: the arguments are not a JSON object, or [`DispatchError`] with every
-/// problem.
-pub fn typed_from_json_text<C>(name: &str, arguments: &str) -> Result<C, DispatchError>
-where
-    C: Command,
-{
-    dispatch_to::<C, C>(CallInput::Text { name, arguments })
-}

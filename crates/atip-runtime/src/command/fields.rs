@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::ser::SerializeMap as _;
 use serde_json::Value;
 
-use crate::argv::{ArgValue, ArgvBuilder, Url, ValueProblem};
+use crate::command::argv::{ArgValue, ArgvBuilder, Url, ValueProblem};
 use crate::tool::{ArgvForm, ParamSpec, ValueKind};
 
 /// A field of a command: `bool`, a [`Scalar`], or an `Option` or `Vec` of scalars (and
@@ -70,7 +70,7 @@ pub trait Scalar: serde::Serialize + fmt::Debug + PartialEq + Sized + 'static {
     }
 
     /// The value a field holds while its argument could not be read. It is never observed:
-    /// [`Arguments::finish`](crate::dispatch::Arguments::finish) then discards the command and
+    /// [`Arguments::finish`](crate::command::dispatch::Arguments::finish) then discards the command and
     /// returns the problem instead. (A value is needed so that generated code builds a
     /// command in one struct expression, without a `?` per field.)
     fn unread() -> Self;

@@ -115,7 +115,7 @@ impl fmt::Debug for ToolTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::tests::ECHO_TOOL;
+    use crate::command::contract::tests::ECHO_TOOL;
 
     static TABLE: ToolTable = ToolTable::new(&[
         || ECHO_TOOL.clone(),

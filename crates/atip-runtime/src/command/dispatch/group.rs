@@ -9,7 +9,8 @@ use crate::effects::{Effects, Text};
 use crate::shared::Shared;
 use crate::tool::{ParamSpec, ToolSpec, ValueKind};
 
-use super::{expected, DispatchError, Problem, ToolCall};
+use super::call::{DispatchError, Problem, ToolCall};
+use super::check::expected;
 
 /// Several commands compiled into one tool whose required `action` parameter selects the
 /// command (spec §8.2 rule 3, strategy B); [`ToolGroup::resolve`] maps a call back.

@@ -1,0 +1,89 @@
+//! A command ready to run: [`Invocation`], and [`ToInvocation`] for everything that becomes
+//! one.
+
+use std::ffi::OsString;
+
+use crate::command::argv::{ArgumentValue, ArgvError};
+use crate::effects::Effects;
+use crate::model::{SafetyAssumption, TrustSource};
+use crate::shared::Shared;
+
+/// A command ready to be checked against a policy and run: its name, argv, the values of its
+/// parameters, effects and trust. Built from a typed [`Command`], a generated `Call`, or
+/// metadata loaded at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    /// Flattened tool name (`gh_pr_create`).
+    pub name: Shared<str>,
+    /// The id of the model's tool call this answers (`call_…`, `toolu_…`, an MCP request id),
+    /// when there is one: it names the call in the audit log ([`crate::exec::AuditLog`]). Set
+    /// by the turn driver and the MCP server.
+    pub call_id: Option<String>,
+    /// The command path with the tool's name (`gh pr create`), for policies that name commands
+    /// that way; `None` for an invocation built from a bare argv.
+    pub title: Option<Shared<str>>,
+    /// The argv, program first.
+    pub argv: Vec<OsString>,
+    /// Every value a parameter put on the argv, by provider parameter name, for argument rules
+    /// (spec §11.2). Empty for an invocation built from a bare argv ([`Invocation::new`]).
+    pub arguments: Vec<ArgumentValue>,
+    /// Merged effects of the command.
+    pub effects: Shared<Effects>,
+    /// `trust.source` as the metadata claims it, or as the caller assigned it (see
+    /// [`Invocation::trust_assigned`]).
+    pub trust: Option<TrustSource>,
+    /// `true` when the caller assigned [`Invocation::trust`]; `false` when it is the
+    /// metadata's own claim, which a policy does not take at face value.
+    pub trust_assigned: bool,
+    /// `sha256:<hex>` the binary must hash to (`trust.integrity.checksum`), if declared.
+    pub checksum: Option<Shared<str>>,
+    /// The metadata file this command was loaded from at run time, if any: trust can be
+    /// assigned by metadata location.
+    pub metadata: Option<Shared<str>>,
+    /// `Some` when the command is not in the loaded metadata (partial discovery, spec §3.1.1):
+    /// what the metadata's `omitted.safetyAssumption` says about such commands (`unknown` when
+    /// it says nothing). `None` for listed commands.
+    pub unlisted: Option<SafetyAssumption>,
+}
+
+impl Invocation {
+    /// An invocation of `argv` (program first) with the given name and effects, trust unknown;
+    /// for commands that do not come from generated code or loaded metadata.
+    pub fn new(name: impl Into<String>, argv: Vec<OsString>, effects: Effects) -> Self {
+        Self::shared(name.into().into(), argv, Shared::new(effects))
+    }
+
+    /// [`Invocation::new`] with a name and effects that are already shared (a generated
+    /// command's constants, a loaded command's counted values): nothing is copied.
+    pub fn shared(name: Shared<str>, argv: Vec<OsString>, effects: Shared<Effects>) -> Self {
+        Invocation {
+            name,
+            call_id: None,
+            title: None,
+            argv,
+            arguments: Vec::new(),
+            effects,
+            trust: None,
+            trust_assigned: false,
+            checksum: None,
+            metadata: None,
+            unlisted: None,
+        }
+    }
+}
+
+/// Anything that can become an [`Invocation`]: every [`Command`] and generated `Call` enums.
+pub trait ToInvocation {
+    /// Builds the invocation.
+    ///
+    /// # Errors
+    ///
+    /// [`ArgvError`] when the argv cannot be built (see [`Command::try_argv`]).
+    fn to_invocation(&self) -> Result<Invocation, ArgvError>;
+}
+
+impl ToInvocation for Invocation {
+    fn to_invocation(&self) -> Result<Invocation, ArgvError> {
+        Ok(self.clone())
+    }
+}
