@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use atip_core::model::{
-    ArgumentSpec, DocumentTree, CommandSpec, EnumValue, OptionSpec, ProtocolInfo, ProtocolVersion,
+    ArgumentSpec, CommandSpec, DocumentTree, EnumValue, OptionSpec, ProtocolInfo, ProtocolVersion,
     Trust,
 };
 use atip_core::{Effects, ParamType};

@@ -14,8 +14,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::{json, Value};
 
 mod agent;
-mod review;
 mod import;
+mod review;
 
 /// Check ATIP metadata and generate typed Rust from it.
 #[derive(Parser)]

@@ -11,7 +11,7 @@ use std::fmt;
 
 use atip_core::diagnostic::JsonPath;
 use atip_core::effects::Effects;
-use atip_core::model::{ArgumentSpec, DocumentTree, CommandSpec, EnumValue, OptionSpec, ParamType};
+use atip_core::model::{ArgumentSpec, CommandSpec, DocumentTree, EnumValue, OptionSpec, ParamType};
 use atip_core::{LoadError, LoadOptions};
 use indexmap::IndexMap;
 use serde::Serialize;
