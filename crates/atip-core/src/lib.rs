@@ -33,7 +33,6 @@ pub mod discover;
 pub mod effects;
 pub mod flatten;
 pub mod formats;
-pub mod limits;
 pub mod load;
 pub mod model;
 pub mod names;
@@ -58,7 +57,7 @@ pub use flatten::{
 };
 pub use load::{load, Document, LoadOptions, ValidatedTree};
 pub use model::{DocumentTree, ParamType, TrustSource};
-pub use providers::Provider;
+pub use providers::{limits, Provider};
 pub use shared::Shared;
 pub use tool::{ArgvForm, GlobalOptions, ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;
