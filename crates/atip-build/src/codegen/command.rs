@@ -7,7 +7,10 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::effects::EffectConsts;
-use super::plan::{invocation, CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
+use super::field::{FieldPlan, Shape};
+use super::groups::GroupPlan;
+use super::naming::invocation;
+use super::plan::{CommandPlan, Plan};
 use crate::docs::{doc_attrs, effects_summary, param_doc};
 use crate::idents::unraw;
 

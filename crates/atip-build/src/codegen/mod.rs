@@ -33,7 +33,9 @@ mod call;
 mod command;
 mod effects;
 mod enums;
+mod field;
 mod groups;
+mod naming;
 mod plan;
 mod schemas;
 
