@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::describe::{describe, mcp_annotations, param_description};
+use super::envelope::{write_envelope, Envelope, Json};
 use super::json::JsonOut;
 use super::limits::{fit, VALUES_IN_DESCRIPTION};
 use super::provider::Provider;
@@ -16,9 +17,10 @@ pub fn tool_definition(spec: &ToolSpec, provider: Provider) -> Value {
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
-/// Appends the compact JSON text of [`tool_definition`] to `out`: the one implementation of
-/// every provider's shape, written directly (no intermediate `Value`), byte-identical to
-/// serialising the `Value` with serde_json.
+/// Appends the compact JSON text of [`tool_definition`] to `out`, written directly (no
+/// intermediate `Value`), byte-identical to serialising the `Value` with serde_json. The
+/// schema is written here; where each format puts it, the name, description and annotations
+/// is [`write_parts`](super::write_parts)'s business, shared with `atip_runtime::canonical`.
 ///
 /// A definition that would exceed a documented limit of the format is degraded as
 /// [`crate::limits::fit`] plans (huge enums as plain values, then strict mode dropped); the
@@ -31,84 +33,46 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
     );
     let fit = fit(spec, provider);
     let strict = provider.is_strict() && !fit.not_strict;
-    let schema = |w: &mut JsonOut<'_>, strict: bool| {
+    let json_schema = |w: &mut JsonOut<'_>| {
+        // Only OpenAI's strict formats apply the strict-mode rules to the schema.
         json_schema(w, spec, strict, &fit.enums_as_text);
     };
-    let mut w = JsonOut(out);
-    match provider {
-        Provider::OpenAi | Provider::OpenAiStrict => {
-            w.raw("{\"type\":\"function\",\"function\":{\"name\":");
-            w.string(&spec.name);
-            w.raw(",\"description\":");
-            w.string(&description);
-            if strict {
-                w.raw(",\"strict\":true");
+    let gemini_schema = |w: &mut JsonOut<'_>| gemini_schema(w, spec);
+    let input = match provider {
+        Provider::Gemini if spec.params.is_empty() => None,
+        Provider::Gemini => Some(Json::With(&gemini_schema)),
+        _ => Some(Json::With(&json_schema)),
+    };
+    let annotations = mcp_annotations(&spec.effects);
+    let write_annotations = |w: &mut JsonOut<'_>| {
+        w.raw("{");
+        for (i, (k, v)) in annotations.iter().enumerate() {
+            if i > 0 {
+                w.raw(",");
             }
-            w.key(provider.input_schema_key());
-            schema(&mut w, strict);
-            w.raw("}}");
-        }
-        Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => {
-            w.raw("{\"type\":\"function\",\"name\":");
-            w.string(&spec.name);
-            w.raw(",\"description\":");
-            w.string(&description);
-            w.key(provider.input_schema_key());
-            schema(&mut w, strict);
-            w.raw(if strict {
-                ",\"strict\":true}"
+            w.string(k);
+            w.raw(if v == &Value::Bool(true) {
+                ":true"
             } else {
-                ",\"strict\":false}"
+                ":false"
             });
         }
-        Provider::Anthropic => {
-            w.raw("{\"name\":");
-            w.string(&spec.name);
-            w.raw(",\"description\":");
-            w.string(&description);
-            w.key(provider.input_schema_key());
-            schema(&mut w, false);
-            w.raw("}");
-        }
-        Provider::Gemini => {
-            w.raw("{\"name\":");
-            w.string(&spec.name);
-            w.raw(",\"description\":");
-            w.string(&description);
-            if !spec.params.is_empty() {
-                w.key(provider.input_schema_key());
-                gemini_schema(&mut w, spec);
-            }
-            w.raw("}");
-        }
-        Provider::Mcp => {
-            w.raw("{\"name\":");
-            w.string(&spec.name);
-            w.raw(",\"title\":");
-            w.string(&spec.title);
-            w.raw(",\"description\":");
-            w.string(&description);
-            w.key(provider.input_schema_key());
-            schema(&mut w, false);
-            let ann = mcp_annotations(&spec.effects);
-            if !ann.is_empty() {
-                w.raw(",\"annotations\":{");
-                for (i, (k, v)) in ann.iter().enumerate() {
-                    if i > 0 {
-                        w.raw(",");
-                    }
-                    w.string(k);
-                    w.raw(if v == &Value::Bool(true) {
-                        ":true"
-                    } else {
-                        ":false"
-                    });
-                }
-                w.raw("}");
-            }
-            w.raw("}");
-        }
-    }
+        w.raw("}");
+    };
+    let envelope = Envelope {
+        name: &spec.name,
+        title: Some(&spec.title),
+        description: Some(&description),
+        strict: match provider {
+            Provider::OpenAi | Provider::OpenAiStrict => strict.then_some(true),
+            Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => Some(strict),
+            _ => None,
+        },
+        input,
+        output: None,
+        annotations: (!annotations.is_empty()).then_some(Json::With(&write_annotations)),
+    };
+    write_envelope(&mut JsonOut(out), provider, &envelope);
 }
 
 /// The definitions of `specs`, as a JSON array, in the given order.

@@ -22,10 +22,13 @@
 //!
 //! The module is split by concept: the [`Provider`] enum, what each format accepts
 //! ([`limits`], also at `atip_core::limits`), descriptions and safety flags, and the JSON
-//! definition writer ([`write_definition`]).
+//! definition writer: [`write_parts`] places a definition's parts where each format wants them
+//! (for [`write_definition`] from a [`ToolSpec`], and for `atip_runtime::canonical` from any
+//! format's schemas).
 
 mod definition;
 mod describe;
+mod envelope;
 mod json;
 pub mod limits;
 mod provider;
@@ -34,5 +37,6 @@ pub use definition::{
     select, tool_definition, tool_definitions, tool_definitions_json, write_definition,
 };
 pub use describe::{describe, is_read_only, mcp_annotations, param_description, safety_flags};
+pub use envelope::{write_parts, DefinitionParts};
 pub use limits::OPENAI_DESCRIPTION_LIMIT;
 pub use provider::Provider;
