@@ -116,7 +116,7 @@ pub fn command_items(
             const CHECKSUM: Option<&'static str> = CHECKSUM;
         )
     });
-    // Only when asked for (`Settings::serde`): two generic impls per command are about a
+    // Only when asked for (`Options::serde`): two generic impls per command are about a
     // seventh of what a build pays for a tool (BENCHMARKS.md); `Command::to_arguments` and
     // `Command::from_json_text` do the same without them.
     let serde_impls = serde.then(|| {

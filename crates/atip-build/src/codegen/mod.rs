@@ -20,7 +20,7 @@
 //! * each distinct set of merged effects, once (`E0`, `E1`, …; `effects.rs`);
 //! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
 //! * `pub mod schemas` with build-time provider JSON, only for the providers asked for
-//!   ([`Settings::schemas`]).
+//!   ([`Options::schemas`]).
 //!
 //! Each command's parameters live in one table, its row of `TOOLS` (`Command::tool`): the
 //! model's view of each parameter and how it goes on the command line, in the order the
@@ -39,30 +39,17 @@ mod naming;
 mod plan;
 mod schemas;
 
-use atip_core::providers::Provider;
 use atip_core::{Diagnostic, Document};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::idents::upper_camel;
+use crate::options::Options;
 
-/// Settings for [`generate`] that are not part of the metadata.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Settings {
-    /// The executable to run instead of the tool's `name` (e.g. `/usr/local/bin/gh`).
-    pub program: Option<String>,
-    /// Providers whose tool definitions are generated as `const` JSON text in
-    /// `pub mod schemas` (`schemas::OPENAI_STRICT`, …). Default: none — the generated
-    /// `definitions(provider)` computes any provider's array from `TOOLS` on first use
-    /// (microseconds per command), so a build does not pay for JSON it may never send.
-    pub schemas: Vec<Provider>,
-    /// Whether each command also implements `serde::Serialize` and `serde::Deserialize` (its
-    /// arguments object, by provider parameter name, checked as dispatch checks it). Default:
-    /// no — the two generic impls per command are about a seventh of the `cargo check` time a
-    /// tool adds (BENCHMARKS.md), and `Command::to_arguments` / `Command::from_json_text` do
-    /// the same work without them.
-    pub serde: bool,
-}
+/// Renamed: the generator has one options struct, [`Options`], which [`generate`] reads
+/// (`program`, `schemas`, `serde`) and [`expand`](crate::expand) reads whole.
+#[deprecated(since = "0.1.0", note = "use `atip_build::Options`")]
+pub type Settings = Options;
 
 /// What [`generate`] produces.
 #[derive(Debug, Clone)]
@@ -74,8 +61,10 @@ pub struct Generation {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Generates the items for `doc`. See the module documentation for what is emitted.
-pub fn generate(doc: &Document, settings: &Settings) -> Generation {
+/// Generates the items for `doc`, as `settings` say (its `program`, `schemas` and `serde`;
+/// the command filter and limit were applied when `doc` was flattened, see
+/// [`expand`](crate::expand)). See the module documentation for what is emitted.
+pub fn generate(doc: &Document, settings: &Options) -> Generation {
     let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
     let plan = plan::plan(doc);
     let mut shared = effects::EffectConsts::default();
