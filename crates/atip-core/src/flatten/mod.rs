@@ -9,7 +9,7 @@
 //!   global option with the same parameter name (warning); an inner group's option shadows an
 //!   outer one the same way. Arguments declared on a group are ignored (warning).
 //! * Effects merge from the tool through each ancestor to the command
-//!   ([`Effects::merge_path`]).
+//!   ([`Effects::merge_path`](crate::Effects::merge_path)).
 //! * An option declared twice on one command, identically (same JSON), is merged: kept once,
 //!   with a warning naming both JSON paths.
 //! * Two commands with the same flattened name, or two different parameters of one command

@@ -10,7 +10,7 @@ use crate::effects::Effects;
 use crate::model::ParamType;
 use crate::shared::Shared;
 
-/// Settings for [`flatten`].
+/// Settings for [`flatten`](super::flatten()).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlattenOptions {
     /// Keep only these command subtrees. Each entry is a command path with segments separated

@@ -1,4 +1,4 @@
-//! Tool definitions for each provider's function-calling API, from [`ToolSpec`]s.
+//! Tool definitions for each provider's function-calling API, from [`ToolSpec`](crate::ToolSpec)s.
 //!
 //! One function, [`tool_definition`], serves the generator (which embeds its output as
 //! `const` JSON text) and the run-time path, so both produce the same bytes. Sources of the
@@ -23,7 +23,7 @@
 //! The module is split by concept: the [`Provider`] enum, what each format accepts
 //! ([`limits`], also at `atip_core::limits`), descriptions and safety flags, and the JSON
 //! definition writer: [`write_parts`] places a definition's parts where each format wants them
-//! (for [`write_definition`] from a [`ToolSpec`], and for `atip_runtime::canonical` from any
+//! (for [`write_definition`] from a [`ToolSpec`](crate::ToolSpec), and for `atip_runtime::canonical` from any
 //! format's schemas).
 
 mod definition;
