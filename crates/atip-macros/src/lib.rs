@@ -14,6 +14,10 @@
 //! assert_eq!(git::Call::NAMES, ["git_status", "git_log"]);
 //! ```
 //!
+//! Setters of global options and of the options a group command declares for the commands
+//! below it (`gh pr --repo`) are methods of one trait per option group (`SetGlobals`,
+//! `SetPrOptions`): `use git::prelude::*;` brings them, and `Command`, into scope.
+//!
 //! The path is relative to the package root (`CARGO_MANIFEST_DIR`), or absolute; `${NAME}` in
 //! it is replaced by the environment variable `NAME` when the macro runs (cargo does not rerun
 //! the macro when only the variable changes). Options, after the path:

@@ -10,7 +10,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::naming::{invocation, is_shared, renamed};
-use crate::docs::doc_attrs;
+use crate::docs::{code, own_doc};
 use crate::idents::{ident, upper_camel, Scope};
 
 /// An enum for an enumeration parameter: one per command for the command's own parameters,
@@ -19,7 +19,7 @@ use crate::idents::{ident, upper_camel, Scope};
 pub struct EnumPlan {
     pub ty: Ident,
     pub variants: Vec<(Ident, String)>,
-    /// What the doc comment says the values are of.
+    /// What the doc comment says the values are of (Markdown, metadata escaped).
     pub of: String,
     /// The first command using it: the enum is emitted just before that command.
     pub first_user: usize,
@@ -125,27 +125,27 @@ fn variants(
 /// What an enum's doc comment calls the parameter, and the prefix of its type name.
 fn enum_owner(doc: &Document, ty: &str, cmd: &FlatCommand, param: &FlatParam) -> (String, String) {
     let flag = match param.flag() {
-        Some(flag) => format!("`{}`", flag.text),
-        None => format!("argument `{}`", param.declared_name),
+        Some(flag) => code(&flag.text),
+        None => format!("argument {}", code(&param.declared_name)),
     };
     if !is_shared(param) {
         return (
             ty.to_owned(),
-            format!("{flag} of `{}`", invocation(&doc.tool.name, &cmd.path)),
+            format!("{flag} of {}", code(&invocation(&doc.tool.name, &cmd.path))),
         );
     }
     let declared_by = &param.origin.command;
     if param.is_global() {
         (
             "Global".to_owned(),
-            format!("{flag} (a global option of `{}`)", doc.tool.name),
+            format!("{flag} (a global option of {})", code(&doc.tool.name)),
         )
     } else {
         (
             upper_camel(declared_by).unwrap_or_default(),
             format!(
-                "{flag} of `{}` and every command below it",
-                invocation(&doc.tool.name, declared_by)
+                "{flag} of {} and every command below it",
+                code(&invocation(&doc.tool.name, declared_by))
             ),
         )
     }
@@ -153,9 +153,9 @@ fn enum_owner(doc: &Document, ty: &str, cmd: &FlatCommand, param: &FlatParam) ->
 
 pub fn enum_items(e: &EnumPlan) -> TokenStream {
     let ty = &e.ty;
-    let enum_doc = doc_attrs(&format!("Values of {}.", e.of));
+    let enum_doc = own_doc(&format!("Values of {}.", e.of));
     let variants = e.variants.iter().map(|(v, text)| {
-        let docs = doc_attrs(&format!("`{text}`"));
+        let docs = own_doc(&code(text));
         quote! {
             #docs
             #v,

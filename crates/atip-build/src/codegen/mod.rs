@@ -19,6 +19,8 @@
 //!   enumeration parameters (`enums.rs`);
 //! * each distinct set of merged effects, once (`E0`, `E1`, …; `effects.rs`);
 //! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
+//! * `pub mod prelude`: the setter traits of the option groups and `Command`, so that
+//!   `use gh::prelude::*;` is the one import a caller needs to chain every setter;
 //! * `pub mod schemas` with build-time provider JSON, only for the providers asked for
 //!   ([`Options::schemas`]).
 //!
@@ -43,6 +45,7 @@ use atip_core::{Diagnostic, Document};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::docs::{code, own_doc};
 use crate::idents::upper_camel;
 use crate::options::Options;
 
@@ -109,13 +112,18 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
     let call = call::call_items(&doc.tool.name, &plan.commands);
     let specs: Vec<&atip_core::ToolSpec> = plan.commands.iter().map(|c| &c.spec).collect();
     let schemas = schemas::schemas_module(&doc.tool.name, &specs, &settings.schemas);
+    let prelude = prelude_module(&doc.tool.name, &plan);
 
     let tokens = quote! {
-        /// The generated items, re-exported below. One `allow` for the whole expansion: a
-        /// program uses some commands, not all (`dead_code`); the imports serve every tool,
-        /// a small one uses fewer; constructors take every required parameter; setters are
-        /// named after options (`add`, `not`); `Call` holds every command by value, its
-        /// variants named after them; enum variants keep the values' spelling (`ALL`).
+        /// The generated items, re-exported below. `prelude` holds the traits whose methods
+        /// callers chain: `use <module>::prelude::*;` brings the setters of global and
+        /// inherited options (`SetGlobals`, `SetPrOptions`, …) and `Command` into scope.
+        ///
+        /// One `allow` for the whole expansion: a program uses some commands, not all
+        /// (`dead_code`); the imports serve every tool, a small one uses fewer; constructors
+        /// take every required parameter; setters are named after options (`add`, `not`);
+        /// `Call` holds every command by value, its variants named after them; enum variants
+        /// keep the values' spelling (`ALL`).
         #[allow(
             dead_code,
             unused_imports,
@@ -144,6 +152,7 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
             #items
             #shared_items
             #call
+            #prelude
             #schemas
         }
         pub use atip_generated::*;
@@ -151,5 +160,30 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
     Generation {
         tokens,
         warnings: plan.warnings,
+    }
+}
+
+/// `pub mod prelude`: the traits a caller needs in scope to chain every setter — the setter
+/// traits of the option groups that some command holds (`SetGlobals`, `SetPrOptions`) — and
+/// `Command` (`argv`, `to_invocation`, …).
+fn prelude_module(tool: &str, plan: &plan::Plan<'_>) -> TokenStream {
+    let traits = plan
+        .groups
+        .iter()
+        .filter(|g| g.first_user.is_some())
+        .map(|g| &g.setters_trait);
+    let doc = own_doc(&format!(
+        "The traits whose methods callers of {} chain: `use <module>::prelude::*;` (with the \
+         name of the module this code was generated into) brings into scope the setters of \
+         global and inherited options, which commands implement through one trait per \
+         option group, and `Command` (`argv`, `to_invocation`, …).",
+        code(tool)
+    ));
+    quote! {
+        #doc
+        pub mod prelude {
+            #(pub use super::#traits;)*
+            pub use ::atip_runtime::Command;
+        }
     }
 }
