@@ -42,9 +42,13 @@ pub trait Command {
     /// `static`.
     fn tool() -> &'static ToolSpec;
 
-    /// Hands the command's fields to `visit`, in the order of [`Command::tool`]'s
-    /// parameters. Writing the argv ([`Command::write_argv`]) and serialising go through it,
-    /// with one table-driven writer for every command ([`crate::fields`]).
+    /// Hands the command's fields to `visit`: exactly one per parameter, in the order of
+    /// [`Command::tool`]'s parameters (for generated code, the command's row of the spec
+    /// table, [`crate::spec_table`]). Writing the argv ([`Command::write_argv`]) and
+    /// serialising go through it, with one table-driven writer for every command
+    /// ([`crate::fields`]) that pairs field `i` with parameter `i`: a field handed over out of
+    /// order is written under another parameter's flag and name. Generated code keeps the
+    /// order (tested against every golden module); a hand-written command must too.
     fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field]));
 
     /// Builds the command from arguments already checked against [`Command::tool`]
