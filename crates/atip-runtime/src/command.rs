@@ -62,7 +62,10 @@ pub trait Command {
         Self: Sized;
 
     /// Writes global options, the subcommand path, options and positionals into `argv`,
-    /// which already holds the program (the argv rules of DESIGN.md).
+    /// which already holds the program: global options right after the program, inherited
+    /// options before the command's own (outermost level first, each level in declaration
+    /// order), positionals last, with `--` before them when one starts with `-`; each value
+    /// as its [`ArgvForm`](crate::ArgvForm) says.
     /// Written once for every command, over [`DynCommand`](crate::__private::DynCommand).
     fn write_argv(&self, argv: &mut ArgvBuilder)
     where

@@ -1,7 +1,10 @@
 //! The function-calling lifecycle around a command (spec §7): tool calls out of a provider's
 //! response, and tool results back into that provider's request format.
 //!
-//! Shapes follow the providers' SDK types (`PROVIDER-RULES.md` §8–10):
+//! Shapes follow the providers' SDK types — openai-python's `ChatCompletion`,
+//! `ChatCompletionToolMessageParam`, `Response` and `FunctionCallOutput`; anthropic's
+//! `Message` and `ToolResultBlockParam`; google-genai's `GenerateContentResponse` and
+//! `FunctionResponse`:
 //!
 //! | format | calls | result |
 //! |---|---|---|

@@ -2,7 +2,9 @@
 //!
 //! One function, [`tool_definition`], serves the generator (which embeds its output as
 //! `const` JSON text) and the run-time path, so both produce the same bytes. Sources of the
-//! rules: ATIP spec §8 and `PROVIDER-RULES.md` (the providers' SDK types and documented limits).
+//! rules: ATIP spec §8; the providers' own SDK types (openai-python's `FunctionDefinition`,
+//! anthropic's `ToolParam`, google-genai's `FunctionDeclaration`, the MCP specification's
+//! `Tool`) and their documented limits ([`limits`]).
 //!
 //! * Descriptions end with the safety flags of spec §8.2 rule 1, in the spec's order
 //!   (`⚠️ DESTRUCTIVE`, `⚠️ NOT REVERSIBLE`, `⚠️ NOT IDEMPOTENT`, `💰 BILLABLE`,
