@@ -19,10 +19,7 @@ fn wrap(commands: &str) -> String {
 /// Every struct and enum name in the generated file; panics if the tokens are not a file.
 /// No command limit: these documents are about naming, not size.
 fn unlimited() -> Options {
-    Options {
-        max_commands: usize::MAX,
-        ..Options::default()
-    }
+    Options::new().max_commands(usize::MAX)
 }
 
 fn type_names(text: &str) -> Vec<String> {
@@ -64,14 +61,7 @@ fn sixty_levels_of_subcommands_generate() {
 
 #[test]
 fn a_hundred_levels_is_a_clear_error_not_a_stack_overflow() {
-    let err = expand(
-        &nested(100),
-        &Options {
-            file: Some("deep.json".into()),
-            ..Options::default()
-        },
-    )
-    .unwrap_err();
+    let err = expand(&nested(100), &Options::new().file("deep.json")).unwrap_err();
     let msg = err.to_string();
     assert!(msg.starts_with("deep.json:1:"), "{msg}");
     assert!(

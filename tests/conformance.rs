@@ -188,14 +188,8 @@ fn every_valid_file_generates_code_that_compiles() {
     for (i, path) in files("valid").iter().enumerate() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(path).unwrap();
-        let exp = expand(
-            &text,
-            &Options {
-                file: Some(name.clone()),
-                ..Options::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let exp =
+            expand(&text, &Options::new().file(name.clone())).unwrap_or_else(|e| panic!("{e}"));
         let module = if name == "examples__gh.json" {
             "gh".to_owned()
         } else {

@@ -27,14 +27,7 @@ fn workspace() -> &'static Path {
 fn generated(input: &str) -> String {
     let path = workspace().join(input);
     let text = std::fs::read_to_string(&path).unwrap();
-    let exp = expand(
-        &text,
-        &Options {
-            file: Some(input.to_owned()),
-            ..Options::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let exp = expand(&text, &Options::new().file(input)).unwrap_or_else(|e| panic!("{e}"));
     exp.to_source(input)
 }
 

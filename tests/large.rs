@@ -209,10 +209,7 @@ fn a_filter_generates_only_what_it_keeps() {
     let op = operation_name(2, 3);
     let exp = expand(
         aws_text(),
-        &Options {
-            commands: Some(vec![service.clone(), format!("{} {op}", service_name(2))]),
-            ..Options::default()
-        },
+        &Options::new().commands([service.clone(), format!("{} {op}", service_name(2))]),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let structs: Vec<String> = support::generated_items(exp.tokens)

@@ -98,3 +98,98 @@ proptest! {
         prop_assert_eq!(decoded, specs);
     }
 }
+
+/// A value of parameter `p` (number `i` of its command) that dispatch accepts: the base value
+/// every run gives it, or the marked one of the run that marks it. `None`: left out (an
+/// optional flag's base, or a parameter with no second value to mark it with).
+fn value(p: &ParamSpec, i: usize, marked: bool) -> Option<serde_json::Value> {
+    use serde_json::json;
+    let n = i as i64 + if marked { 200 } else { 100 };
+    let one = match (&p.values, p.kind) {
+        (Some(values), _) => {
+            let v = values.get(usize::from(marked))?;
+            match p.kind {
+                ValueKind::Integer | ValueKind::Number => serde_json::from_str(v).ok()?,
+                _ => json!(v),
+            }
+        }
+        (None, ValueKind::Boolean) if marked == p.required => return None,
+        (None, ValueKind::Boolean) => json!(true),
+        (None, ValueKind::Integer) => json!(n),
+        (None, ValueKind::Number) => json!(n as f64 + 0.5),
+        (None, ValueKind::Url) => json!(format!("https://v{n}.example/")),
+        (None, _) => json!(format!("v{n}")),
+    };
+    Some(if p.multiple { json!([one]) } else { one })
+}
+
+/// Generated `fields()` hands over the fields in exactly the order of the command's row of
+/// `TOOLS` (the spec table), which the argv and JSON writers rely on (`Command::fields`): for
+/// every command of every golden module, and every parameter `k`, a call gives each parameter
+/// its base value and `k` a marked one; field `i` must then hold parameter `i`'s value — so
+/// the marked value shows up at position `k` and nowhere else.
+#[test]
+fn generated_fields_follow_the_table_order() {
+    macro_rules! modules {
+        ($($m:ident),*) => {
+            vec![$((
+                stringify!($m),
+                &*atip_tests::$m::TOOLS as &[ToolSpec],
+                (|name: &str, args: &str| {
+                    let call = atip_tests::$m::Call::from_json_text(name, args)
+                        .map_err(|e| e.to_string())?;
+                    let mut out = Vec::new();
+                    call.command().visit_fields(&mut |fields| {
+                        let spec = &atip_tests::$m::TOOLS[call.index()];
+                        out = fields
+                            .iter()
+                            .zip(spec.params.iter())
+                            .map(|(f, p)| f.json(p))
+                            .collect();
+                        assert_eq!(fields.len(), spec.params.len(), "{name}: one field per parameter");
+                    });
+                    Ok(out)
+                }) as fn(&str, &str) -> Result<Vec<Option<serde_json::Value>>, String>,
+            )),*]
+        };
+    }
+    let modules = modules!(git, gh, ls, cat, wc, mkdir, rm, weird, hostile, hello);
+    let mut checked = 0;
+    for (module, tools, visit) in modules {
+        for spec in tools {
+            for k in 0..spec.params.len() {
+                let Some(marked) = value(&spec.params[k], k, true) else {
+                    continue;
+                };
+                let expected: Vec<Option<serde_json::Value>> = spec
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        if i == k {
+                            Some(marked.clone())
+                        } else {
+                            value(p, i, false)
+                        }
+                    })
+                    .collect();
+                let args: serde_json::Map<String, serde_json::Value> = spec
+                    .params
+                    .iter()
+                    .zip(&expected)
+                    .filter_map(|(p, v)| Some((p.name.to_string(), v.clone()?)))
+                    .collect();
+                let args = serde_json::Value::Object(args).to_string();
+                let got = visit(&spec.name, &args)
+                    .unwrap_or_else(|e| panic!("{module}::{}: {args}: {e}", spec.name));
+                assert_eq!(
+                    got, expected,
+                    "{module}::{} marking parameter {k}",
+                    spec.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} calls checked");
+}

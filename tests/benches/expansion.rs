@@ -29,10 +29,7 @@ const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
 
 /// No limit: these documents are measured, not refused.
 fn options() -> Options {
-    Options {
-        max_commands: usize::MAX,
-        ..Options::default()
-    }
+    Options::new().max_commands(usize::MAX)
 }
 
 fn mb(bytes: usize) -> String {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use atip_core::{Diagnostic, JsonPath, LoadError, LoadOptions};
 
+use crate::options::option_setters;
 use crate::{expand, Options};
 use atip_core::discover::{discover, DiscoverError, DEFAULT_DISCOVER_TIMEOUT};
 
@@ -24,11 +25,8 @@ enum Source {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
     source: Source,
-    commands: Option<Vec<String>>,
-    program: Option<String>,
-    max_commands: usize,
-    schemas: Vec<atip_core::Provider>,
-    serde: bool,
+    /// The generator's options for this input; [`Options::file`] is set when it is read.
+    options: Options,
 }
 
 impl Input {
@@ -36,11 +34,7 @@ impl Input {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Input {
             source: Source::File(path.into()),
-            commands: None,
-            program: None,
-            max_commands: crate::DEFAULT_MAX_COMMANDS,
-            schemas: Vec::new(),
-            serde: false,
+            options: Options::new(),
         }
     }
 
@@ -57,11 +51,7 @@ impl Input {
                 fallback: None,
                 timeout: DEFAULT_DISCOVER_TIMEOUT,
             },
-            commands: None,
-            program: None,
-            max_commands: crate::DEFAULT_MAX_COMMANDS,
-            schemas: Vec::new(),
-            serde: false,
+            options: Options::new(),
         }
     }
 
@@ -82,45 +72,31 @@ impl Input {
         self
     }
 
-    /// Keep only these command subtrees, e.g. `["pr", "repo delete"]`.
-    pub fn commands<I, S>(mut self, commands: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.commands = Some(commands.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// Run this executable instead of the tool's `name`.
-    pub fn program(mut self, program: impl Into<String>) -> Self {
-        self.program = Some(program.into());
-        self
-    }
-
-    /// Also generate these providers' tool definitions as `const` JSON text, in
-    /// `pub mod schemas` (`schemas::OPENAI_STRICT`). Default: none; the generated
-    /// `definitions(provider)` computes any provider's at run time (see
-    /// [`Settings::schemas`](crate::Settings::schemas)).
-    pub fn schemas(mut self, providers: impl IntoIterator<Item = atip_core::Provider>) -> Self {
-        self.schemas = providers.into_iter().collect();
-        self
-    }
-
-    /// Also implement `serde::Serialize` and `serde::Deserialize` for every command (see
-    /// [`Settings::serde`](crate::Settings::serde)). Default: `false`.
-    pub fn serde(mut self, on: bool) -> Self {
-        self.serde = on;
-        self
-    }
-
-    /// Generate code for up to `limit` commands (after the filter) instead of
-    /// [`DEFAULT_MAX_COMMANDS`](crate::DEFAULT_MAX_COMMANDS); more is an error.
-    pub fn max_commands(mut self, limit: usize) -> Self {
-        self.max_commands = limit;
+    /// Generates this input with `options` (all of them at once; the setters below set one
+    /// each). Its [`Options::file`] is replaced by the input's name.
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
         self
     }
 }
+
+/// Defines the setters of [`Options`] on [`Input`], each setting the input's options.
+macro_rules! input_setters {
+    ($($(#[$doc:meta])* fn $name:ident($self:ident $(, $arg:ident: $ty:ty)*) $body:block)*) => {
+        impl Input {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub fn $name(mut self $(, $arg: $ty)*) -> Self {
+                    self.options = self.options.$name($($arg),*);
+                    self
+                }
+            )*
+        }
+    };
+}
+
+option_setters!(input_setters);
 
 impl<P: Into<PathBuf>> From<P> for Input {
     fn from(path: P) -> Self {
@@ -274,14 +250,7 @@ impl Builder {
                     continue;
                 }
             };
-            let gen_options = Options {
-                file: Some(display.clone()),
-                commands: input.commands.clone(),
-                program: input.program.clone(),
-                max_commands: input.max_commands,
-                schemas: input.schemas.clone(),
-                serde: input.serde,
-            };
+            let gen_options = input.options.clone().file(display.clone());
             match expand(&text, &gen_options) {
                 Ok(exp) => {
                     if rendered.iter().any(|(tool, _, _)| *tool == exp.tool) {

@@ -12,7 +12,7 @@
 //!   "commands": {"": {"description": "Print a greeting",
 //!     "arguments": [{"name": "who", "type": "string", "description": "Whom to greet"}],
 //!     "effects": {"network": false, "idempotent": true}}}}"#;
-//! let expansion = atip_build::expand(json, &atip_build::Options::default())?;
+//! let expansion = atip_build::expand(json, &atip_build::Options::new())?;
 //! assert_eq!(expansion.tool, "hello");
 //! let source = expansion.to_source("hello.json");
 //! assert!(source.contains("pub struct Hello"));
@@ -29,6 +29,7 @@ mod builder;
 pub mod codegen;
 mod docs;
 pub mod idents;
+mod options;
 
 use atip_core::{Diagnostic, Document, FlattenOptions, LoadError, LoadOptions, Mode};
 use proc_macro2::TokenStream;
@@ -40,56 +41,13 @@ pub use atip_core::discover::{
 pub use atip_core::Provider;
 #[cfg(feature = "builder")]
 pub use builder::{BuildError, Builder, GeneratedFile, Input};
+#[allow(deprecated)]
 pub use codegen::{generate, Generation, Settings};
+pub use options::{Options, DEFAULT_MAX_COMMANDS};
 
 /// The versions of this crate and of the `atip-core` it was built with: what [`expand`]
 /// emits depends on both, so caches of generated code are keyed on them.
 pub const GENERATOR_VERSION: [&str; 2] = [env!("CARGO_PKG_VERSION"), atip_core::VERSION];
-
-/// The most commands [`expand`] generates code for unless [`Options::max_commands`] says
-/// otherwise.
-///
-/// Generated code costs the compiler about 7 ms and 0.8 MB of memory per command of an
-/// aws-sized CLI (19 parameters each, 14 of them global or inherited options held in option
-/// groups) in `cargo check` (see BENCHMARKS.md, "Build time against the hand-written floor"),
-/// more in a build: 2,000 commands are a check of about 14 s and about 1.6 GB; a CLI whose
-/// commands have many options of their own costs more per command. The limit is not raised
-/// with the cheaper commands because rustc's cost per command grows with the crate (1.5× at
-/// 10,000 commands). Larger documents are refused before any code is generated, with an
-/// error that says how to filter them.
-pub const DEFAULT_MAX_COMMANDS: usize = 2_000;
-
-/// What to generate from a document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    /// File name used in diagnostics.
-    pub file: Option<String>,
-    /// Keep only these command subtrees (`["pr", "repo delete"]`); `None` keeps all.
-    pub commands: Option<Vec<String>>,
-    /// Executable to run instead of the tool's `name`.
-    pub program: Option<String>,
-    /// Refuse to generate code for more commands than this (after the `commands` filter).
-    /// Default [`DEFAULT_MAX_COMMANDS`].
-    pub max_commands: usize,
-    /// Providers whose definitions are generated as `const` JSON (see [`Settings::schemas`]);
-    /// default none.
-    pub schemas: Vec<atip_core::Provider>,
-    /// Whether commands implement serde's traits (see [`Settings::serde`]); default `false`.
-    pub serde: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            file: None,
-            commands: None,
-            program: None,
-            max_commands: DEFAULT_MAX_COMMANDS,
-            schemas: Vec::new(),
-            serde: false,
-        }
-    }
-}
 
 /// Generated items for one document.
 #[derive(Debug, Clone)]
@@ -121,14 +79,7 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
     if doc.commands.len() > options.max_commands {
         return Err(too_many_commands(&doc, options));
     }
-    let generation = generate(
-        &doc,
-        &Settings {
-            program: options.program.clone(),
-            schemas: options.schemas.clone(),
-            serde: options.serde,
-        },
-    );
+    let generation = generate(&doc, options);
     let mut warnings = doc.warnings;
     let mut renames = generation.warnings;
     atip_core::diagnostic::locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut renames);

@@ -56,9 +56,10 @@ enum Cmd {
         /// Executable to run instead of the tool's name.
         #[arg(long)]
         program: Option<String>,
-        /// Refuse more commands than this (after --commands).
-        #[arg(long, default_value_t = atip_build::DEFAULT_MAX_COMMANDS)]
-        max_commands: usize,
+        /// Refuse more commands than this (after --commands); default
+        /// `atip_build::DEFAULT_MAX_COMMANDS` (2000).
+        #[arg(long)]
+        max_commands: Option<usize>,
         /// Also generate these providers' definitions as `const` JSON in `mod schemas`
         /// (comma-separated provider names, as for `compile --provider`).
         #[arg(long, value_delimiter = ',')]
@@ -318,17 +319,22 @@ fn try_main(cli: Cli) -> Outcome {
             max_commands,
             schemas,
             serde,
-        } => gen(
-            &file,
-            Options {
-                file: Some(file.display().to_string()),
-                commands: (!commands.is_empty()).then_some(commands),
-                program,
-                max_commands,
-                schemas,
-                serde,
-            },
-        ),
+        } => {
+            let mut options = Options::new()
+                .file(file.display().to_string())
+                .schemas(schemas)
+                .serde(serde);
+            if !commands.is_empty() {
+                options = options.commands(commands);
+            }
+            if let Some(program) = program {
+                options = options.program(program);
+            }
+            if let Some(limit) = max_commands {
+                options = options.max_commands(limit);
+            }
+            gen(&file, options)
+        }
         Cmd::Compile {
             provider,
             files,

@@ -33,7 +33,6 @@ pub mod discover;
 pub mod effects;
 pub mod flatten;
 pub mod formats;
-pub mod limits;
 pub mod load;
 pub mod model;
 pub mod names;
@@ -58,7 +57,7 @@ pub use flatten::{
 };
 pub use load::{load, Document, LoadOptions, ValidatedTree};
 pub use model::{DocumentTree, ParamType, TrustSource};
-pub use providers::Provider;
+pub use providers::{limits, Provider};
 pub use shared::Shared;
 pub use tool::{ArgvForm, GlobalOptions, ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;
@@ -68,10 +67,10 @@ mod renamed {
     /// Renamed to [`DocumentTree`](crate::DocumentTree): the document as written.
     #[deprecated(since = "0.1.0", note = "renamed to `DocumentTree`")]
     pub type AtipTool = crate::DocumentTree;
-    /// Renamed to [`ValidatedTree`](crate::ValidatedTree): what [`load`](crate::load) returns.
+    /// Renamed to [`ValidatedTree`](crate::ValidatedTree): what [`load`](crate::load()) returns.
     #[deprecated(since = "0.1.0", note = "renamed to `ValidatedTree`")]
     pub type Loaded = crate::ValidatedTree;
-    /// Renamed to [`CommandTable`](crate::CommandTable): what [`flatten`](crate::flatten)
+    /// Renamed to [`CommandTable`](crate::CommandTable): what [`flatten`](crate::flatten())
     /// returns.
     #[deprecated(since = "0.1.0", note = "renamed to `CommandTable`")]
     pub type Flattened = crate::CommandTable;

@@ -10,18 +10,81 @@
 //!
 //! # Format (version 1)
 //!
-//! A JSON array of two arrays: the parameters several commands share, then one row per
-//! command in declaration order.
+//! The table is one JSON array of two arrays, `[shared, commands]`:
 //!
-//! * command row: `[title, [path segment, …], description, [parameter, …]]`; the name and
-//!   the merged effects are not repeated here: [`decode`] takes them from the module's
-//!   `EFFECTS` table, row by row;
-//! * parameter: the index of a shared parameter, or
-//!   `[name, description, kind, form, text, flags, values?, default?]` where `kind` is a
-//!   [`ValueKind`] as it serialises (`"string"`, `"enum"`, …), `form` an [`ArgvForm`] in
-//!   lowercase with `text` its flag or declared name, `flags` the sum of 1 (required),
-//!   2 (multiple) and 4 (global), `values` the allowed values or `null`, and `default` the
-//!   default; trailing absent parts are left out.
+//! * `shared`: the parameter rows that two or more command rows hold alike, each written once
+//!   (see *Sharing* below);
+//! * `commands`: one command row per command, in declaration order. Row `i` describes the
+//!   command at index `i` of the `commands` slice given to [`decode`] (a generated module's
+//!   `EFFECTS`), which supplies the two fields the row leaves out: the flattened name and the
+//!   merged effects.
+//!
+//! ## Command row
+//!
+//! An array of four parts, by position:
+//!
+//! | position | name | JSON | becomes |
+//! |---|---|---|---|
+//! | 0 | title | string | [`ToolSpec::title`] (`"gh pr create"`) |
+//! | 1 | path | array of strings | [`ToolSpec::path`] (`["pr", "create"]`) |
+//! | 2 | description | string | [`ToolSpec::description`] |
+//! | 3 | parameters | array of parameters | [`ToolSpec::params`], in this order |
+//!
+//! A parameter is either a whole parameter row or a non-negative integer: the index of a row
+//! of `shared` (0-based).
+//!
+//! ## Parameter row
+//!
+//! An array of six to eight parts, by position:
+//!
+//! | position | name | JSON | becomes |
+//! |---|---|---|---|
+//! | 0 | name | string | [`ParamSpec::name`]: the provider parameter name (`dry_run`) |
+//! | 1 | description | string | [`ParamSpec::description`] |
+//! | 2 | kind | string | [`ParamSpec::kind`]: [`ValueKind`] as it serialises — `"string"`, `"integer"`, `"number"`, `"boolean"`, `"file"`, `"directory"`, `"url"`, `"enum"` |
+//! | 3 | form | string | the [`ArgvForm`] variant of [`ParamSpec::argv`]: `"argument"` (positional), `"flag"` (bare flag when `true`), `"joined"` (`--flag=value`), `"separate"` (`-f`, `value`) |
+//! | 4 | text | string | the variant's text: the flag (`"--repo"`, `"-f"`), or an argument's declared name |
+//! | 5 | flags | integer | the sum of the flag bits below |
+//! | 6 | values | array of strings, or `null` | [`ParamSpec::values`]: the allowed values, `null` when any value goes |
+//! | 7 | default | string | [`ParamSpec::default`]: the tool's default, as text |
+//!
+//! Trailing absent parts are left out: a row without a default has at most seven parts, and a
+//! row with neither allowed values nor a default has six. A row with a default but no
+//! allowed values writes `null` at position 6.
+//!
+//! ## Flag bits
+//!
+//! | bit | value | set when |
+//! |---|---|---|
+//! | 0 | 1 | [`ParamSpec::required`]: the command needs the parameter |
+//! | 1 | 2 | [`ParamSpec::multiple`]: the parameter takes a list (repeated flag, variadic argument) |
+//! | 2 | 4 | [`ParamSpec::global`]: a global option, written right after the program |
+//!
+//! So `0` is an optional single value, `3` a required list, `4` an optional global option.
+//! Any other bit is an error.
+//!
+//! ## Sharing
+//!
+//! [`encode`] writes each parameter's row, compares rows by their text, and moves every row
+//! that occurs in two or more commands (global options, options a group command declares for
+//! the commands below it, or two commands that declare a parameter alike) into `shared`, in
+//! the order of first occurrence; each occurrence is then written as its index. A row of
+//! `shared` is always a whole row, never an index. [`decode`] gives every command that refers
+//! to a shared row its own copy of that [`ParamSpec`]. In this repository's gh.json, `--repo`
+//! (declared alike on `gh pr` and `gh issue`, inherited by the commands below them) is
+//! `shared[0]`, and the row of `gh pr list` lists its parameters as
+//! `[0, [state…], [limit…], 1, [author…], 2]`.
+//!
+//! ## Version
+//!
+//! The text carries no version number: the version is in the name of the constructor that
+//! generated code calls with the text (`ToolTable::from_spec_table_v1` in `atip_runtime`), so
+//! code generated for one version does not compile against a runtime without it. Any change
+//! that a reader of an earlier version would misread — a new part, flag bit, kind or form,
+//! or a changed meaning — is a new version, with its own constructor and decoder; a version
+//! once released is never changed. A decoder refuses what it does not know (unknown flag
+//! bits, forms and kinds, rows longer than eight parts, a command count other than the
+//! `EFFECTS` rows) with a [`SpecTableError`], rather than guessing.
 //!
 //! The encoder writes each shared parameter and each command on a line of its own, so that a
 //! generated module's table reads (and diffs) a command at a time.

@@ -65,8 +65,10 @@ pub struct ParamSpec {
     pub global: bool,
 }
 
-/// How a parameter's values go on the command line (the argv rules of DESIGN.md: long flags
-/// as `--flag=value`, short-only flags as two elements, booleans as a bare flag).
+/// How a parameter's values go on the command line: long flags as `--flag=value`, short-only
+/// flags as two elements (`-f`, `value`), booleans as a bare flag when `true`, and a list as
+/// the flag repeated once per value; positional arguments after every option, with `--`
+/// before them when one starts with `-`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "form", content = "text", rename_all = "lowercase")]
 pub enum ArgvForm {

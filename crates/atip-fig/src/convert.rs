@@ -21,7 +21,8 @@
 //! | `generators`, `generateSpec`, `loadSpec` functions | ignored (they run programs to complete values); counted in [`Stats`] |
 //! | `isDangerous` and command names | `effects`, by [`crate::effects`] |
 //!
-//! Names are made to flatten cleanly (DESIGN.md "Flattening"): a sibling whose name repeats an
+//! Names are made to flatten cleanly (one tool per command, named `{tool}_{path…}`, and
+//! provider-valid parameter names, unique within a command): a sibling whose name repeats an
 //! earlier one is dropped, so is a command whose flattened tool name another command already
 //! has; an option that repeats an earlier one of the same command, or an inherited one with
 //! the same flags, is kept once; parameters whose provider-valid names would clash are renamed

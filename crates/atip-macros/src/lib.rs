@@ -14,6 +14,10 @@
 //! assert_eq!(git::Call::NAMES, ["git_status", "git_log"]);
 //! ```
 //!
+//! Setters of global options and of the options a group command declares for the commands
+//! below it (`gh pr --repo`) are methods of one trait per option group (`SetGlobals`,
+//! `SetPrOptions`): `use git::prelude::*;` brings them, and `Command`, into scope.
+//!
 //! The path is relative to the package root (`CARGO_MANIFEST_DIR`), or absolute; `${NAME}` in
 //! it is replaced by the environment variable `NAME` when the macro runs (cargo does not rerun
 //! the macro when only the variable changes). Options, after the path:
@@ -54,13 +58,11 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{bracketed, Ident, LitStr, Token};
 
+/// The macro's arguments: the path literal, then the generator's options, filled into
+/// [`atip_build::Options`] as they are parsed (`file` is set to the path as written).
 struct Args {
     path: LitStr,
-    commands: Option<Vec<String>>,
-    program: Option<String>,
-    max_commands: Option<usize>,
-    schemas: Option<Vec<atip_build::Provider>>,
-    serde: Option<bool>,
+    options: atip_build::Options,
 }
 
 impl Parse for Args {
@@ -70,11 +72,8 @@ impl Parse for Args {
                 .error("expected the path of an ATIP JSON file: include_atip!(\"atip/gh.json\")"));
         }
         let path: LitStr = input.parse()?;
-        let mut commands = None;
-        let mut program = None;
-        let mut max_commands = None;
-        let mut schemas = None;
-        let mut serde = None;
+        let mut options = atip_build::Options::new().file(path.value());
+        let mut given: Vec<String> = Vec::new();
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -82,20 +81,25 @@ impl Parse for Args {
             }
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
-            match key.to_string().as_str() {
-                "commands" if commands.is_none() => {
+            let name = key.to_string();
+            if given.contains(&name) {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("`{key}` is given twice"),
+                ));
+            }
+            options = match name.as_str() {
+                "commands" => {
                     let content;
                     bracketed!(content in input);
                     let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
-                    commands = Some(list.iter().map(LitStr::value).collect());
+                    options.commands(list.iter().map(LitStr::value))
                 }
-                "program" if program.is_none() => {
-                    program = Some(input.parse::<LitStr>()?.value());
+                "program" => options.program(input.parse::<LitStr>()?.value()),
+                "max_commands" => {
+                    options.max_commands(input.parse::<syn::LitInt>()?.base10_parse::<usize>()?)
                 }
-                "max_commands" if max_commands.is_none() => {
-                    max_commands = Some(input.parse::<syn::LitInt>()?.base10_parse::<usize>()?);
-                }
-                "schemas" if schemas.is_none() => {
+                "schemas" => {
                     let content;
                     bracketed!(content in input);
                     let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
@@ -119,14 +123,9 @@ impl Parse for Args {
                             }
                         }
                     }
-                    schemas = Some(providers);
+                    options.schemas(providers)
                 }
-                "serde" if serde.is_none() => {
-                    serde = Some(input.parse::<syn::LitBool>()?.value);
-                }
-                "commands" | "program" | "max_commands" | "schemas" | "serde" => {
-                    return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")))
-                }
+                "serde" => options.serde(input.parse::<syn::LitBool>()?.value),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
@@ -137,16 +136,10 @@ impl Parse for Args {
                         ),
                     ))
                 }
-            }
+            };
+            given.push(name);
         }
-        Ok(Args {
-            path,
-            commands,
-            program,
-            max_commands,
-            schemas,
-            serde,
-        })
+        Ok(Args { path, options })
     }
 }
 
@@ -202,16 +195,7 @@ fn expand(args: Args) -> proc_macro2::TokenStream {
             );
         }
     };
-    let options = atip_build::Options {
-        file: Some(written.clone()),
-        commands: args.commands,
-        program: args.program,
-        max_commands: args
-            .max_commands
-            .unwrap_or(atip_build::DEFAULT_MAX_COMMANDS),
-        schemas: args.schemas.unwrap_or_default(),
-        serde: args.serde.unwrap_or(false),
-    };
+    let options = args.options;
     let cache = cache::Entry::new(&full.to_string_lossy(), &text, &format!("{options:?}"));
     if let Some(items) = cache.as_ref().and_then(cache::Entry::load) {
         let track = track(&full);

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::plan::CommandPlan;
-use crate::docs::doc_attrs;
+use crate::docs::{code, own_doc};
 
 /// A compile-time warning for each provider whose per-request tool limit the module exceeds
 /// (OpenAI 128, Gemini 512): a deprecated constant, used once, whose note says what to do.
@@ -67,12 +67,13 @@ fn tool_limit_warnings(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
 }
 
 pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
-    let call_doc = doc_attrs(&format!(
-        "A call of any command of `{tool}`: one variant per command, for typed dispatch."
+    let tool_code = code(tool);
+    let call_doc = own_doc(&format!(
+        "A call of any command of {tool_code}: one variant per command, for typed dispatch."
     ));
     let variants = plans.iter().map(|p| {
         let ty = &p.ty;
-        let docs = doc_attrs(&format!("`{}`", p.cmd.name));
+        let docs = own_doc(&code(&p.cmd.name));
         quote! {
             #docs
             #ty(#ty),
@@ -87,19 +88,22 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
         let ty = &p.ty;
         quote!((#ty::NAME, __private::dispatch_to::<#ty, Call>),)
     });
-    let tools_doc = doc_attrs(&format!(
-        "What a model sees of every command of `{tool}`, in declaration order: for provider \
-         definitions (`definitions`, or `atip_runtime::providers` for a subset), grouping \
-         (`atip_runtime::ToolGroup`) and the safety prompt. Used like a `&[ToolSpec]` \
+    let tools_doc = own_doc(&format!(
+        "What a model sees of every command of {tool_code}, in declaration order: for provider \
+         definitions ([`definitions`], or [`atip_runtime::providers`] for a subset), grouping \
+         ([`atip_runtime::ToolGroup`]) and the safety prompt. Used like a `&[ToolSpec]` \
          (`TOOLS.iter()`, `&TOOLS`); read from the spec table below on first use \
-         (`atip_runtime::ToolTable`, `atip_runtime::spec_table`)."
+         ([`ToolTable`], [`atip_runtime::spec_table`] describes the format). Row `i` is \
+         command `i` of [`EFFECTS`] and [`Call::NAMES`]; each command's `fields()` hands \
+         over its fields in the order of its row's parameters."
     ));
-    let effects_doc = doc_attrs(&format!(
-        "Merged effects of every command of `{tool}`, by flattened name, in declaration order."
+    let effects_doc = own_doc(&format!(
+        "Merged effects of every command of {tool_code}, by flattened name, in declaration \
+         order."
     ));
-    let definitions_doc = doc_attrs(&format!(
-        "Every command of `{tool}` as `provider` tool definitions: a JSON array, computed from \
-         [`TOOLS`] on first use and kept for the life of the program."
+    let definitions_doc = own_doc(&format!(
+        "Every command of {tool_code} as `provider` tool definitions: a JSON array, computed \
+         from [`TOOLS`] on first use and kept for the life of the program."
     ));
     let limits = tool_limit_warnings(tool, plans);
     let table = spec_table_literal(plans);

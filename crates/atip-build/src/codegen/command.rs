@@ -7,8 +7,11 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::effects::EffectConsts;
-use super::plan::{invocation, CommandPlan, FieldPlan, GroupPlan, Plan, Shape};
-use crate::docs::{doc_attrs, effects_summary, param_doc};
+use super::field::{FieldPlan, Shape};
+use super::groups::GroupPlan;
+use super::naming::invocation;
+use super::plan::{CommandPlan, Plan};
+use crate::docs::{code, effects_summary, escape_block, own_doc, param_doc, text};
 use crate::idents::unraw;
 
 /// The struct of one command and its impls; `index` is its position in declaration order
@@ -24,12 +27,12 @@ pub fn command_items(
 ) -> TokenStream {
     let cmd = plan.cmd;
     let ty = &plan.ty;
-    let struct_doc = doc_attrs(&format!(
-        "{}\n\nRuns `{}`; tool name `{}`.\n\nEffects: {}.",
-        cmd.description,
-        invocation(program, &cmd.path),
-        cmd.name,
-        effects_summary(&cmd.effects)
+    let struct_doc = own_doc(&format!(
+        "{}\n\nRuns {}; tool name {}.\n\nEffects: {}.",
+        escape_block(&cmd.description),
+        code(&invocation(program, &cmd.path)),
+        code(&cmd.name),
+        text(&effects_summary(&cmd.effects))
     ));
 
     // The struct holds the command's own fields and, in place of each option group it has
@@ -43,11 +46,17 @@ pub fn command_items(
                 groups_done.push(g);
                 let group = &whole.groups[g];
                 let (field, gty) = (&group.field, &group.ty);
-                let docs = doc_attrs(&match group.declared_by {
-                    None => "The global options.".to_owned(),
-                    Some(by) => {
-                        format!("The options of `{}` (inherited).", invocation(program, by))
-                    }
+                let setters = &group.setters_trait;
+                let docs = own_doc(&match group.declared_by {
+                    None => format!(
+                        "The global options; their setters are those of [`{setters}`] (in \
+                         scope with `use <module>::prelude::*;`)."
+                    ),
+                    Some(by) => format!(
+                        "The options of {} (inherited); their setters are those of \
+                         [`{setters}`] (in scope with `use <module>::prelude::*;`).",
+                        code(&invocation(program, by))
+                    ),
                 });
                 struct_fields.push(quote! {
                     #docs
@@ -113,7 +122,7 @@ pub fn command_items(
             const CHECKSUM: Option<&'static str> = CHECKSUM;
         )
     });
-    // Only when asked for (`Settings::serde`): two generic impls per command are about a
+    // Only when asked for (`Options::serde`): two generic impls per command are about a
     // seventh of what a build pays for a tool (BENCHMARKS.md); `Command::to_arguments` and
     // `Command::from_json_text` do the same without them.
     let serde_impls = serde.then(|| {
@@ -207,37 +216,44 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
     let (doc, whose, holders) = match plan.declared_by {
         None => (
             format!(
-                "The global options of `{tool}`: every command has them, in its `{field}` \
-                 field, and writes them right after the program, before the subcommand (spec \
-                 §3.4)."
+                "The global options of {}: every command has them, in its `{field}` field, \
+                 and writes them right after the program, before the subcommand (spec §3.2, \
+                 `globalOptions`).",
+                code(tool)
             ),
             "global options".to_owned(),
-            format!("every command of `{tool}` that has them all"),
+            format!("every command of {} that has them all", code(tool)),
         ),
         Some(by) => {
-            let at = invocation(program, by);
+            let at = code(&invocation(program, by));
             (
                 format!(
-                    "The options `{at}` declares for every command below it: each holds them \
+                    "The options {at} declares for every command below it: each holds them \
                      in its `{field}` field, and writes them after the subcommand path, before \
                      its own options."
                 ),
-                format!("options of `{at}`"),
-                format!("every command below `{at}` that has them all"),
+                format!("options of {at}"),
+                format!("every command below {at} that has them all"),
             )
         }
     };
-    let doc = doc_attrs(&doc);
-    let trait_doc = doc_attrs(&format!(
-        "The setters of `{ty}` on {holders}: bring the trait into scope (`use \
-         {tool}::{setters_trait};`, with your module's name) to chain them like the \
-         command's own setters."
+    let doc = own_doc(&doc);
+    let example = plan
+        .fields
+        .first()
+        .map_or_else(|| field.to_string(), |f| f.setter.to_string());
+    let trait_doc = own_doc(&format!(
+        "The setters of [`{ty}`] on {holders}. They chain like the command's own setters once \
+         the trait is in scope: {} (with the name of the module the code was generated into) \
+         brings every setter trait of the module, and `Command`, into scope. Without it a \
+         call such as `.{example}(…)` fails with \"no method named `{example}` found\".",
+        code(&format!("use {}::prelude::*;", tool))
     ));
-    let accessor_doc = doc_attrs(&format!("The command's {whose}."));
-    let whole_doc = doc_attrs(&format!("Sets all the {whose} at once."));
-    let new_doc = doc_attrs(&match plan.declared_by {
+    let accessor_doc = own_doc(&format!("The command's {whose}."));
+    let whole_doc = own_doc(&format!("Sets all the {whose} at once."));
+    let new_doc = own_doc(&match plan.declared_by {
         None => "Every global option unset.".to_owned(),
-        Some(by) => format!("Every option of `{}` unset.", invocation(program, by)),
+        Some(by) => format!("Every option of {} unset.", code(&invocation(program, by))),
     });
     let fields = plan.fields.iter().map(field_decl);
     let setters: Vec<TokenStream> = plan.fields.iter().map(setter).collect();
@@ -262,7 +278,7 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
         }
     });
     let reads = plan.fields.iter().map(read_field);
-    let read_doc = doc_attrs(&format!(
+    let read_doc = own_doc(&format!(
         "Reads the {whose} from checked arguments (for `Command::from_arguments`)."
     ));
     quote! {
@@ -307,7 +323,7 @@ pub fn group_items(plan: &GroupPlan<'_>, tool: &str, program: &str) -> TokenStre
 fn field_decl(f: &FieldPlan<'_>) -> TokenStream {
     let field = &f.field;
     let fty = f.field_ty();
-    let docs = doc_attrs(&param_doc(f.param));
+    let docs = own_doc(&param_doc(f.param));
     quote! {
         #docs
         pub #field: #fty,
@@ -336,11 +352,11 @@ fn constructor(
         };
         return (quote!(, Default), new);
     }
-    let doc = doc_attrs(&format!(
+    let doc = own_doc(&format!(
         "Creates the command from its required parameters ({}); optional ones start unset.",
         required
             .iter()
-            .map(|f| format!("`{}`", f.param.declared_name))
+            .map(|f| code(&f.param.declared_name))
             .collect::<Vec<_>>()
             .join(", ")
     ));
@@ -415,8 +431,12 @@ fn inline_unless_generic(generic: bool) -> TokenStream {
 }
 
 fn setter_doc(f: &FieldPlan<'_>) -> TokenStream {
-    doc_attrs(&match f.param.flag() {
-        Some(flag) => format!("Sets `{}` (`{}`).", f.param.declared_name, flag.text),
-        None => format!("Sets `{}`.", f.param.declared_name),
+    own_doc(&match f.param.flag() {
+        Some(flag) => format!(
+            "Sets {} ({}).",
+            code(&f.param.declared_name),
+            code(&flag.text)
+        ),
+        None => format!("Sets {}.", code(&f.param.declared_name)),
     })
 }

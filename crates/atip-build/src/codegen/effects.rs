@@ -8,7 +8,7 @@ use atip_core::Effects;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::docs::doc_attrs;
+use crate::docs::{code, own_doc};
 use crate::idents::upper_camel;
 
 /// The distinct sets of merged effects, each emitted once.
@@ -36,7 +36,8 @@ impl EffectConsts {
     pub fn items(&self) -> TokenStream {
         let effects = self.effects.iter().enumerate().map(|(i, (tokens, users))| {
             let name = format_ident!("E{i}");
-            let doc = doc_attrs(&format!("The merged effects of `{}`.", users.join("`, `")));
+            let users: Vec<String> = users.iter().map(|u| code(u)).collect();
+            let doc = own_doc(&format!("The merged effects of {}.", users.join(", ")));
             quote! {
                 #doc
                 const #name: Effects = #tokens;

@@ -10,7 +10,9 @@ use atip_core::flatten::{FlatCommand, FlatParam, OptionScope, ParamPlacement};
 use atip_core::{Diagnostic, Document, JsonPath};
 use proc_macro2::Ident;
 
-use super::plan::{setter_name, Enums, FieldPlan};
+use super::enums::Enums;
+use super::field::FieldPlan;
+use super::naming::setter_name;
 use crate::idents::{ident, snake, unraw, upper_camel, Scope, RESERVED_METHODS};
 
 /// Options several commands share, held in one struct field of each and set on them through

@@ -19,8 +19,10 @@
 //!   enumeration parameters (`enums.rs`);
 //! * each distinct set of merged effects, once (`E0`, `E1`, …; `effects.rs`);
 //! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
+//! * `pub mod prelude`: the setter traits of the option groups and `Command`, so that
+//!   `use gh::prelude::*;` is the one import a caller needs to chain every setter;
 //! * `pub mod schemas` with build-time provider JSON, only for the providers asked for
-//!   ([`Settings::schemas`]).
+//!   ([`Options::schemas`]).
 //!
 //! Each command's parameters live in one table, its row of `TOOLS` (`Command::tool`): the
 //! model's view of each parameter and how it goes on the command line, in the order the
@@ -33,34 +35,24 @@ mod call;
 mod command;
 mod effects;
 mod enums;
+mod field;
 mod groups;
+mod naming;
 mod plan;
 mod schemas;
 
-use atip_core::providers::Provider;
 use atip_core::{Diagnostic, Document};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::docs::{code, own_doc};
 use crate::idents::upper_camel;
+use crate::options::Options;
 
-/// Settings for [`generate`] that are not part of the metadata.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Settings {
-    /// The executable to run instead of the tool's `name` (e.g. `/usr/local/bin/gh`).
-    pub program: Option<String>,
-    /// Providers whose tool definitions are generated as `const` JSON text in
-    /// `pub mod schemas` (`schemas::OPENAI_STRICT`, …). Default: none — the generated
-    /// `definitions(provider)` computes any provider's array from `TOOLS` on first use
-    /// (microseconds per command), so a build does not pay for JSON it may never send.
-    pub schemas: Vec<Provider>,
-    /// Whether each command also implements `serde::Serialize` and `serde::Deserialize` (its
-    /// arguments object, by provider parameter name, checked as dispatch checks it). Default:
-    /// no — the two generic impls per command are about a seventh of the `cargo check` time a
-    /// tool adds (BENCHMARKS.md), and `Command::to_arguments` / `Command::from_json_text` do
-    /// the same work without them.
-    pub serde: bool,
-}
+/// Renamed: the generator has one options struct, [`Options`], which [`generate`] reads
+/// (`program`, `schemas`, `serde`) and [`expand`](crate::expand) reads whole.
+#[deprecated(since = "0.1.0", note = "use `atip_build::Options`")]
+pub type Settings = Options;
 
 /// What [`generate`] produces.
 #[derive(Debug, Clone)]
@@ -72,8 +64,10 @@ pub struct Generation {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Generates the items for `doc`. See the module documentation for what is emitted.
-pub fn generate(doc: &Document, settings: &Settings) -> Generation {
+/// Generates the items for `doc`, as `settings` say (its `program`, `schemas` and `serde`;
+/// the command filter and limit were applied when `doc` was flattened, see
+/// [`expand`](crate::expand)). See the module documentation for what is emitted.
+pub fn generate(doc: &Document, settings: &Options) -> Generation {
     let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
     let plan = plan::plan(doc);
     let mut shared = effects::EffectConsts::default();
@@ -118,13 +112,18 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
     let call = call::call_items(&doc.tool.name, &plan.commands);
     let specs: Vec<&atip_core::ToolSpec> = plan.commands.iter().map(|c| &c.spec).collect();
     let schemas = schemas::schemas_module(&doc.tool.name, &specs, &settings.schemas);
+    let prelude = prelude_module(&doc.tool.name, &plan);
 
     let tokens = quote! {
-        /// The generated items, re-exported below. One `allow` for the whole expansion: a
-        /// program uses some commands, not all (`dead_code`); the imports serve every tool,
-        /// a small one uses fewer; constructors take every required parameter; setters are
-        /// named after options (`add`, `not`); `Call` holds every command by value, its
-        /// variants named after them; enum variants keep the values' spelling (`ALL`).
+        /// The generated items, re-exported below. `prelude` holds the traits whose methods
+        /// callers chain: `use <module>::prelude::*;` brings the setters of global and
+        /// inherited options (`SetGlobals`, `SetPrOptions`, …) and `Command` into scope.
+        ///
+        /// One `allow` for the whole expansion: a program uses some commands, not all
+        /// (`dead_code`); the imports serve every tool, a small one uses fewer; constructors
+        /// take every required parameter; setters are named after options (`add`, `not`);
+        /// `Call` holds every command by value, its variants named after them; enum variants
+        /// keep the values' spelling (`ALL`).
         #[allow(
             dead_code,
             unused_imports,
@@ -153,6 +152,7 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
             #items
             #shared_items
             #call
+            #prelude
             #schemas
         }
         pub use atip_generated::*;
@@ -160,5 +160,30 @@ pub fn generate(doc: &Document, settings: &Settings) -> Generation {
     Generation {
         tokens,
         warnings: plan.warnings,
+    }
+}
+
+/// `pub mod prelude`: the traits a caller needs in scope to chain every setter — the setter
+/// traits of the option groups that some command holds (`SetGlobals`, `SetPrOptions`) — and
+/// `Command` (`argv`, `to_invocation`, …).
+fn prelude_module(tool: &str, plan: &plan::Plan<'_>) -> TokenStream {
+    let traits = plan
+        .groups
+        .iter()
+        .filter(|g| g.first_user.is_some())
+        .map(|g| &g.setters_trait);
+    let doc = own_doc(&format!(
+        "The traits whose methods callers of {} chain: `use <module>::prelude::*;` (with the \
+         name of the module this code was generated into) brings into scope the setters of \
+         global and inherited options, which commands implement through one trait per \
+         option group, and `Command` (`argv`, `to_invocation`, …).",
+        code(tool)
+    ));
+    quote! {
+        #doc
+        pub mod prelude {
+            #(pub use super::#traits;)*
+            pub use ::atip_runtime::Command;
+        }
     }
 }

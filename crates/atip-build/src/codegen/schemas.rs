@@ -7,7 +7,7 @@ use atip_core::ToolSpec;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::docs::doc_attrs;
+use crate::docs::{code, own_doc};
 
 pub fn schemas_module(tool: &str, specs: &[&ToolSpec], providers: &[Provider]) -> TokenStream {
     if providers.is_empty() {
@@ -17,8 +17,9 @@ pub fn schemas_module(tool: &str, specs: &[&ToolSpec], providers: &[Provider]) -
         let name = format_ident!("{}", p.const_name());
         let text = tool_definitions_json(specs.iter().copied(), *p);
         let lit = Literal::string(&text);
-        let docs = doc_attrs(&format!(
-            "Every command of `{tool}` as `{}` tool definitions: a JSON array.",
+        let docs = own_doc(&format!(
+            "Every command of {} as `{}` tool definitions: a JSON array.",
+            code(tool),
             p.as_str()
         ));
         quote! {
@@ -26,9 +27,11 @@ pub fn schemas_module(tool: &str, specs: &[&ToolSpec], providers: &[Provider]) -
             pub const #name: &str = #lit;
         }
     });
-    let docs = doc_attrs(&format!(
-        "Provider tool definitions of every command of `{tool}`, computed when this code was \
-         generated (the `schemas` option); `definitions` computes any provider's at run time."
+    let docs = own_doc(&format!(
+        "Provider tool definitions of every command of {}, computed when this code was \
+         generated (the `schemas` option); [`definitions`](super::definitions) computes any \
+         provider's at run time.",
+        code(tool)
     ));
     quote! {
         #docs

@@ -1,6 +1,6 @@
 //! Writing a [`CanonicalTool`] as one target's definition.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::rewrite::{Dialect, Rewriter};
 use super::schema::{InstanceType, Schema, SchemaObject, SchemaType};
@@ -8,8 +8,10 @@ use super::warning::{ConvertError, Feature, Resolution, Warning};
 use super::{pointer, CanonicalTool, Format};
 use crate::effects::Effects;
 use crate::names;
-use crate::providers::{describe, Provider};
+use crate::providers::{describe, write_parts, DefinitionParts, Provider};
 
+/// `tool` as one `to` definition: the schemas rewritten for the target here, the definition's
+/// shape written by [`write_parts`], the one writer that `providers::write_definition` uses too.
 pub(crate) fn definition(
     tool: &CanonicalTool,
     to: Provider,
@@ -26,83 +28,55 @@ pub(crate) fn definition(
     let input = w.input()?;
     let output = w.output()?;
     w.envelope_losses();
-    let mut fields = Map::new();
-    let description = w.description().map(Value::String);
-    // Where the target keeps an output schema (`output` is `None` for the others).
-    let output_key = to.output_schema_key().unwrap_or("outputSchema");
-    let value = match to {
-        Provider::Mcp => {
-            fields.insert("name".into(), json!(name));
-            if let Some(t) = &tool.source_meta.title {
-                fields.insert("title".into(), json!(t));
-            }
-            put(&mut fields, "description", description);
-            fields.insert(to.input_schema_key().into(), input.to_value());
-            put(&mut fields, output_key, output);
-            if let Some(a) = &tool.source_meta.annotations {
-                fields.insert("annotations".into(), Value::Object(a.clone()));
-            }
-            w.restore(&mut fields);
-            Value::Object(w.ordered(fields))
-        }
-        Provider::OpenAi | Provider::OpenAiStrict => {
-            fields.insert("name".into(), json!(name));
-            put(&mut fields, "description", description);
-            fields.insert(to.input_schema_key().into(), input.to_value());
-            if to == Provider::OpenAiStrict {
-                fields.insert("strict".into(), json!(true));
-            } else if w.same && tool.source_meta.strict == Some(false) {
-                fields.insert("strict".into(), json!(false));
-            }
-            w.restore(&mut fields);
-            json!({"type": "function", "function": w.ordered(fields)})
-        }
-        Provider::OpenAiResponses | Provider::OpenAiResponsesStrict => {
-            fields.insert("type".into(), json!("function"));
-            fields.insert("name".into(), json!(name));
-            put(&mut fields, "description", description);
-            fields.insert(to.input_schema_key().into(), input.to_value());
-            fields.insert(
-                "strict".into(),
-                json!(to == Provider::OpenAiResponsesStrict),
-            );
-            put(&mut fields, output_key, output);
-            w.restore(&mut fields);
-            Value::Object(w.ordered(fields))
-        }
-        Provider::Anthropic => {
-            fields.insert("name".into(), json!(name));
-            put(&mut fields, "description", description);
-            fields.insert(to.input_schema_key().into(), input.to_value());
-            if w.same {
-                if let Some(s) = tool.source_meta.strict {
-                    fields.insert("strict".into(), json!(s));
-                }
-            }
-            w.restore(&mut fields);
-            Value::Object(w.ordered(fields))
-        }
-        Provider::Gemini => {
-            fields.insert("name".into(), json!(name));
-            put(&mut fields, "description", description);
-            if has_parameters(&input) {
-                fields.insert(
-                    to.input_schema_key().into(),
-                    gemini_value(&Schema::from(input)),
-                );
-            }
-            put(&mut fields, output_key, output);
-            w.restore(&mut fields);
-            Value::Object(w.ordered(fields))
-        }
+    let description = w.description();
+    let meta = &tool.source_meta;
+    let input = match to {
+        Provider::Gemini if !has_parameters(&input) => None,
+        Provider::Gemini => Some(gemini_value(&Schema::from(input))),
+        _ => Some(input.to_value()),
     };
-    Ok(value)
-}
-
-fn put(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
-    if let Some(v) = value {
-        map.insert(key.to_owned(), v);
+    let input = input.map(|v| v.to_string());
+    let output = output.map(|v| v.to_string());
+    let annotations = meta
+        .annotations
+        .as_ref()
+        .map(|a| Value::Object(a.clone()).to_string());
+    let mut parts = DefinitionParts::new(&name);
+    parts.description = description.as_deref();
+    parts.input_schema = input.as_deref();
+    parts.output_schema = output.as_deref();
+    parts.strict = match to {
+        Provider::OpenAiStrict | Provider::OpenAiResponsesStrict => Some(true),
+        Provider::OpenAiResponses => Some(false),
+        // A source's own `strict: false` goes back to its own format; `true` only where the
+        // target keeps it (see `envelope_losses`).
+        Provider::OpenAi if w.same && meta.strict == Some(false) => Some(false),
+        Provider::Anthropic if w.same => meta.strict,
+        _ => None,
+    };
+    if to == Provider::Mcp {
+        parts.title = meta.title.as_deref();
+        parts.annotations = annotations.as_deref();
     }
+    let mut text = String::new();
+    write_parts(&mut text, to, &parts);
+    let mut value: Value = serde_json::from_str(&text).map_err(|e| {
+        ConvertError::invalid(
+            Format::of(to),
+            "",
+            format!("the written definition does not read back as JSON: {e}"),
+        )
+    })?;
+    // OpenAI Chat holds the definition's members in `function`.
+    let fields = match to {
+        Provider::OpenAi | Provider::OpenAiStrict => value.get_mut("function"),
+        _ => Some(&mut value),
+    };
+    if let Some(Value::Object(fields)) = fields {
+        w.restore(fields);
+        *fields = w.ordered(std::mem::take(fields));
+    }
+    Ok(value)
 }
 
 struct Writer<'a, 'w> {
@@ -207,14 +181,7 @@ impl Writer<'_, '_> {
             return Ok(None);
         };
         let at = self.schema_pointer(&self.tool.source_meta.output_pointer, "/outputSchema");
-        let takes = matches!(
-            self.to,
-            Provider::Mcp
-                | Provider::OpenAiResponses
-                | Provider::OpenAiResponsesStrict
-                | Provider::Gemini
-        );
-        if !takes {
+        if self.to.output_schema_key().is_none() {
             self.lose(
                 at,
                 Feature::Field(output_field(self.from).to_owned()),
@@ -329,25 +296,26 @@ fn output_field(from: Option<Format>) -> &'static str {
         .unwrap_or("outputSchema")
 }
 
-/// Whether `name` is allowed by `to`'s naming rule.
+/// Whether `name` is allowed by `to`'s naming rule (its length limit from the table of
+/// [`crate::limits`]).
 fn valid_name(name: &str, to: Provider) -> bool {
     let len = name.chars().count();
+    let fits = (1..=to.limits().max_name_len).contains(&len);
     let plain = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     match to {
         Provider::OpenAi
         | Provider::OpenAiStrict
         | Provider::OpenAiResponses
-        | Provider::OpenAiResponsesStrict => (1..=64).contains(&len) && name.chars().all(plain),
-        Provider::Anthropic => (1..=128).contains(&len) && name.chars().all(plain),
+        | Provider::OpenAiResponsesStrict
+        | Provider::Anthropic => fits && name.chars().all(plain),
         Provider::Gemini => {
-            (1..=128).contains(&len)
-                && name
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            fits && name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && name.chars().all(|c| plain(c) || c == '.' || c == ':')
         }
-        Provider::Mcp => (1..=128).contains(&len) && name.chars().all(|c| plain(c) || c == '.'),
+        Provider::Mcp => fits && name.chars().all(|c| plain(c) || c == '.'),
     }
 }
 

@@ -45,9 +45,13 @@ pub trait Command {
     /// `static`.
     fn tool() -> &'static ToolSpec;
 
-    /// Hands the command's fields to `visit`, in the order of [`Command::tool`]'s
-    /// parameters. Writing the argv ([`Command::write_argv`]) and serialising go through it,
-    /// with one table-driven writer for every command ([`crate::command::fields`]).
+    /// Hands the command's fields to `visit`: exactly one per parameter, in the order of
+    /// [`Command::tool`]'s parameters (for generated code, the command's row of the spec
+    /// table, [`crate::spec_table`]). Writing the argv ([`Command::write_argv`]) and
+    /// serialising go through it, with one table-driven writer for every command
+    /// ([`crate::command::fields`]) that pairs field `i` with parameter `i`: a field handed
+    /// over out of order is written under another parameter's flag and name. Generated code
+    /// keeps the order (tested against every golden module); a hand-written command must too.
     fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field]));
 
     /// Builds the command from arguments already checked against [`Command::tool`]
@@ -61,7 +65,10 @@ pub trait Command {
         Self: Sized;
 
     /// Writes global options, the subcommand path, options and positionals into `argv`,
-    /// which already holds the program (the argv rules of DESIGN.md).
+    /// which already holds the program: global options right after the program, inherited
+    /// options before the command's own (outermost level first, each level in declaration
+    /// order), positionals last, with `--` before them when one starts with `-`; each value
+    /// as its [`ArgvForm`](crate::ArgvForm) says.
     /// Written once for every command, over [`DynCommand`](crate::__private::DynCommand).
     fn write_argv(&self, argv: &mut ArgvBuilder)
     where

@@ -2,8 +2,10 @@
 //! calls out of a provider's response, the model's turn echoed back, and tool results back
 //! into that provider's request format.
 //!
-//! Shapes follow the providers' own SDK types (openai-python, anthropic-sdk-python,
-//! google-genai):
+//! Shapes follow the providers' SDK types — openai-python's `ChatCompletion`,
+//! `ChatCompletionToolMessageParam`, `Response` and `FunctionCallOutput`; anthropic's
+//! `Message` and `ToolResultBlockParam`; google-genai's `GenerateContentResponse` and
+//! `FunctionResponse`:
 //!
 //! | format | calls | result |
 //! |---|---|---|

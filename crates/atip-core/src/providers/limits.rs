@@ -25,8 +25,11 @@
 //! ([`crate::names`]) and flat schemas (at most three levels: object, property, array items), so
 //! the name and nesting limits are met by construction.
 
-use crate::providers::Provider;
+use super::provider::Provider;
 use crate::tool::ToolSpec;
+
+/// OpenAI's description limit, in characters.
+pub const OPENAI_DESCRIPTION_LIMIT: usize = 1024;
 
 /// The documented limits of one provider format; `None` where nothing is documented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +61,7 @@ pub struct Limits {
 const OPENAI: Limits = Limits {
     max_tools: Some(128),
     max_name_len: 64,
-    max_description_chars: Some(crate::providers::OPENAI_DESCRIPTION_LIMIT),
+    max_description_chars: Some(OPENAI_DESCRIPTION_LIMIT),
     max_properties: None,
     max_nesting: None,
     max_enum_values: None,
@@ -107,6 +110,25 @@ pub const fn limits(provider: Provider) -> &'static Limits {
         Provider::Anthropic => &ANTHROPIC,
         Provider::Gemini => &GEMINI,
         Provider::Mcp => &MCP,
+    }
+}
+
+impl Provider {
+    /// The description limit in characters, if the provider enforces one (OpenAI: 1024); from
+    /// the table of [`crate::limits`].
+    pub const fn description_limit(self) -> Option<usize> {
+        limits(self).max_description_chars
+    }
+
+    /// The most tools one request may carry, where documented (OpenAI: 128; Gemini SDK: 512);
+    /// from the table of [`crate::limits`].
+    pub const fn max_tools(self) -> Option<usize> {
+        limits(self).max_tools
+    }
+
+    /// Every documented limit of this format, with sources: [`crate::limits`].
+    pub const fn limits(self) -> &'static Limits {
+        limits(self)
     }
 }
 
