@@ -68,10 +68,10 @@ mod renamed {
     /// Renamed to [`DocumentTree`](crate::DocumentTree): the document as written.
     #[deprecated(since = "0.1.0", note = "renamed to `DocumentTree`")]
     pub type AtipTool = crate::DocumentTree;
-    /// Renamed to [`ValidatedTree`](crate::ValidatedTree): what [`load`](crate::load) returns.
+    /// Renamed to [`ValidatedTree`](crate::ValidatedTree): what [`load`](crate::load()) returns.
     #[deprecated(since = "0.1.0", note = "renamed to `ValidatedTree`")]
     pub type Loaded = crate::ValidatedTree;
-    /// Renamed to [`CommandTable`](crate::CommandTable): what [`flatten`](crate::flatten)
+    /// Renamed to [`CommandTable`](crate::CommandTable): what [`flatten`](crate::flatten())
     /// returns.
     #[deprecated(since = "0.1.0", note = "renamed to `CommandTable`")]
     pub type Flattened = crate::CommandTable;
