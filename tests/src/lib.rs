@@ -46,6 +46,13 @@ struct MetadataGuide;
 #[doc = include_str!("../../docs/architecture.md")]
 struct ArchitectureGuide;
 
+/// The snippets of the crates' own READMEs (what crates.io shows for each package).
+#[cfg(doctest)]
+#[doc = include_str!("../../crates/atip-runtime/README.md")]
+#[doc = include_str!("../../crates/atip-build/README.md")]
+#[doc = include_str!("../../crates/atip-macros/README.md")]
+struct CrateReadmes;
+
 pub mod alloc;
 pub mod large;
 pub mod output;
