@@ -5,10 +5,53 @@
 
 /// Every Rust snippet of README.md, compiled (and run, unless marked `no_run`) by
 /// `cargo test --doc -p atip-tests`. Its `include_atip!("atip/…")` paths resolve through
-/// `tests/atip`, a link to `examples/atip`.
+/// `tests/atip`, a link to `examples/atip`. The guides under `docs/` are tested the same way,
+/// one item each, below.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeSnippets;
+
+/// The snippets of `docs/generator.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/generator.md")]
+struct GeneratorGuide;
+
+/// The snippets of `docs/models.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/models.md")]
+struct ModelsGuide;
+
+/// The snippets of `docs/policy-and-sandbox.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/policy-and-sandbox.md")]
+struct PolicyAndSandboxGuide;
+
+/// The snippets of `docs/mcp.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/mcp.md")]
+struct McpGuide;
+
+/// The snippets of `docs/large-clis.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/large-clis.md")]
+struct LargeClisGuide;
+
+/// The snippets of `docs/metadata.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/metadata.md")]
+struct MetadataGuide;
+
+/// The snippets of `docs/architecture.md`.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/architecture.md")]
+struct ArchitectureGuide;
+
+/// The snippets of the crates' own READMEs (what crates.io shows for each package).
+#[cfg(doctest)]
+#[doc = include_str!("../../crates/atip-runtime/README.md")]
+#[doc = include_str!("../../crates/atip-build/README.md")]
+#[doc = include_str!("../../crates/atip-macros/README.md")]
+struct CrateReadmes;
 
 pub mod alloc;
 pub mod large;

@@ -19,7 +19,7 @@ pub(crate) enum ImportCmd {
     ///
     /// One spec: `atip import fig PACKAGE/build/gh.js` prints the document on stdout and
     /// warnings on stderr. All of them: `atip import fig --all PACKAGE --out DIR` writes
-    /// DIR/<spec>.json and prints a summary (converted, failed with reasons, ignored
+    /// `DIR/<spec>.json` and prints a summary (converted, failed with reasons, ignored
     /// generators).
     Fig(FigArgs),
 }

@@ -22,6 +22,7 @@
 //!   commands generated for your tools, with their parameters and effects.
 //!
 //! ```
+//! # #[cfg(all(feature = "macros", feature = "exec"))] { // the default features
 //! mod git {
 //! #   atip_runtime::include_atip!("../../examples/atip/git.json");
 //! #   /*
@@ -37,6 +38,7 @@
 //! let out = Runner::new().run(&log).await?;
 //! println!("{}", out.stdout_lossy());
 //! # Ok(()) }
+//! # }
 //! ```
 //!
 //! Everything the generator does at build time is also available at run time for metadata

@@ -3,7 +3,7 @@
 //! truncation. (The `tracing` spans are checked in `tests/tracing.rs`, a binary of its own:
 //! `tracing` caches per call site whether anyone listens, across threads.)
 
-#![cfg(unix)]
+#![cfg(all(unix, feature = "exec"))]
 
 mod common;
 

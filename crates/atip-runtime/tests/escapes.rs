@@ -5,7 +5,7 @@
 //! Like `tests/sandbox.rs`, these need Linux with Landlock ABI 6+ and unprivileged user
 //! namespaces (the CI machines have ABI 7); `ATIP_SANDBOX_TESTS=skip` skips them with a reason.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "exec"))]
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;

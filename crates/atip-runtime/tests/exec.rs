@@ -5,7 +5,7 @@
 //! `sh` appears here only as a test program that forks and sleeps; the runner itself never
 //! uses a shell.
 
-#![cfg(unix)]
+#![cfg(all(unix, feature = "exec"))]
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};

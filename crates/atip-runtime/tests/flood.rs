@@ -2,7 +2,7 @@
 //! this process's peak memory stays small. A test binary of its own, so no other test's memory
 //! counts against the peak.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "exec"))]
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! `missing` as a real directory, so the kernel then resolves `missing/..` to the working
 //! directory and follows `lnk` out of it.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "exec"))]
 
 use std::path::Path;
 

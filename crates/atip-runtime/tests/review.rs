@@ -5,7 +5,7 @@
 //! program (`perl -e`, `python3 -c`, `bash -c`) whose metadata lies about its effects, as in
 //! `tests/escapes.rs`. Needs Linux with Landlock ABI 6+; `ATIP_SANDBOX_TESTS=skip` skips them.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "exec"))]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

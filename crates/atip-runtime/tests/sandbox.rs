@@ -7,7 +7,7 @@
 //!
 //! `sh` and `bash` here are the attacker: a tool whose metadata claims to be harmless.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "exec"))]
 
 use std::io::Read;
 use std::net::TcpListener;

@@ -8,7 +8,7 @@
 //! * A child that ignores SIGTERM and forks a grandchild holding the pipes: both killed, the
 //!   run ends within timeout + grace, nothing alive is left in its process group.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", feature = "exec"))]
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! caches per call site whether a subscriber listens, and a test running on another thread
 //! without one would make the call sites here silent.
 
-#![cfg(unix)]
+#![cfg(all(unix, feature = "exec"))]
 
 mod common;
 
