@@ -9,9 +9,11 @@ An import is a path into the same crate: `use crate::a::B`, `use super::x`, `use
 `use child::W` where `child` is a module declared in the same file, and `crate::a::f(…)` or
 `super::g` written anywhere in code (comments and string literals are skipped). The path is
 resolved to the file of the deepest module it names; a name that the module re-exports
-(`pub use …::Name`) is followed to the module that defines it. A module's own `mod child;` and
-`pub use child::…` declarations are not imports of its children (that is how a parent shows
-its rooms), and a file never imports itself (`use super::*` in its `mod tests`).
+(`pub use …::Name`) is followed to the module that defines it. A module's use of its own
+descendants (`mod child;`, `pub use child::…`, `child::f()` in its code) is not an import:
+a parent holds its rooms, and a child may use what its parent defines. So circles are the
+ones between rooms that do not hold each other — siblings and cousins — the loops that make a
+house hard to read; a file never imports itself (`use super::*` in its `mod tests`).
 
 Usage:
   python3 .ci/structure.py [ROOT]   check the workspace at ROOT (default: this script's ..)
@@ -371,13 +373,13 @@ class Crate:
         to_file = self.modules[target][0]
         if to_file == path:
             return
-        # A module's re-exports of its own descendants show its rooms; they are not imports.
-        # (`mod child;` is never recorded as an import in the first place.)
-        if is_pub and target[: len(where)] == where:
+        # A file's module holds its descendants (inline modules of the file included):
+        # re-exporting or calling them is not an import. (`mod child;` is never recorded as an
+        # import in the first place.)
+        home = self.files[path].modpath
+        if target[: len(home)] == home:
             return
         text = "::".join(segs) + ("::*" if glob else "")
-        if target[: len(where)] == where:
-            text += "; the parent's own code uses its child"
         out.setdefault((path, to_file), (line, text))
 
 
@@ -574,13 +576,24 @@ def self_test():
             [],
         ),
         (
-            "a circle between a parent's code and its child",
+            "no circle: a parent's code uses its child, which uses the parent's items",
             {
                 "crates/c/src/lib.rs": "mod m;\n",
                 "crates/c/src/m/mod.rs": "mod k;\npub struct M;\nfn f() { k::helper() }\n",
                 "crates/c/src/m/k.rs": "use super::M;\npub fn helper() {}\n",
             },
-            ["import circle in crates/c/src/lib.rs: crates/c/src/m/k.rs <-> crates/c/src/m/mod.rs"],
+            [],
+        ),
+        (
+            "a circle between cousins, through their parents' re-exports",
+            {
+                "crates/c/src/lib.rs": "mod p;\nmod q;\n",
+                "crates/c/src/p/mod.rs": "mod x;\npub use x::X;\n",
+                "crates/c/src/p/x.rs": "use crate::q::Y;\npub struct X;\n",
+                "crates/c/src/q/mod.rs": "mod y;\npub use y::Y;\n",
+                "crates/c/src/q/y.rs": "pub struct Y;\nfn f(_: crate::p::X) {}\n",
+            },
+            ["import circle in crates/c/src/lib.rs: crates/c/src/p/x.rs <-> crates/c/src/q/y.rs"],
         ),
     ]
     failed = 0
