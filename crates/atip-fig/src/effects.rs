@@ -1,5 +1,5 @@
-//! Effects inferred from a Fig spec, on the safe side (spec §3.6, §11.1; DESIGN.md "Metadata
-//! we infer").
+//! Effects inferred from a Fig spec, on the safe side (spec §3.6, §11.1; inferred metadata is
+//! `trust.source: "inferred"`, §3.2.2, §4.10.4).
 //!
 //! A Fig spec says nothing about side effects except `isDangerous`. What the importer declares
 //! comes from the evidence below and nothing else; a command without evidence keeps
@@ -22,7 +22,7 @@
 //! Read-only verbs are only applied to the command that runs (a leaf, or the `""` command
 //! standing for a group), never to a group: a group called `show` may still hold commands that
 //! write. Destructive evidence on a group applies to every command below it, as effects merge
-//! with `destructive` OR-ed (DESIGN.md, "Effects").
+//! with `destructive` OR-ed along the command path ([`atip_core::effects`]).
 
 use serde_json::{json, Map, Value};
 
