@@ -5,7 +5,7 @@ use crate::error::ImportError;
 use crate::importer::Imported;
 
 /// The results of importing many specs, added up with [`Summary::add`] (e.g. from
-/// [`Importer::import_many`]).
+/// [`Importer::import_many`](crate::Importer::import_many)).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
     /// Specs converted.
