@@ -1,5 +1,5 @@
-//! The differ's walk: the tool's fields, then commands matched by name at each level, each
-//! change recorded with its kind, category and impact.
+//! The differ: the changes found so far, how each is recorded (kind, category, impact), and
+//! the walk over commands matched by name at each level.
 
 use atip_core::diagnostic::JsonPath;
 use atip_core::model::CommandSpec;
