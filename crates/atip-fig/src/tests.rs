@@ -1,3 +1,6 @@
+//! Tests of importing from a package: `loadSpec` references followed and limited, versioned
+//! specs, the list of specs, and many imports added up in a summary.
+
 use super::*;
 use serde_json::json;
 

@@ -1,3 +1,6 @@
+//! Tests of the conversion: the rows of the mapping, names made to flatten cleanly, what argv
+//! cannot express, limits and errors.
+
 use super::*;
 use atip_core::{Document, FlattenOptions, LoadOptions};
 
