@@ -27,7 +27,8 @@ use atip_core::model::{CommandSpec, DiscoveryFilter, Omitted, OmittedReason, Saf
 use clap::{Arg, ArgAction, Command};
 use indexmap::IndexMap;
 
-use crate::{document, Annotations, AGENT_ARG_ID};
+use crate::annotations::Annotations;
+use crate::describe::{document, AGENT_ARG_ID};
 
 /// A `--agent` request: what `PROGRAM --agent …` asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use atip_runtime::shim::{platform, sha256_file, shim_path, user_shim_dir};
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{emit, Failure, Outcome};
+use crate::output::{emit, Failure, Outcome};
 
 /// What to import from.
 #[derive(Subcommand)]

@@ -1,0 +1,117 @@
+//! How `atip run` and `atip serve` execute commands: the flags for policy, limits, sandbox,
+//! trust and audit, the runner they make, and the async runtime.
+
+use std::path::PathBuf;
+
+use atip_runtime::RuntimeTool;
+use serde_json::Value;
+
+use crate::output::Failure;
+
+/// How commands are run: policy, limits, sandbox and trust.
+#[derive(clap::Args)]
+pub(crate) struct ExecArgs {
+    /// A policy: a JSON file, or the JSON itself (`{"destructive": "deny", "denyCommands":
+    /// ["git clean"]}`). Command patterns and argument rules that match no loaded command are
+    /// an error.
+    #[arg(long)]
+    pub(crate) policy: Option<String>,
+    /// Time limit per call, in seconds, for commands that declare none.
+    #[arg(long, default_value_t = 30)]
+    timeout: u64,
+    /// Cap on captured stdout and stderr together, in bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    max_output: usize,
+    /// Run without the sandbox (commands get only the policy gate).
+    #[arg(long)]
+    pub(crate) no_sandbox: bool,
+    /// Also let sandboxed commands write under this directory (repeatable).
+    #[arg(long = "writable")]
+    writable: Vec<PathBuf>,
+    /// Assign trust to programs whose resolved path matches a glob, whatever their metadata
+    /// claims: `GLOB=LEVEL` (`/usr/bin/*=vendor`; repeatable).
+    #[arg(long = "trust-program", value_parser = parse_trust_rule)]
+    trust_program: Vec<(String, atip_runtime::TrustSource)>,
+    /// Assign trust to the metadata files of --tools matching a glob: `GLOB=LEVEL`
+    /// (`/etc/atip/*.json=org`; repeatable).
+    #[arg(long = "trust-metadata", value_parser = parse_trust_rule)]
+    trust_metadata: Vec<(String, atip_runtime::TrustSource)>,
+    /// Append one JSON line per call to this file: tool, argv, decision and reasons, who
+    /// confirmed, sandbox, duration, exit, redactions, truncation.
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<PathBuf>,
+}
+
+pub(crate) fn parse_trust_rule(text: &str) -> Result<(String, atip_runtime::TrustSource), String> {
+    let (glob, level) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected GLOB=LEVEL, found {text:?}"))?;
+    let trust = serde_json::from_value(Value::String(level.to_owned())).map_err(|_| {
+        format!("unknown trust level {level:?}: native, vendor, org, community, user or inferred")
+    })?;
+    Ok((glob.to_owned(), trust))
+}
+
+/// A single-threaded tokio runtime for the commands that run processes or serve.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(format!("cannot start the async runtime: {e}")))
+}
+
+/// The policy `text` names: a file, or inline JSON (anything starting with `{`); the default
+/// policy when absent.
+fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, Failure> {
+    let Some(text) = text else {
+        return Ok(atip_runtime::Policy::default());
+    };
+    let (json, shown) = if text.trim_start().starts_with('{') {
+        (Ok(text.to_owned()), "--policy".to_owned())
+    } else {
+        (
+            std::fs::read_to_string(text).map_err(|e| e.to_string()),
+            text.to_owned(),
+        )
+    };
+    json.and_then(|t| atip_runtime::Policy::from_json(&t).map_err(|e| e.to_string()))
+        .map_err(|e| Failure::new(format!("{shown}: {e}")))
+}
+
+/// The runner `exec` describes for `tools`: its policy (checked against the tools), limits,
+/// sandbox and trust rules.
+pub(crate) fn runner(
+    exec: &ExecArgs,
+    tools: &[RuntimeTool],
+) -> Result<atip_runtime::Runner, Failure> {
+    let policy = read_policy(exec.policy.as_deref())?;
+    policy
+        .check_against(tools.iter().flat_map(RuntimeTool::specs))
+        .map_err(|e| Failure::new(format!("--policy: {e}")))?;
+    let mut sandbox = if exec.no_sandbox {
+        atip_runtime::Sandbox::off()
+    } else {
+        atip_runtime::Sandbox::new()
+    };
+    for dir in &exec.writable {
+        sandbox = sandbox.writable(dir);
+    }
+    let mut runner = atip_runtime::Runner::new()
+        .policy(policy)
+        .sandbox(sandbox)
+        .timeout(std::time::Duration::from_secs(exec.timeout))
+        .max_output_bytes(exec.max_output);
+    for (glob, trust) in &exec.trust_program {
+        runner = runner.trust_program(glob, *trust);
+    }
+    for (glob, trust) in &exec.trust_metadata {
+        runner = runner.trust_metadata(glob, *trust);
+    }
+    if let Some(path) = &exec.audit_log {
+        let log = atip_runtime::AuditLog::open(path).map_err(|e| {
+            Failure::new(format!("--audit-log: cannot open {}: {e}", path.display()))
+        })?;
+        runner = runner.audit_log(log);
+    }
+    Ok(runner)
+}

@@ -1,0 +1,140 @@
+//! `atip check`, `gen`, `compile` and `prompt`: metadata files checked, and what is made from
+//! them (the Rust module, provider tool definitions, the safety prompt).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use atip_build::{expand, Options};
+use atip_runtime::{
+    safety_prompt, Document, FlattenOptions, LoadOptions, Mode, Provider, RuntimeTool,
+};
+
+use crate::load::load_tools;
+use crate::output::{emit, Failure, Outcome};
+
+/// `atip check`: every file, every diagnostic; status 1 when any file has an error.
+pub(crate) fn check(files: &[PathBuf], lenient: bool, summary: bool) -> Outcome {
+    let mode = if lenient { Mode::Lenient } else { Mode::Strict };
+    let mut failed = false;
+    for file in files {
+        let name = file.display().to_string();
+        match Document::from_path(file, mode, &FlattenOptions::default()) {
+            Ok(doc) => {
+                if !summary {
+                    for w in &doc.warnings {
+                        eprintln!("{}", w.render(Some(&name)));
+                    }
+                }
+                let mut out = format!(
+                    "{name}: ok: {}, {} warning{}\n",
+                    doc.summary(),
+                    doc.warnings.len(),
+                    if doc.warnings.len() == 1 { "" } else { "s" }
+                );
+                if summary {
+                    for skipped in &doc.skipped {
+                        out.push_str(&format!(
+                            "  skipped `{}` ({}): {}\n",
+                            skipped.path,
+                            skipped.json_path,
+                            skipped.reasons.join("; ")
+                        ));
+                    }
+                }
+                emit(&out)?;
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("{e}");
+                let errors = e.errors().count();
+                emit(&format!(
+                    "{name}: {errors} error{}\n",
+                    if errors == 1 { "" } else { "s" }
+                ))?;
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(crate) fn gen(file: &Path, options: Options) -> Outcome {
+    let name = file.display().to_string();
+    let load = LoadOptions::strict().with_file(name.clone());
+    let text = atip_runtime::load::read_text(file, &load).map_err(Failure::new)?;
+    let exp = expand(&text, &options).map_err(Failure::new)?;
+    for w in &exp.warnings {
+        eprintln!("{}", w.render(Some(&name)));
+    }
+    emit(&exp.to_source(&name))
+}
+
+pub(crate) fn parse_globals(text: &str) -> Result<atip_runtime::GlobalOptions, String> {
+    Ok(match text {
+        "all" => atip_runtime::GlobalOptions::All,
+        "none" => atip_runtime::GlobalOptions::None,
+        list => atip_runtime::GlobalOptions::Only(
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        ),
+    })
+}
+
+pub(crate) fn compile(
+    provider: Provider,
+    files: &[PathBuf],
+    commands: Vec<String>,
+    lenient: bool,
+    globals: &atip_runtime::GlobalOptions,
+) -> Outcome {
+    if !commands.is_empty() && files.len() > 1 {
+        return Err(Failure::new("--commands applies to a single file"));
+    }
+    let tools = load_tools(files, lenient, (!commands.is_empty()).then_some(commands))?;
+    let unknown = globals.unknown_names(tools.iter().flat_map(RuntimeTool::specs));
+    if !unknown.is_empty() {
+        return Err(Failure::new(format!(
+            "--globals: {} not a global option of these tools",
+            unknown
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+                + if unknown.len() == 1 { " is" } else { " are" }
+        )));
+    }
+    let tools: Vec<RuntimeTool> = tools
+        .into_iter()
+        .map(|t| t.global_options(globals.clone()))
+        .collect();
+    // Each file's array, joined: written without building a JSON value of the whole.
+    let mut out = String::from("[");
+    for t in &tools {
+        let array = t.definitions_json(provider);
+        let inner = &array[1..array.len() - 1];
+        if !inner.is_empty() {
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(inner);
+        }
+    }
+    out.push_str("]\n");
+    let code = emit(&out)?;
+    // What had to give to fit the provider's documented limits (atip_runtime::limits).
+    for note in atip_runtime::limits::notes(tools.iter().flat_map(RuntimeTool::specs), provider) {
+        eprintln!("warning: {note}");
+    }
+    Ok(code)
+}
+
+pub(crate) fn prompt(files: &[PathBuf], lenient: bool) -> Outcome {
+    let tools = load_tools(files, lenient, None)?;
+    emit(&safety_prompt(tools.iter().flat_map(RuntimeTool::specs)))
+}

@@ -1,0 +1,54 @@
+//! What every command shares: why it failed, its exit status, reading its input (a file or
+//! standard input) and writing its output to stdout.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+/// Why a command failed: printed on stderr before the process exits with status 1. Empty
+/// when the details (every diagnostic of every file) were printed already.
+#[derive(Debug)]
+pub(crate) struct Failure(pub(crate) String);
+
+impl Failure {
+    pub(crate) fn new(message: impl std::fmt::Display) -> Self {
+        Failure(message.to_string())
+    }
+
+    /// The problems were printed as they were found.
+    pub(crate) fn reported() -> Self {
+        Failure(String::new())
+    }
+}
+
+/// The exit status of a command that ran, or why it could not.
+pub(crate) type Outcome = Result<ExitCode, Failure>;
+
+pub(crate) fn read_input(path: &Path) -> Result<String, Failure> {
+    let mut text = String::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    read.map(|_| text)
+        .map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Writes `value` as pretty JSON and a newline.
+pub(crate) fn emit_json(value: &Value) -> Outcome {
+    let text = serde_json::to_string_pretty(value).map_err(Failure::new)?;
+    emit(&format!("{text}\n"))
+}
+
+/// Writes to stdout; a closed pipe (`atip gen … | head`) ends quietly instead of panicking.
+pub(crate) fn emit(text: &str) -> Outcome {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(Failure::new(format!("cannot write the output: {e}"))),
+    }
+}
