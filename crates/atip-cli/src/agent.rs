@@ -39,8 +39,8 @@ pub(crate) fn annotations() -> atip_clap::Annotations {
         .with_destructive(true)
         .with_reversible(false)
         .with_idempotent(false);
+    // No homepage: the project has no public address yet.
     let mut ann = atip_clap::Annotations::new()
-        .homepage(env!("CARGO_PKG_REPOSITORY"))
         .effects(
             "run",
             runs_tools.clone().with_interactive(Interactive {
