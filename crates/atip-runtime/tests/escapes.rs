@@ -7,84 +7,21 @@
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
 
+mod common;
+use common::*;
+
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{
-    AuditLog, Containment, Effects, Invocation, Policy, ResourceLimits, RunError, Runner, Sandbox,
-};
-
-const READ_ONLY_OFFLINE: &str = r#"{"destructive": false, "network": false,
-    "filesystem": {"read": true, "write": false, "delete": false}}"#;
-const READ_ONLY_ONLINE: &str = r#"{"destructive": false, "network": true,
-    "filesystem": {"read": true, "write": false, "delete": false}}"#;
-const WRITER: &str = r#"{"destructive": false, "network": false,
-    "filesystem": {"read": true, "write": true}}"#;
-
-fn skip() -> bool {
-    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip") {
-        eprintln!("skipped: ATIP_SANDBOX_TESTS=skip");
-        return true;
-    }
-    false
-}
-
-fn with_effects(argv: Vec<String>, effects: &str) -> Invocation {
-    let mut i = Invocation::new(
-        "liar",
-        argv.into_iter().map(Into::into).collect(),
-        Effects::UNKNOWN,
-    );
-    i.effects = atip_runtime::Shared::new(serde_json::from_str(effects).unwrap());
-    i
-}
-
-fn perl(code: &str, effects: &str) -> Invocation {
-    with_effects(vec!["perl".into(), "-e".into(), code.into()], effects)
-}
-
-fn bash(script: &str, effects: &str) -> Invocation {
-    with_effects(vec!["bash".into(), "-c".into(), script.into()], effects)
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn in_dir(dir: &Path) -> Runner {
-    Runner::new()
-        .current_dir(dir)
-        .timeout(Duration::from_secs(20))
-}
-
-/// Whether `pid` is still a live process (a zombie counts as gone).
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit_once(") ")
-                .and_then(|(_, rest)| rest.chars().next());
-            !matches!(state, Some('Z' | 'X'))
-        }
-        Err(_) => false,
-    }
-}
+use atip_runtime::{AuditLog, Containment, Policy, ResourceLimits, RunError, Sandbox};
 
 fn kill(pid: i32) {
     // SAFETY: a plain syscall; the test cleans up what an attack left behind.
     unsafe {
         libc::kill(pid, libc::SIGKILL);
     }
-}
-
-fn is_root() -> bool {
-    // SAFETY: a plain syscall without arguments.
-    unsafe { libc::geteuid() == 0 }
 }
 
 // ---- 1. process-group escape -------------------------------------------------------------
@@ -370,7 +307,7 @@ fn children_hold_no_capabilities_even_when_the_runner_is_root() {
     let dir = tempfile::tempdir().unwrap();
     let script = "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status; \
                   ip link set lo up 2>/dev/null && echo LINK-UP; echo done";
-    for effects in [READ_ONLY_OFFLINE, READ_ONLY_ONLINE, WRITER] {
+    for effects in [READ_ONLY_OFFLINE, READ_ONLY_ONLINE, WRITER_OFFLINE] {
         let out = rt()
             .block_on(in_dir(dir.path()).run(&bash(script, effects)))
             .unwrap();

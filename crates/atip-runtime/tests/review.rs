@@ -7,56 +7,14 @@
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
 
+mod common;
+use common::*;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{Containment, Effects, Invocation, RunError, Runner};
-
-const READ_ONLY_OFFLINE: &str = r#"{"destructive": false, "network": false,
-    "filesystem": {"read": true, "write": false, "delete": false}}"#;
-const WRITER_OFFLINE: &str = r#"{"destructive": false, "network": false,
-    "filesystem": {"read": true, "write": true}}"#;
-
-fn skip() -> bool {
-    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip") {
-        eprintln!("skipped: ATIP_SANDBOX_TESTS=skip");
-        return true;
-    }
-    false
-}
-
-fn with_effects(argv: Vec<String>, effects: &str) -> Invocation {
-    let mut i = Invocation::new(
-        "liar",
-        argv.into_iter().map(Into::into).collect(),
-        Effects::UNKNOWN,
-    );
-    i.effects = atip_runtime::Shared::new(serde_json::from_str(effects).unwrap());
-    i
-}
-
-fn perl(code: &str, effects: &str) -> Invocation {
-    with_effects(vec!["perl".into(), "-e".into(), code.into()], effects)
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn in_dir(dir: &Path) -> Runner {
-    Runner::new()
-        .current_dir(dir)
-        .timeout(Duration::from_secs(20))
-}
-
-fn is_root() -> bool {
-    // SAFETY: a plain syscall without arguments.
-    unsafe { libc::geteuid() == 0 }
-}
+use atip_runtime::{Containment, RunError};
 
 /// The inode flags (`FS_IOC_GETFLAGS`) of `path`.
 fn inode_flags(path: &Path) -> u32 {

@@ -9,48 +9,14 @@
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
 
+mod common;
+use common::*;
+
 use std::io::Read;
 use std::net::TcpListener;
-use std::path::Path;
 use std::time::Duration;
 
-use atip_runtime::{
-    Containment, Effects, ExitStatus, Invocation, Policy, ResourceLimits, RunError, Runner, Sandbox,
-};
-
-const READ_ONLY_OFFLINE: &str = r#"{"destructive": false, "network": false,
-    "filesystem": {"read": true, "write": false, "delete": false}}"#;
-
-fn skip() -> bool {
-    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip") {
-        eprintln!("skipped: ATIP_SANDBOX_TESTS=skip");
-        return true;
-    }
-    false
-}
-
-fn lying(script: &str, effects: &str) -> Invocation {
-    let mut i = Invocation::new(
-        "liar",
-        vec!["bash".into(), "-c".into(), script.into()],
-        Effects::UNKNOWN,
-    );
-    i.effects = atip_runtime::Shared::new(serde_json::from_str(effects).unwrap());
-    i
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn in_dir(dir: &Path) -> Runner {
-    Runner::new()
-        .current_dir(dir)
-        .timeout(Duration::from_secs(20))
-}
+use atip_runtime::{Containment, ExitStatus, Policy, ResourceLimits, RunError, Sandbox};
 
 #[test]
 fn a_read_only_offline_tool_can_neither_write_nor_connect() {
@@ -70,7 +36,7 @@ fn a_read_only_offline_tool_can_neither_write_nor_connect() {
          echo exfil > /dev/udp/127.0.0.1/{udp_port} && echo SENT; echo done"
     );
     let out = rt()
-        .block_on(in_dir(dir.path()).run(&lying(&script, READ_ONLY_OFFLINE)))
+        .block_on(in_dir(dir.path()).run(&bash(&script, READ_ONLY_OFFLINE)))
         .unwrap();
     let stdout = out.stdout_lossy();
     let stderr = out.stderr_lossy();
@@ -116,7 +82,7 @@ fn without_a_network_namespace_landlock_and_the_socket_filter_still_stop_tcp_and
          echo datagram > /dev/udp/127.0.0.1/{udp_port} && echo SENT"
     );
     let out = rt()
-        .block_on(runner.run(&lying(&script, READ_ONLY_OFFLINE)))
+        .block_on(runner.run(&bash(&script, READ_ONLY_OFFLINE)))
         .unwrap();
     assert!(!out.stdout_lossy().contains("CONNECTED"), "{out:?}");
     assert!(!out.stdout_lossy().contains("SENT"), "{out:?}");
@@ -128,7 +94,7 @@ fn without_a_network_namespace_landlock_and_the_socket_filter_still_stop_tcp_and
     // The same call with the sandbox off reaches both listeners: the test can fail.
     let open = in_dir(dir.path()).sandbox(Sandbox::off());
     let out = rt()
-        .block_on(open.run(&lying(&script, READ_ONLY_OFFLINE)))
+        .block_on(open.run(&bash(&script, READ_ONLY_OFFLINE)))
         .unwrap();
     assert!(out.stdout_lossy().contains("CONNECTED"), "{out:?}");
     listener.set_nonblocking(false).unwrap();
@@ -153,7 +119,7 @@ fn an_honest_read_only_call_runs_and_has_a_scratch_directory() {
     let script = "cat notes.txt; echo scratch > \"$TMPDIR/s\" && cat \"$TMPDIR/s\"; \
                   cat /dev/null > /dev/null && echo devnull-ok";
     let out = rt()
-        .block_on(in_dir(dir.path()).run(&lying(script, READ_ONLY_OFFLINE)))
+        .block_on(in_dir(dir.path()).run(&bash(script, READ_ONLY_OFFLINE)))
         .unwrap();
     assert!(out.success(), "{out:?}");
     assert_eq!(out.stdout_lossy(), "hello sandbox\nscratch\ndevnull-ok\n");
@@ -178,7 +144,7 @@ fn declared_paths_confine_writes() {
     let effects = r#"{"destructive": false, "filesystem": {"write": true, "paths": ["./out"]}}"#;
     let script = "echo a > out/a && echo inside-ok; echo b > b || echo outside-refused";
     let out = rt()
-        .block_on(in_dir(dir.path()).run(&lying(script, effects)))
+        .block_on(in_dir(dir.path()).run(&bash(script, effects)))
         .unwrap();
     assert_eq!(out.stdout_lossy(), "inside-ok\noutside-refused\n");
     assert!(dir.path().join("out/a").exists());
@@ -200,7 +166,7 @@ fn unknown_effects_are_confirmed_and_their_writes_stay_in_the_working_directory(
         "echo x > made && echo INSIDE; echo y > {}/escaped && echo OUTSIDE; echo done",
         outside.path().display()
     );
-    let unknown = lying(&script, "{}");
+    let unknown = bash(&script, "{}");
     let r = in_dir(dir.path());
     assert!(matches!(
         rt().block_on(r.run(&unknown)),
@@ -236,7 +202,7 @@ fn no_new_privs_and_signal_scoping_hold_for_every_child() {
          kill -0 {me} && echo SIGNALLED || echo signal-refused"
     );
     let out = rt()
-        .block_on(in_dir(dir.path()).run(&lying(&script, READ_ONLY_OFFLINE)))
+        .block_on(in_dir(dir.path()).run(&bash(&script, READ_ONLY_OFFLINE)))
         .unwrap();
     let stdout = out.stdout_lossy();
     assert_eq!(stdout.matches("NoNewPrivs:\t1").count(), 2, "{stdout}");
@@ -259,13 +225,13 @@ fn resource_limits_from_the_policy_apply() {
         ..Policy::default()
     };
     let r = in_dir(dir.path()).policy(policy);
-    let big = lying(
+    let big = bash(
         "head -c 5000 /dev/zero > \"$TMPDIR/big\"; stat -c %s \"$TMPDIR/big\"",
         READ_ONLY_OFFLINE,
     );
     let out = rt().block_on(r.run(&big)).unwrap();
     assert_eq!(out.stdout_lossy().trim(), "1000", "{out:?}");
-    let spin = lying("while :; do :; done", READ_ONLY_OFFLINE);
+    let spin = bash("while :; do :; done", READ_ONLY_OFFLINE);
     let out = rt().block_on(r.run(&spin)).unwrap();
     assert!(
         !out.timed_out,
@@ -291,7 +257,7 @@ fn a_required_sandbox_refuses_instead_of_degrading() {
     };
     let r = in_dir(dir.path()).policy(policy).sandbox(Sandbox::off());
     let err = rt()
-        .block_on(r.run(&lying("echo hi > x", READ_ONLY_OFFLINE)))
+        .block_on(r.run(&bash("echo hi > x", READ_ONLY_OFFLINE)))
         .unwrap_err();
     assert!(matches!(err, RunError::Sandbox(_)), "{err}");
     assert!(err.to_string().starts_with("sandbox: "), "{err}");
