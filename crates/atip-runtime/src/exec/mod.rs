@@ -695,12 +695,22 @@ impl Runner {
             }
             None => None,
         };
+        let var = |key| {
+            verify::child_var(&self.settings.env_base, &self.settings.env, key).map(PathBuf::from)
+        };
+        let places = sandbox::protect::Places {
+            home: var("HOME"),
+            runtime_dir: var("XDG_RUNTIME_DIR"),
+            ssh_auth_sock: var("SSH_AUTH_SOCK"),
+        };
         let plan = sandbox::Plan::new(
             &self.sandbox,
             &invocation.effects,
             gates.limits,
             working_dir,
             &gates.path_roots,
+            places,
+            program.as_deref(),
         );
         let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
             .map_err(RunError::Sandbox)?;

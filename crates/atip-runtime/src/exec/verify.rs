@@ -320,15 +320,24 @@ pub(crate) fn child_path(
     env_base: &super::process::EnvBase,
     env: &[(OsString, Option<OsString>)],
 ) -> Option<OsString> {
-    if let Some((_, v)) = env.iter().rev().find(|(k, _)| k == "PATH") {
+    child_var(env_base, env, "PATH")
+}
+
+/// The value of `key` in the environment a child started with these settings gets.
+pub(crate) fn child_var(
+    env_base: &super::process::EnvBase,
+    env: &[(OsString, Option<OsString>)],
+    key: &str,
+) -> Option<OsString> {
+    if let Some((_, v)) = env.iter().rev().find(|(k, _)| k == key) {
         return v.clone();
     }
     match env_base {
-        super::process::EnvBase::Inherit => std::env::var_os("PATH"),
+        super::process::EnvBase::Inherit => std::env::var_os(key),
         super::process::EnvBase::Clear => None,
         super::process::EnvBase::AllowList(keys) => {
-            if keys.iter().any(|k| k == "PATH") {
-                std::env::var_os("PATH")
+            if keys.iter().any(|k| k == key) {
+                std::env::var_os(key)
             } else {
                 None
             }

@@ -162,6 +162,8 @@ pub(crate) struct ChildSetup {
     /// Drop capabilities; `privileged`: the child holds `CAP_SETPCAP` (root, or a joined user
     /// namespace), so the bounding set and securebits can go too.
     capabilities: Option<CapabilityDrop>,
+    /// The run's mount namespace: protected paths, hidden credential stores.
+    mounts: Option<super::mounts::Mounts>,
     seccomp: Option<&'static seccompiler::BpfProgram>,
 }
 
@@ -412,6 +414,8 @@ pub(super) fn prepare_on(
         ));
     }
 
+    let mounts = shield(plan, root, namespaces.is_some(), &mut report);
+
     let limits = plan.limits;
     if root && limits.processes.is_some() {
         // RLIMIT_NPROC is never checked for the initial user's root.
@@ -434,13 +438,73 @@ pub(super) fn prepare_on(
             namespaces,
             limits,
             capabilities: Some(CapabilityDrop {
-                privileged: root || namespaces.is_some(),
+                privileged: root || namespaces.is_some() || mounts.is_some(),
                 last: last_capability(),
             }),
+            mounts,
             seccomp,
         },
         report,
     ))
+}
+
+/// The run's mount namespace for `plan` (protected paths, hidden credential stores and
+/// sockets), with the report's lines for it; `None` when there is nothing to mount, or no
+/// mount namespace to be had here.
+fn shield(
+    plan: &Plan,
+    root: bool,
+    joined: bool,
+    report: &mut SandboxReport,
+) -> Option<super::mounts::Mounts> {
+    let roots: Option<Vec<PathBuf>> = plan
+        .writes
+        .as_ref()
+        .map(|paths| paths.iter().chain(&plan.extra_writable).cloned().collect());
+    let roots = roots.unwrap_or_else(|| vec![plan.working_dir.clone()]);
+    let writable = plan.writes.as_ref().map(|_| roots.as_slice());
+    let shield = super::protect::plan(
+        Some(writable.unwrap_or(&roots)),
+        &plan.declared,
+        &plan.places,
+        plan.program_name.as_deref(),
+        &plan.credentials,
+    );
+    report.not_enforced.extend(shield.notes.iter().cloned());
+    report.created = shield.created.clone();
+    if shield.is_empty() {
+        return None;
+    }
+    use super::mounts::{available, Entry, Mounts};
+    let entry = if joined {
+        Entry::Joined
+    } else if root {
+        Entry::Root
+    } else if available(false) {
+        Entry::OwnUserNamespace
+    } else {
+        report.not_enforced.push(
+            "protected paths and credential stores: no mount namespace here (unprivileged user \
+             namespaces are disabled); see `atip doctor`"
+                .to_owned(),
+        );
+        return None;
+    };
+    if !shield.read_only.is_empty() {
+        report.enforced.push(Containment::ReadOnly {
+            paths: shield.read_only.clone(),
+        });
+    }
+    if !shield.hidden.is_empty() {
+        report.enforced.push(Containment::Hidden {
+            paths: shield
+                .hidden
+                .iter()
+                .map(|h| h.path().to_path_buf())
+                .collect(),
+        });
+    }
+    Some(Mounts::prepare(&shield, entry))
 }
 
 impl ChildSetup {
@@ -464,6 +528,9 @@ impl ChildSetup {
             // The user namespace first: it grants what joining its network namespace needs.
             nix::sched::setns(user.as_fd(), CloneFlags::CLONE_NEWUSER).map_err(errno)?;
             nix::sched::setns(net.as_fd(), CloneFlags::CLONE_NEWNET).map_err(errno)?;
+        }
+        if let Some(mounts) = &self.mounts {
+            mounts.apply()?;
         }
         let l = self.limits;
         for (resource, value, slack) in [
@@ -602,6 +669,11 @@ mod tests {
             extra_writable: Vec::new(),
             limits: ResourceLimits::default(),
             notes: Vec::new(),
+            working_dir: PathBuf::from("/nonexistent-atip-test"),
+            declared: Vec::new(),
+            places: Default::default(),
+            program_name: None,
+            credentials: Vec::new(),
         }
     }
 

@@ -27,6 +27,9 @@
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
+mod mounts;
+pub mod protect;
+#[cfg(target_os = "linux")]
 mod seccomp;
 
 use std::fmt;
@@ -43,6 +46,7 @@ pub struct Sandbox {
     enabled: bool,
     unconfined_writes: bool,
     writable: Vec<PathBuf>,
+    credentials: Vec<protect::Grant>,
     readable: Option<Vec<PathBuf>>,
     allow_network: bool,
     network_namespace: bool,
@@ -54,6 +58,7 @@ impl Default for Sandbox {
             enabled: true,
             unconfined_writes: false,
             writable: Vec::new(),
+            credentials: Vec::new(),
             readable: None,
             allow_network: false,
             network_namespace: true,
@@ -87,6 +92,24 @@ impl Sandbox {
     #[must_use]
     pub fn unconfined_writes(mut self) -> Self {
         self.unconfined_writes = true;
+        self
+    }
+
+    /// Lets programs whose file name matches `program` (a glob: `terraform`, `aws*`) see the
+    /// credential store or daemon socket at `path` (`~/` is the home directory), which the
+    /// sandbox otherwise hides from every program but its owners ([`protect::CREDENTIAL_STORES`],
+    /// [`protect::DAEMON_SOCKETS`]).
+    #[must_use]
+    pub fn credentials(mut self, program: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let path = match (path.strip_prefix("~"), std::env::var_os("HOME")) {
+            (Ok(rest), Some(home)) => PathBuf::from(home).join(rest),
+            _ => path,
+        };
+        self.credentials.push(protect::Grant {
+            program: program.into(),
+            path,
+        });
         self
     }
 
@@ -166,6 +189,18 @@ pub enum Containment {
     /// `chown`, `utimensat`, `setxattr` and their relatives fail with `EPERM`). Landlock does
     /// not cover these, so runs whose writes are denied get them refused this way.
     NoMetadataChanges,
+    /// Paths kept read-only inside writable roots (protected paths: git hooks and config,
+    /// shell start-up files, editor and agent configuration; [`protect`]).
+    ReadOnly {
+        /// The paths.
+        paths: Vec<PathBuf>,
+    },
+    /// Credential stores and daemon sockets the program does not own, replaced by empty ones
+    /// ([`protect::CREDENTIAL_STORES`], [`protect::DAEMON_SOCKETS`]).
+    Hidden {
+        /// The paths.
+        paths: Vec<PathBuf>,
+    },
     /// No System V IPC (seccomp): shared memory, message queues and semaphores are neither
     /// namespaced nor files, so Landlock cannot limit them.
     NoSystemVIpc,
@@ -215,6 +250,8 @@ impl fmt::Display for Containment {
             }
             Containment::NoCapabilities => f.write_str("no capabilities"),
             Containment::NoSystemVIpc => f.write_str("no System V IPC (seccomp)"),
+            Containment::ReadOnly { paths: p } => write!(f, "read-only: {}", paths(p)),
+            Containment::Hidden { paths: p } => write!(f, "hidden: {}", paths(p)),
             Containment::NoSockets => {
                 f.write_str("no sockets but netlink and socket pairs (seccomp)")
             }
@@ -250,6 +287,11 @@ pub struct SandboxReport {
     /// 0700) and removed with everything in it after the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scratch_dir: Option<PathBuf>,
+    /// Protected directories that did not exist and were created empty before the run, so
+    /// that the run could not create them (`.git/hooks`, `.git/info`); removed after it if
+    /// still empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub created: Vec<PathBuf>,
 }
 
 impl SandboxReport {
@@ -315,6 +357,16 @@ pub(crate) struct Plan {
     /// What the plan could not grant as declared, one sentence each, for the report's
     /// `not_enforced` (a declared path through a symbolic link, or with `..`).
     pub notes: Vec<String>,
+    /// The working directory.
+    pub working_dir: PathBuf,
+    /// The paths the command itself declares in `filesystem.paths`.
+    pub declared: Vec<PathBuf>,
+    /// Where the run's environment says its tools keep things.
+    pub places: protect::Places,
+    /// The file name of the program that runs, for credential ownership.
+    pub program_name: Option<String>,
+    /// The caller's credential grants.
+    pub credentials: Vec<protect::Grant>,
 }
 
 impl Plan {
@@ -328,6 +380,8 @@ impl Plan {
         limits: ResourceLimits,
         working_dir: &Path,
         path_roots: &[PathBuf],
+        places: protect::Places,
+        program: Option<&Path>,
     ) -> Plan {
         let mut notes = Vec::new();
         let declared = effects.filesystem.as_ref().and_then(|f| f.paths.as_ref());
@@ -369,7 +423,18 @@ impl Plan {
                 Some(paths)
             }
         };
+        let declared_paths = match (&writes, effects.filesystem_write()) {
+            (Some(paths), Some(true)) if declared.is_some_and(|p| !p.is_empty()) => paths.clone(),
+            _ => Vec::new(),
+        };
         Plan {
+            declared: declared_paths,
+            working_dir: working_dir.to_path_buf(),
+            places,
+            program_name: program
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned()),
+            credentials: sandbox.credentials.clone(),
             writes,
             reads: sandbox.readable.clone(),
             no_network: effects.network == Some(false) && !sandbox.allow_network,
@@ -439,6 +504,8 @@ pub(crate) struct Prepared {
     pub report: SandboxReport,
     /// The run's own scratch directory, removed when this is dropped after the run.
     pub scratch: Option<tempfile::TempDir>,
+    /// Protected directories created for the run, removed (if still empty) when this goes.
+    created: Vec<PathBuf>,
     #[cfg(target_os = "linux")]
     child: Option<linux::ChildSetup>,
 }
@@ -476,6 +543,7 @@ pub(crate) fn prepare(
         return Ok(Prepared {
             report,
             scratch: None,
+            created: Vec::new(),
             #[cfg(target_os = "linux")]
             child: None,
         });
@@ -493,6 +561,7 @@ pub(crate) fn prepare(
         let (child, mut report) = linux::prepare(plan, scratch_path.as_deref(), program)?;
         report.scratch_dir = scratch_path;
         Ok(Prepared {
+            created: report.created.clone(),
             report,
             scratch,
             child: Some(child),
@@ -511,7 +580,11 @@ pub(crate) fn prepare(
                 std::env::consts::OS
             ));
         }
-        Ok(Prepared { report, scratch })
+        Ok(Prepared {
+            report,
+            scratch,
+            created: Vec::new(),
+        })
     }
 }
 
@@ -525,6 +598,16 @@ fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
         builder.permissions(std::fs::Permissions::from_mode(0o700));
     }
     builder.tempdir()
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        // Only empty directories go: whatever the run left in one (it could not, read-only)
+        // or another process put there since stays.
+        for dir in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
 }
 
 impl Prepared {

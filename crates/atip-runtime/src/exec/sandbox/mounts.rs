@@ -1,0 +1,239 @@
+//! The run's private mount namespace (Linux): protected paths bound read-only over themselves,
+//! credential stores and daemon sockets covered by empty mounts. Landlock cannot take a path
+//! out of a tree it grants, a read-only mount can: writes there fail with `EROFS`, whoever
+//! the process is, and the paths cannot be renamed or removed (`EBUSY`).
+//!
+//! The namespace belongs to the run: every mount disappears with its last process. Runs that
+//! already join the shared offline user namespace unshare a mount namespace inside it; other
+//! runs unshare a user namespace of their own (mapping the runner's uid and gid onto
+//! themselves) with it, or, when the runner is root, only the mount namespace.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use super::protect::{Hidden, Shield};
+
+/// How the child gets the right to mount.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Entry {
+    /// It already joined a user namespace it holds every capability in (offline runs).
+    Joined,
+    /// The runner is root in the initial user namespace.
+    Root,
+    /// A user namespace of its own, mapping the runner's ids onto themselves.
+    OwnUserNamespace,
+}
+
+/// One mount, prepared in the parent.
+#[derive(Debug)]
+enum Step {
+    /// Bind `path` over itself, then remount it read-only keeping `locked` flags.
+    ReadOnly {
+        path: CString,
+        locked: libc::c_ulong,
+    },
+    /// An empty, permission-less tmpfs over a directory.
+    EmptyDir { path: CString },
+    /// `/dev/null`, read-only, over a file or socket.
+    EmptyFile {
+        path: CString,
+        locked: libc::c_ulong,
+    },
+}
+
+/// Everything the child does in its mount namespace, prepared in the parent: no allocation
+/// happens after `fork`.
+#[derive(Debug)]
+pub(crate) struct Mounts {
+    entry: Entry,
+    steps: Vec<Step>,
+    uid_map: CString,
+    gid_map: CString,
+}
+
+/// Whether this process can give a run a mount namespace: root can; others need unprivileged
+/// user namespaces (probed once, in a child process).
+pub(super) fn available(root: bool) -> bool {
+    static PROBE: OnceLock<bool> = OnceLock::new();
+    root || *PROBE.get_or_init(|| {
+        // SAFETY: the child only makes system calls and `_exit`s.
+        match unsafe { libc::fork() } {
+            0 => unsafe {
+                let ok = libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) == 0;
+                libc::_exit(if ok { 0 } else { 1 })
+            },
+            pid if pid > 0 => {
+                let mut status = 0;
+                // SAFETY: waits for the child forked above.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+            }
+            _ => false,
+        }
+    })
+}
+
+fn c_path(path: &Path) -> Option<CString> {
+    CString::new(path.as_os_str().as_bytes()).ok()
+}
+
+/// The mount flags of the mount holding `path` that a user namespace may not change on a
+/// bind mount of it (`nosuid`, `nodev`, `noexec`, the atime flags, `ro`).
+fn locked_flags(path: &CString) -> libc::c_ulong {
+    // SAFETY: statvfs fills the zeroed struct for a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+        return 0;
+    }
+    let f = st.f_flag;
+    let mut flags = 0;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if f & st_flag != 0 {
+            flags |= ms_flag;
+        }
+    }
+    flags
+}
+
+impl Mounts {
+    /// The mounts for `shield`, entered as `entry`.
+    pub(super) fn prepare(shield: &Shield, entry: Entry) -> Mounts {
+        let mut steps = Vec::new();
+        for path in &shield.read_only {
+            if let Some(path) = c_path(path) {
+                let locked = locked_flags(&path);
+                steps.push(Step::ReadOnly { path, locked });
+            }
+        }
+        let null = c"/dev/null".to_owned();
+        let null_locked = locked_flags(&null);
+        for hidden in &shield.hidden {
+            match hidden {
+                Hidden::Dir(p) => {
+                    if let Some(path) = c_path(p) {
+                        steps.push(Step::EmptyDir { path });
+                    }
+                }
+                Hidden::File(p) => {
+                    if let Some(path) = c_path(p) {
+                        steps.push(Step::EmptyFile {
+                            path,
+                            locked: null_locked,
+                        });
+                    }
+                }
+            }
+        }
+        // SAFETY: plain syscalls without arguments.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Mounts {
+            entry,
+            steps,
+            uid_map: CString::new(format!("{uid} {uid} 1\n")).unwrap_or_default(),
+            gid_map: CString::new(format!("{gid} {gid} 1\n")).unwrap_or_default(),
+        }
+    }
+
+    /// In the child: enters a mount namespace of its own and mounts every step. Only system
+    /// calls on data prepared in the parent.
+    pub(super) fn apply(&self) -> io::Result<()> {
+        let check = |rc: libc::c_int| {
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        };
+        // SAFETY (every block below): system calls on NUL-terminated strings owned by `self`.
+        unsafe {
+            match self.entry {
+                Entry::Joined | Entry::Root => check(libc::unshare(libc::CLONE_NEWNS))?,
+                Entry::OwnUserNamespace => {
+                    check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS))?;
+                    write_file(c"/proc/self/setgroups", b"deny")?;
+                    write_file(c"/proc/self/uid_map", self.uid_map.as_bytes())?;
+                    write_file(c"/proc/self/gid_map", self.gid_map.as_bytes())?;
+                }
+            }
+            // Nothing mounted here propagates back to the runner's namespace.
+            check(libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ))?;
+            for step in &self.steps {
+                match step {
+                    Step::ReadOnly { path, locked } => {
+                        check(libc::mount(
+                            path.as_ptr(),
+                            path.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND,
+                            std::ptr::null(),
+                        ))?;
+                        check(libc::mount(
+                            std::ptr::null(),
+                            path.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
+                            std::ptr::null(),
+                        ))?;
+                    }
+                    Step::EmptyDir { path } => check(libc::mount(
+                        c"none".as_ptr(),
+                        path.as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                        c"size=4k,mode=000".as_ptr().cast(),
+                    ))?,
+                    Step::EmptyFile { path, locked } => {
+                        check(libc::mount(
+                            c"/dev/null".as_ptr(),
+                            path.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND,
+                            std::ptr::null(),
+                        ))?;
+                        check(libc::mount(
+                            std::ptr::null(),
+                            path.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
+                            std::ptr::null(),
+                        ))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn write_file(path: &std::ffi::CStr, contents: &[u8]) -> io::Result<()> {
+    // SAFETY: open, write and close on a NUL-terminated path and a borrowed buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let n = libc::write(fd, contents.as_ptr().cast(), contents.len());
+        let e = io::Error::last_os_error();
+        libc::close(fd);
+        if n < 0 || n as usize != contents.len() {
+            return Err(e);
+        }
+    }
+    Ok(())
+}

