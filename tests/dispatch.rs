@@ -438,3 +438,19 @@ fn typed_dispatch_reports_every_problem_in_one_answer() {
     }
     assert!(text.contains("NUL"), "{text}");
 }
+
+mod gh_env {
+    atip_runtime::include_atip!("fixtures/auth-env.json");
+}
+
+#[test]
+fn generated_commands_carry_the_environment_variables_they_declare() {
+    use atip_runtime::{Command, ToInvocation};
+    let names = |env: &[atip_runtime::Shared<str>]| -> Vec<String> {
+        env.iter().map(|s| s.as_str().to_owned()).collect()
+    };
+    assert_eq!(names(gh_env::Api::ENV), ["GH_TOKEN", "GH_HOST"]);
+    assert_eq!(names(gh_env::Status::ENV), ["GH_TOKEN"]);
+    let inv = gh_env::Api::new().to_invocation().unwrap();
+    assert_eq!(names(&inv.env), ["GH_TOKEN", "GH_HOST"]);
+}

@@ -25,9 +25,23 @@ pub(crate) struct ExecArgs {
     /// Run without the sandbox (commands get only the policy gate).
     #[arg(long)]
     pub(crate) no_sandbox: bool,
-    /// Also let sandboxed commands write under this directory (repeatable).
+    /// Also let sandboxed commands write under this directory (repeatable). `--writable /`
+    /// lifts the confinement of commands without declared paths to the working directory
+    /// (every such run's report says so); declared paths and `write: false` still hold.
     #[arg(long = "writable")]
     writable: Vec<PathBuf>,
+    /// Let programs matching a glob see a credential store or daemon socket the sandbox hides
+    /// from every program but its owners: `PROGRAM=PATH` (`terraform=~/.aws`; repeatable).
+    #[arg(long = "credentials", value_parser = parse_grant)]
+    credentials: Vec<(String, PathBuf)>,
+    /// Also pass this variable of atip's environment to commands (repeatable). By default a
+    /// command gets the base set (PATH, HOME, USER, locale, TERM, TZ, XDG directories) and the
+    /// variables its metadata declares; the names of the others removed are in the audit log.
+    #[arg(long = "env-allow", value_name = "NAME")]
+    env_allow: Vec<String>,
+    /// Give commands atip's whole environment instead of the built one.
+    #[arg(long)]
+    inherit_env: bool,
     /// Assign trust to programs whose resolved path matches a glob, whatever their metadata
     /// claims: `GLOB=LEVEL` (`/usr/bin/*=vendor`; repeatable).
     #[arg(long = "trust-program", value_parser = parse_trust_rule)]
@@ -40,6 +54,13 @@ pub(crate) struct ExecArgs {
     /// confirmed, sandbox, duration, exit, redactions, truncation.
     #[arg(long, value_name = "FILE")]
     audit_log: Option<PathBuf>,
+}
+
+fn parse_grant(text: &str) -> Result<(String, PathBuf), String> {
+    let (program, path) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected PROGRAM=PATH, found {text:?}"))?;
+    Ok((program.to_owned(), PathBuf::from(path)))
 }
 
 pub(crate) fn parse_trust_rule(text: &str) -> Result<(String, atip_runtime::TrustSource), String> {
@@ -94,13 +115,24 @@ pub(crate) fn runner(
         atip_runtime::Sandbox::new()
     };
     for dir in &exec.writable {
-        sandbox = sandbox.writable(dir);
+        sandbox = if dir == std::path::Path::new("/") {
+            sandbox.unconfined_writes()
+        } else {
+            sandbox.writable(dir)
+        };
+    }
+    for (program, path) in &exec.credentials {
+        sandbox = sandbox.credentials(program, path);
     }
     let mut runner = atip_runtime::Runner::new()
         .policy(policy)
         .sandbox(sandbox)
         .timeout(std::time::Duration::from_secs(exec.timeout))
-        .max_output_bytes(exec.max_output);
+        .max_output_bytes(exec.max_output)
+        .env_allow(&exec.env_allow);
+    if exec.inherit_env {
+        runner = runner.inherit_env(true);
+    }
     for (glob, trust) in &exec.trust_program {
         runner = runner.trust_program(glob, *trust);
     }

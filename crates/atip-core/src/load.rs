@@ -220,6 +220,26 @@ pub struct Document {
 }
 
 impl Document {
+    /// The environment variables `command` declares it reads (spec §3.8, §3.5): the tool's
+    /// `authentication.methods[].envVar` and its parameters' `envVar`, each once, in that
+    /// order. The runtime passes these to the command; undeclared variables are removed.
+    pub fn declared_env<'a>(&'a self, command: &'a FlatCommand) -> Vec<&'a str> {
+        let mut out: Vec<&str> = Vec::new();
+        let auth = self
+            .tool
+            .authentication
+            .iter()
+            .flat_map(|a| &a.methods)
+            .filter_map(|m| m.env_var.as_deref());
+        let params = command.params().filter_map(|p| p.env_var.as_deref());
+        for name in auth.chain(params) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+
     /// One line saying what loading did: `20,168 commands, 12 merged duplicates, 3 commands
     /// skipped` (the last two parts only when not zero).
     pub fn summary(&self) -> String {

@@ -67,9 +67,7 @@ pub use atip_core::{
 #[allow(deprecated)]
 pub use atip_core::{AtipTool, Flattened, Loaded, ParamKind};
 
-/// The typed-command contract: commands, their fields and argv, dispatch of tool calls.
 pub mod command;
-/// Provider wire formats: responses, turns, results, streams, the safety prompt.
 pub mod wire;
 
 // The rooms' modules under the paths they had before the rooms (`atip_runtime::dispatch`, …).

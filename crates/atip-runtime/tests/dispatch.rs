@@ -412,3 +412,21 @@ fn loaded_from_a_path_carries_its_absolute_location() {
     );
     assert!(missing.is_err());
 }
+
+#[test]
+fn invocations_carry_the_environment_variables_their_command_declares() {
+    let json = r#"{"atip": {"version": "0.6"}, "name": "gh", "version": "2", "description": "GitHub CLI",
+      "authentication": {"required": true, "methods": [{"type": "token", "envVar": "GH_TOKEN"}]},
+      "commands": {
+        "api": {"description": "Call the API", "options": [
+          {"name": "host", "flags": ["--hostname"], "type": "string", "envVar": "GH_HOST", "description": "Host"}]},
+        "status": {"description": "Status"}}}"#;
+    let doc = Document::parse(json, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    let names = |c: usize| doc.declared_env(&doc.commands[c]).join(",");
+    assert_eq!(names(0), "GH_TOKEN,GH_HOST");
+    assert_eq!(names(1), "GH_TOKEN");
+    let tool = RuntimeTool::new(doc, None);
+    let inv = tool.invocation(&call("gh_api", json!({}))).unwrap();
+    let env: Vec<&str> = inv.env.iter().map(|s| s.as_str()).collect();
+    assert_eq!(env, ["GH_TOKEN", "GH_HOST"]);
+}

@@ -16,16 +16,39 @@ use crate::idents::unraw;
 
 /// The struct of one command and its impls; `index` is its position in declaration order
 /// (its row of `TOOLS`).
+/// What a command's items carry beyond its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct Extras<'a> {
+    /// The tool declares a checksum: `Command::CHECKSUM` refers to the module's constant.
+    pub checksum: bool,
+    /// The environment variables the command declares (`Command::ENV`).
+    pub env: &'a [&'a str],
+    /// Generate `serde` impls.
+    pub serde: bool,
+}
+
 pub fn command_items(
     index: usize,
     plan: &CommandPlan<'_>,
     whole: &Plan<'_>,
     program: &str,
-    checksum: bool,
-    serde: bool,
+    extras: Extras<'_>,
     shared: &mut EffectConsts,
 ) -> TokenStream {
+    let Extras {
+        checksum,
+        env,
+        serde,
+    } = extras;
     let cmd = plan.cmd;
+    // Only commands that read declared variables carry the list.
+    let env = (!env.is_empty()).then(|| {
+        let names = env.iter().map(|n| Literal::string(n));
+        quote!(
+            const ENV: &'static [::atip_runtime::Shared<str>] =
+                &[#(::atip_runtime::Shared::Static(#names)),*];
+        )
+    });
     let ty = &plan.ty;
     let struct_doc = own_doc(&format!(
         "{}\n\nRuns {}; tool name {}.\n\nEffects: {}.",
@@ -182,6 +205,7 @@ pub fn command_items(
             const EFFECTS: Effects = #effects;
             const TRUST: Option<TrustSource> = TRUST;
             #checksum
+            #env
 
             fn tool() -> &'static ToolSpec {
                 &TOOLS.as_slice()[#index]

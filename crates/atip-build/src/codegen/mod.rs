@@ -103,8 +103,11 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
             p,
             &plan,
             program,
-            checksum.is_some(),
-            settings.serde,
+            command::Extras {
+                checksum: checksum.is_some(),
+                env: &doc.declared_env(p.cmd),
+                serde: settings.serde,
+            },
             &mut shared,
         ));
     }

@@ -11,6 +11,7 @@ use crate::command::fields::Field;
 use crate::command::invocation::{Invocation, ToInvocation};
 use crate::effects::Effects;
 use crate::model::TrustSource;
+use crate::shared::Shared;
 use crate::tool::ToolSpec;
 
 /// A typed command generated from ATIP metadata (one per flattened command).
@@ -38,6 +39,10 @@ pub trait Command {
     /// digest the binary must have (spec §3.2.2). The runtime refuses to run a binary that
     /// does not match.
     const CHECKSUM: Option<&'static str> = None;
+    /// The environment variables the command declares it reads (its tool's
+    /// `authentication.methods[].envVar`, its options' `envVar`, spec §3.8): what the runner
+    /// passes on besides its base set.
+    const ENV: &'static [Shared<str>] = &[];
     /// What a model sees of the command: name, description, effects, parameters. Provider
     /// schemas and argument checking are computed from it. Generated commands return their
     /// row of the module's `TOOLS` ([`ToolTable`](crate::ToolTable)), read from the
@@ -69,7 +74,7 @@ pub trait Command {
     /// options before the command's own (outermost level first, each level in declaration
     /// order), positionals last, with `--` before them when one starts with `-`; each value
     /// as its [`ArgvForm`](crate::ArgvForm) says.
-    /// Written once for every command, over [`DynCommand`](crate::__private::DynCommand).
+    /// Written once for every command, over [`DynCommand`].
     fn write_argv(&self, argv: &mut ArgvBuilder)
     where
         Self: Sized,
@@ -97,7 +102,7 @@ pub trait Command {
     ///
     /// # Errors
     ///
-    /// [`DispatchError`](crate::DispatchError) with every problem of the arguments.
+    /// [`DispatchError`] with every problem of the arguments.
     fn from_json_text(arguments: &str) -> Result<Self, crate::DispatchError>
     where
         Self: Sized,
@@ -156,6 +161,7 @@ pub struct CommandInfo {
     pub trust_assigned: bool,
     /// [`Command::CHECKSUM`].
     pub checksum: Option<&'static str>,
+    pub env: &'static [Shared<str>],
 }
 
 /// The object-safe part of [`Command`], implemented for every command. A generated `Call`
@@ -191,6 +197,7 @@ impl<C: Command> DynCommand for C {
                 trust: C::TRUST,
                 trust_assigned: C::TRUST_ASSIGNED,
                 checksum: C::CHECKSUM,
+                env: C::ENV,
             }
         }
     }
@@ -232,6 +239,7 @@ impl dyn DynCommand + '_ {
             trust: info.trust,
             trust_assigned: info.trust_assigned,
             checksum: info.checksum.map(Shared::Static),
+            env: Shared::Static(info.env),
             ..crate::Invocation::shared(
                 Shared::Static(info.name),
                 argv,

@@ -9,7 +9,7 @@ use crate::model::{SafetyAssumption, TrustSource};
 use crate::shared::Shared;
 
 /// A command ready to be checked against a policy and run: its name, argv, the values of its
-/// parameters, effects and trust. Built from a typed [`Command`], a generated `Call`, or
+/// parameters, effects and trust. Built from a typed [`Command`](crate::Command), a generated `Call`, or
 /// metadata loaded at run time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
@@ -40,6 +40,10 @@ pub struct Invocation {
     /// The metadata file this command was loaded from at run time, if any: trust can be
     /// assigned by metadata location.
     pub metadata: Option<Shared<str>>,
+    /// The environment variables the command declares it reads: its tool's
+    /// `authentication.methods[].envVar` and its options' `envVar` (spec §3.8). The runner
+    /// passes these on; variables nobody declared or allowed are removed.
+    pub env: Shared<[Shared<str>]>,
     /// `Some` when the command is not in the loaded metadata (partial discovery, spec §3.1.1):
     /// what the metadata's `omitted.safetyAssumption` says about such commands (`unknown` when
     /// it says nothing). `None` for listed commands.
@@ -67,18 +71,19 @@ impl Invocation {
             trust_assigned: false,
             checksum: None,
             metadata: None,
+            env: Shared::Static(&[]),
             unlisted: None,
         }
     }
 }
 
-/// Anything that can become an [`Invocation`]: every [`Command`] and generated `Call` enums.
+/// Anything that can become an [`Invocation`]: every [`Command`](crate::Command) and generated `Call` enums.
 pub trait ToInvocation {
     /// Builds the invocation.
     ///
     /// # Errors
     ///
-    /// [`ArgvError`] when the argv cannot be built (see [`Command::try_argv`]).
+    /// [`ArgvError`] when the argv cannot be built (see [`Command::try_argv`](crate::Command::try_argv)).
     fn to_invocation(&self) -> Result<Invocation, ArgvError>;
 }
 

@@ -13,7 +13,7 @@
 //! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
 //! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
 //! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone) or `null` |
-//! | `sandbox` | `{enforced, notEnforced}` for a run that started |
+//! | `sandbox` | `{enforced, notEnforced, envRemoved}` for a run that started (`envRemoved`: the names of environment variables the command did not get) |
 //! | `durationMs` | from the call to its end, milliseconds |
 //! | `exitCode`, `signal`, `timedOut` | how a run ended |
 //! | `redactions` | secrets replaced in what the model is shown |
@@ -225,6 +225,7 @@ impl<'a> Record<'a> {
                 serde_json::json!({
                     "enforced": o.sandbox.enforced,
                     "notEnforced": o.sandbox.not_enforced,
+                    "envRemoved": o.sandbox.env_removed,
                 })
             }),
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),

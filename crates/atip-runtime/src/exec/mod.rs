@@ -15,6 +15,7 @@
 
 pub mod audit;
 mod batch;
+pub mod environment;
 mod output;
 mod process;
 pub mod sandbox;
@@ -41,7 +42,8 @@ pub use process::{OutputChunk, StreamKind};
 pub use sandbox::{Containment, Sandbox, SandboxError, SandboxReport};
 pub use verify::{ChecksumError, TrustRule, TrustTarget};
 
-use process::{EnvBase, ProcessSettings};
+use environment::EnvBase;
+use process::ProcessSettings;
 
 /// Default time limit: 30 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -260,8 +262,9 @@ impl Default for Runner {
 
 impl Runner {
     /// Default policy, the default sandbox (every run limited as its effects say), 30 s time
-    /// limit (commands may ask for up to 10 min), 1 MiB output cap, inherited environment and
-    /// directory, `/dev/null` stdin, no confirmation handler, the default result filter.
+    /// limit (commands may ask for up to 10 min), 1 MiB output cap, a built environment (the
+    /// base set and what each command declares: [`environment`]), this process's directory,
+    /// `/dev/null` stdin, no confirmation handler, the default result filter.
     pub fn new() -> Self {
         Runner {
             policy: Policy::default(),
@@ -273,7 +276,7 @@ impl Runner {
                 kill_grace: DEFAULT_KILL_GRACE,
                 max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
                 cwd: None,
-                env_base: EnvBase::Inherit,
+                env_base: EnvBase::default(),
                 env: Vec::new(),
                 stdin: None,
             },
@@ -385,14 +388,32 @@ impl Runner {
         self
     }
 
-    /// Passes on only these variables of this process's environment (plus what
-    /// [`Runner::env`] sets).
+    /// Also passes on these variables of this process's environment, besides the base set
+    /// ([`environment::BASE_VARIABLES`]) and the variables each command declares; any other
+    /// variable is removed from a command's environment, and its name listed in the run's
+    /// report ([`SandboxReport::env_removed`]) and audit line.
     pub fn env_allow<I, K>(mut self, keys: I) -> Self
     where
         I: IntoIterator<Item = K>,
         K: Into<OsString>,
     {
-        self.settings.env_base = EnvBase::AllowList(keys.into_iter().map(Into::into).collect());
+        let more: Vec<OsString> = keys.into_iter().map(Into::into).collect();
+        match &mut self.settings.env_base {
+            EnvBase::Built { allow } => allow.extend(more),
+            base => *base = EnvBase::Built { allow: more },
+        }
+        self
+    }
+
+    /// `true`: commands get this process's whole environment (plus what [`Runner::env`]
+    /// sets), whatever they declare — the opt-out of the built environment; `false`: the
+    /// default, the base set, the variables each command declares and [`Runner::env_allow`].
+    pub fn inherit_env(mut self, inherit: bool) -> Self {
+        self.settings.env_base = if inherit {
+            EnvBase::Inherit
+        } else {
+            EnvBase::default()
+        };
         self
     }
 
@@ -589,7 +610,7 @@ impl Runner {
         process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
         let program = invocation.argv.first().and_then(|p| {
-            let path = verify::child_path(&self.settings.env_base, &self.settings.env);
+            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
             verify::resolve_program(p, &working_dir, path.as_deref())
         });
         if let Some(rule) = self
@@ -695,9 +716,7 @@ impl Runner {
             }
             None => None,
         };
-        let var = |key| {
-            verify::child_var(&self.settings.env_base, &self.settings.env, key).map(PathBuf::from)
-        };
+        let var = |key| environment::runner_var(&self.settings.env, key).map(PathBuf::from);
         let places = sandbox::protect::Places {
             home: var("HOME"),
             runtime_dir: var("XDG_RUNTIME_DIR"),
@@ -722,6 +741,9 @@ impl Runner {
                 ),
             }));
         }
+        let child_env =
+            environment::build(&self.settings.env_base, &self.settings.env, &invocation.env);
+        prepared.report.env_removed = child_env.removed;
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
         let stream = sink.map(|tx| process::Stream {
@@ -741,6 +763,7 @@ impl Runner {
                 stream,
                 program.as_deref(),
                 verified,
+                child_env.vars.as_deref(),
                 &mut prepared,
             )
             .instrument(tracing::info_span!("atip.process"))
@@ -769,7 +792,7 @@ impl Runner {
     pub async fn execute(&self, invocation: Invocation) -> Result<Output, RunError> {
         let working_dir = self.working_dir();
         let program = invocation.argv.first().and_then(|p| {
-            let path = verify::child_path(&self.settings.env_base, &self.settings.env);
+            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
             verify::resolve_program(p, &working_dir, path.as_deref())
         });
         let gates = Gates {

@@ -42,17 +42,6 @@ pub(crate) struct Stream<'a> {
     pub filter: &'a crate::filter::ResultFilter,
 }
 
-/// How the child's environment is built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum EnvBase {
-    /// The runner's own environment.
-    Inherit,
-    /// Nothing.
-    Clear,
-    /// Only these variables of the runner's environment.
-    AllowList(Vec<OsString>),
-}
-
 /// Everything about a child except what to run.
 #[derive(Debug, Clone)]
 pub(crate) struct ProcessSettings {
@@ -60,7 +49,7 @@ pub(crate) struct ProcessSettings {
     pub kill_grace: Duration,
     pub max_output_bytes: usize,
     pub cwd: Option<PathBuf>,
-    pub env_base: EnvBase,
+    pub env_base: super::environment::EnvBase,
     pub env: Vec<(OsString, Option<OsString>)>,
     pub stdin: Option<Arc<[u8]>>,
 }
@@ -101,13 +90,15 @@ pub(crate) fn refuse_nul(argv: &[OsString]) -> Result<(), RunError> {
 /// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given); `verified`, when
 /// set, is that file already open and checked against its checksum, and is what runs (on Linux
 /// through `/proc/self/fd/N`, so a file swapped in at the path after the check does not);
-/// `sandbox` holds the limits to install in the child.
+/// `env` is the child's whole environment when it is built (`None`: the runner's, with the
+/// settings' changes); `sandbox` holds the limits to install in the child.
 pub(crate) async fn run(
     invocation: Invocation,
     settings: &ProcessSettings,
     sink: Option<Stream<'_>>,
     program: Option<&std::path::Path>,
     verified: Option<std::fs::File>,
+    env: Option<&[(OsString, OsString)]>,
     sandbox: &mut Prepared,
 ) -> Result<Output, RunError> {
     if invocation.argv.is_empty() {
@@ -150,25 +141,21 @@ pub(crate) async fn run(
         .kill_on_drop(true);
     #[cfg(unix)]
     own_session(&mut cmd, by_fd.as_ref().map(|(fd, _)| *fd));
-    match &settings.env_base {
-        EnvBase::Inherit => {}
-        EnvBase::Clear => {
+    match env {
+        // Built: exactly these (the caller's settings are in them).
+        Some(vars) => {
             cmd.env_clear();
+            cmd.envs(vars.iter().map(|(k, v)| (k, v)));
         }
-        EnvBase::AllowList(keys) => {
-            cmd.env_clear();
-            for k in keys {
-                if let Some(v) = std::env::var_os(k) {
-                    cmd.env(k, v);
-                }
+        // Inherited, with the caller's settings on top.
+        None => {
+            for (k, v) in &settings.env {
+                match v {
+                    Some(v) => cmd.env(k, v),
+                    None => cmd.env_remove(k),
+                };
             }
         }
-    }
-    for (k, v) in &settings.env {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
     }
     if let Some(dir) = &settings.cwd {
         cmd.current_dir(dir);

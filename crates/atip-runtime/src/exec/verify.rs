@@ -3,7 +3,7 @@
 //! trust rules (by program path or metadata location) override what the metadata claims.
 
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -312,37 +312,6 @@ fn to_hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
         s
     })
-}
-
-/// The `PATH` a child started with these settings sees: the runner's own setting, else this
-/// process's (unless the environment is cleared).
-pub(crate) fn child_path(
-    env_base: &super::process::EnvBase,
-    env: &[(OsString, Option<OsString>)],
-) -> Option<OsString> {
-    child_var(env_base, env, "PATH")
-}
-
-/// The value of `key` in the environment a child started with these settings gets.
-pub(crate) fn child_var(
-    env_base: &super::process::EnvBase,
-    env: &[(OsString, Option<OsString>)],
-    key: &str,
-) -> Option<OsString> {
-    if let Some((_, v)) = env.iter().rev().find(|(k, _)| k == key) {
-        return v.clone();
-    }
-    match env_base {
-        super::process::EnvBase::Inherit => std::env::var_os(key),
-        super::process::EnvBase::Clear => None,
-        super::process::EnvBase::AllowList(keys) => {
-            if keys.iter().any(|k| k == key) {
-                std::env::var_os(key)
-            } else {
-                None
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl fmt::Display for ResultError {
 impl std::error::Error for ResultError {}
 
 /// The messages that answer every call of one turn, in the provider's request format:
-/// `results[i]` answers `calls[i]`. Append them after [`model_turn`].
+/// `results[i]` answers `calls[i]`. Append them after [`model_turn`](super::model_turn).
 ///
 /// OpenAI has no error flag, so a failed result's content starts with `Error: `; Anthropic
 /// sets `is_error`; Gemini answers `{"error": …}` instead of `{"output": …}`, and a successful

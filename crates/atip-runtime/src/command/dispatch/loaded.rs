@@ -53,6 +53,7 @@ struct SharedParts {
     name: Shared<str>,
     title: Shared<str>,
     effects: Shared<Effects>,
+    env: Shared<[Shared<str>]>,
 }
 
 impl RuntimeTool {
@@ -165,10 +166,17 @@ impl RuntimeTool {
                 .collect();
             let shared = specs
                 .iter()
-                .map(|s| SharedParts {
+                .zip(&self.document.commands)
+                .map(|(s, c)| SharedParts {
                     name: Shared::Counted(s.name.as_ref().into()),
                     title: Shared::Counted(s.title.as_ref().into()),
                     effects: Shared::new(s.effects.clone()),
+                    env: match self.document.declared_env(c).as_slice() {
+                        [] => Shared::Static(&[]),
+                        names => Shared::Counted(
+                            names.iter().map(|n| Shared::Counted((*n).into())).collect(),
+                        ),
+                    },
                 })
                 .collect();
             Prepared { specs, shared }
@@ -305,6 +313,7 @@ impl RuntimeTool {
         let shared = &prepared.shared[i];
         let mut invocation = Invocation {
             title: Some(shared.title.clone()),
+            env: shared.env.clone(),
             arguments,
             ..Invocation::shared(shared.name.clone(), argv, shared.effects.clone())
         };

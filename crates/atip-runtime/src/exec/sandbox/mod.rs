@@ -292,6 +292,11 @@ pub struct SandboxReport {
     /// still empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<PathBuf>,
+    /// Names (never values) of the runner's environment variables the command did not get:
+    /// neither in the base set, nor declared by the command, nor passed or allowed by the
+    /// caller (see [`crate::exec::environment`]). Sorted.
+    #[serde(rename = "envRemoved", skip_serializing_if = "Vec::is_empty")]
+    pub env_removed: Vec<String>,
 }
 
 impl SandboxReport {

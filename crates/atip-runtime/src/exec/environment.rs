@@ -1,0 +1,180 @@
+//! The child's environment, built rather than inherited: a base set every program needs, the
+//! variables the command declares it reads (its tool's `authentication.methods[].envVar`, its
+//! options' `envVar`; spec §3.8), and what the caller passes or allows. Everything else in
+//! the agent's environment — tokens and keys of other tools, the agent's own API keys — is
+//! removed, and the removed *names* (never values) are reported.
+
+use std::ffi::{OsStr, OsString};
+
+/// Variables every program gets, as they are in the agent's environment: where to find
+/// programs and the home directory, who the user is, the locale (`LANG`, `LANGUAGE`, every
+/// `LC_*`), the terminal type, the time zone, the temporary directory (the sandbox points it
+/// at the run's scratch directory) and the XDG base directories.
+pub const BASE_VARIABLES: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "TZ",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_DIRS",
+    "XDG_DATA_DIRS",
+];
+
+/// How the child's environment starts, before [`crate::Runner::env`] settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EnvBase {
+    /// The base set, the command's declared variables and `allow` (the default).
+    Built {
+        /// Names the caller allows besides (`Runner::env_allow`).
+        allow: Vec<OsString>,
+    },
+    /// The runner's whole environment (`Runner::inherit_env(true)`).
+    Inherit,
+    /// Nothing (`Runner::env_clear`).
+    Clear,
+}
+
+impl Default for EnvBase {
+    fn default() -> Self {
+        EnvBase::Built { allow: Vec::new() }
+    }
+}
+
+/// The environment of one child: `None` to inherit the runner's, else exactly these
+/// variables; and the names removed from the runner's environment, sorted.
+pub(crate) struct ChildEnv {
+    pub vars: Option<Vec<(OsString, OsString)>>,
+    pub removed: Vec<String>,
+}
+
+fn is_base(key: &OsStr) -> bool {
+    BASE_VARIABLES.iter().any(|b| key == *b) || key.as_encoded_bytes().starts_with(b"LC_")
+}
+
+/// Builds a child's environment from `base`, the caller's `settings` (a value sets, `None`
+/// removes; later ones win) and the command's `declared` variables.
+pub(crate) fn build(
+    base: &EnvBase,
+    settings: &[(OsString, Option<OsString>)],
+    declared: &[crate::Shared<str>],
+) -> ChildEnv {
+    let keep = |key: &OsStr| -> bool {
+        match base {
+            EnvBase::Inherit => true,
+            EnvBase::Clear => false,
+            EnvBase::Built { allow } => {
+                is_base(key)
+                    || declared.iter().any(|d| key == d.as_str())
+                    || allow.iter().any(|a| a == key)
+            }
+        }
+    };
+    if *base == EnvBase::Inherit {
+        return ChildEnv {
+            vars: None,
+            removed: Vec::new(),
+        };
+    }
+    let mut vars: Vec<(OsString, OsString)> = Vec::new();
+    let mut removed: Vec<String> = Vec::new();
+    for (k, v) in std::env::vars_os() {
+        if keep(&k) {
+            vars.push((k, v));
+        } else {
+            removed.push(k.to_string_lossy().into_owned());
+        }
+    }
+    for (k, v) in settings {
+        vars.retain(|(have, _)| have != k);
+        if let Some(v) = v {
+            vars.push((k.clone(), v.clone()));
+            removed.retain(|r| OsStr::new(r) != k);
+        }
+    }
+    removed.sort();
+    ChildEnv {
+        vars: Some(vars),
+        removed,
+    }
+}
+
+/// The value of `key` in the environment a child started with these settings gets
+/// (declared variables aside, which only add to it).
+pub(crate) fn child_var(
+    base: &EnvBase,
+    settings: &[(OsString, Option<OsString>)],
+    key: &str,
+) -> Option<OsString> {
+    if let Some((_, v)) = settings.iter().rev().find(|(k, _)| k == key) {
+        return v.clone();
+    }
+    let passed = match base {
+        EnvBase::Inherit => true,
+        EnvBase::Clear => false,
+        EnvBase::Built { allow } => is_base(OsStr::new(key)) || allow.iter().any(|a| a == key),
+    };
+    passed.then(|| std::env::var_os(key)).flatten()
+}
+
+/// The value of `key` as the runner knows it: its own setting, else this process's
+/// environment (whether or not children get it): where the runner's tools keep things.
+pub(crate) fn runner_var(settings: &[(OsString, Option<OsString>)], key: &str) -> Option<OsString> {
+    match settings.iter().rev().find(|(k, _)| k == key) {
+        Some((_, v)) => v.clone(),
+        None => std::env::var_os(key),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_environment_keeps_the_base_declared_and_allowed_and_names_the_rest() {
+        // The test process's own environment: PATH and HOME are there on every machine.
+        let declared = [crate::Shared::Static("ATIP_DECLARED_TOKEN")];
+        let settings = vec![
+            (
+                OsString::from("ATIP_SET_BY_CALLER"),
+                Some(OsString::from("1")),
+            ),
+            (OsString::from("HOME"), Some(OsString::from("/tmp/home"))),
+        ];
+        let env = build(
+            &EnvBase::Built {
+                allow: vec!["CARGO".into()],
+            },
+            &settings,
+            &declared,
+        );
+        let vars = env.vars.unwrap();
+        let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        assert!(get("PATH").is_some());
+        assert_eq!(get("HOME"), Some("/tmp/home".into()));
+        assert_eq!(get("ATIP_SET_BY_CALLER"), Some("1".into()));
+        assert_eq!(get("CARGO"), std::env::var_os("CARGO"));
+        // Cargo sets CARGO_PKG_NAME for tests: not base, not allowed, so removed by name.
+        assert!(get("CARGO_PKG_NAME").is_none());
+        assert!(
+            env.removed.iter().any(|n| n == "CARGO_PKG_NAME"),
+            "{:?}",
+            env.removed
+        );
+        assert!(!env.removed.iter().any(|n| n == "PATH"));
+        assert!(build(&EnvBase::Inherit, &settings, &declared)
+            .vars
+            .is_none());
+        let cleared = build(&EnvBase::Clear, &settings, &declared).vars.unwrap();
+        assert_eq!(cleared.len(), 2);
+    }
+}
