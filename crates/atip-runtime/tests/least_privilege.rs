@@ -341,3 +341,91 @@ fn which(program: &str) -> std::path::PathBuf {
         .unwrap();
     std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
+
+#[test]
+fn system_calls_no_tool_needs_are_refused() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // x86-64 numbers: keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING), unshare
+    // (CLONE_NEWUSER), ptrace(PTRACE_ATTACH) of a child of the run, bpf, perf_event_open,
+    // userfaultfd, process_vm_readv: each prints its errno name or "ok".
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let code = "use POSIX; my $kid = fork(); if ($kid == 0) { sleep 5; exit 0 } \
+                my @c = (['keyctl', 250, 0, -3, 0], ['unshare', 272, 0x10000000], \
+                         ['ptrace', 101, 16, $kid, 0, 0], ['bpf', 321, 0, 0, 0], \
+                         ['perf_event_open', 298, 0, 0, -1, -1, 0], ['userfaultfd', 323, 0], \
+                         ['process_vm_readv', 310, $kid, 0, 0, 0, 0, 0]); \
+                for my $c (@c) { my ($n, @a) = @$c; $! = 0; my $r = syscall($a[0], @a[1 .. $#a]); \
+                  print \"$n \", ($r == -1 && $! == EPERM ? 'refused' : 'ok'), \"\\n\" } \
+                kill 9, $kid";
+    let out = rt()
+        .block_on(in_dir(dir.path()).run(&perl(code, READ_ONLY_OFFLINE)))
+        .unwrap();
+    let stdout = out.stdout_lossy();
+    assert_eq!(stdout.lines().count(), 7, "{out:?}");
+    for line in stdout.lines() {
+        assert!(line.ends_with("refused"), "{stdout}");
+    }
+    // Without the sandbox the key ring and ptrace answer: the test can fail.
+    let open = rt()
+        .block_on(
+            in_dir(dir.path())
+                .sandbox(Sandbox::off())
+                .run(&perl(code, READ_ONLY_OFFLINE)),
+        )
+        .unwrap();
+    assert!(open.stdout_lossy().contains("keyctl ok"), "{open:?}");
+}
+
+#[test]
+fn offline_runs_reach_nothing_with_the_usual_network_tools() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let tools = [
+        format!("curl -s -m 2 http://127.0.0.1:{port}/"),
+        format!("wget -q -T 2 -O - http://127.0.0.1:{port}/"),
+        format!("ssh -o BatchMode=yes -o ConnectTimeout=2 -p {port} 127.0.0.1 true"),
+        "getent hosts example.com".to_owned(),
+        format!("echo x > /dev/tcp/127.0.0.1/{port}"),
+        "ping -c 1 -W 1 127.0.0.1".to_owned(),
+        format!("nc -w 1 127.0.0.1 {port} </dev/null"),
+    ];
+    let mut tried = 0;
+    for command in &tools {
+        let program = command.split_whitespace().next().unwrap();
+        if program != "echo" && which(program).as_os_str().is_empty() {
+            continue;
+        }
+        tried += 1;
+        let script = format!("{command} && echo REACHED");
+        let out = rt()
+            .block_on(in_dir(dir.path()).run(&bash(&script, READ_ONLY_OFFLINE)))
+            .unwrap();
+        assert!(
+            !out.stdout_lossy().contains("REACHED"),
+            "{command}: {out:?}"
+        );
+    }
+    assert!(
+        tried >= 4,
+        "at least curl, wget, getent and /dev/tcp are tried"
+    );
+    assert!(listener.accept().is_err());
+    // /dev/null stays writable, the root directory does not.
+    let out = rt()
+        .block_on(in_dir(dir.path()).run(&bash(
+            "echo x > /dev/null && echo DEVNULL; echo x > /atip-root-write && echo ROOT; echo done",
+            READ_ONLY_OFFLINE,
+        )))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "DEVNULL\ndone\n", "{out:?}");
+}

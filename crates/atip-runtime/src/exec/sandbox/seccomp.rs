@@ -9,6 +9,11 @@
 //! | always | `clone` with `CLONE_PARENT`; `clone3` answers `ENOSYS` (C libraries then use `clone`, whose flags the filter can read) | a process made the runner's own child would stay a zombie in the agent, unreaped |
 //! | always | `ioctl(fd, TIOCSTI)`, `ioctl(fd, TIOCLINUX)` | pushing input into a terminal runs commands in the person's shell after the agent exits (the bubblewrap CVE-2017-5226 class); the request is compared on its low 32 bits, which is all the kernel reads |
 //! | always | `io_uring_setup`, `io_uring_enter`, `io_uring_register` | io_uring operations (set extended attributes, open, connect) never pass through this filter |
+//! | always | `ptrace`, `process_vm_readv`, `process_vm_writev` | reading or steering another process's memory |
+//! | always | `bpf`, `perf_event_open`, `userfaultfd` | kernel attack surface no command-line tool needs |
+//! | always | `keyctl`, `add_key`, `request_key` | the kernel keyrings hold the user's and the session's secrets |
+//! | always | `mount`, `umount2`, `pivot_root`, `unshare`, `setns`, `open_tree`, `move_mount`, `fsopen`, `fsconfig`, `fsmount`, `fspick`, `mount_setattr` (after the sandbox's own setup) | a run that made namespaces or mounts of its own could undo the read-only and hidden paths |
+//! | always | `kexec_load`, `kexec_file_load`, `init_module`, `finit_module`, `delete_module`, `reboot`, `swapon`, `swapoff`, `acct` | the machine itself (refused already without capabilities) |
 //! | always, x86-64 | every x32 system call (number with bit 30 set) | the same calls under another number would pass a filter keyed by number |
 //! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) | not namespaced and not files: a run could write another process's shared memory, or leave queues behind |
 //! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
@@ -93,6 +98,36 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
         libc::SYS_io_uring_setup,
         libc::SYS_io_uring_enter,
         libc::SYS_io_uring_register,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_acct,
     ];
     for call in always {
         map.insert(call, Vec::new());
