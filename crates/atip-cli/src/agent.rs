@@ -73,7 +73,7 @@ pub(crate) fn annotations() -> atip_clap::Annotations {
                 .with_idempotent(true),
         );
     for command in [
-        "check", "gen", "compile", "prompt", "search", "lint", "diff",
+        "check", "gen", "compile", "prompt", "search", "lint", "diff", "doctor",
     ] {
         ann = ann.effects(command, READS_FILES);
     }

@@ -194,6 +194,10 @@ enum Cmd {
     /// Make ATIP metadata from other descriptions of tools (`atip import fig SPEC.js`).
     #[command(subcommand)]
     Import(import::ImportCmd),
+    /// Show what the sandbox can do on this machine, one line per layer (Landlock, user
+    /// namespaces, seccomp, capabilities, cgroups), with the fix for what is missing. Exit
+    /// status 0 when a default run gets the whole sandbox here, 1 otherwise.
+    Doctor,
     /// Find the commands that best match what you want to do (BM25 over paths, names,
     /// descriptions and parameters) and print their flattened names, one per line, best first.
     Search {
@@ -298,6 +302,17 @@ fn try_main(cli: Cli) -> Outcome {
             &atip_runtime::Partial { commands, depth },
         ),
         Cmd::Import(cmd) => import::run(cmd),
+        Cmd::Doctor => {
+            let checks = atip_runtime::exec::sandbox::doctor::checks();
+            for c in &checks {
+                println!("{c}");
+            }
+            Ok(if checks.iter().all(|c| c.ok) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Cmd::Search {
             files,
             query,

@@ -145,3 +145,27 @@ fn diff_names_changes_and_exits_1_when_breaking() {
     assert_eq!(code, 2);
     assert!(err.contains("the new document is not valid ATIP"), "{err}");
 }
+
+#[test]
+fn doctor_reports_every_layer_and_exits_by_whether_the_sandbox_is_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, _) = atip(&["doctor"], dir.path());
+    let layers: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l[8..].split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        layers,
+        ["landlock", "user", "seccomp", "capabilities", "cgroups"],
+        "{out}"
+    );
+    let all_ok = out
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .all(|l| l.starts_with("ok"));
+    assert_eq!(code == 0, all_ok, "{out}");
+    assert!(
+        out.lines().filter(|l| l.starts_with("MISSING")).count() <= out.matches("fix:").count()
+    );
+}

@@ -261,5 +261,6 @@ fn a_required_sandbox_refuses_instead_of_degrading() {
         .unwrap_err();
     assert!(matches!(err, RunError::Sandbox(_)), "{err}");
     assert!(err.to_string().starts_with("sandbox: "), "{err}");
+    assert!(err.to_string().contains("atip doctor"), "{err}");
     assert!(!dir.path().join("x").exists());
 }

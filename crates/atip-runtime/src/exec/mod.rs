@@ -580,7 +580,9 @@ impl Runner {
         if gates.require_sandbox && !prepared.report.not_enforced.is_empty() {
             return Err(RunError::Sandbox(SandboxError {
                 message: format!(
-                    "the policy requires the sandbox, but this system cannot enforce: {}",
+                    "the policy requires the sandbox, but this system cannot enforce: {} \
+                     (`atip doctor` shows each layer of the sandbox here and how to fix what is \
+                     missing; in code, `atip_runtime::exec::sandbox::doctor::checks()`)",
                     prepared.report.not_enforced.join("; ")
                 ),
             }));

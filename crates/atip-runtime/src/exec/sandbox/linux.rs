@@ -76,6 +76,16 @@ fn probe_abi() -> i32 {
     i32::try_from(version).unwrap_or(0).max(0)
 }
 
+/// The Landlock ABI version of the running kernel (0: none).
+pub(super) fn landlock_abi() -> i32 {
+    support().abi
+}
+
+/// Whether offline runs get their network namespace here.
+pub(super) fn offline_namespaces_available() -> bool {
+    offline_namespaces().is_some()
+}
+
 fn support() -> Support {
     static SUPPORT: OnceLock<Support> = OnceLock::new();
     *SUPPORT.get_or_init(|| Support { abi: probe_abi() })

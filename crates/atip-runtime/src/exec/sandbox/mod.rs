@@ -24,6 +24,7 @@
 //! was enforced and what the effects called for but this system could not enforce; with
 //! `Policy::require_sandbox` such a run is refused instead.
 
+pub mod doctor;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
