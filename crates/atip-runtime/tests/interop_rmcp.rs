@@ -109,6 +109,10 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
             assert_eq!(r.is_error, Some(true));
             let text = serde_json::to_string(&r.content).unwrap();
             assert!(text.contains("path-outside-roots"), "{text}");
+            // Re-initialising an existing repository rewrites `.git/config`, which the
+            // sandbox keeps read-only for a command that does not declare it: each server
+            // starts from a directory without a repository.
+            std::fs::remove_dir_all(dir.path().join(".git")).unwrap();
         }
     });
 }
