@@ -284,6 +284,26 @@ fn exec(c: &mut Criterion) {
         b.iter(|| rt.block_on(runner.run(black_box(&locked))).unwrap())
     });
     g.finish();
+
+    // The same spawn while this process holds 50 MiB, then 1 GiB, of touched memory: a spawn
+    // that copies the parent's page tables (`fork`) grows with it, a `vfork`-style one does not.
+    let mut ballast: Vec<u8> = Vec::new();
+    for (name, bytes) in [("exec-50MiB", 50usize << 20), ("exec-1GiB", 1usize << 30)] {
+        ballast.resize(bytes, 0);
+        for page in ballast.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        let mut g = c.benchmark_group(name);
+        g.sample_size(30).measurement_time(Duration::from_secs(4));
+        g.bench_function("floor", |b| {
+            b.iter(|| std::process::Command::new("/bin/true").output().unwrap())
+        });
+        g.bench_function("sandboxed", |b| {
+            b.iter(|| rt.block_on(runner.run(black_box(&locked))).unwrap())
+        });
+        g.finish();
+    }
+    black_box(&ballast);
 }
 
 /// A simple pattern without a literal prefix: the regex crate runs its DFA over every byte,
@@ -439,8 +459,7 @@ fn main() {
     let mut c = Criterion::default()
         .output_directory(&report::dir())
         .configure_from_args();
-    // First, while the process is small: spawning forks when the sandbox installs its limits,
-    // and a fork costs in proportion to the parent's resident memory (see BENCHMARKS.md).
+    // First, while the process is small; the exec group then grows it on purpose.
     exec(&mut c);
     compile(&mut c);
     dispatch(&mut c);
@@ -531,6 +550,27 @@ fn main() {
         "sandbox: `/bin/true` declared read-only and offline, sandboxed vs sandbox off",
         ("exec", "sandboxed"),
         ("exec", "sandbox-off"),
+        1.3,
+        since,
+    );
+    report.ratio(
+        "spawn: `/bin/true` read-only and offline through the sandboxed runner vs `Command::output()`",
+        ("exec", "sandboxed"),
+        ("exec", "floor"),
+        1.3,
+        since,
+    );
+    report.ratio(
+        "the same while the runner holds 50 MiB",
+        ("exec-50MiB", "sandboxed"),
+        ("exec-50MiB", "floor"),
+        1.3,
+        since,
+    );
+    report.ratio(
+        "the same while the runner holds 1 GiB",
+        ("exec-1GiB", "sandboxed"),
+        ("exec-1GiB", "floor"),
         1.3,
         since,
     );

@@ -429,3 +429,41 @@ fn offline_runs_reach_nothing_with_the_usual_network_tools() {
         .unwrap();
     assert_eq!(out.stdout_lossy(), "DEVNULL\ndone\n", "{out:?}");
 }
+
+#[test]
+fn a_working_directory_inside_the_git_directory_still_keeps_hooks_and_config_read_only() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    repo(dir.path());
+    let git_dir = dir.path().join(".git");
+    let config = read(git_dir.join("config"));
+    let script = "echo '#!/bin/sh' > hooks/post-checkout && echo HOOK; \
+                  echo '[alias] st = !touch pwned' >> config && echo CONFIG; \
+                  echo x > scratch-note && echo NOTE";
+    let out = rt()
+        .block_on(with_home(&git_dir, dir.path()).run(&bash(script, WRITER_OFFLINE)))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "NOTE\n", "{out:?}");
+    assert_eq!(read(git_dir.join("config")), config);
+    assert!(!git_dir.join("hooks/post-checkout").exists());
+    // Working in `.git/hooks` itself: the whole directory is read-only.
+    let out = rt()
+        .block_on(with_home(&git_dir.join("hooks"), dir.path()).run(&bash(
+            "echo x > post-merge && echo HOOK; echo done",
+            WRITER_OFFLINE,
+        )))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
+    assert!(!git_dir.join("hooks/post-merge").exists());
+    // Without the sandbox both land: the test can fail.
+    let open = rt()
+        .block_on(
+            with_home(&git_dir, dir.path())
+                .sandbox(Sandbox::off())
+                .run(&bash(script, WRITER_OFFLINE)),
+        )
+        .unwrap();
+    assert!(open.stdout_lossy().contains("HOOK"), "{open:?}");
+}

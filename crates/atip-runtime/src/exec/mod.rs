@@ -21,6 +21,7 @@ mod error;
 mod output;
 mod process;
 pub mod sandbox;
+mod spawn;
 pub mod verify;
 
 use std::ffi::OsString;

@@ -1,11 +1,10 @@
-//! One child process: spawned without a shell as a session of its own (one process group, no
-//! controlling terminal), fed its stdin, drained concurrently under a byte cap, and killed with
+//! One child process: started by `super::spawn` (no shell, a session of its own, the host's
+//! descriptors kept out), fed its stdin, drained concurrently under a byte cap, and killed with
 //! its whole group on timeout, on exit (leftover background processes) and when the future is
-//! dropped. Descriptors the host left open without close-on-exec do not reach it.
+//! dropped.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -109,6 +108,12 @@ pub(crate) async fn run(
     }
     refuse_nul(&invocation.argv)?;
 
+    // The checked copy must not sit on 0-2, which the child's standard streams overwrite.
+    #[cfg(target_os = "linux")]
+    let verified = verified
+        .map(|f| super::sandbox::above_stdio(f.into()).map(std::fs::File::from))
+        .transpose()
+        .map_err(RunError::Io)?;
     #[cfg(target_os = "linux")]
     let by_fd = verified.as_ref().map(|f| {
         use std::os::fd::AsRawFd;
@@ -119,57 +124,50 @@ pub(crate) async fn run(
     });
     #[cfg(not(target_os = "linux"))]
     let by_fd: Option<(i32, PathBuf)> = None;
-    let program = by_fd.as_ref().map(|(_, p)| p.as_path()).or(program);
-    let mut cmd = match program {
-        Some(path) => {
-            let mut cmd = tokio::process::Command::new(path);
-            #[cfg(unix)]
-            cmd.arg0(&invocation.argv[0]);
-            cmd
-        }
-        None => tokio::process::Command::new(&invocation.argv[0]),
+    let program_name = &invocation.argv[0];
+    let spawn_error = |source| RunError::Spawn {
+        program: program_name.clone(),
+        source,
     };
-    let program = &invocation.argv[0];
-    cmd.args(&invocation.argv[1..])
-        .stdin(if settings.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    own_session(&mut cmd, by_fd.as_ref().map(|(fd, _)| *fd));
-    match env {
+    let file: PathBuf = match by_fd.as_ref().map(|(_, p)| p.as_path()).or(program) {
+        Some(path) => path.to_path_buf(),
+        // Not found on the child's PATH: a name with a slash is run as it is.
+        None if program_name.as_encoded_bytes().contains(&b'/') => PathBuf::from(program_name),
+        None => return Err(spawn_error(std::io::ErrorKind::NotFound.into())),
+    };
+    let mut vars: Vec<(OsString, OsString)> = match env {
         // Built: exactly these (the caller's settings are in them).
-        Some(vars) => {
-            cmd.env_clear();
-            cmd.envs(vars.iter().map(|(k, v)| (k, v)));
-        }
+        Some(vars) => vars.to_vec(),
         // Inherited, with the caller's settings on top.
         None => {
+            let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
             for (k, v) in &settings.env {
-                match v {
-                    Some(v) => cmd.env(k, v),
-                    None => cmd.env_remove(k),
-                };
+                vars.retain(|(key, _)| key != k);
+                if let Some(v) = v {
+                    vars.push((k.clone(), v.clone()));
+                }
             }
+            vars
         }
+    };
+    if let Some(dir) = sandbox.tmpdir() {
+        vars.retain(|(key, _)| key != "TMPDIR");
+        vars.push(("TMPDIR".into(), dir.as_os_str().to_owned()));
     }
-    if let Some(dir) = &settings.cwd {
-        cmd.current_dir(dir);
-    }
-    sandbox.install(&mut cmd);
+    let spec = super::spawn::Spec {
+        program: &file,
+        argv: &invocation.argv,
+        env: &vars,
+        cwd: settings.cwd.as_deref(),
+        stdin: settings.stdin.is_some(),
+        keep_fd: by_fd.as_ref().map(|(fd, _)| *fd),
+    };
 
     let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
-        program: program.clone(),
-        source,
-    })?;
+    let mut child = super::spawn::spawn(&spec, sandbox).map_err(spawn_error)?;
     drop(verified);
     let group = GroupGuard {
-        pid: child.id(),
+        pid: Some(child.id()),
         reaped: false,
     };
     let capture = Mutex::new(Capture {
@@ -340,77 +338,6 @@ fn exit_status(s: std::process::ExitStatus) -> ExitStatus {
         }
     }
     ExitStatus::Code(s.code().unwrap_or(-1))
-}
-
-/// Makes the child a session of its own before it runs: `setsid()` (a new session and process
-/// group, led by the child, with no controlling terminal, so `TIOCSTI` has no terminal to push
-/// into), and close-on-exec for every descriptor above stderr except `keep` (the verified
-/// program, which a script's interpreter opens again by its `/proc/self/fd` name).
-#[cfg(unix)]
-fn own_session(cmd: &mut tokio::process::Command, keep: Option<i32>) {
-    // SAFETY: the hook runs in the forked child and makes only async-signal-safe system calls
-    // on integers prepared here.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            #[cfg(target_os = "linux")]
-            {
-                match keep {
-                    Some(fd) if fd > 3 => {
-                        cloexec_from(3, fd as u32 - 1)?;
-                        cloexec_from(fd as u32 + 1, u32::MAX)?;
-                    }
-                    Some(3) => cloexec_from(4, u32::MAX)?,
-                    _ => cloexec_from(3, u32::MAX)?,
-                }
-                if let Some(fd) = keep {
-                    if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-            }
-            #[cfg(not(target_os = "linux"))]
-            let _ = keep;
-            Ok(())
-        });
-    }
-}
-
-/// Marks descriptors `first..=last` close-on-exec: `close_range(2)` (Linux 5.11+), else one
-/// `fcntl` per descriptor up to the descriptor limit.
-#[cfg(target_os = "linux")]
-fn cloexec_from(first: u32, last: u32) -> std::io::Result<()> {
-    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
-    // SAFETY: plain system calls on integers.
-    unsafe {
-        if libc::syscall(libc::SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC) == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::ENOSYS) && e.raw_os_error() != Some(libc::EINVAL) {
-            return Err(e);
-        }
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-            u32::try_from(limit.rlim_cur)
-                .unwrap_or(u32::MAX)
-                .min(1 << 20)
-        } else {
-            1024
-        };
-        for fd in first..=last.min(top) {
-            let flags = libc::fcntl(fd as i32, libc::F_GETFD);
-            if flags >= 0 {
-                libc::fcntl(fd as i32, libc::F_SETFD, flags | libc::FD_CLOEXEC);
-            }
-        }
-    }
-    Ok(())
 }
 
 #[derive(Clone, Copy)]

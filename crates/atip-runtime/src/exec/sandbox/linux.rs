@@ -1,30 +1,29 @@
 //! Linux: Landlock (through the `landlock` crate) for files, TCP, abstract Unix sockets and
-//! signals; an unprivileged user + network namespace for the rest of the network; `no_new_privs`
-//! and `setrlimit` (through `nix`). Everything the child does between `fork` and `exec` is a
-//! handful of system calls on data prepared in the parent: no allocation, no locks.
+//! signals; a network namespace for the rest of the network; `no_new_privs` and `setrlimit`.
+//! This module decides what to enforce and reports it; what the child does before `exec` is
+//! prepared here and applied by `child::ChildSetup`.
 //!
-//! Offline runs share one network namespace per process (see `offline_namespaces`). It has no
-//! interface but a loopback that is down, so nothing leaves the machine; two offline runs that
-//! overlap in time could in principle bring the loopback up and exchange UDP between themselves
-//! (TCP stays denied by Landlock), which is not a way out.
+//! A root runner's offline runs share one network namespace per process (see
+//! `offline_network`). It has no interface but a loopback that is down, so nothing leaves
+//! the machine; two offline runs that overlap in time could in principle bring the loopback up
+//! and exchange UDP between themselves (TCP stays denied by Landlock), which is not a way out.
+//! Other runners' offline runs unshare a user and network namespace each: a child that shares
+//! the runner's memory until `exec` cannot join an existing user namespace.
 
-use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, ABI,
+    RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 use nix::fcntl::{open, OFlag};
 use nix::sched::CloneFlags;
-use nix::sys::resource::Resource;
 use nix::sys::stat::Mode;
 use nix::unistd::ForkResult;
 
 use super::{Containment, Plan, SandboxError, SandboxReport};
-use crate::policy::ResourceLimits;
 
 /// What this kernel supports, probed once per process.
 #[derive(Debug, Clone, Copy)]
@@ -83,7 +82,7 @@ pub(super) fn landlock_abi() -> i32 {
 
 /// Whether offline runs get their network namespace here.
 pub(super) fn offline_namespaces_available() -> bool {
-    offline_namespaces().is_some()
+    offline_network().is_some()
 }
 
 fn support() -> Support {
@@ -102,34 +101,52 @@ fn last_capability() -> u32 {
     })
 }
 
-/// One user namespace (mapping this process's uid and gid to themselves) and one network
-/// namespace inside it with no usable interface, created once per process and kept alive by
-/// these two descriptors. Offline runs join them (`setns`), which costs far less than creating
-/// and tearing down a network namespace per run. `None` where unprivileged user namespaces
-/// are not allowed.
-fn offline_namespaces() -> Option<&'static (OwnedFd, OwnedFd)> {
-    static NAMESPACES: OnceLock<Option<(OwnedFd, OwnedFd)>> = OnceLock::new();
-    NAMESPACES.get_or_init(create_offline_namespaces).as_ref()
+/// How offline runs get their network namespace here, decided once per process; `None` where
+/// this process may not create one (not root, and unprivileged user namespaces are disabled).
+///
+/// A root runner creates one network namespace, owned by the initial user namespace, with no
+/// usable interface, and every offline run joins it: far cheaper than creating and tearing down
+/// a namespace per run. It must not belong to a user namespace root created, for the creator
+/// of a user namespace holds every capability in it whatever its own capability sets: a child
+/// that dropped them all could still configure the namespace. Other runners cannot join a
+/// namespace from a child that shares their memory until `exec`, so each offline run unshares
+/// its own (the probe here tells whether it may).
+pub(super) fn offline_network() -> Option<super::child::Network> {
+    use super::child::Network;
+    static SHARED: OnceLock<Option<OwnedFd>> = OnceLock::new();
+    static PROBE: OnceLock<bool> = OnceLock::new();
+    // SAFETY: a plain syscall without arguments.
+    if unsafe { libc::geteuid() } == 0 {
+        SHARED
+            .get_or_init(|| network_namespace(true))
+            .as_ref()
+            .map(Network::Join)
+    } else {
+        PROBE
+            .get_or_init(|| network_namespace(false).is_some())
+            .then_some(Network::Fresh)
+    }
 }
 
-fn create_offline_namespaces() -> Option<(OwnedFd, OwnedFd)> {
-    let uid = nix::unistd::getuid().as_raw();
-    let gid = nix::unistd::getgid().as_raw();
-    let uid_map = format!("{uid} {uid} 1\n");
-    let gid_map = format!("{gid} {gid} 1\n");
+/// A new network namespace — for `root` owned by the initial user namespace, otherwise inside
+/// a new user namespace mapping this process's ids onto themselves — held by a short-lived
+/// child until the descriptor returned is open.
+fn network_namespace(root: bool) -> Option<OwnedFd> {
+    let maps = super::mounts::IdMaps::of_runner();
     let (ready_r, ready_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
     let (done_r, done_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
     // SAFETY: the child makes only async-signal-safe system calls on data prepared above, then
     // `_exit`s; it never returns into the parent's code.
     match unsafe { nix::unistd::fork() } {
         Ok(ForkResult::Child) => {
-            let ok = nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET)
-                .is_ok()
-                && write_proc(c"/proc/self/setgroups", b"deny").is_ok()
-                && write_proc(c"/proc/self/uid_map", uid_map.as_bytes()).is_ok()
-                && write_proc(c"/proc/self/gid_map", gid_map.as_bytes()).is_ok();
+            let ok = if root {
+                nix::sched::unshare(CloneFlags::CLONE_NEWNET).is_ok()
+            } else {
+                nix::sched::unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET).is_ok()
+                    && maps.write().is_ok()
+            };
             let _ = nix::unistd::write(&ready_w, &[u8::from(ok)]);
-            // Stay until the parent holds the namespaces: it closes its end of `done` then, and
+            // Stay until the parent holds the namespace: it closes its end of `done` then, and
             // this copy of that end must be closed too for the read to see it.
             drop(done_w);
             let _ = nix::unistd::read(&done_r, &mut [0u8]);
@@ -141,46 +158,24 @@ fn create_offline_namespaces() -> Option<(OwnedFd, OwnedFd)> {
             drop(done_r);
             let mut status = [0u8];
             let ready = nix::unistd::read(&ready_r, &mut status).ok() == Some(1) && status[0] == 1;
-            let open_ns = |kind: &str| {
-                let path = format!("/proc/{}/ns/{kind}", child.as_raw());
+            let fd = if ready {
+                let path = format!("/proc/{}/ns/net", child.as_raw());
                 open(
                     path.as_str(),
                     OFlag::O_RDONLY | OFlag::O_CLOEXEC,
                     Mode::empty(),
                 )
                 .ok()
-            };
-            let fds = if ready {
-                open_ns("user").zip(open_ns("net"))
+                .and_then(|fd| super::child::above_stdio(fd).ok())
             } else {
                 None
             };
             drop(done_w);
             let _ = nix::sys::wait::waitpid(child, None);
-            fds
+            fd
         }
         Err(_) => None,
     }
-}
-
-/// Everything the child does before `exec`, prepared in the parent.
-pub(crate) struct ChildSetup {
-    ruleset: Option<RulesetCreated>,
-    /// The user and network namespaces to join, for offline runs.
-    namespaces: Option<&'static (OwnedFd, OwnedFd)>,
-    limits: ResourceLimits,
-    /// Drop capabilities; `privileged`: the child holds `CAP_SETPCAP` (root, or a joined user
-    /// namespace), so the bounding set and securebits can go too.
-    capabilities: Option<CapabilityDrop>,
-    /// The run's mount namespace: protected paths, hidden credential stores.
-    mounts: Option<super::mounts::Mounts>,
-    seccomp: Option<&'static seccompiler::BpfProgram>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct CapabilityDrop {
-    privileged: bool,
-    last: u32,
 }
 
 /// The device file programs write to even when they write no file of their own (`> /dev/null`).
@@ -196,7 +191,7 @@ pub(crate) fn prepare(
     plan: &Plan,
     scratch: Option<&Path>,
     program: Option<&Path>,
-) -> Result<(ChildSetup, SandboxReport), SandboxError> {
+) -> Result<(super::child::ChildSetup, SandboxReport), SandboxError> {
     // SAFETY: a plain syscall without arguments.
     let root = unsafe { libc::geteuid() } == 0;
     prepare_on(support(), root, plan, scratch, program)
@@ -210,7 +205,9 @@ pub(super) fn prepare_on(
     plan: &Plan,
     scratch: Option<&Path>,
     program: Option<&Path>,
-) -> Result<(ChildSetup, SandboxReport), SandboxError> {
+) -> Result<(super::child::ChildSetup, SandboxReport), SandboxError> {
+    use super::child::{CapabilityDrop, ChildSetup};
+    use super::mounts::IdMaps;
     let mut report = SandboxReport::default();
     report.not_enforced.extend(plan.notes.iter().cloned());
     let fail = |what: &str, e: &dyn std::fmt::Display| SandboxError {
@@ -308,13 +305,13 @@ pub(super) fn prepare_on(
     } else {
         BitFlags::EMPTY
     };
-    let namespaces = if plan.no_network && plan.network_namespace {
-        offline_namespaces()
+    let network = if plan.no_network && plan.network_namespace {
+        offline_network()
     } else {
         None
     };
     if plan.no_network {
-        if namespaces.is_some() {
+        if network.is_some() {
             report.enforced.push(Containment::NetworkNamespace);
         } else if plan.network_namespace {
             report.not_enforced.push(
@@ -377,7 +374,11 @@ pub(super) fn prepare_on(
                 .add_rule(PathBeneath::new(fd, rights))
                 .map_err(|e| fail(&format!("rule for {}", path.display()), &e))?;
         }
-        Some(created)
+        // Without a descriptor (no Landlock at all) the child sets only `no_new_privs`.
+        Option::<OwnedFd>::from(created)
+            .map(super::child::above_stdio)
+            .transpose()
+            .map_err(|e| fail("ruleset", &e))?
     } else {
         None
     };
@@ -424,7 +425,12 @@ pub(super) fn prepare_on(
         ));
     }
 
-    let mounts = shield(plan, root, namespaces.is_some(), &mut report);
+    let mounts = shield(
+        plan,
+        root,
+        ChildSetup::own_user_namespace(network),
+        &mut report,
+    );
 
     let limits = plan.limits;
     if root && limits.processes.is_some() {
@@ -445,12 +451,13 @@ pub(super) fn prepare_on(
     Ok((
         ChildSetup {
             ruleset,
-            namespaces,
+            network,
             limits,
             capabilities: Some(CapabilityDrop {
-                privileged: root || namespaces.is_some() || mounts.is_some(),
+                privileged: root || network.is_some() || mounts.is_some(),
                 last: last_capability(),
             }),
+            id_maps: IdMaps::of_runner(),
             mounts,
             seccomp,
         },
@@ -517,155 +524,6 @@ fn shield(
     Some(Mounts::prepare(&shield, entry))
 }
 
-impl ChildSetup {
-    /// Registers the setup to run in the child between `fork` and `exec`.
-    pub fn install(self, cmd: &mut tokio::process::Command) {
-        let mut setup = Some(self);
-        // SAFETY: the hook runs in the forked child of a possibly multi-threaded parent, so it
-        // may only make async-signal-safe calls. It makes system calls on data prepared above
-        // (`setns`, `setrlimit`, `prctl`, `capset`, `landlock_restrict_self`, `seccomp`) and
-        // builds errors from raw OS error codes, which does not allocate.
-        unsafe {
-            cmd.pre_exec(move || match setup.take() {
-                Some(s) => s.apply(),
-                None => Ok(()),
-            });
-        }
-    }
-
-    fn apply(self) -> io::Result<()> {
-        if let Some((user, net)) = self.namespaces {
-            // The user namespace first: it grants what joining its network namespace needs.
-            nix::sched::setns(user.as_fd(), CloneFlags::CLONE_NEWUSER).map_err(errno)?;
-            nix::sched::setns(net.as_fd(), CloneFlags::CLONE_NEWNET).map_err(errno)?;
-        }
-        if let Some(mounts) = &self.mounts {
-            mounts.apply()?;
-        }
-        let l = self.limits;
-        for (resource, value, slack) in [
-            (Resource::RLIMIT_CPU, l.cpu_seconds, 1),
-            (Resource::RLIMIT_AS, l.memory_bytes, 0),
-            (Resource::RLIMIT_NPROC, l.processes, 0),
-            (Resource::RLIMIT_FSIZE, l.file_size_bytes, 0),
-        ] {
-            if let Some(v) = value {
-                // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL a second later.
-                nix::sys::resource::setrlimit(resource, v, v.saturating_add(slack))
-                    .map_err(errno)?;
-            }
-        }
-        if let Some(drop) = self.capabilities {
-            drop_capabilities(drop)?;
-        }
-        match self.ruleset {
-            // Sets no_new_privs, then restricts this process and every child it starts.
-            Some(ruleset) => {
-                ruleset.restrict_self().map_err(|e| os_error_in(&e))?;
-            }
-            None => nix::sys::prctl::set_no_new_privs().map_err(errno)?,
-        }
-        // Last: the filter refuses nothing the steps above need, but keep it that way.
-        if let Some(program) = self.seccomp {
-            super::seccomp::install(program)?;
-        }
-        Ok(())
-    }
-}
-
-/// Drops every capability of the calling process (the child before `exec`): with
-/// `CAP_SETPCAP` (root or a joined user namespace) also the bounding set, and `SECBIT_NOROOT`
-/// and its relatives are set and locked, so that `exec` grants uid 0 nothing; always the
-/// ambient set and the effective, permitted and inheritable sets (`capset`).
-fn drop_capabilities(drop: CapabilityDrop) -> io::Result<()> {
-    const SECURE_BITS: libc::c_ulong = 0b1110_1111; // NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE, each with its lock
-    const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: libc::c_int,
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    // SAFETY (every block below): plain system calls on values built here.
-    if drop.privileged {
-        if unsafe { libc::prctl(libc::PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        for cap in 0..=drop.last {
-            if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, libc::c_ulong::from(cap), 0, 0, 0) } != 0
-            {
-                let e = io::Error::last_os_error();
-                // A number the kernel does not know (cap_last_cap unreadable): done.
-                if e.raw_os_error() == Some(libc::EINVAL) {
-                    break;
-                }
-                return Err(e);
-            }
-        }
-    }
-    // EINVAL: a kernel before 4.3 has no ambient set to clear.
-    if unsafe {
-        libc::prctl(
-            libc::PR_CAP_AMBIENT,
-            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
-            0,
-            0,
-            0,
-        )
-    } != 0
-    {
-        let e = io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EINVAL) {
-            return Err(e);
-        }
-    }
-    let mut header = Header {
-        version: CAPABILITY_VERSION_3,
-        pid: 0,
-    };
-    let data = [Data {
-        effective: 0,
-        permitted: 0,
-        inheritable: 0,
-    }; 2];
-    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// The OS error inside a `landlock` error (the errno of the failed call itself, not one read
-/// again later), or `EPERM` when it holds none.
-fn os_error_in(e: &(dyn std::error::Error + 'static)) -> io::Error {
-    let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = at {
-        if let Some(code) = err
-            .downcast_ref::<io::Error>()
-            .and_then(io::Error::raw_os_error)
-        {
-            return io::Error::from_raw_os_error(code);
-        }
-        at = err.source();
-    }
-    io::Error::from_raw_os_error(libc::EPERM)
-}
-
-fn errno(e: nix::errno::Errno) -> io::Error {
-    io::Error::from_raw_os_error(e as i32)
-}
-
-fn write_proc(path: &std::ffi::CStr, contents: &[u8]) -> io::Result<()> {
-    let fd = open(path, OFlag::O_WRONLY | OFlag::O_CLOEXEC, Mode::empty()).map_err(errno)?;
-    nix::unistd::write(&fd, contents).map_err(errno)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -677,7 +535,7 @@ mod tests {
             no_network: true,
             network_namespace: false,
             extra_writable: Vec::new(),
-            limits: ResourceLimits::default(),
+            limits: crate::policy::ResourceLimits::default(),
             notes: Vec::new(),
             working_dir: PathBuf::from("/nonexistent-atip-test"),
             declared: Vec::new(),

@@ -24,6 +24,10 @@
 //! was enforced and what the effects called for but this system could not enforce; with
 //! `Policy::require_sandbox` such a run is refused instead.
 
+#[cfg(target_os = "linux")]
+mod child;
+#[cfg(target_os = "linux")]
+pub(crate) use child::{above_stdio, ChildSetup};
 pub mod doctor;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -503,8 +507,8 @@ fn declared_path(declared: &str, working_dir: &Path) -> Result<PathBuf, String> 
     Ok(at)
 }
 
-/// A sandbox ready to be installed into a child: the report of what it enforces, and what the
-/// child does between `fork` and `exec`.
+/// A sandbox ready for a child: the report of what it enforces, and what the child does
+/// between its spawn and `exec`.
 pub(crate) struct Prepared {
     /// What will be enforced.
     pub report: SandboxReport,
@@ -513,7 +517,7 @@ pub(crate) struct Prepared {
     /// Protected directories created for the run, removed (if still empty) when this goes.
     created: Vec<PathBuf>,
     #[cfg(target_os = "linux")]
-    child: Option<linux::ChildSetup>,
+    child: Option<child::ChildSetup>,
 }
 
 /// Why a sandbox could not be set up.
@@ -617,17 +621,14 @@ impl Drop for Prepared {
 }
 
 impl Prepared {
-    /// Installs the child-side setup into `cmd` (Linux: a `pre_exec` hook) and points its
-    /// `TMPDIR` at the scratch directory.
-    pub fn install(&mut self, cmd: &mut tokio::process::Command) {
-        if let Some(dir) = &self.scratch {
-            cmd.env("TMPDIR", dir.path());
-        }
-        #[cfg(target_os = "linux")]
-        if let Some(child) = self.child.take() {
-            child.install(cmd);
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = cmd;
+    /// The child's `TMPDIR`: the run's scratch directory, when it has one.
+    pub fn tmpdir(&self) -> Option<&Path> {
+        self.scratch.as_ref().map(tempfile::TempDir::path)
+    }
+
+    /// What the child applies to itself before `exec` (Linux).
+    #[cfg(target_os = "linux")]
+    pub(crate) fn child_setup(&self) -> Option<&child::ChildSetup> {
+        self.child.as_ref()
     }
 }

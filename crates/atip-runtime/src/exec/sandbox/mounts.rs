@@ -3,10 +3,10 @@
 //! out of a tree it grants, a read-only mount can: writes there fail with `EROFS`, whoever
 //! the process is, and the paths cannot be renamed or removed (`EBUSY`).
 //!
-//! The namespace belongs to the run: every mount disappears with its last process. Runs that
-//! already join the shared offline user namespace unshare a mount namespace inside it; other
-//! runs unshare a user namespace of their own (mapping the runner's uid and gid onto
-//! themselves) with it, or, when the runner is root, only the mount namespace.
+//! The namespace belongs to the run: every mount disappears with its last process. Offline runs
+//! that already unshared a user namespace of their own (with their network namespace) unshare a
+//! mount namespace inside it; other runs unshare a user namespace (mapping the runner's uid and
+//! gid onto themselves) with it, or, when the runner is root, only the mount namespace.
 
 use std::ffi::CString;
 use std::io;
@@ -19,7 +19,8 @@ use super::protect::{Hidden, Shield};
 /// How the child gets the right to mount.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Entry {
-    /// It already joined a user namespace it holds every capability in (offline runs).
+    /// It already entered a user namespace of its own, holding every capability there
+    /// (offline runs of a runner that is not root).
     Joined,
     /// The runner is root in the initial user namespace.
     Root,
@@ -45,13 +46,11 @@ enum Step {
 }
 
 /// Everything the child does in its mount namespace, prepared in the parent: no allocation
-/// happens after `fork`.
+/// happens in the child.
 #[derive(Debug)]
 pub(crate) struct Mounts {
     entry: Entry,
     steps: Vec<Step>,
-    uid_map: CString,
-    gid_map: CString,
 }
 
 /// Whether this process can give a run a mount namespace: root can; others need unprivileged
@@ -134,19 +133,13 @@ impl Mounts {
                 }
             }
         }
-        // SAFETY: plain syscalls without arguments.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-        Mounts {
-            entry,
-            steps,
-            uid_map: CString::new(format!("{uid} {uid} 1\n")).unwrap_or_default(),
-            gid_map: CString::new(format!("{gid} {gid} 1\n")).unwrap_or_default(),
-        }
+        Mounts { entry, steps }
     }
 
-    /// In the child: enters a mount namespace of its own and mounts every step. Only system
-    /// calls on data prepared in the parent.
-    pub(super) fn apply(&self) -> io::Result<()> {
+    /// In the child: enters a mount namespace of its own (with a user namespace mapped by
+    /// `maps` for [`Entry::OwnUserNamespace`]) and mounts every step. Only system calls on
+    /// data prepared in the parent.
+    pub(super) fn apply(&self, maps: &IdMaps) -> io::Result<()> {
         let check = |rc: libc::c_int| {
             if rc == 0 {
                 Ok(())
@@ -160,9 +153,7 @@ impl Mounts {
                 Entry::Joined | Entry::Root => check(libc::unshare(libc::CLONE_NEWNS))?,
                 Entry::OwnUserNamespace => {
                     check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS))?;
-                    write_file(c"/proc/self/setgroups", b"deny")?;
-                    write_file(c"/proc/self/uid_map", self.uid_map.as_bytes())?;
-                    write_file(c"/proc/self/gid_map", self.gid_map.as_bytes())?;
+                    maps.write()?;
                 }
             }
             // Nothing mounted here propagates back to the runner's namespace.
@@ -221,6 +212,33 @@ impl Mounts {
     }
 }
 
+/// The runner's uid and gid mapped onto themselves, as `/proc/self/{uid,gid}_map` take them.
+#[derive(Debug)]
+pub(super) struct IdMaps {
+    uid: CString,
+    gid: CString,
+}
+
+impl IdMaps {
+    pub(super) fn of_runner() -> IdMaps {
+        // SAFETY: plain syscalls without arguments.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        IdMaps {
+            uid: CString::new(format!("{uid} {uid} 1\n")).unwrap_or_default(),
+            gid: CString::new(format!("{gid} {gid} 1\n")).unwrap_or_default(),
+        }
+    }
+
+    /// In a user namespace just unshared: deny `setgroups` (required before an unprivileged
+    /// gid map) and write both maps.
+    pub(super) fn write(&self) -> io::Result<()> {
+        write_file(c"/proc/self/setgroups", b"deny")?;
+        write_file(c"/proc/self/uid_map", self.uid.as_bytes())?;
+        write_file(c"/proc/self/gid_map", self.gid.as_bytes())
+    }
+}
+
+/// Writes `contents` to the file at `path` with raw system calls (no allocation).
 fn write_file(path: &std::ffi::CStr, contents: &[u8]) -> io::Result<()> {
     // SAFETY: open, write and close on a NUL-terminated path and a borrowed buffer.
     unsafe {

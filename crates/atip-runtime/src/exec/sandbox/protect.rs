@@ -236,6 +236,26 @@ pub(crate) fn plan(
     };
     let roots: Vec<PathBuf> = writable.map(<[PathBuf]>::to_vec).unwrap_or_default();
     for root in &roots {
+        // A root inside the tree's protected paths (the working directory is `.git`, or
+        // `.git/hooks` itself): those of the enclosing trees that lie in it.
+        for above in root.ancestors().skip(1) {
+            for (name, _) in PROTECTED_IN_ROOT {
+                let p = above.join(name);
+                if p.starts_with(root) {
+                    protect(p, &mut shield);
+                }
+            }
+            if root.starts_with(above.join(".git")) {
+                for git_dir in git_dirs(above) {
+                    for sub in ["hooks", "info", "config", "config.worktree"] {
+                        let p = git_dir.join(sub);
+                        if p.starts_with(root) {
+                            protect(p, &mut shield);
+                        }
+                    }
+                }
+            }
+        }
         for (name, _) in PROTECTED_IN_ROOT {
             protect(root.join(name), &mut shield);
         }

@@ -57,7 +57,7 @@ pub(super) fn program(rules: Rules) -> Result<&'static BpfProgram, String> {
         .clone()
 }
 
-/// Installs `program` on the calling thread (the child between `fork` and `exec`). Sets
+/// Installs `program` on the calling thread (the child before `exec`). Sets
 /// `no_new_privs` first, as seccomp requires of an unprivileged process.
 pub(super) fn install(program: &BpfProgram) -> std::io::Result<()> {
     seccompiler::apply_filter(program).map_err(|e| match e {

@@ -1,0 +1,240 @@
+//! What the child does between the spawn and `exec` (Linux), prepared in the parent.
+//!
+//! The child is started with `clone(CLONE_VM | CLONE_VFORK)` (see `exec::spawn`): it runs on
+//! the parent's memory until it calls `exec`, so [`ChildSetup::apply`] works on borrowed data
+//! only — system calls on values prepared in the parent, no allocation, no destructor, no lock.
+//! One consequence shapes the network step: a process that shares its memory may not join an
+//! existing user namespace (`setns` refuses it), so an offline run either joins the shared
+//! network namespace directly (root, which needs no user namespace for that) or unshares a
+//! user and network namespace of its own.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use nix::sys::resource::Resource;
+
+use crate::policy::ResourceLimits;
+
+/// How an offline run gets its network namespace.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Network {
+    /// Join the process's shared offline network namespace (a root runner: `CAP_SYS_ADMIN`
+    /// over it without entering its user namespace).
+    Join(&'static OwnedFd),
+    /// Unshare a user namespace (mapping the runner's ids onto themselves) and a network
+    /// namespace of its own.
+    Fresh,
+}
+
+/// Everything the child does before `exec`, prepared in the parent.
+pub(crate) struct ChildSetup {
+    /// The Landlock ruleset to restrict the child with; `None`: only `no_new_privs`.
+    pub(super) ruleset: Option<OwnedFd>,
+    /// The network namespace of an offline run.
+    pub(super) network: Option<Network>,
+    pub(super) limits: ResourceLimits,
+    /// Drop capabilities; `privileged`: the child holds `CAP_SETPCAP` (root, or a user
+    /// namespace of its own), so the bounding set and securebits can go too.
+    pub(super) capabilities: Option<CapabilityDrop>,
+    /// The run's mount namespace: protected paths, hidden credential stores.
+    pub(super) mounts: Option<super::mounts::Mounts>,
+    pub(super) seccomp: Option<&'static seccompiler::BpfProgram>,
+    /// `/proc/self/uid_map` and `gid_map` contents for a user namespace of its own.
+    pub(super) id_maps: super::mounts::IdMaps,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CapabilityDrop {
+    pub privileged: bool,
+    pub last: u32,
+}
+
+impl ChildSetup {
+    /// The namespaces (`/proc/PID/ns/` names) the child creates for itself alone. Their
+    /// teardown when the run ends (unmounting a mount namespace waits for an RCU grace period)
+    /// is worth keeping off the caller's path: the spawner holds them open and lets them go in
+    /// the background.
+    pub(crate) fn private_namespaces(&self) -> impl Iterator<Item = &'static str> {
+        let mnt = self.mounts.is_some().then_some("mnt");
+        let net = matches!(self.network, Some(Network::Fresh)).then_some("net");
+        mnt.into_iter().chain(net)
+    }
+
+    /// Whether the child enters a user namespace of its own before its mounts.
+    pub(super) fn own_user_namespace(network: Option<Network>) -> bool {
+        matches!(network, Some(Network::Fresh))
+    }
+
+    /// The first half of the setup, before the child changes to its working directory: the
+    /// network namespace, then the mount namespace. (A working directory entered before the
+    /// mounts would keep the directory underneath them: a relative path would pass a
+    /// protected or hidden path by.)
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the first step that failed (an [`io::Error`] holding only an errno,
+    /// which does not allocate).
+    pub(crate) fn enter_namespaces(&self) -> io::Result<()> {
+        let check = |rc: libc::c_int| {
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        };
+        // SAFETY (both blocks): system calls on a descriptor owned by `self` and constants.
+        match self.network {
+            Some(Network::Join(net)) => unsafe {
+                check(libc::setns(net.as_raw_fd(), libc::CLONE_NEWNET))?;
+            },
+            Some(Network::Fresh) => {
+                unsafe { check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET))? };
+                self.id_maps.write()?;
+            }
+            None => {}
+        }
+        if let Some(mounts) = &self.mounts {
+            mounts.apply(&self.id_maps)?;
+        }
+        Ok(())
+    }
+
+    /// The second half, in the working directory: resource limits, capabilities, Landlock
+    /// (with `no_new_privs`), seccomp.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ChildSetup::enter_namespaces`].
+    pub(crate) fn restrict(&self) -> io::Result<()> {
+        let check = |rc: libc::c_int| {
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        };
+        let l = self.limits;
+        for (resource, value, slack) in [
+            (Resource::RLIMIT_CPU, l.cpu_seconds, 1),
+            (Resource::RLIMIT_AS, l.memory_bytes, 0),
+            (Resource::RLIMIT_NPROC, l.processes, 0),
+            (Resource::RLIMIT_FSIZE, l.file_size_bytes, 0),
+        ] {
+            if let Some(v) = value {
+                // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL a second later.
+                nix::sys::resource::setrlimit(resource, v, v.saturating_add(slack))
+                    .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+            }
+        }
+        if let Some(drop) = self.capabilities {
+            drop_capabilities(drop)?;
+        }
+        // Landlock requires no_new_privs of an unprivileged process; set it in every case.
+        unsafe { check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))? };
+        if let Some(ruleset) = &self.ruleset {
+            // Restricts this process and every child it starts.
+            let rc = unsafe {
+                libc::syscall(
+                    libc::SYS_landlock_restrict_self,
+                    ruleset.as_raw_fd(),
+                    0 as libc::c_uint,
+                )
+            };
+            if rc != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // Last: the filter refuses nothing the steps above need, but keep it that way.
+        if let Some(program) = self.seccomp {
+            super::seccomp::install(program)?;
+        }
+        Ok(())
+    }
+}
+
+/// Drops every capability of the calling process (the child before `exec`): with
+/// `CAP_SETPCAP` (root or a user namespace of its own) also the bounding set, and
+/// `SECBIT_NOROOT` and its relatives are set and locked, so that `exec` grants uid 0 nothing;
+/// always the ambient set and the effective, permitted and inheritable sets (`capset`).
+fn drop_capabilities(drop: CapabilityDrop) -> io::Result<()> {
+    const SECURE_BITS: libc::c_ulong = 0b1110_1111; // NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE, each with its lock
+    const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    // SAFETY (every block below): plain system calls on values built here.
+    if drop.privileged {
+        if unsafe { libc::prctl(libc::PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        for cap in 0..=drop.last {
+            if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, libc::c_ulong::from(cap), 0, 0, 0) } != 0
+            {
+                let e = io::Error::last_os_error();
+                // A number the kernel does not know (cap_last_cap unreadable): done.
+                if e.raw_os_error() == Some(libc::EINVAL) {
+                    break;
+                }
+                return Err(e);
+            }
+        }
+    }
+    // EINVAL: a kernel before 4.3 has no ambient set to clear.
+    if unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    } != 0
+    {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINVAL) {
+            return Err(e);
+        }
+    }
+    let mut header = Header {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [Data {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `fd`, or a duplicate of it above stderr (close-on-exec) when it is 0, 1 or 2: a descriptor
+/// the child still needs must not be one its `dup2` of the standard streams overwrites (a host
+/// that closed its stdin or stdout gets those numbers back from `open`).
+///
+/// # Errors
+///
+/// The OS error of `fcntl(F_DUPFD_CLOEXEC)`.
+pub(crate) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: duplicates a descriptor owned here; the original closes when `fd` drops.
+    let dup = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if dup < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `dup` was just created and is owned by nothing else.
+    Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(dup) })
+}
