@@ -13,6 +13,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use nix::sys::resource::Resource;
 
+use super::mounts::check;
+
 use crate::policy::ResourceLimits;
 
 /// How an offline run gets its network namespace.
@@ -75,13 +77,6 @@ impl ChildSetup {
     /// The OS error of the first step that failed (an [`io::Error`] holding only an errno,
     /// which does not allocate).
     pub(crate) fn enter_namespaces(&self) -> io::Result<()> {
-        let check = |rc: libc::c_int| {
-            if rc == 0 {
-                Ok(())
-            } else {
-                Err(io::Error::last_os_error())
-            }
-        };
         // SAFETY (both blocks): system calls on a descriptor owned by `self` and constants.
         match self.network {
             Some(Network::Join(net)) => unsafe {
@@ -106,13 +101,6 @@ impl ChildSetup {
     ///
     /// As for [`ChildSetup::enter_namespaces`].
     pub(crate) fn restrict(&self) -> io::Result<()> {
-        let check = |rc: libc::c_int| {
-            if rc == 0 {
-                Ok(())
-            } else {
-                Err(io::Error::last_os_error())
-            }
-        };
         let l = self.limits;
         for (resource, value, slack) in [
             (Resource::RLIMIT_CPU, l.cpu_seconds, 1),

@@ -8,7 +8,7 @@
 //! mount namespace inside it; other runs unshare a user namespace (mapping the runner's uid and
 //! gid onto themselves) with it, or, when the runner is root, only the mount namespace.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -140,13 +140,6 @@ impl Mounts {
     /// `maps` for [`Entry::OwnUserNamespace`]) and mounts every step. Only system calls on
     /// data prepared in the parent.
     pub(super) fn apply(&self, maps: &IdMaps) -> io::Result<()> {
-        let check = |rc: libc::c_int| {
-            if rc == 0 {
-                Ok(())
-            } else {
-                Err(io::Error::last_os_error())
-            }
-        };
         // SAFETY (every block below): system calls on NUL-terminated strings owned by `self`.
         unsafe {
             match self.entry {
@@ -166,22 +159,7 @@ impl Mounts {
             ))?;
             for step in &self.steps {
                 match step {
-                    Step::ReadOnly { path, locked } => {
-                        check(libc::mount(
-                            path.as_ptr(),
-                            path.as_ptr(),
-                            std::ptr::null(),
-                            libc::MS_BIND,
-                            std::ptr::null(),
-                        ))?;
-                        check(libc::mount(
-                            std::ptr::null(),
-                            path.as_ptr(),
-                            std::ptr::null(),
-                            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
-                            std::ptr::null(),
-                        ))?;
-                    }
+                    Step::ReadOnly { path, locked } => bind_read_only(path, path, *locked)?,
                     Step::EmptyDir { path } => check(libc::mount(
                         c"none".as_ptr(),
                         path.as_ptr(),
@@ -190,25 +168,43 @@ impl Mounts {
                         c"size=4k,mode=000".as_ptr().cast(),
                     ))?,
                     Step::EmptyFile { path, locked } => {
-                        check(libc::mount(
-                            c"/dev/null".as_ptr(),
-                            path.as_ptr(),
-                            std::ptr::null(),
-                            libc::MS_BIND,
-                            std::ptr::null(),
-                        ))?;
-                        check(libc::mount(
-                            std::ptr::null(),
-                            path.as_ptr(),
-                            std::ptr::null(),
-                            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
-                            std::ptr::null(),
-                        ))?;
+                        bind_read_only(c"/dev/null", path, *locked)?;
                     }
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// `Ok` for a system call's 0, else the OS error (`errno`, no allocation).
+pub(super) fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Binds `source` over `target`, then remounts the bind read-only keeping the `locked` flags
+/// (a user namespace may not clear them). System calls only.
+fn bind_read_only(source: &CStr, target: &CStr, locked: libc::c_ulong) -> io::Result<()> {
+    // SAFETY: mount(2) on NUL-terminated strings borrowed for the call.
+    unsafe {
+        check(libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        ))?;
+        check(libc::mount(
+            std::ptr::null(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
+            std::ptr::null(),
+        ))
     }
 }
 
