@@ -6,6 +6,8 @@
 //!   listed number of leaf commands, every invalid file is rejected with the listed number of
 //!   schema errors, each with a JSON path.
 //! * Every valid file generates code that compiles under `deny(warnings, missing_docs)`.
+//! * The real aws metadata (`scale/aws-mid.json`, 819 commands) loads leniently with every
+//!   command kept: options it declares twice with other texts merge.
 //! * `gh.json` yields 167 commands whose argv, for calls checked by hand against gh's syntax
 //!   (pflag accepts `--flag=value`), is right.
 
@@ -201,4 +203,39 @@ fn every_valid_file_generates_code_that_compiles() {
     assert!(count >= 80, "only {count} valid files");
     krate.main(GH_MAIN);
     assert_eq!(krate.build_and_run().trim(), "ok");
+}
+
+/// Leaf commands of a document's raw JSON: command objects without `commands` of their own.
+fn leaves(node: &serde_json::Value) -> usize {
+    match node.get("commands").and_then(serde_json::Value::as_object) {
+        Some(children) if !children.is_empty() => children.values().map(leaves).sum(),
+        _ => 1,
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared"]
+fn the_real_aws_metadata_keeps_every_command_and_merges_its_repeated_options() {
+    let path = corpus().join("scale/aws-mid.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let raw: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let doc = Document::from_path(&path, Mode::Lenient, &FlattenOptions::default()).unwrap();
+    assert!(
+        doc.skipped.is_empty(),
+        "skipped: {:?}",
+        doc.skipped.iter().map(|s| &s.reasons).collect::<Vec<_>>()
+    );
+    assert_eq!(doc.commands.len(), leaves(&raw));
+    assert_eq!(doc.commands.len(), 819);
+    // Each repeated option is one merge with a warning naming both places.
+    assert!(doc.merged_duplicates > 0);
+    let merges = doc
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("declared again"))
+        .count();
+    assert_eq!(merges, doc.merged_duplicates);
+    // Strict loading keeps them too: a merge is a warning, not an error.
+    let strict = parse(&path).unwrap();
+    assert_eq!(strict.commands.len(), doc.commands.len());
 }

@@ -309,6 +309,52 @@ const SLOPPY: &str = r#"{"atip":{"version":"0.6"},"name":"cloud","version":"1","
  }}"#;
 
 #[test]
+fn duplicates_that_differ_only_in_description_merge_keeping_the_first() {
+    // The aws CLI's shape: `--page-size` declared twice with the same flags and type, the
+    // texts differing.
+    let text = SLOPPY.replace(
+        r#"{"name":"page-size","flags":["--page-size"],"type":"integer","description":"Page size"}]"#,
+        r#"{"name":"page-size","flags":["--page-size"],"type":"integer","description":"The size of each page to get in the service call."}]"#,
+    );
+    assert_ne!(text, SLOPPY);
+    for options in [LoadOptions::lenient(), LoadOptions::default()] {
+        // Strict fails only for the group's real conflict, not for this merge.
+        let Ok(doc) = Document::parse(&text, &options, &FlattenOptions::default()) else {
+            let err = doc_err(&text);
+            let errors: Vec<String> = err.errors().map(|d| d.path.to_string()).collect();
+            assert_eq!(
+                errors,
+                ["$.commands.db.options[1]", "$.commands.get.options[1]"]
+            );
+            continue;
+        };
+        let list = doc
+            .commands
+            .iter()
+            .find(|c| c.name == "cloud_list")
+            .expect("the command is kept");
+        assert_eq!(list.options.len(), 1);
+        assert_eq!(list.options[0].description, "Page size");
+        let warning = doc
+            .warnings
+            .iter()
+            .find(|w| w.message.contains("page-size"))
+            .unwrap();
+        assert!(
+            warning
+                .message
+                .contains("another description (the first is kept)")
+                && warning.message.contains("$.commands.list.options[0]")
+                && warning.message.contains("$.commands.list.options[1]"),
+            "{warning}"
+        );
+        // Different flags or types still conflict: `get` (another flag and type) is left out.
+        assert!(doc.commands.iter().all(|c| c.name != "cloud_get"));
+        assert!(doc.skipped.iter().any(|s| s.path == "get"));
+    }
+}
+
+#[test]
 fn identical_duplicates_merge_in_both_modes() {
     let text = SLOPPY.replace(
         r#"{"name":"id","flags":["--identifier"],"type":"integer","description":"Other id"}"#,

@@ -10,8 +10,10 @@
 //!   outer one the same way. Arguments declared on a group are ignored (warning).
 //! * Effects merge from the tool through each ancestor to the command
 //!   ([`Effects::merge_path`](crate::Effects::merge_path)).
-//! * An option declared twice on one command, identically (same JSON), is merged: kept once,
-//!   with a warning naming both JSON paths.
+//! * An option declared twice on one command with the same name, flags, type, `required`,
+//!   `default`, `enum`, `envVar` and `variadic` is merged: kept once (the first description
+//!   kept), with a warning naming both JSON paths. Real documents do this (the aws CLI declares
+//!   its pagination options again per operation with other texts).
 //! * Two commands with the same flattened name, or two different parameters of one command
 //!   with the same parameter name (an argument and an option included), are errors naming both
 //!   JSON paths. In lenient mode (metadata read at run time) such an error makes only the

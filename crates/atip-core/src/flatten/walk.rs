@@ -427,8 +427,12 @@ impl Walker<'_> {
         // then the parameters are converted in the same order, with the same reports.
         enum Fate {
             Keep,
-            /// An option equal to an earlier one of the same parameter name: merged into it.
-            MergedInto(usize),
+            /// An option with the same flags, type and values as an earlier one of the same
+            /// parameter name (the description may differ): merged into it.
+            MergedInto {
+                first: usize,
+                same_description: bool,
+            },
             /// Its parameter name was taken earlier in the level (a collision, reported).
             Collides(Diagnostic),
         }
@@ -452,8 +456,11 @@ impl Walker<'_> {
                 };
                 if member == options_member {
                     match first_option.get(pname.as_str()) {
-                        Some(&j) if options[j] == options[i] => {
-                            fates.push(Fate::MergedInto(j));
+                        Some(&j) if same_option(&options[j], &options[i]) => {
+                            fates.push(Fate::MergedInto {
+                                first: j,
+                                same_description: options[j].description == options[i].description,
+                            });
                             continue;
                         }
                         Some(_) => {}
@@ -486,7 +493,7 @@ impl Walker<'_> {
                     out.push(Arc::new(self.argument(a, pname, origin("arguments", i))))
                 }
                 Some(Fate::Collides(d)) => self.diags.push(d),
-                Some(Fate::MergedInto(_)) | None => {}
+                Some(Fate::MergedInto { .. }) | None => {}
             }
         }
         for ((i, o), pname) in options.into_iter().enumerate().zip(option_names) {
@@ -497,12 +504,21 @@ impl Walker<'_> {
                         out.push(Arc::new(p));
                     }
                 }
-                Some(Fate::MergedInto(first)) => {
+                Some(Fate::MergedInto {
+                    first,
+                    same_description,
+                }) => {
                     self.merged_duplicates += 1;
+                    let how = if same_description {
+                        "identically"
+                    } else {
+                        "with the same flags, type and values but another description (the \
+                         first is kept)"
+                    };
                     self.diags.push(Diagnostic::warning(
                         here.json_path(),
                         format!(
-                            "option `{}` is declared again, identically, at {} and {}: kept once",
+                            "option `{}` is declared again, {how}, at {} and {}: kept once",
                             o.name,
                             origin(options_member, first).json_path(),
                             here.json_path()
@@ -673,4 +689,30 @@ fn collision(
             first.json_path()
         ),
     )
+}
+
+/// Whether two declarations of an option are the same option: everything but the description
+/// agrees (name, flags, type, `required`, `default`, `enum`, `envVar`, `variadic`). Real
+/// documents repeat options this way (the aws CLI's pagination options, generated per
+/// operation with slightly different texts); two that differ in anything else conflict.
+fn same_option(a: &OptionSpec, b: &OptionSpec) -> bool {
+    let OptionSpec {
+        name,
+        flags,
+        ty,
+        description: _,
+        required,
+        default,
+        enum_values,
+        env_var,
+        variadic,
+    } = a;
+    *name == b.name
+        && *flags == b.flags
+        && *ty == b.ty
+        && *required == b.required
+        && *default == b.default
+        && *enum_values == b.enum_values
+        && *env_var == b.env_var
+        && *variadic == b.variadic
 }
