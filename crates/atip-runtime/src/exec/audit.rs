@@ -35,7 +35,8 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Output, RunError};
+use super::error::RunError;
+use super::output::Output;
 use crate::policy::Reason;
 
 /// An append-only JSON-lines audit log; see the module documentation for the line format.
@@ -205,8 +206,8 @@ impl<'a> Record<'a> {
         .collect();
         let output = result.and_then(|r| r.as_ref().ok());
         let (exit_code, signal) = match output.map(|o| o.status) {
-            Some(super::ExitStatus::Code(c)) => (Some(c), None),
-            Some(super::ExitStatus::Signal(s)) => (None, Some(s)),
+            Some(super::output::ExitStatus::Code(c)) => (Some(c), None),
+            Some(super::output::ExitStatus::Signal(s)) => (None, Some(s)),
             _ => (None, None),
         };
         let meta_u64 = |key: &str| shown.and_then(|s| s.meta.get(key)).and_then(Value::as_u64);

@@ -3,7 +3,9 @@
 
 use tokio::task::JoinSet;
 
-use super::{Output, RunError, Runner};
+use super::error::RunError;
+use super::output::Output;
+use super::Runner;
 use crate::{Effects, Invocation};
 
 /// How [`Runner::run_batch`] schedules calls.

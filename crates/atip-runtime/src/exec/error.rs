@@ -3,7 +3,9 @@
 use std::ffi::OsString;
 use std::fmt;
 
-use super::{ChecksumError, ConfirmationRequest, SandboxError};
+use super::confirm::ConfirmationRequest;
+use super::sandbox::SandboxError;
+use super::verify::ChecksumError;
 use crate::filter::ResultFilter;
 use crate::policy::Reason;
 use crate::{ArgvError, Invocation, ToolResult};

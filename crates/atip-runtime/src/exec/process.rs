@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+use super::error::RunError;
 use super::output::{ExitStatus, Output};
 use super::sandbox::Prepared;
-use super::RunError;
 use crate::command::argv::{ArgvError, ArgvProblem};
 use crate::Invocation;
 
