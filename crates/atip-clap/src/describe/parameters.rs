@@ -157,15 +157,7 @@ impl Walker<'_> {
                  writer repeats the flag once per value: described as taking one value",
             );
         }
-        if let Some(d) = arg.get_value_delimiter() {
-            self.warn(
-                path,
-                Some(arg),
-                format!(
-                    "clap splits each value at `{d}`: a value containing `{d}` becomes several"
-                ),
-            );
-        }
+        self.warn_delimiter(arg, path);
         let (ty, values) = self.value_type(arg, path);
         option.ty = ty;
         option.enum_values = values;
@@ -234,15 +226,7 @@ impl Walker<'_> {
                 ),
             );
         }
-        if let Some(d) = arg.get_value_delimiter() {
-            self.warn(
-                path,
-                Some(arg),
-                format!(
-                    "clap splits each value at `{d}`: a value containing `{d}` becomes several"
-                ),
-            );
-        }
+        self.warn_delimiter(arg, path);
         let (ty, values) = self.value_type(arg, path);
         Param::Argument(ArgumentSpec {
             name: arg.get_id().to_string(),
@@ -253,6 +237,19 @@ impl Walker<'_> {
             variadic: variadic.then_some(true),
             enum_values: values,
         })
+    }
+
+    /// A warning for an option or positional whose values clap splits at a delimiter.
+    fn warn_delimiter(&mut self, arg: &Arg, path: &[String]) {
+        if let Some(d) = arg.get_value_delimiter() {
+            self.warn(
+                path,
+                Some(arg),
+                format!(
+                    "clap splits each value at `{d}`: a value containing `{d}` becomes several"
+                ),
+            );
+        }
     }
 
     /// The ATIP type of one value of `arg`, from its possible values or its value parser.

@@ -10,6 +10,110 @@ use serde_json::Value;
 use super::change::ChangeKind;
 use super::differ::Differ;
 
+/// Type, enumeration, description and default of one argument or option, as
+/// [`Differ::param`] compares them.
+type Fields<'a> = (
+    ParamType,
+    &'a Option<Vec<EnumValue>>,
+    &'a String,
+    &'a Option<Value>,
+);
+
+/// The change kinds of one list kind (arguments or options).
+struct Kinds {
+    removed: ChangeKind,
+    required_added: ChangeKind,
+    optional_added: ChangeKind,
+    made_required: ChangeKind,
+    made_optional: ChangeKind,
+}
+
+/// An argument or an option as [`Differ::parameters`] walks it: its name, whether it is
+/// required, its change kinds and how its messages name it. `context` is the `who` (of an
+/// argument) or `what` (an option) given to the walk.
+trait Parameter {
+    const KINDS: Kinds;
+    fn name(&self) -> &str;
+    fn required(&self) -> bool;
+    /// The parameter in a message about it: "argument `x` of …", "option of … `x`".
+    fn label(&self, context: &str) -> String;
+    /// The message for a parameter that was added; `word` is "required" or "optional".
+    fn added(&self, word: &str, context: &str) -> String;
+    fn fields(&self) -> Fields<'_>;
+    /// Changes only this kind has, after the change of `required` and before [`Differ::param`].
+    fn own_changes(_d: &mut Differ, _old: &Self, _new: &Self, _at: &JsonPath, _label: &str) {}
+}
+
+impl Parameter for ArgumentSpec {
+    const KINDS: Kinds = Kinds {
+        removed: ChangeKind::ArgumentRemoved,
+        required_added: ChangeKind::RequiredArgumentAdded,
+        optional_added: ChangeKind::OptionalArgumentAdded,
+        made_required: ChangeKind::ArgumentMadeRequired,
+        made_optional: ChangeKind::ArgumentMadeOptional,
+    };
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn required(&self) -> bool {
+        self.is_required()
+    }
+    fn label(&self, who: &str) -> String {
+        format!("argument `{}` of {who}", self.name)
+    }
+    fn added(&self, word: &str, who: &str) -> String {
+        format!("{word} argument `{}` was added to {who}", self.name)
+    }
+    fn fields(&self) -> Fields<'_> {
+        (self.ty, &self.enum_values, &self.description, &self.default)
+    }
+}
+
+impl Parameter for OptionSpec {
+    const KINDS: Kinds = Kinds {
+        removed: ChangeKind::OptionRemoved,
+        required_added: ChangeKind::RequiredOptionAdded,
+        optional_added: ChangeKind::OptionalOptionAdded,
+        made_required: ChangeKind::OptionMadeRequired,
+        made_optional: ChangeKind::OptionMadeOptional,
+    };
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn required(&self) -> bool {
+        self.is_required()
+    }
+    fn label(&self, what: &str) -> String {
+        format!("{what} `{}`", self.name)
+    }
+    fn added(&self, word: &str, what: &str) -> String {
+        format!("{word} {what} `{}` was added", self.name)
+    }
+    fn fields(&self) -> Fields<'_> {
+        (self.ty, &self.enum_values, &self.description, &self.default)
+    }
+    /// Flags the new option no longer takes.
+    fn own_changes(d: &mut Differ, o: &Self, n: &Self, p: &JsonPath, label: &str) {
+        let removed: Vec<&String> = o.flags.iter().filter(|f| !n.flags.contains(f)).collect();
+        if !removed.is_empty() {
+            d.push(
+                ChangeKind::OptionFlagsChanged,
+                p.key("flags"),
+                format!(
+                    "{label} no longer takes {}",
+                    removed
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Some(Value::from(o.flags.clone())),
+                Some(Value::from(n.flags.clone())),
+            );
+        }
+    }
+}
+
 impl Differ {
     pub(super) fn arguments(
         &mut self,
@@ -18,65 +122,7 @@ impl Differ {
         at: &JsonPath,
         who: &str,
     ) {
-        let find = |list: &[ArgumentSpec], name: &str| list.iter().position(|a| a.name == name);
-        for (i, o) in old.iter().enumerate() {
-            if find(new, &o.name).is_none() {
-                self.push(
-                    ChangeKind::ArgumentRemoved,
-                    at.index(i),
-                    format!("argument `{}` of {who} was removed", o.name),
-                    None,
-                    None,
-                );
-            }
-        }
-        for (i, n) in new.iter().enumerate() {
-            if find(old, &n.name).is_none() {
-                let (kind, word) = if n.is_required() {
-                    (ChangeKind::RequiredArgumentAdded, "required")
-                } else {
-                    (ChangeKind::OptionalArgumentAdded, "optional")
-                };
-                self.push(
-                    kind,
-                    at.index(i),
-                    format!("{word} argument `{}` was added to {who}", n.name),
-                    None,
-                    None,
-                );
-            }
-        }
-        for o in old {
-            let Some(i) = find(new, &o.name) else {
-                continue;
-            };
-            let n = &new[i];
-            let p = at.index(i);
-            let label = format!("argument `{}` of {who}", o.name);
-            match (o.is_required(), n.is_required()) {
-                (false, true) => self.push(
-                    ChangeKind::ArgumentMadeRequired,
-                    p.key("required"),
-                    format!("{label} is now required"),
-                    None,
-                    None,
-                ),
-                (true, false) => self.push(
-                    ChangeKind::ArgumentMadeOptional,
-                    p.key("required"),
-                    format!("{label} is now optional"),
-                    None,
-                    None,
-                ),
-                _ => {}
-            }
-            self.param(
-                &label,
-                &p,
-                (o.ty, &o.enum_values, &o.description, &o.default),
-                (n.ty, &n.enum_values, &n.description, &n.default),
-            );
-        }
+        self.parameters(old, new, at, who);
     }
 
     pub(super) fn options(
@@ -86,51 +132,52 @@ impl Differ {
         at: &JsonPath,
         what: &str,
     ) {
-        let find = |list: &[OptionSpec], name: &str| list.iter().position(|a| a.name == name);
+        self.parameters(old, new, at, what);
+    }
+
+    /// Arguments or options matched by name: removed, added (required or optional), made
+    /// required or optional, then what the kind alone has and [`Differ::param`].
+    fn parameters<P: Parameter>(&mut self, old: &[P], new: &[P], at: &JsonPath, context: &str) {
+        let kinds = P::KINDS;
+        let find = |list: &[P], name: &str| list.iter().position(|a| a.name() == name);
         for (i, o) in old.iter().enumerate() {
-            if find(new, &o.name).is_none() {
+            if find(new, o.name()).is_none() {
                 self.push(
-                    ChangeKind::OptionRemoved,
+                    kinds.removed,
                     at.index(i),
-                    format!("{what} `{}` was removed", o.name),
+                    format!("{} was removed", o.label(context)),
                     None,
                     None,
                 );
             }
         }
         for (i, n) in new.iter().enumerate() {
-            if find(old, &n.name).is_none() {
-                let (kind, word) = if n.is_required() {
-                    (ChangeKind::RequiredOptionAdded, "required")
+            if find(old, n.name()).is_none() {
+                let (kind, word) = if n.required() {
+                    (kinds.required_added, "required")
                 } else {
-                    (ChangeKind::OptionalOptionAdded, "optional")
+                    (kinds.optional_added, "optional")
                 };
-                self.push(
-                    kind,
-                    at.index(i),
-                    format!("{word} {what} `{}` was added", n.name),
-                    None,
-                    None,
-                );
+                self.push(kind, at.index(i), n.added(word, context), None, None);
             }
         }
         for o in old {
-            let Some(i) = find(new, &o.name) else {
+            let Some(i) = find(new, o.name()) else {
                 continue;
             };
             let n = &new[i];
             let p = at.index(i);
-            let label = format!("{what} `{}`", o.name);
-            match (o.is_required(), n.is_required()) {
+            let label = o.label(context);
+            match (o.required(), n.required()) {
                 (false, true) => self.push(
-                    ChangeKind::OptionMadeRequired,
+                    kinds.made_required,
                     p.key("required"),
                     format!("{label} is now required"),
                     None,
                     None,
                 ),
                 (true, false) => self.push(
-                    ChangeKind::OptionMadeOptional,
+                    kinds.made_optional,
                     p.key("required"),
                     format!("{label} is now optional"),
                     None,
@@ -138,41 +185,13 @@ impl Differ {
                 ),
                 _ => {}
             }
-            let removed: Vec<&String> = o.flags.iter().filter(|f| !n.flags.contains(f)).collect();
-            if !removed.is_empty() {
-                self.push(
-                    ChangeKind::OptionFlagsChanged,
-                    p.key("flags"),
-                    format!(
-                        "{label} no longer takes {}",
-                        removed
-                            .iter()
-                            .map(|f| format!("`{f}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    Some(Value::from(o.flags.clone())),
-                    Some(Value::from(n.flags.clone())),
-                );
-            }
-            self.param(
-                &label,
-                &p,
-                (o.ty, &o.enum_values, &o.description, &o.default),
-                (n.ty, &n.enum_values, &n.description, &n.default),
-            );
+            P::own_changes(self, o, n, &p, &label);
+            self.param(&label, &p, o.fields(), n.fields());
         }
     }
 
     /// Type, enumeration, description and default of one argument or option.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn param(
-        &mut self,
-        label: &str,
-        at: &JsonPath,
-        old: (ParamType, &Option<Vec<EnumValue>>, &String, &Option<Value>),
-        new: (ParamType, &Option<Vec<EnumValue>>, &String, &Option<Value>),
-    ) {
+    pub(super) fn param(&mut self, label: &str, at: &JsonPath, old: Fields<'_>, new: Fields<'_>) {
         let (ot, oe, od, odef) = old;
         let (nt, ne, nd, ndef) = new;
         if ot != nt {
