@@ -254,6 +254,9 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
         .collect();
     order.sort_unstable();
     let (mut line, mut line_start, mut scanned) = (1, 0, 0);
+    // Characters of the current line counted so far, up to byte `counted_to`: a document on
+    // one line (minified) is counted once, not once per diagnostic.
+    let (mut counted, mut counted_to) = (0, 0);
     for (offset, i) in order {
         let offset = offset.min(text.len());
         for (k, b) in text.as_bytes()[scanned..offset].iter().enumerate() {
@@ -263,11 +266,17 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
             }
         }
         scanned = offset;
-        let column = text
-            .get(line_start..offset)
-            .map_or(offset - line_start, |s| s.chars().count())
-            + 1;
-        diagnostics[i].location = Some(Location { line, column });
+        if counted_to < line_start {
+            (counted, counted_to) = (0, line_start);
+        }
+        counted += text
+            .get(counted_to..offset)
+            .map_or(offset - counted_to, |s| s.chars().count());
+        counted_to = offset;
+        diagnostics[i].location = Some(Location {
+            line,
+            column: counted + 1,
+        });
     }
     sort_by_location(diagnostics);
 }
@@ -491,6 +500,37 @@ mod tests {
                 column: 20
             })
         );
+    }
+
+    #[test]
+    fn columns_on_one_line_count_characters_once_and_right() {
+        // A minified document: every diagnostic on line 1, after multi-byte text.
+        let text = r#"{"é": "ü€", "a": 1, "b": [2, "ß", 3], "c": {"d": 4}}"#;
+        let mut ds = vec![
+            Diagnostic::error(JsonPath::root().key("c").key("d"), "d"),
+            Diagnostic::error(JsonPath::root().key("a"), "a"),
+            Diagnostic::error(JsonPath::root().key("b").index(2), "b2"),
+            Diagnostic::error(JsonPath::root().key("b").index(1), "b1"),
+        ];
+        locate(text, &mut ds);
+        let column = |value: &str| {
+            let at = text.find(value).unwrap();
+            text[..at].chars().count() + 1
+        };
+        let got: Vec<(&str, usize)> = ds
+            .iter()
+            .map(|d| (d.message.as_str(), d.location.unwrap().column))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", column("1,")),
+                ("b1", column(r#""ß""#)),
+                ("b2", column("3]")),
+                ("d", column("4}")),
+            ]
+        );
+        assert!(ds.iter().all(|d| d.location.unwrap().line == 1));
     }
 
     #[test]
