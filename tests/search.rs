@@ -120,7 +120,10 @@ fn measure(set: &str, tool: &RuntimeTool, labelled: &[(String, String)]) -> [f64
             *slot += usize::from(rank.is_some_and(|r| r < k));
         }
         if rank != Some(0) {
-            println!("{set}: {q:?} wants {want} at {rank:?}; got {:?}", &got[..got.len().min(3)]);
+            println!(
+                "{set}: {q:?} wants {want} at {rank:?}; got {:?}",
+                &got[..got.len().min(3)]
+            );
         }
     }
     let n = labelled.len() as f64;
@@ -164,7 +167,10 @@ fn recall_of_labelled_queries_over_real_aws_and_gh_metadata() {
             failed.push(format!("{set}: recall@1 {at1:.3}, recall@10 {at10:.3}"));
         }
     }
-    assert!(failed.is_empty(), "below recall@10 0.9 / recall@1 0.5: {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "below recall@10 0.9 / recall@1 0.5: {failed:?}"
+    );
 }
 
 /// Natural-language queries over the 167 commands of the real `gh` metadata, each labelled
