@@ -752,7 +752,7 @@ fn search_reads_leniently_unless_strict() {
     let (code, out, err) = atip(&["search", file, "--query", "bring the service up"]);
     assert_eq!((code, out.as_str()), (0, "ship_up\n"), "{err}");
     assert!(err.contains("command `down` is left out"), "{err}");
-    let (code, out, _) = atip(&["search", file, "--query", "up", "--lenient"]);
+    let (code, out, _) = atip(&["search", file, "--query", "bring up", "--lenient"]);
     assert_eq!((code, out.as_str()), (0, "ship_up\n"));
     let (code, out, err) = atip(&["search", file, "--query", "up", "--strict"]);
     assert_eq!(code, 1, "{out}");
