@@ -73,6 +73,106 @@ fn queries_over_a_generated_2000_command_document_find_their_command() {
     }
 }
 
+/// The shared corpus of real metadata (`../shared/corpus/atip`); fails, never skips, when it
+/// is missing.
+fn corpus() -> std::path::PathBuf {
+    let dir = support::workspace().join("../shared/corpus/atip");
+    assert!(
+        dir.join("scale/aws-mid.json").is_file() && dir.join("valid/examples__gh.json").is_file(),
+        "the shared corpus is missing at {}: this test needs ../shared next to the workspace",
+        dir.display()
+    );
+    dir
+}
+
+/// A labelled query set of ours, `tests/search/<name>`: one `query<TAB>flattened name` a line,
+/// `#` comments and blank lines skipped.
+fn queries(name: &str) -> Vec<(String, String)> {
+    let path = support::workspace().join("tests/search").join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (q, want) = l
+                .split_once('\t')
+                .unwrap_or_else(|| panic!("{name}: no tab in {l:?}"));
+            (q.trim().to_owned(), want.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Recall@1, @5 and @10 of `labelled` (query, flattened name) over `tool`, with every miss
+/// printed; each label must name a command.
+fn measure(set: &str, tool: &RuntimeTool, labelled: &[(String, String)]) -> [f64; 3] {
+    let names: Vec<String> = tool.specs().iter().map(|s| s.name.to_string()).collect();
+    let index = ToolIndex::for_tool(tool);
+    let mut found = [0usize; 3];
+    for (q, want) in labelled {
+        assert!(names.contains(want), "{set}: {want} is not a command");
+        let got: Vec<&str> = index
+            .search(q, 10)
+            .iter()
+            .map(|h| names[h.index].as_str())
+            .collect();
+        let rank = got.iter().position(|n| n == want);
+        for (slot, k) in found.iter_mut().zip([1, 5, 10]) {
+            *slot += usize::from(rank.is_some_and(|r| r < k));
+        }
+        if rank != Some(0) {
+            println!(
+                "{set}: {q:?} wants {want} at {rank:?}; got {:?}",
+                &got[..got.len().min(3)]
+            );
+        }
+    }
+    let n = labelled.len() as f64;
+    let r = found.map(|f| f as f64 / n);
+    println!(
+        "{set}: {} queries, recall@1 {:.3} ({}), @5 {:.3} ({}), @10 {:.3} ({})",
+        labelled.len(),
+        r[0],
+        found[0],
+        r[1],
+        found[1],
+        r[2],
+        found[2]
+    );
+    r
+}
+
+/// Our own labelled natural-language queries (`tests/search/queries-*.tsv`, phrased as a person
+/// asks, not as the descriptions say) over the real aws metadata (819 commands of ten services,
+/// loaded leniently like `atip search` does) and the real gh metadata (167 commands).
+#[test]
+#[ignore = "needs ../shared"]
+fn recall_of_labelled_queries_over_real_aws_and_gh_metadata() {
+    let dir = corpus();
+    let mut failed = Vec::new();
+    for (set, file, tsv) in [
+        ("aws-mid", "scale/aws-mid.json", "queries-aws.tsv"),
+        ("gh", "valid/examples__gh.json", "queries-gh.tsv"),
+    ] {
+        let doc = Document::from_path(
+            &dir.join(file),
+            atip_runtime::Mode::Lenient,
+            &FlattenOptions::default(),
+        )
+        .unwrap();
+        let tool = RuntimeTool::new(doc, None);
+        let labelled = queries(tsv);
+        assert!(labelled.len() >= 75, "{tsv}: {} queries", labelled.len());
+        let [at1, _, at10] = measure(set, &tool, &labelled);
+        if at10 < 0.9 || at1 < 0.5 {
+            failed.push(format!("{set}: recall@1 {at1:.3}, recall@10 {at10:.3}"));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "below recall@10 0.9 / recall@1 0.5: {failed:?}"
+    );
+}
+
 /// Natural-language queries over the 167 commands of the real `gh` metadata, each labelled
 /// with the command a person would pick.
 #[test]

@@ -199,7 +199,9 @@ enum Cmd {
     /// status 0 when a default run gets the whole sandbox here, 1 otherwise.
     Doctor,
     /// Find the commands that best match what you want to do (BM25 over paths, names,
-    /// descriptions and parameters) and print their flattened names, one per line, best first.
+    /// descriptions, parameters and the services' descriptions, the query widened with
+    /// synonyms: "virtual machine" finds instances) and print their flattened names, one per
+    /// line, best first.
     Search {
         /// ATIP JSON files.
         #[arg(required = true)]
@@ -210,8 +212,13 @@ enum Cmd {
         /// How many commands.
         #[arg(long, default_value_t = 10)]
         top: usize,
-        /// Read the files as metadata from tools at run time.
-        #[arg(long)]
+        /// Refuse a file with any schema error. By default the files are read leniently, as
+        /// metadata from tools at run time: a command that breaks the schema is left out with
+        /// a warning.
+        #[arg(long, conflicts_with = "lenient")]
+        strict: bool,
+        /// Read the files leniently: the default, accepted for scripts that pass it.
+        #[arg(long, hide = true)]
         lenient: bool,
     },
     /// Review metadata files: the reference linter's rules, the schema, and checks for
@@ -317,8 +324,9 @@ fn try_main(cli: Cli) -> Outcome {
             files,
             query,
             top,
-            lenient,
-        } => discovery::search(&files, &query, top, lenient),
+            strict,
+            lenient: _,
+        } => discovery::search(&files, &query, top, !strict),
         Cmd::Lint(args) => Ok(review::lint(&args)),
         Cmd::Diff(args) => Ok(review::diff(&args)),
     }

@@ -735,6 +735,31 @@ fn search_prints_the_best_commands_one_per_line() {
 }
 
 #[test]
+fn search_reads_leniently_unless_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ship.json");
+    // `down` declares `x` twice with other flags: a conflict lenient loading leaves out.
+    std::fs::write(
+        &file,
+        r#"{"atip": {"version": "0.6"}, "name": "ship", "version": "1", "description": "Ships",
+  "commands": {"up": {"description": "Bring the service up"},
+    "down": {"description": "Take the service down", "options": [
+      {"name": "x", "flags": ["--x"], "type": "string", "description": "one"},
+      {"name": "x", "flags": ["--y"], "type": "integer", "description": "two"}]}}}"#,
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let (code, out, err) = atip(&["search", file, "--query", "bring the service up"]);
+    assert_eq!((code, out.as_str()), (0, "ship_up\n"), "{err}");
+    assert!(err.contains("command `down` is left out"), "{err}");
+    let (code, out, _) = atip(&["search", file, "--query", "bring up", "--lenient"]);
+    assert_eq!((code, out.as_str()), (0, "ship_up\n"));
+    let (code, out, err) = atip(&["search", file, "--query", "up", "--strict"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("rename one of them"), "{err}");
+}
+
+#[test]
 fn compile_globals_chooses_what_the_model_sees() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cloud.json");

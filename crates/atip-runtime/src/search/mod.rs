@@ -1,0 +1,381 @@
+//! Finding the right commands among thousands: an offline BM25 index over each command's
+//! path, flattened name, description and parameters ([`ToolIndex`]), the best subset for a
+//! query under a provider's limits ([`ToolIndex::select_for`]), and progressive disclosure
+//! ([`MetaTools`]): three tools — search the commands, describe one, run one — that stand for
+//! every command of a large tool, for the turn driver and the MCP server alike.
+//!
+//! Ranking is Okapi BM25 (tokens, English stemming and stop words from the `bm25` crate) over
+//! two fields scored apart and added with weights, a small BM25F:
+//!
+//! * the command's **name**: its path (`s3api list-buckets`, the service and the verb first),
+//!   split at `_` and `-`, so `ec2_describe-instances` matches "describe instances". It weighs
+//!   [`NAME_WEIGHT`] times the body, as a person's query names the command more often than it
+//!   quotes its description;
+//! * the **body**: the command's description, its own parameters (not the global options every
+//!   command shares), its examples and, for loaded metadata ([`ToolIndex::for_tool`]), the
+//!   first sentences of its parents' descriptions — the service's own words ("a fully managed
+//!   NoSQL database service") find the service's commands.
+//!
+//! A person says "stop my virtual machine", "who am I", "tear down the stack", where the
+//! metadata says `stop-instances`, `get-caller-identity`, `delete-stack`: the query is expanded
+//! at search time with the words of a table of verb and noun synonyms ([`synonyms`]) at a lower
+//! weight ([`SYNONYM_WEIGHT`]), so the index holds only the commands' own words.
+//!
+//! ```
+//! use atip_runtime::search::ToolIndex;
+//! use atip_runtime::{Document, RuntimeTool, Mode, Provider};
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/gh.json");
+//! let doc = Document::from_path(path.as_ref(), Mode::Strict, &Default::default())?;
+//! let gh = RuntimeTool::new(doc, None);
+//! let index = ToolIndex::new(gh.specs());
+//! let best = index.search("merge a pull request", 3);
+//! assert_eq!(gh.specs()[best[0].index].title, "gh pr merge");
+//! let subset = index.select_for("pull requests", Provider::OpenAi); // ≤ 20, ≤ 128
+//! assert!(!subset.is_empty() && subset.len() <= 20);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod meta;
+pub mod synonyms;
+
+use std::collections::HashMap;
+
+use bm25::{DefaultTokenizer, Language, TokenEmbedder, Tokenizer};
+
+pub use meta::{MetaTools, DESCRIBE, RUN, SEARCH};
+
+use crate::providers::Provider;
+use crate::tool::ToolSpec;
+
+/// Commands [`ToolIndex::select_for`] returns at most, within the provider's own limit: enough
+/// for a task, few enough to leave the model its context.
+pub const SELECT_DEFAULT: usize = 20;
+
+/// How much a query word found in a command's name (its path) counts against the same word in
+/// its body (description, parameters, examples, parents' descriptions).
+pub const NAME_WEIGHT: f32 = 2.5;
+
+/// How much a word the query was expanded with ([`synonyms::expand`]) counts against a word of
+/// the query itself.
+pub const SYNONYM_WEIGHT: f32 = 0.5;
+
+/// Characters of each parent's description (the service's, for `aws s3api list-buckets`) that
+/// go into a command's body: its first sentences, which say what the service is.
+const PARENT_CHARS: usize = 240;
+
+/// A BM25 index over commands, built once ([`ToolIndex::for_tool`]: about 0.1 ms per command
+/// of the real aws metadata, whose descriptions are long; a query takes well under 1 ms).
+pub struct ToolIndex {
+    /// The name field, then the body.
+    fields: [Field; 2],
+    tokenizer: DefaultTokenizer,
+    len: usize,
+}
+
+/// One field of every command, indexed on its own: for each term, the commands that have it
+/// with their BM25 term weights (`k1` 1.2, `b` 0.75).
+struct Field {
+    weight: f32,
+    postings: HashMap<u32, Vec<(u32, f32)>>,
+}
+
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+/// BM25's length normalisation.
+const B: f32 = 0.75;
+
+impl Field {
+    /// Each text tokenized once (the `bm25` crate's English tokenizer: stemming, stop words).
+    fn new(weight: f32, texts: &[String], tokenizer: &DefaultTokenizer) -> Field {
+        let docs: Vec<Vec<u32>> = texts.iter().map(|t| terms(tokenizer, t)).collect();
+        let total: usize = docs.iter().map(Vec::len).sum();
+        let avgdl = (total as f32 / docs.len().max(1) as f32).max(1.0);
+        let mut postings: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
+        for (doc, mut tokens) in docs.into_iter().enumerate() {
+            let len = tokens.len() as f32;
+            tokens.sort_unstable();
+            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
+            for run in tokens.chunk_by(|a, b| a == b) {
+                let tf = run.len() as f32;
+                let value = tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avgdl));
+                postings.entry(run[0]).or_default().push((doc, value));
+            }
+        }
+        Field { weight, postings }
+    }
+}
+
+/// The tokens of `text` as terms (hashes, as the `bm25` crate embeds them), in order.
+fn terms(tokenizer: &DefaultTokenizer, text: &str) -> Vec<u32> {
+    tokenizer
+        .tokenize(text)
+        .iter()
+        .map(|t| <u32 as TokenEmbedder>::embed(t))
+        .collect()
+}
+
+/// One search result: the command's position in the slice the index was built from, and its
+/// BM25 score (higher is better; only positive scores are returned).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Position in the specs given to [`ToolIndex::new`].
+    pub index: usize,
+    /// BM25 score.
+    pub score: f32,
+}
+
+impl ToolIndex {
+    /// Indexes `specs`, in order.
+    pub fn new<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>) -> Self {
+        Self::with_examples(specs.into_iter().map(|s| (s, &[][..])))
+    }
+
+    /// Indexes `specs` with each command's examples (ATIP `examples`: invocations such as
+    /// `gh pr create --fill`), whose words find the command too. For loaded metadata:
+    /// [`ToolIndex::for_tool`].
+    pub fn with_examples<'a>(
+        entries: impl IntoIterator<Item = (&'a ToolSpec, &'a [String])>,
+    ) -> Self {
+        Self::build(
+            entries
+                .into_iter()
+                .map(|(spec, examples)| (spec, examples, String::new())),
+        )
+    }
+
+    fn build<'a>(entries: impl Iterator<Item = (&'a ToolSpec, &'a [String], String)>) -> Self {
+        let (names, bodies): (Vec<String>, Vec<String>) = entries
+            .map(|(spec, examples, parents)| {
+                let mut body = body_of(spec);
+                for e in examples {
+                    body.push('\n');
+                    body.push_str(&words(e));
+                }
+                if !parents.is_empty() {
+                    body.push('\n');
+                    body.push_str(&parents);
+                }
+                (words(&spec.title), body)
+            })
+            .unzip();
+        let tokenizer = DefaultTokenizer::new(Language::English);
+        ToolIndex {
+            len: names.len(),
+            fields: [
+                Field::new(NAME_WEIGHT, &names, &tokenizer),
+                Field::new(1.0, &bodies, &tokenizer),
+            ],
+            tokenizer,
+        }
+    }
+
+    /// The commands of loaded metadata with their examples and their parents' descriptions (the
+    /// service's, for `aws s3api list-buckets`), in [`crate::RuntimeTool::specs`] order.
+    pub fn for_tool(tool: &crate::RuntimeTool) -> Self {
+        Self::for_tools(std::slice::from_ref(tool))
+    }
+
+    /// [`ToolIndex::for_tool`] over several tools, one after the other: positions count
+    /// through every tool's specs in turn.
+    pub fn for_tools(tools: &[crate::RuntimeTool]) -> Self {
+        Self::build(tools.iter().flat_map(|t| {
+            let doc = t.document();
+            t.specs()
+                .iter()
+                .zip(doc.commands.iter())
+                .map(|(spec, c)| (spec, &c.examples[..], parents_of(&doc.tool, &c.path)))
+        }))
+    }
+
+    /// How many commands are indexed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The `top` commands that best match `query`, best first; ties keep index order. The
+    /// query's own words count fully, the words of its synonyms ([`synonyms::expand`]) at
+    /// [`SYNONYM_WEIGHT`].
+    pub fn search(&self, query: &str, top: usize) -> Vec<Hit> {
+        if self.len == 0 || top == 0 {
+            return Vec::new();
+        }
+        let once = |text: &str| {
+            let mut t = terms(&self.tokenizer, text);
+            t.sort_unstable();
+            t.dedup();
+            t
+        };
+        let mut terms: Vec<(u32, f32)> = once(query).into_iter().map(|t| (t, 1.0)).collect();
+        for t in once(&synonyms::expand(query)) {
+            if !terms.iter().any(|&(q, _)| q == t) {
+                terms.push((t, SYNONYM_WEIGHT));
+            }
+        }
+        let n = self.len as f32;
+        let mut scores = vec![0f32; self.len];
+        for (term, weight) in terms {
+            for f in &self.fields {
+                let Some(postings) = f.postings.get(&term) else {
+                    continue;
+                };
+                let df = postings.len() as f32;
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                let w = weight * f.weight * idf;
+                for &(doc, value) in postings {
+                    scores[doc as usize] += w * value;
+                }
+            }
+        }
+        let mut hits: Vec<Hit> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, score)| score > 0.0)
+            .map(|(index, score)| Hit { index, score })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
+        hits.truncate(top);
+        hits
+    }
+
+    /// The best subset for `query` that `provider` takes in one request: at most
+    /// [`SELECT_DEFAULT`] commands, fewer when the provider's tool limit
+    /// ([`crate::limits::Limits::max_tools`]) is lower; positions, best first.
+    pub fn select_for(&self, query: &str, provider: Provider) -> Vec<usize> {
+        let limit = provider
+            .max_tools()
+            .map_or(SELECT_DEFAULT, |max| max.min(SELECT_DEFAULT));
+        self.search(query, limit)
+            .into_iter()
+            .map(|h| h.index)
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolIndex").field("len", &self.len).finish()
+    }
+}
+
+/// `s` with `_` and `-` as spaces, so that the parts of `describe-instances` are words.
+fn words(s: &str) -> String {
+    s.replace(['_', '-'], " ")
+}
+
+/// The body a command is found by besides its name: its description and its own parameters.
+fn body_of(spec: &ToolSpec) -> String {
+    let mut text = String::with_capacity(spec.description.len() + 128);
+    text.push_str(&spec.description);
+    for p in spec.params.iter().filter(|p| !p.global) {
+        text.push('\n');
+        text.push_str(&words(&p.name));
+        text.push(' ');
+        text.push_str(&p.description);
+    }
+    text
+}
+
+/// The first sentences of the descriptions of the commands above `path` in `tree` (for
+/// `["s3api", "list-buckets"]`: the description of `s3api`).
+fn parents_of(tree: &atip_core::DocumentTree, path: &[String]) -> String {
+    let mut text = String::new();
+    let mut level = &tree.commands;
+    for segment in path.iter().take(path.len().saturating_sub(1)) {
+        let Some(parent) = level.get(segment) else {
+            break;
+        };
+        let d = parent.description.as_str();
+        let cut = d
+            .char_indices()
+            .map(|(i, _)| i)
+            .find(|&i| i >= PARENT_CHARS)
+            .unwrap_or(d.len());
+        text.push_str(&d[..cut]);
+        text.push('\n');
+        level = &parent.commands;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::dispatch::{Dispatch, ToolCall};
+
+    #[test]
+    fn examples_make_a_command_findable_by_their_words() {
+        let text = r#"{"atip": {"version": "0.6"}, "name": "ship", "version": "1",
+          "description": "Ships", "commands": {
+            "up": {"description": "Bring the service up",
+                   "examples": ["ship up --canary  # roll out to a canary first"]},
+            "down": {"description": "Take the service down"}}}"#;
+        let doc = crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
+            .unwrap();
+        let tool = crate::RuntimeTool::new(doc, None);
+        assert!(ToolIndex::new(tool.specs())
+            .search("canary rollout", 2)
+            .is_empty());
+        let hits = ToolIndex::for_tool(&tool).search("canary rollout", 2);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(tool.specs()[hits[0].index].name, "ship_up");
+    }
+
+    #[test]
+    fn an_empty_index_or_query_finds_nothing_without_panicking() {
+        let none: Vec<&ToolSpec> = Vec::new();
+        let index = ToolIndex::new(none);
+        assert!(index.is_empty());
+        assert!(index.search("anything", 5).is_empty());
+        assert!(index.select_for("", Provider::OpenAi).is_empty());
+        let meta = MetaTools::new(Vec::<crate::RuntimeTool>::new());
+        let call = ToolCall::new(None, SEARCH, serde_json::Map::new());
+        let answer = meta.answer(&call).unwrap();
+        assert!(answer.is_error && answer.content.contains("`query`"));
+    }
+
+    /// Build and query time over the real aws metadata (`../shared`, 819 commands); run in
+    /// release mode: `cargo test -p atip-runtime --features search --lib --release speed --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore = "needs ../shared"]
+    fn speed_over_the_real_aws_metadata() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/atip/scale/aws-mid.json");
+        assert!(path.is_file(), "{} is missing", path.display());
+        let doc =
+            crate::Document::from_path(&path, crate::Mode::Lenient, &Default::default()).unwrap();
+        let tool = crate::RuntimeTool::new(doc, None);
+        let start = std::time::Instant::now();
+        let runs = 5;
+        for _ in 1..runs {
+            ToolIndex::for_tool(&tool);
+        }
+        let index = ToolIndex::for_tool(&tool);
+        let build = start.elapsed() / runs;
+        let queries = [
+            "which account am I logged into",
+            "stop my virtual machine",
+            "delete the old database",
+            "who can read this bucket",
+            "send a message to the queue",
+        ];
+        let start = std::time::Instant::now();
+        let rounds = 200;
+        for _ in 0..rounds {
+            for q in queries {
+                assert!(!index.search(q, 10).is_empty());
+            }
+        }
+        let query = start.elapsed() / (rounds * queries.len() as u32);
+        println!(
+            "aws-mid, {} commands: build {build:?}, query {query:?}",
+            index.len()
+        );
+        assert!(build < std::time::Duration::from_secs(1) && query.as_millis() < 5);
+    }
+}
