@@ -8,7 +8,7 @@ use atip_runtime::canonical::Format;
 use atip_runtime::{Document, FlattenOptions, LoadOptions, Provider, RuntimeTool};
 use serde_json::Value;
 
-use crate::load::load_tools;
+use crate::load::{load_tools, Warnings};
 use crate::output::{emit, emit_json, read_input, Failure, Outcome};
 
 pub(crate) fn convert(from: Format, to: Provider, file: &Path) -> Outcome {
@@ -49,7 +49,7 @@ pub(crate) fn discover(
 
 /// `atip search`: the best commands for a query, one flattened name per line.
 pub(crate) fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
-    let tools = load_tools(files, lenient, None)?;
+    let tools = load_tools(files, lenient, None, Warnings::Count)?;
     let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(RuntimeTool::specs).collect();
     let index = atip_runtime::search::ToolIndex::for_tools(&tools);
     let mut out = String::new();

@@ -1,5 +1,6 @@
-//! Loading the metadata files a command works on: every diagnostic of every file printed,
-//! and tool names distinct across files.
+//! Loading the metadata files a command works on: the diagnostics of every file printed (each
+//! warning, or a count of them where the command only reads the metadata to use it), and tool
+//! names distinct across files.
 
 use std::path::PathBuf;
 
@@ -7,11 +8,23 @@ use atip_runtime::{FlattenOptions, Mode, RuntimeTool};
 
 use crate::output::Failure;
 
-/// Loads every file, printing every diagnostic of every file, and prepares each for dispatch.
+/// How a command reports the warnings of the files it loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Warnings {
+    /// Each one, with its location.
+    Each,
+    /// One line per file with their number, and one per command left out (a reader at run
+    /// time, such as `atip search`, whose output is the point; `atip check` lists them).
+    Count,
+}
+
+/// Loads every file, printing every error and the warnings as `warnings` says, and prepares
+/// each for dispatch.
 pub(crate) fn load_tools(
     files: &[PathBuf],
     lenient: bool,
     commands: Option<Vec<String>>,
+    warnings: Warnings,
 ) -> Result<Vec<RuntimeTool>, Failure> {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut tools = Vec::new();
@@ -26,8 +39,31 @@ pub(crate) fn load_tools(
             },
         ) {
             Ok(tool) => {
-                for w in &tool.document().warnings {
-                    eprintln!("{}", w.render(Some(&name)));
+                let found = &tool.document().warnings;
+                match warnings {
+                    Warnings::Each => {
+                        for w in found {
+                            eprintln!("{}", w.render(Some(&name)));
+                        }
+                    }
+                    Warnings::Count => {
+                        // A command left out is worth a line of its own: it cannot be found.
+                        for skipped in &tool.document().skipped {
+                            eprintln!(
+                                "{name}: command `{}` is left out: {}",
+                                skipped.path,
+                                skipped.reasons.join("; ")
+                            );
+                        }
+                        if !found.is_empty() {
+                            eprintln!(
+                                "{name}: {} warning{} (`atip check{} {name}` lists them)",
+                                found.len(),
+                                if found.len() == 1 { "" } else { "s" },
+                                if lenient { " --lenient" } else { "" }
+                            );
+                        }
+                    }
                 }
                 tools.push(tool);
             }

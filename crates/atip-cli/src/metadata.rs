@@ -9,7 +9,7 @@ use atip_runtime::{
     safety_prompt, Document, FlattenOptions, LoadOptions, Mode, Provider, RuntimeTool,
 };
 
-use crate::load::load_tools;
+use crate::load::{load_tools, Warnings};
 use crate::output::{emit, Failure, Outcome};
 
 /// `atip check`: every file, every diagnostic; status 1 when any file has an error.
@@ -96,7 +96,12 @@ pub(crate) fn compile(
     if !commands.is_empty() && files.len() > 1 {
         return Err(Failure::new("--commands applies to a single file"));
     }
-    let tools = load_tools(files, lenient, (!commands.is_empty()).then_some(commands))?;
+    let tools = load_tools(
+        files,
+        lenient,
+        (!commands.is_empty()).then_some(commands),
+        Warnings::Each,
+    )?;
     let unknown = globals.unknown_names(tools.iter().flat_map(RuntimeTool::specs));
     if !unknown.is_empty() {
         return Err(Failure::new(format!(
@@ -135,6 +140,6 @@ pub(crate) fn compile(
 }
 
 pub(crate) fn prompt(files: &[PathBuf], lenient: bool) -> Outcome {
-    let tools = load_tools(files, lenient, None)?;
+    let tools = load_tools(files, lenient, None, Warnings::Each)?;
     emit(&safety_prompt(tools.iter().flat_map(RuntimeTool::specs)))
 }

@@ -9,7 +9,7 @@ use atip_runtime::Provider;
 use serde_json::{json, Value};
 
 use crate::exec::{runner, runtime, ExecArgs};
-use crate::load::load_tools;
+use crate::load::{load_tools, Warnings};
 use crate::output::{emit, emit_json, read_input, Failure, Outcome};
 
 /// The tool calls of a provider response and the metadata they are dispatched to.
@@ -58,7 +58,7 @@ fn read_response(
 }
 
 pub(crate) fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
-    let tools = load_tools(&calls.tools, lenient, None)?;
+    let tools = load_tools(&calls.tools, lenient, None, Warnings::Each)?;
     let parsed = read_response(calls.provider, &calls.response)?;
     let out: Vec<Value> = parsed
         .tool_calls
@@ -82,7 +82,7 @@ pub(crate) fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
 }
 
 pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
-    let tools = load_tools(&calls.tools, false, None)?;
+    let tools = load_tools(&calls.tools, false, None, Warnings::Each)?;
     let runner = runner(exec, &tools)?;
     let parsed = read_response(calls.provider, &calls.response)?;
     let results: Vec<atip_runtime::ToolResult> = runtime()?.block_on(async {
@@ -112,7 +112,7 @@ pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
 pub(crate) fn serve(files: &[PathBuf], meta_tools: bool, exec: &ExecArgs) -> Outcome {
     // Loaded once here for every diagnostic of every file; the server loads them again and
     // reloads them when they change.
-    let tools = load_tools(files, false, None)?;
+    let tools = load_tools(files, false, None, Warnings::Each)?;
     let runner = runner(exec, &tools)?;
     let server = if meta_tools {
         atip_runtime::mcp::McpServer::from_files_with_meta_tools(files.to_vec(), runner)

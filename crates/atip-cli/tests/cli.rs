@@ -752,6 +752,14 @@ fn search_reads_leniently_unless_strict() {
     let (code, out, err) = atip(&["search", file, "--query", "bring the service up"]);
     assert_eq!((code, out.as_str()), (0, "ship_up\n"), "{err}");
     assert!(err.contains("command `down` is left out"), "{err}");
+    // The warnings themselves are counted, not listed: the names on stdout are the point.
+    assert!(
+        err.contains(&format!(
+            "{file}: 2 warnings (`atip check --lenient {file}` lists them)"
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2, "{err}");
     let (code, out, _) = atip(&["search", file, "--query", "bring up", "--lenient"]);
     assert_eq!((code, out.as_str()), (0, "ship_up\n"));
     let (code, out, err) = atip(&["search", file, "--query", "up", "--strict"]);
