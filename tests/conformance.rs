@@ -239,3 +239,65 @@ fn the_real_aws_metadata_keeps_every_command_and_merges_its_repeated_options() {
     let strict = parse(&path).unwrap();
     assert_eq!(strict.commands.len(), doc.commands.len());
 }
+
+/// Each distinct value list of a string enumeration in a raw document (options, arguments,
+/// global options), in no order.
+fn value_lists(node: &serde_json::Value, out: &mut std::collections::HashSet<Vec<String>>) {
+    for key in ["options", "arguments", "globalOptions"] {
+        for param in node
+            .get(key)
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let values = param.get("enum").and_then(|v| v.as_array());
+            if let Some(values) = values.filter(|v| v.iter().all(|v| v.is_string())) {
+                out.insert(
+                    values
+                        .iter()
+                        .map(|v| v.as_str().unwrap().to_owned())
+                        .collect(),
+                );
+            }
+        }
+    }
+    if let Some(children) = node.get("commands").and_then(|v| v.as_object()) {
+        children.values().for_each(|c| value_lists(c, out));
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared"]
+fn the_real_aws_metadata_generates_one_enum_per_value_list_within_four_times_its_size() {
+    let path = corpus().join("scale/aws-mid.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let raw: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut lists = std::collections::HashSet::new();
+    value_lists(&raw, &mut lists);
+    let exp = expand(
+        &text,
+        &Options::new().file("aws-mid.json").max_commands(100_000),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let source = exp.to_source("aws-mid.json");
+    // 1,143 enumeration parameters, 141 value lists (783 of them `--generate-cli-skeleton
+    // {input, output}`): one type each. (A long type name puts `for` on the next line.)
+    assert_eq!(source.matches("impl Enumeration").count(), lists.len());
+    assert!(lists.len() < 200, "{} value lists", lists.len());
+    assert!(
+        source.len() <= 4 * text.len(),
+        "generated {} bytes from {} ({:.2}×)",
+        source.len(),
+        text.len(),
+        source.len() as f64 / text.len() as f64
+    );
+    // Every command reads the same authentication variables: one list, not 819.
+    assert_eq!(source.matches("const ENV0:").count(), 1);
+    assert!(!source.contains("const ENV1:"));
+    let renamed: Vec<_> = exp
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("Rust type"))
+        .collect();
+    assert!(renamed.is_empty(), "{renamed:?}");
+}

@@ -18,6 +18,7 @@ pub const GOLDENS: &[(&str, &str)] = &[
     ("tests/fixtures/adversarial.json", "golden/adversarial.rs"),
     ("tests/fixtures/minimal.json", "golden/minimal.rs"),
     ("tests/fixtures/hostile.json", "golden/hostile.rs"),
+    ("tests/fixtures/shared-enums.json", "golden/shared_enums.rs"),
 ];
 
 fn workspace() -> &'static Path {

@@ -107,6 +107,12 @@ pub mod hostile {
     include!("../golden/hostile.rs");
 }
 
+/// `fleet`, from `tests/fixtures/shared-enums.json`: value lists repeated across commands,
+/// one Rust type each.
+pub mod fleet {
+    include!("../golden/shared_enums.rs");
+}
+
 /// `hello`, from `tests/fixtures/minimal.json`: commands without parameters.
 pub mod hello {
     include!("../golden/minimal.rs");

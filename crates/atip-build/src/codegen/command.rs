@@ -6,11 +6,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::effects::EffectConsts;
 use super::field::{FieldPlan, Shape};
 use super::groups::GroupPlan;
 use super::naming::invocation;
 use super::plan::{CommandPlan, Plan};
+use super::Shared;
 use crate::docs::{code, effects_summary, escape_block, own_doc, param_doc, text};
 use crate::idents::unraw;
 
@@ -33,7 +33,7 @@ pub fn command_items(
     whole: &Plan<'_>,
     program: &str,
     extras: Extras<'_>,
-    shared: &mut EffectConsts,
+    shared: &mut Shared,
 ) -> TokenStream {
     let Extras {
         checksum,
@@ -43,11 +43,8 @@ pub fn command_items(
     let cmd = plan.cmd;
     // Only commands that read declared variables carry the list.
     let env = (!env.is_empty()).then(|| {
-        let names = env.iter().map(|n| Literal::string(n));
-        quote!(
-            const ENV: &'static [::atip_runtime::Shared<str>] =
-                &[#(::atip_runtime::Shared::Static(#names)),*];
-        )
+        let list = shared.env.list(env);
+        quote!(const ENV: &'static [::atip_runtime::Shared<str>] = #list;)
     });
     let ty = &plan.ty;
     let struct_doc = own_doc(&format!(
@@ -138,7 +135,7 @@ pub fn command_items(
     let name = Literal::string(&cmd.name);
     let ty_name = Literal::string(&unraw(ty));
     let path = cmd.path.iter().map(|s| Literal::string(s));
-    let effects = shared.effects(&cmd.effects, &cmd.name);
+    let effects = shared.effects.effects(&cmd.effects, &cmd.name);
     let index = Literal::usize_unsuffixed(index);
     let checksum = checksum.then(|| {
         quote!(

@@ -16,8 +16,10 @@
 //! * for each flattened command (e.g. `gh pr create`) `pub struct PrCreate` with a pub field
 //!   per parameter (or option group), `new(…)` taking the required parameters and a
 //!   chainable setter per optional one (`command.rs`), preceded by the enums of its
-//!   enumeration parameters (`enums.rs`);
-//! * each distinct set of merged effects, once (`E0`, `E1`, …; `effects.rs`);
+//!   enumeration parameters that no earlier command uses (`enums.rs`: one enum per distinct
+//!   value list);
+//! * each distinct set of merged effects, once (`E0`, `E1`, …; `effects.rs`), and each
+//!   distinct list of declared environment variables (`ENV0`, …; `env.rs`);
 //! * `pub enum Call`, `TOOLS`, `EFFECTS` and `definitions(provider)` (`call.rs`);
 //! * `pub mod prelude`: the setter traits of the option groups and `Command`, so that
 //!   `use gh::prelude::*;` is the one import a caller needs to chain every setter;
@@ -35,6 +37,7 @@ mod call;
 mod command;
 mod effects;
 mod enums;
+mod env;
 mod field;
 mod groups;
 mod naming;
@@ -54,6 +57,14 @@ use crate::options::Options;
 #[deprecated(since = "0.1.0", note = "use `atip_build::Options`")]
 pub type Settings = Options;
 
+/// The constants commands share, each distinct value once: merged effects (`E0`, …) and
+/// lists of declared environment variables (`ENV0`, …).
+#[derive(Default)]
+struct Shared {
+    effects: effects::EffectConsts,
+    env: env::EnvLists,
+}
+
 /// What [`generate`] produces.
 #[derive(Debug, Clone)]
 pub struct Generation {
@@ -70,7 +81,7 @@ pub struct Generation {
 pub fn generate(doc: &Document, settings: &Options) -> Generation {
     let program = settings.program.as_deref().unwrap_or(&doc.tool.name);
     let plan = plan::plan(doc);
-    let mut shared = effects::EffectConsts::default();
+    let mut shared = Shared::default();
 
     let trust = match doc.tool.trust.as_ref().and_then(|t| t.source) {
         Some(source) => {
@@ -111,7 +122,8 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
             &mut shared,
         ));
     }
-    let shared_items = shared.items();
+    let mut shared_items = shared.effects.items();
+    shared_items.extend(shared.env.items());
     let call = call::call_items(&doc.tool.name, &plan.commands);
     let specs: Vec<&atip_core::ToolSpec> = plan.commands.iter().map(|c| &c.spec).collect();
     let schemas = schemas::schemas_module(&doc.tool.name, &specs, &settings.schemas);
