@@ -85,9 +85,8 @@ const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
 impl Field {
-    /// Each text tokenized once (the `bm25` crate's English tokenizer: stemming, stop words).
-    fn new(weight: f32, texts: &[String], tokenizer: &DefaultTokenizer) -> Field {
-        let docs: Vec<Vec<u32>> = texts.iter().map(|t| terms(tokenizer, t)).collect();
+    /// The field over `docs`, each the terms of one command's text in order.
+    fn new(weight: f32, docs: Vec<Vec<u32>>) -> Field {
         let total: usize = docs.iter().map(Vec::len).sum();
         let avgdl = (total as f32 / docs.len().max(1) as f32).max(1.0);
         let mut postings: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
@@ -102,6 +101,52 @@ impl Field {
             }
         }
         Field { weight, postings }
+    }
+}
+
+/// Terms of the texts commands repeat — a parameter's name and description, a service's
+/// description — each distinct text tokenized once. Real metadata repeats them per command
+/// (every aws command has `--cli-input-json` and `--generate-cli-skeleton` with the same
+/// words, every command of a service its service's description), and stemming was most of
+/// what building the index cost. The terms of a body are those of its pieces joined by spaces
+/// ([`body_text`]). (They were joined by line breaks, which the tokenizer does not split at:
+/// `PublisherId.` and the next parameter's `public` became one term, `publisherid.publ`.)
+struct RepeatedTexts<'t> {
+    tokenizer: &'t DefaultTokenizer,
+    seen: HashMap<String, Vec<u32>>,
+}
+
+impl RepeatedTexts<'_> {
+    /// Appends the terms of `text` to `out`.
+    fn terms_into(&mut self, text: &str, out: &mut Vec<u32>) {
+        if let Some(known) = self.seen.get(text) {
+            out.extend_from_slice(known);
+            return;
+        }
+        let terms = terms(self.tokenizer, text);
+        out.extend_from_slice(&terms);
+        self.seen.insert(text.to_owned(), terms);
+    }
+
+    /// The terms of the body a command is found by besides its name: its description, each
+    /// of its own parameters' name and description (not the global options every command
+    /// shares), its examples and its parents' first sentences — the terms of
+    /// [`body_text`], tokenized piece by piece.
+    fn body(&mut self, spec: &ToolSpec, examples: &[String], parents: &str) -> Vec<u32> {
+        let mut body = terms(self.tokenizer, &spec.description);
+        let mut piece = String::new();
+        for p in spec.params.iter().filter(|p| !p.global) {
+            piece.clear();
+            piece.push_str(&words(&p.name));
+            piece.push(' ');
+            piece.push_str(&p.description);
+            self.terms_into(&piece, &mut body);
+        }
+        for e in examples {
+            body.extend(terms(self.tokenizer, &words(e)));
+        }
+        self.terms_into(parents, &mut body);
+        body
     }
 }
 
@@ -144,27 +189,21 @@ impl ToolIndex {
     }
 
     fn build<'a>(entries: impl Iterator<Item = (&'a ToolSpec, &'a [String], String)>) -> Self {
-        let (names, bodies): (Vec<String>, Vec<String>) = entries
+        let tokenizer = DefaultTokenizer::new(Language::English);
+        let mut repeated = RepeatedTexts {
+            tokenizer: &tokenizer,
+            seen: HashMap::new(),
+        };
+        let (names, bodies): (Vec<Vec<u32>>, Vec<Vec<u32>>) = entries
             .map(|(spec, examples, parents)| {
-                let mut body = body_of(spec);
-                for e in examples {
-                    body.push('\n');
-                    body.push_str(&words(e));
-                }
-                if !parents.is_empty() {
-                    body.push('\n');
-                    body.push_str(&parents);
-                }
-                (words(&spec.title), body)
+                let body = repeated.body(spec, examples, &parents);
+                (terms(&tokenizer, &words(&spec.title)), body)
             })
             .unzip();
-        let tokenizer = DefaultTokenizer::new(Language::English);
+        drop(repeated);
         ToolIndex {
             len: names.len(),
-            fields: [
-                Field::new(NAME_WEIGHT, &names, &tokenizer),
-                Field::new(1.0, &bodies, &tokenizer),
-            ],
+            fields: [Field::new(NAME_WEIGHT, names), Field::new(1.0, bodies)],
             tokenizer,
         }
     }
@@ -267,16 +306,24 @@ fn words(s: &str) -> String {
     s.replace(['_', '-'], " ")
 }
 
-/// The body a command is found by besides its name: its description and its own parameters.
-fn body_of(spec: &ToolSpec) -> String {
-    let mut text = String::with_capacity(spec.description.len() + 128);
-    text.push_str(&spec.description);
+/// The body a command is found by besides its name, as one text, its pieces joined by
+/// spaces: what [`RepeatedTexts::body`] tokenizes piece by piece (the index never builds this
+/// text; tests compare with it).
+#[cfg(test)]
+fn body_text(spec: &ToolSpec, examples: &[String], parents: &str) -> String {
+    let mut text = spec.description.to_string();
     for p in spec.params.iter().filter(|p| !p.global) {
-        text.push('\n');
+        text.push(' ');
         text.push_str(&words(&p.name));
         text.push(' ');
         text.push_str(&p.description);
     }
+    for e in examples {
+        text.push(' ');
+        text.push_str(&words(e));
+    }
+    text.push(' ');
+    text.push_str(parents);
     text
 }
 
@@ -323,6 +370,54 @@ mod tests {
         let hits = ToolIndex::for_tool(&tool).search("canary rollout", 2);
         assert_eq!(hits.len(), 1);
         assert_eq!(tool.specs()[hits[0].index].name, "ship_up");
+    }
+
+    /// Checks that tokenizing each command's body of `path` piece by piece, repeated pieces
+    /// once, gives the terms of its whole text; returns how many commands were checked.
+    fn bodies_tokenize_in_pieces(path: &std::path::Path, mode: crate::Mode) -> usize {
+        let tokenizer = DefaultTokenizer::new(Language::English);
+        let mut repeated = RepeatedTexts {
+            tokenizer: &tokenizer,
+            seen: HashMap::new(),
+        };
+        let doc = crate::Document::from_path(path, mode, &Default::default()).unwrap();
+        let tool = crate::RuntimeTool::new(doc, None);
+        let doc = tool.document();
+        for (spec, c) in tool.specs().iter().zip(&doc.commands) {
+            let parents = parents_of(&doc.tool, &c.path);
+            let whole = terms(&tokenizer, &body_text(spec, &c.examples, &parents));
+            assert_eq!(
+                repeated.body(spec, &c.examples, &parents),
+                whole,
+                "{}",
+                spec.name
+            );
+            assert!(!whole.is_empty());
+            // The second time, every piece is known: nothing new is kept.
+            let known = repeated.seen.len();
+            assert_eq!(repeated.body(spec, &c.examples, &parents), whole);
+            assert_eq!(repeated.seen.len(), known);
+        }
+        doc.commands.len()
+    }
+
+    #[test]
+    fn a_body_tokenized_in_pieces_has_the_terms_of_its_whole_text() {
+        let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip");
+        let checked: usize = ["gh.json", "git.json"]
+            .iter()
+            .map(|f| bodies_tokenize_in_pieces(&examples.join(f), crate::Mode::Strict))
+            .sum();
+        assert!(checked > 20, "{checked}");
+    }
+
+    #[test]
+    #[ignore = "needs ../shared"]
+    fn the_real_aws_bodies_tokenize_in_pieces_as_whole_texts() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/atip/scale/aws-mid.json");
+        assert!(path.is_file(), "{} is missing", path.display());
+        assert_eq!(bodies_tokenize_in_pieces(&path, crate::Mode::Lenient), 819);
     }
 
     #[test]
