@@ -38,8 +38,6 @@
 mod meta;
 pub mod synonyms;
 
-use std::collections::HashMap;
-
 use bm25::{DefaultTokenizer, Language, TokenEmbedder, Tokenizer};
 
 pub use meta::{MetaTools, DESCRIBE, RUN, SEARCH};
@@ -76,7 +74,7 @@ pub struct ToolIndex {
 /// with their BM25 term weights (`k1` 1.2, `b` 0.75).
 struct Field {
     weight: f32,
-    postings: HashMap<u32, Vec<(u32, f32)>>,
+    postings: foldhash::HashMap<u32, Vec<(u32, f32)>>,
 }
 
 /// BM25's term-frequency saturation.
@@ -89,7 +87,7 @@ impl Field {
     fn new(weight: f32, docs: Vec<Vec<u32>>) -> Field {
         let total: usize = docs.iter().map(Vec::len).sum();
         let avgdl = (total as f32 / docs.len().max(1) as f32).max(1.0);
-        let mut postings: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
+        let mut postings: foldhash::HashMap<u32, Vec<(u32, f32)>> = Default::default();
         for (doc, mut tokens) in docs.into_iter().enumerate() {
             let len = tokens.len() as f32;
             tokens.sort_unstable();
@@ -104,56 +102,63 @@ impl Field {
     }
 }
 
-/// Terms of the texts commands repeat — a parameter's name and description, a service's
-/// description — each distinct text tokenized once. Real metadata repeats them per command
-/// (every aws command has `--cli-input-json` and `--generate-cli-skeleton` with the same
-/// words, every command of a service its service's description), and stemming was most of
-/// what building the index cost. The terms of a body are those of its pieces joined by spaces
-/// ([`body_text`]). (They were joined by line breaks, which the tokenizer does not split at:
-/// `PublisherId.` and the next parameter's `public` became one term, `publisherid.publ`.)
-struct RepeatedTexts<'t> {
+/// The terms of every word met while building an index, each distinct word tokenized once.
+/// Real metadata says the same words over and over (every aws command has
+/// `--cli-input-json` and `--generate-cli-skeleton` with the same description, every command
+/// of a service its service's description), and stemming them again each time was most of
+/// what building the index cost.
+struct Vocabulary<'t> {
     tokenizer: &'t DefaultTokenizer,
-    seen: HashMap<String, Vec<u32>>,
+    /// foldhash, not SipHash: looking words up is most of what is left of building an index.
+    words: foldhash::HashMap<String, Vec<u32>>,
 }
 
-impl RepeatedTexts<'_> {
-    /// Appends the terms of `text` to `out`.
+impl Vocabulary<'_> {
+    /// Appends the terms of `text` to `out`: those [`terms`] gives.
     fn terms_into(&mut self, text: &str, out: &mut Vec<u32>) {
-        if let Some(known) = self.seen.get(text) {
-            out.extend_from_slice(known);
-            return;
+        for word in text.split_whitespace() {
+            if let Some(known) = self.words.get(word) {
+                out.extend_from_slice(known);
+            } else {
+                let terms = word_terms(self.tokenizer, word);
+                out.extend_from_slice(&terms);
+                self.words.insert(word.to_owned(), terms);
+            }
         }
-        let terms = terms(self.tokenizer, text);
-        out.extend_from_slice(&terms);
-        self.seen.insert(text.to_owned(), terms);
     }
 
     /// The terms of the body a command is found by besides its name: its description, each
     /// of its own parameters' name and description (not the global options every command
-    /// shares), its examples and its parents' first sentences — the terms of
-    /// [`body_text`], tokenized piece by piece.
+    /// shares), its examples and its parents' first sentences (the terms of [`body_text`]).
     fn body(&mut self, spec: &ToolSpec, examples: &[String], parents: &str) -> Vec<u32> {
-        let mut body = terms(self.tokenizer, &spec.description);
-        let mut piece = String::new();
+        let mut body = Vec::new();
+        self.terms_into(&spec.description, &mut body);
         for p in spec.params.iter().filter(|p| !p.global) {
-            piece.clear();
-            piece.push_str(&words(&p.name));
-            piece.push(' ');
-            piece.push_str(&p.description);
-            self.terms_into(&piece, &mut body);
+            self.terms_into(&words(&p.name), &mut body);
+            self.terms_into(&p.description, &mut body);
         }
         for e in examples {
-            body.extend(terms(self.tokenizer, &words(e)));
+            self.terms_into(&words(e), &mut body);
         }
         self.terms_into(parents, &mut body);
         body
     }
 }
 
-/// The tokens of `text` as terms (hashes, as the `bm25` crate embeds them), in order.
+/// The terms of `text` (hashes, as the `bm25` crate embeds them), in order: its tokenizer
+/// (English stemming, stop words) on each whitespace-separated word. That gives the terms of
+/// the whole text (a test checks every description of the real aws metadata), and lets
+/// [`Vocabulary`] stem each distinct word once.
 fn terms(tokenizer: &DefaultTokenizer, text: &str) -> Vec<u32> {
+    text.split_whitespace()
+        .flat_map(|w| word_terms(tokenizer, w))
+        .collect()
+}
+
+/// The terms of one word (none for a stop word, several for `a/b`).
+fn word_terms(tokenizer: &DefaultTokenizer, word: &str) -> Vec<u32> {
     tokenizer
-        .tokenize(text)
+        .tokenize(word)
         .iter()
         .map(|t| <u32 as TokenEmbedder>::embed(t))
         .collect()
@@ -190,17 +195,19 @@ impl ToolIndex {
 
     fn build<'a>(entries: impl Iterator<Item = (&'a ToolSpec, &'a [String], String)>) -> Self {
         let tokenizer = DefaultTokenizer::new(Language::English);
-        let mut repeated = RepeatedTexts {
+        let mut vocabulary = Vocabulary {
             tokenizer: &tokenizer,
-            seen: HashMap::new(),
+            words: foldhash::HashMap::default(),
         };
         let (names, bodies): (Vec<Vec<u32>>, Vec<Vec<u32>>) = entries
             .map(|(spec, examples, parents)| {
-                let body = repeated.body(spec, examples, &parents);
-                (terms(&tokenizer, &words(&spec.title)), body)
+                let body = vocabulary.body(spec, examples, &parents);
+                let mut name = Vec::new();
+                vocabulary.terms_into(&words(&spec.title), &mut name);
+                (name, body)
             })
             .unzip();
-        drop(repeated);
+        drop(vocabulary);
         ToolIndex {
             len: names.len(),
             fields: [Field::new(NAME_WEIGHT, names), Field::new(1.0, bodies)],
@@ -307,7 +314,7 @@ fn words(s: &str) -> String {
 }
 
 /// The body a command is found by besides its name, as one text, its pieces joined by
-/// spaces: what [`RepeatedTexts::body`] tokenizes piece by piece (the index never builds this
+/// spaces: what [`Vocabulary::body`] tokenizes word by word (the index never builds this
 /// text; tests compare with it).
 #[cfg(test)]
 fn body_text(spec: &ToolSpec, examples: &[String], parents: &str) -> String {
@@ -372,13 +379,14 @@ mod tests {
         assert_eq!(tool.specs()[hits[0].index].name, "ship_up");
     }
 
-    /// Checks that tokenizing each command's body of `path` piece by piece, repeated pieces
-    /// once, gives the terms of its whole text; returns how many commands were checked.
-    fn bodies_tokenize_in_pieces(path: &std::path::Path, mode: crate::Mode) -> usize {
+    /// Checks that each command's body of `path`, tokenized word by word with each distinct
+    /// word stemmed once, has the terms of its whole text; returns how many commands were
+    /// checked.
+    fn bodies_tokenize_word_by_word(path: &std::path::Path, mode: crate::Mode) -> usize {
         let tokenizer = DefaultTokenizer::new(Language::English);
-        let mut repeated = RepeatedTexts {
+        let mut vocabulary = Vocabulary {
             tokenizer: &tokenizer,
-            seen: HashMap::new(),
+            words: foldhash::HashMap::default(),
         };
         let doc = crate::Document::from_path(path, mode, &Default::default()).unwrap();
         let tool = crate::RuntimeTool::new(doc, None);
@@ -387,37 +395,78 @@ mod tests {
             let parents = parents_of(&doc.tool, &c.path);
             let whole = terms(&tokenizer, &body_text(spec, &c.examples, &parents));
             assert_eq!(
-                repeated.body(spec, &c.examples, &parents),
+                vocabulary.body(spec, &c.examples, &parents),
                 whole,
                 "{}",
                 spec.name
             );
             assert!(!whole.is_empty());
-            // The second time, every piece is known: nothing new is kept.
-            let known = repeated.seen.len();
-            assert_eq!(repeated.body(spec, &c.examples, &parents), whole);
-            assert_eq!(repeated.seen.len(), known);
+            // The second time, every word is known: nothing new is kept.
+            let known = vocabulary.words.len();
+            assert_eq!(vocabulary.body(spec, &c.examples, &parents), whole);
+            assert_eq!(vocabulary.words.len(), known);
         }
         doc.commands.len()
     }
 
     #[test]
-    fn a_body_tokenized_in_pieces_has_the_terms_of_its_whole_text() {
+    fn a_body_tokenized_word_by_word_has_the_terms_of_its_whole_text() {
         let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip");
         let checked: usize = ["gh.json", "git.json"]
             .iter()
-            .map(|f| bodies_tokenize_in_pieces(&examples.join(f), crate::Mode::Strict))
+            .map(|f| bodies_tokenize_word_by_word(&examples.join(f), crate::Mode::Strict))
             .sum();
         assert!(checked > 20, "{checked}");
     }
 
     #[test]
     #[ignore = "needs ../shared"]
-    fn the_real_aws_bodies_tokenize_in_pieces_as_whole_texts() {
+    fn the_real_aws_bodies_tokenize_word_by_word_as_whole_texts() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/corpus/atip/scale/aws-mid.json");
         assert!(path.is_file(), "{} is missing", path.display());
-        assert_eq!(bodies_tokenize_in_pieces(&path, crate::Mode::Lenient), 819);
+        assert_eq!(
+            bodies_tokenize_word_by_word(&path, crate::Mode::Lenient),
+            819
+        );
+    }
+
+    /// Word by word, a description has the terms the tokenizer gives the whole of it: for
+    /// every description of the real aws metadata, parameters' included.
+    #[test]
+    #[ignore = "needs ../shared"]
+    fn word_by_word_terms_are_the_tokenizer_s_terms_of_the_whole_text() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/atip/scale/aws-mid.json");
+        assert!(path.is_file(), "{} is missing", path.display());
+        let tokenizer = DefaultTokenizer::new(Language::English);
+        let doc =
+            crate::Document::from_path(&path, crate::Mode::Lenient, &Default::default()).unwrap();
+        let tool = crate::RuntimeTool::new(doc, None);
+        let mut differ = Vec::new();
+        let mut checked = 0;
+        for spec in tool.specs() {
+            let texts = std::iter::once(&*spec.description)
+                .chain(spec.params.iter().map(|p| &*p.description));
+            for text in texts {
+                checked += 1;
+                let whole: Vec<u32> = tokenizer
+                    .tokenize(text)
+                    .iter()
+                    .map(|t| <u32 as TokenEmbedder>::embed(t))
+                    .collect();
+                if terms(&tokenizer, text) != whole {
+                    differ.push(text.to_owned());
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        assert!(
+            differ.is_empty(),
+            "{} of {checked} differ: {:?}",
+            differ.len(),
+            &differ[..differ.len().min(3)]
+        );
     }
 
     #[test]
