@@ -110,14 +110,18 @@ pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
 
 /// `atip serve`: an MCP server on stdio until the client disconnects.
 pub(crate) fn serve(files: &[PathBuf], meta_tools: bool, exec: &ExecArgs) -> Outcome {
-    // Loaded once here for every diagnostic of every file; the server loads them again and
-    // reloads them when they change.
+    // Loaded once, here, for every diagnostic of every file; the server serves what was
+    // loaded and reloads the files when they change.
     let tools = load_tools(files, false, None, Warnings::Each)?;
     let runner = runner(exec, &tools)?;
     let server = if meta_tools {
-        atip_runtime::mcp::McpServer::from_files_with_meta_tools(files.to_vec(), runner)
+        atip_runtime::mcp::McpServer::from_loaded_files_with_meta_tools(
+            files.to_vec(),
+            tools,
+            runner,
+        )
     } else {
-        atip_runtime::mcp::McpServer::from_files(files.to_vec(), runner)
+        atip_runtime::mcp::McpServer::from_loaded_files(files.to_vec(), tools, runner)
     }
     .map_err(Failure::new)?;
     let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();

@@ -257,6 +257,43 @@ impl McpServer {
         Self::serving(behind_meta_tools(tools), runner, files, behind_meta_tools)
     }
 
+    /// [`McpServer::from_files`] for files the caller has loaded already (to print their
+    /// diagnostics, as `atip serve` does): `tools` holds one tool per file, in order, loaded
+    /// strictly with default [`FlattenOptions`](crate::FlattenOptions). They are served as they are — a large file is
+    /// not read twice before the server is ready — and the files are watched and reloaded as
+    /// `from_files` does; a change made after the caller loaded them and before this call is
+    /// seen at the next change.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Load`] when `tools` and `files` differ in number, and the errors of
+    /// [`McpServer::new`].
+    pub fn from_loaded_files(
+        files: Vec<PathBuf>,
+        tools: Vec<RuntimeTool>,
+        runner: Runner,
+    ) -> Result<Self, McpError> {
+        watch::one_per_file(&files, &tools)?;
+        Self::serving(plain(tools), runner, files, plain)
+    }
+
+    /// [`McpServer::from_loaded_files`] behind meta-tools, as
+    /// [`McpServer::from_files_with_meta_tools`].
+    ///
+    /// # Errors
+    ///
+    /// As [`McpServer::from_loaded_files`].
+    #[cfg(feature = "search")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "search")))]
+    pub fn from_loaded_files_with_meta_tools(
+        files: Vec<PathBuf>,
+        tools: Vec<RuntimeTool>,
+        runner: Runner,
+    ) -> Result<Self, McpError> {
+        watch::one_per_file(&files, &tools)?;
+        Self::serving(behind_meta_tools(tools), runner, files, behind_meta_tools)
+    }
+
     /// A server for a generated module, named by its `Call` enum:
     ///
     /// ```

@@ -35,6 +35,19 @@ pub(super) fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, McpError> {
         .collect()
 }
 
+/// Checks that `tools` are one per file of `files`, as loading them gives.
+pub(super) fn one_per_file(files: &[PathBuf], tools: &[RuntimeTool]) -> Result<(), McpError> {
+    if files.len() == tools.len() {
+        Ok(())
+    } else {
+        Err(McpError::Load(format!(
+            "{} loaded tools for {} files: give one tool per file, in order",
+            tools.len(),
+            files.len()
+        )))
+    }
+}
+
 /// Polls the files of `shared` every `every` until the server is dropped or the client is
 /// gone; on a change it reloads them all and, when they load and pass the runner's policy
 /// check, swaps the tools and sends `notifications/tools/list_changed`. A file that does not
@@ -74,5 +87,43 @@ pub(super) async fn run(shared: Weak<Shared>, peer: Peer<RoleServer>, every: Dur
             }
             Err(e) => tracing::warn!(error = %e, "metadata changed but was not reloaded"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::McpServer;
+    use crate::Runner;
+
+    fn examples(file: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/atip")
+            .join(file)
+    }
+
+    /// Tools loaded by the caller are served as they are: the same definitions as loading the
+    /// files, and a number of tools other than the number of files is refused.
+    #[test]
+    fn loaded_files_serve_what_was_loaded_and_must_be_one_tool_per_file() {
+        let files = vec![examples("git.json"), examples("ls.json")];
+        let tools = load(&files).unwrap();
+        let loaded = McpServer::from_loaded_files(files.clone(), tools, Runner::new()).unwrap();
+        let read = McpServer::from_files(files.clone(), Runner::new()).unwrap();
+        let names = |s: &McpServer| {
+            s.definitions()
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&loaded), names(&read));
+        assert!(names(&loaded).contains(&"git_commit".to_owned()));
+        let one = load(&files[..1]).unwrap();
+        let err = McpServer::from_loaded_files(files, one, Runner::new()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            McpError::Load("1 loaded tools for 2 files: give one tool per file, in order".into())
+                .to_string()
+        );
     }
 }
