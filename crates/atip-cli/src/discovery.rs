@@ -9,7 +9,7 @@ use atip_runtime::{Document, FlattenOptions, LoadOptions, Provider, RuntimeTool}
 use serde_json::Value;
 
 use crate::load::{load_tools, Warnings};
-use crate::output::{emit, emit_json, read_input, Failure, Outcome};
+use crate::output::{emit, emit_json, exiting, read_input, Failure, Outcome};
 
 pub(crate) fn convert(from: Format, to: Provider, file: &Path) -> Outcome {
     let text = read_input(file)?;
@@ -60,5 +60,8 @@ pub(crate) fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) 
     if out.is_empty() {
         eprintln!("no command matches {query:?}");
     }
-    emit(&out)
+    let code = emit(&out);
+    drop(specs);
+    exiting((index, tools));
+    code
 }

@@ -10,13 +10,13 @@ use atip_runtime::{
 };
 
 use crate::load::{load_tools, Warnings};
-use crate::output::{emit, Failure, Outcome};
+use crate::output::{emit, exiting, Failure, Outcome};
 
 /// `atip check`: every file, every diagnostic; status 1 when any file has an error.
 pub(crate) fn check(files: &[PathBuf], lenient: bool, summary: bool) -> Outcome {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut failed = false;
-    for file in files {
+    for (i, file) in files.iter().enumerate() {
         let name = file.display().to_string();
         match Document::from_path(file, mode, &FlattenOptions::default()) {
             Ok(doc) => {
@@ -42,6 +42,9 @@ pub(crate) fn check(files: &[PathBuf], lenient: bool, summary: bool) -> Outcome 
                     }
                 }
                 emit(&out)?;
+                if i + 1 == files.len() {
+                    exiting(doc);
+                }
             }
             Err(e) => {
                 failed = true;
@@ -118,10 +121,15 @@ pub(crate) fn compile(
         .into_iter()
         .map(|t| t.global_options(globals.clone()))
         .collect();
-    // Each file's array, joined: written without building a JSON value of the whole.
+    // Each file's array, joined: written without building a JSON value of the whole, and
+    // without keeping every command's spec (the notes are found while writing).
     let mut out = String::from("[");
+    let mut notes = Vec::new();
+    let mut count = 0;
     for t in &tools {
-        let array = t.definitions_json(provider);
+        let (array, found) = t.definitions_json_and_notes(provider);
+        notes.extend(found);
+        count += t.document().commands.len();
         let inner = &array[1..array.len() - 1];
         if !inner.is_empty() {
             if out.len() > 1 {
@@ -133,9 +141,11 @@ pub(crate) fn compile(
     out.push_str("]\n");
     let code = emit(&out)?;
     // What had to give to fit the provider's documented limits (atip_runtime::limits).
-    for note in atip_runtime::limits::notes(tools.iter().flat_map(RuntimeTool::specs), provider) {
+    notes.extend(atip_runtime::limits::count_note(count, provider));
+    for note in notes {
         eprintln!("warning: {note}");
     }
+    exiting(tools);
     Ok(code)
 }
 

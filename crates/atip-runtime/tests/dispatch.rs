@@ -430,3 +430,41 @@ fn invocations_carry_the_environment_variables_their_command_declares() {
     let env: Vec<&str> = inv.env.iter().map(|s| s.as_str()).collect();
     assert_eq!(env, ["GH_TOKEN", "GH_HOST"]);
 }
+
+/// Definitions written one command at a time with their notes are those of every spec built
+/// first, and the notes are what `limits::notes` says of each (its note on the number of tools
+/// aside), for every provider and for fixtures that must give (a 10 kB description, hostile
+/// texts, a giant enum) — whether or not the specs were built before.
+#[test]
+fn definitions_and_their_notes_in_one_pass_match_the_specs() {
+    use atip_runtime::limits;
+    use atip_runtime::Provider;
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let mut noted = 0;
+    for file in ["hostile.json", "giant_enum.json", "wide.json"] {
+        let path = fixtures.join(file);
+        let load = || {
+            RuntimeTool::from_path(
+                &path,
+                atip_runtime::Mode::Lenient,
+                &FlattenOptions::default(),
+            )
+            .unwrap()
+        };
+        for p in &Provider::ALL {
+            let streamed = load();
+            let (json, notes) = streamed.definitions_json_and_notes(*p);
+            let built = load();
+            let mut expected = limits::notes(built.specs(), *p);
+            if limits::count_note(built.specs().len(), *p).is_some() {
+                expected.pop();
+            }
+            assert_eq!(json, built.definitions_json(*p), "{file} {p:?}");
+            assert_eq!(notes, expected, "{file} {p:?}");
+            // With the specs built first, the same.
+            assert_eq!(built.definitions_json_and_notes(*p), (json, notes.clone()));
+            noted += notes.len();
+        }
+    }
+    assert!(noted > 0, "no fixture had to give");
+}

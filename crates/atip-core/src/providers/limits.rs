@@ -229,14 +229,19 @@ pub fn notes<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>, provider: Provid
         count += 1;
         out.extend(fit(spec, provider).notes);
     }
-    if let Some(max) = limits(provider).max_tools {
-        if count > max {
-            out.push(format!(
-                "{count} tools: {} takes at most {max} per request; send a subset \
-                 (providers::select) or group commands (ToolGroup)",
-                provider.as_str()
-            ));
-        }
-    }
+    out.extend(count_note(count, provider));
     out
+}
+
+/// The note [`notes`] ends with when `count` tools are more than `provider` takes in one
+/// request (OpenAI 128, Gemini 512; see [`Limits::max_tools`]); `None` when they fit.
+pub fn count_note(count: usize, provider: Provider) -> Option<String> {
+    let max = limits(provider).max_tools?;
+    (count > max).then(|| {
+        format!(
+            "{count} tools: {} takes at most {max} per request; send a subset \
+             (providers::select) or group commands (ToolGroup)",
+            provider.as_str()
+        )
+    })
 }

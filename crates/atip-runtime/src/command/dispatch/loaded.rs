@@ -212,7 +212,33 @@ impl RuntimeTool {
     /// [`crate::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
     /// command at a time without building every spec first.
     pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
+        self.write_definitions(provider, |_| {})
+    }
+
+    /// [`RuntimeTool::definitions_json`] and, found in the same pass, the notes of every
+    /// definition that had to give to fit `provider`'s documented limits (what
+    /// [`atip_core::providers::limits::notes`] says per command, without its note on the
+    /// number of tools, which is about a request and not one tool:
+    /// [`atip_core::providers::limits::count_note`]).
+    pub fn definitions_json_and_notes(
+        &self,
+        provider: crate::providers::Provider,
+    ) -> (String, Vec<String>) {
+        let mut notes = Vec::new();
+        let json = self.write_definitions(provider, |spec| {
+            notes.extend(atip_core::providers::limits::fit(spec, provider).notes);
+        });
+        (json, notes)
+    }
+
+    /// Writes every command's definition, handing each spec to `each` as it goes.
+    fn write_definitions(
+        &self,
+        provider: crate::providers::Provider,
+        mut each: impl FnMut(&ToolSpec),
+    ) -> String {
         if let Some(prepared) = self.prepared.get() {
+            prepared.specs.iter().for_each(&mut each);
             return crate::providers::tool_definitions_json(&prepared.specs, provider);
         }
         // The text is as large as the document: grown by estimate, not by doubling, so that
@@ -243,6 +269,7 @@ impl RuntimeTool {
             };
             spec.retain_global_options(&self.globals);
             crate::providers::write_definition(&mut out, spec, provider);
+            each(spec);
         }
         out.push(']');
         out.shrink_to_fit();
