@@ -121,6 +121,70 @@ fn compile(c: &mut Criterion) {
     g.finish();
 }
 
+/// Loading and compiling real-shaped metadata: the real aws metadata (`aws-mid.json` of the
+/// shared corpus, 819 commands) repeated 25 times under new service names (20,475 commands,
+/// ≈ 65 MB pretty-printed), as issue 33 measures. Loading (lenient, as at run time) against
+/// `serde_json::from_str::<Value>` of the same text (target ≤ 1.5×), and load + Anthropic
+/// definitions without global options, the work the TypeScript reference's `compileTools` is
+/// compared on. Runs only with `ATIP_BENCH_REAL_AWS=1` (it needs `../shared`, and fails when
+/// it is missing).
+fn real_aws(c: &mut Criterion) {
+    if std::env::var_os("ATIP_BENCH_REAL_AWS").is_none() {
+        return;
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/atip/scale/aws-mid.json");
+    let one = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("ATIP_BENCH_REAL_AWS needs {}: {e}", path.display()));
+    let mut doc: serde_json::Value = serde_json::from_str(&one).unwrap();
+    let services = doc["commands"].as_object().unwrap().clone();
+    let mut repeated = serde_json::Map::new();
+    for i in 0..25 {
+        for (name, service) in &services {
+            let name = if i == 0 {
+                name.clone()
+            } else {
+                format!("{name}{i}")
+            };
+            repeated.insert(name, service.clone());
+        }
+    }
+    doc["commands"] = serde_json::Value::Object(repeated);
+    let text = serde_json::to_string_pretty(&doc).unwrap();
+    drop(doc);
+    let mut g = c.benchmark_group("real-aws");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(12));
+    g.bench_function("parse-floor", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
+    });
+    g.bench_function("load", |b| {
+        b.iter(|| {
+            Document::parse(
+                black_box(&text),
+                &LoadOptions::lenient(),
+                &FlattenOptions::default(),
+            )
+            .unwrap()
+        })
+    });
+    g.bench_function("load-and-compile", |b| {
+        b.iter(|| {
+            let doc = Document::parse(
+                black_box(&text),
+                &LoadOptions::lenient(),
+                &FlattenOptions::default(),
+            )
+            .unwrap();
+            RuntimeTool::new(doc, None)
+                .global_options(atip_runtime::GlobalOptions::None)
+                .definitions_json(Provider::Anthropic)
+        })
+    });
+    g.finish();
+}
+
 const ARGS: &str =
     r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","no_pager":true}"#;
 
@@ -462,6 +526,7 @@ fn main() {
     // First, while the process is small; the exec group then grows it on purpose.
     exec(&mut c);
     compile(&mut c);
+    real_aws(&mut c);
     dispatch(&mut c);
     let filtered_bytes = filter(&mut c);
     format(&mut c);

@@ -233,19 +233,45 @@ impl std::error::Error for LoadError {}
 /// `text` (the path's value; for a missing member, the object that lacks it), then orders
 /// them by location.
 pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
+    locate_anchored(text, diagnostics, &Anchors::default());
+}
+
+/// Where each command's object is in a document's text (a byte range), by its path of names
+/// (`["pr", "create"]`), as loading finds them.
+pub(crate) type Anchors = HashMap<Vec<String>, std::ops::Range<usize>>;
+
+/// [`locate`], starting the search for a diagnostic below a command at that command's object
+/// when `anchors` has it: a warning about `$.commands.s3api.commands.x.options[5]` reads the
+/// object of `s3api x`, not the document and every level above (four times the text of a
+/// document with services, each read as a map of raw members).
+pub(crate) fn locate_anchored(text: &str, diagnostics: &mut [Diagnostic], anchors: &Anchors) {
     if diagnostics.iter().all(|d| d.location.is_some()) {
         return;
     }
-    // The wanted paths as a tree, so that each container along them is read once.
+    // The wanted paths as trees, one per node they start from, so that each container along
+    // them is read once.
     let mut want = Want::default();
+    let mut below: HashMap<(usize, usize), Want> = HashMap::new();
     for (i, d) in diagnostics.iter().enumerate() {
-        if d.location.is_none() {
-            want.insert(&d.path.0, i);
+        if d.location.is_some() {
+            continue;
+        }
+        match deepest_anchor(&d.path.0, anchors) {
+            Some((depth, range)) => below
+                .entry((range.start, range.end))
+                .or_default()
+                .insert(&d.path.0[depth..], i),
+            None => want.insert(&d.path.0, i),
         }
     }
     let mut offsets = vec![None; diagnostics.len()];
     let start = text.len() - text.trim_start().len();
     walk(text, &text[start..], &want, &mut offsets);
+    for ((from, to), want) in &below {
+        if let Some(node) = text.get(*from..*to) {
+            walk(text, node, want, &mut offsets);
+        }
+    }
     // Line and column of every offset in one pass over the text, in offset order.
     let mut order: Vec<(usize, usize)> = offsets
         .iter()
@@ -279,6 +305,32 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
         });
     }
     sort_by_location(diagnostics);
+}
+
+/// The deepest command on `path` (`$.commands.a.commands.b…`) whose object `anchors` has:
+/// how many segments lead to it, and where it is.
+fn deepest_anchor<'a>(
+    path: &[PathSegment],
+    anchors: &'a Anchors,
+) -> Option<(usize, &'a std::ops::Range<usize>)> {
+    if anchors.is_empty() {
+        return None;
+    }
+    let mut names = Vec::new();
+    let mut best = None;
+    let mut depth = 0;
+    while let [PathSegment::Key(commands), PathSegment::Key(name), ..] = &path[depth..] {
+        if commands != "commands" {
+            break;
+        }
+        names.push(name.clone());
+        let Some(range) = anchors.get(&names) else {
+            break;
+        };
+        depth += 2;
+        best = Some((depth, range));
+    }
+    best
 }
 
 /// Diagnostics wanting a location, by the path below one node.

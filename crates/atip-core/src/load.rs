@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::diagnostic::{locate, Diagnostic, JsonPath, LoadError, Location};
+use crate::diagnostic::{locate_anchored, Anchors, Diagnostic, JsonPath, LoadError, Location};
 use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions, SkippedCommand};
 use crate::model::{CommandSpec, DocumentTree};
 use crate::validate::{Mode, Validation};
@@ -62,6 +62,17 @@ pub struct ValidatedTree {
 /// [`LoadError`] with every error found (JSON syntax, schema violations, unsupported
 /// version), each with its JSON path and line:column, plus the warnings.
 pub fn load(text: &str, options: &LoadOptions) -> Result<ValidatedTree, LoadError> {
+    load_anchored(text, options, &mut Anchors::default())
+}
+
+/// [`load`], also recording in `anchors` where each command's object is in `text` (after a
+/// byte-order mark), so that diagnostics found later (flattening's) are located from their
+/// command rather than from the root.
+fn load_anchored(
+    text: &str,
+    options: &LoadOptions,
+    anchors: &mut Anchors,
+) -> Result<ValidatedTree, LoadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let syntax_error = |e: serde_json::Error| LoadError {
         file: options.file.clone(),
@@ -75,7 +86,8 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<ValidatedTree, LoadErro
         // where it is.
         Ok(node) => {
             let mut reparse = false;
-            let tool = load_root(&mut v, node, &mut reparse);
+            let mut at = Anchoring { text, anchors };
+            let tool = load_root(&mut v, node, &mut reparse, &mut at);
             if reparse {
                 return Err(syntax_error(match serde_json::from_str::<Value>(text) {
                     Err(e) => e,
@@ -93,7 +105,7 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<ValidatedTree, LoadErro
         }
     };
     let mut diags = v.finish();
-    locate(text, &mut diags);
+    locate_anchored(text, &mut diags, anchors);
     match tool {
         Some(tool) if !diags.iter().any(Diagnostic::is_error) => Ok(ValidatedTree {
             tool,
@@ -106,12 +118,32 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<ValidatedTree, LoadErro
     }
 }
 
-fn load_root(v: &mut Validation, node: Node, reparse: &mut bool) -> Option<DocumentTree> {
+/// The text being loaded and where its commands are found in it.
+struct Anchoring<'t, 'a> {
+    text: &'t str,
+    anchors: &'a mut Anchors,
+}
+
+impl Anchoring<'_, '_> {
+    /// Records that the command at `names` is `node`, a slice of the text.
+    fn record(&mut self, names: &[String], node: &str) {
+        let start = node.as_ptr() as usize - self.text.as_ptr() as usize;
+        self.anchors
+            .insert(names.to_vec(), start..start + node.len());
+    }
+}
+
+fn load_root(
+    v: &mut Validation,
+    node: Node,
+    reparse: &mut bool,
+    at: &mut Anchoring,
+) -> Option<DocumentTree> {
     let (mut value, children) = (node.value, node.children);
     v.root(&mut value);
     let mut tool = read_model::<DocumentTree>(v, value);
     let into = tool.as_mut().map(|t| &mut t.commands);
-    load_children(v, children, &mut Vec::new(), reparse, into);
+    load_children(v, children, &mut Vec::new(), reparse, into, at);
     tool
 }
 
@@ -123,10 +155,12 @@ fn load_children(
     names: &mut Vec<String>,
     reparse: &mut bool,
     mut into: Option<&mut IndexMap<String, CommandSpec>>,
+    at: &mut Anchoring,
 ) {
     for (name, raw) in children.into_iter().flatten() {
         names.push(name);
-        let child = load_command(v, raw, names, reparse);
+        at.record(names, raw.get());
+        let child = load_command(v, raw, names, reparse, at);
         let name = names.pop().unwrap_or_default();
         if let (Some(into), Some(child)) = (into.as_deref_mut(), child) {
             into.insert(name, child);
@@ -143,6 +177,7 @@ fn load_command(
     raw: &RawValue,
     names: &mut Vec<String>,
     reparse: &mut bool,
+    at: &mut Anchoring,
 ) -> Option<CommandSpec> {
     // `$`, `commands` and each command above: two levels per command.
     let (mut value, children) = match node::read(raw.get(), 2 * names.len()) {
@@ -156,7 +191,7 @@ fn load_command(
     v.command(names, &mut value);
     let mut spec = read_model::<CommandSpec>(v, value);
     let into = spec.as_mut().map(|s| &mut s.commands);
-    load_children(v, children, names, reparse, into);
+    load_children(v, children, names, reparse, into, at);
     spec
 }
 
@@ -271,13 +306,18 @@ impl Document {
         options: &LoadOptions,
         flatten_options: &FlattenOptions,
     ) -> Result<Document, LoadError> {
-        let mut loaded = load(text, options)?;
+        let mut anchors = Anchors::default();
+        let mut loaded = load_anchored(text, options, &mut anchors)?;
         let mut warnings = loaded.warnings;
         let lenient = options.mode == Mode::Lenient;
         match flatten_owned(&mut loaded.tool, flatten_options, lenient) {
             Ok(flat) => {
                 let mut extra = flat.warnings;
-                locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut extra);
+                locate_anchored(
+                    text.strip_prefix('\u{feff}').unwrap_or(text),
+                    &mut extra,
+                    &anchors,
+                );
                 warnings.extend(extra);
                 crate::diagnostic::sort_by_location(&mut warnings);
                 Ok(Document {
@@ -289,7 +329,11 @@ impl Document {
                 })
             }
             Err(mut diags) => {
-                locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut diags);
+                locate_anchored(
+                    text.strip_prefix('\u{feff}').unwrap_or(text),
+                    &mut diags,
+                    &anchors,
+                );
                 warnings.extend(diags);
                 crate::diagnostic::sort_by_location(&mut warnings);
                 Err(LoadError {

@@ -237,3 +237,52 @@ fn enum_values_may_be_strings_or_numbers_only() {
     assert_eq!(errs.len(), 1);
     assert!(errs[0].contains("$.commands.a.arguments[0].enum[2]: expected a string or a number"));
 }
+
+/// Diagnostics below a command are located from that command's object (recorded while
+/// loading), and land where a search from the root puts them: load warnings (unknown members)
+/// and flattening's (repeated options), at every depth, on pretty and one-line text.
+#[test]
+fn diagnostics_located_from_their_command_land_where_the_root_search_puts_them() {
+    let leaf = |n: usize| {
+        format!(
+            r#"{{"description": "leaf {n}", "surprise{n}": true, "options": [
+                {{"name": "page-size", "flags": ["--page-size"], "type": "integer", "description": "a"}},
+                {{"name": "page-size", "flags": ["--page-size"], "type": "integer", "description": "b"}}]}}"#
+        )
+    };
+    let service = |s: usize| {
+        let leaves: Vec<String> = (0..3).map(|n| format!(r#""c{n}": {}"#, leaf(n))).collect();
+        format!(
+            r#"{{"description": "service {s}", "odd{s}": 1, "commands": {{{}}}}}"#,
+            leaves.join(", ")
+        )
+    };
+    let services: Vec<String> = (0..3)
+        .map(|s| format!(r#""s{s}": {}"#, service(s)))
+        .collect();
+    let pretty = format!(
+        "{{\n  \"atip\": {{\"version\": \"0.6\"}}, \"name\": \"t\", \"version\": \"1\",\n  \
+         \"description\": \"T\", \"weird\": 0,\n  \"commands\": {{\n{}\n}}\n}}",
+        services.join(",\n")
+    );
+    let minified: String =
+        serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&pretty).unwrap())
+            .unwrap();
+    for text in [pretty.as_str(), minified.as_str()] {
+        let doc = atip_core::Document::parse(
+            text,
+            &LoadOptions::lenient(),
+            &atip_core::FlattenOptions::default(),
+        )
+        .unwrap();
+        // 1 root + 3 services + 9 leaves with an unknown member, 9 repeated options.
+        assert_eq!(doc.warnings.len(), 22, "{:#?}", doc.warnings);
+        let mut from_root: Vec<Diagnostic> = doc.warnings.clone();
+        for d in &mut from_root {
+            d.location = None;
+        }
+        atip_core::diagnostic::locate(text, &mut from_root);
+        assert!(doc.warnings.iter().all(|d| d.location.is_some()));
+        assert_eq!(doc.warnings, from_root);
+    }
+}
