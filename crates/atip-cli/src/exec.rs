@@ -109,6 +109,10 @@ pub(crate) fn runner(
     policy
         .check_against(tools.iter().flat_map(RuntimeTool::specs))
         .map_err(|e| Failure::new(format!("--policy: {e}")))?;
+    let here = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    policy
+        .check_examples(tools, &here)
+        .map_err(|e| Failure::new(format!("--policy: {e}")))?;
     let mut sandbox = if exec.no_sandbox {
         atip_runtime::Sandbox::off()
     } else {

@@ -813,3 +813,43 @@ fn compile_globals_chooses_what_the_model_sees() {
     assert_eq!(code, 1);
     assert!(err.contains("`regoin` is not a global option"), "{err}");
 }
+
+/// A policy carrying examples is checked against the tools before the server starts: one
+/// whose examples hold serves; one with a wrong expectation is refused, naming the example
+/// and the rule that decided it.
+#[test]
+fn serve_refuses_a_policy_whose_examples_do_not_hold() {
+    let policy = |expect: &str| {
+        format!(
+            r#"{{"examples": [{{"call": {{"name": "gh_pr_merge", "arguments": {{"number": "42", "method": "squash"}}}}, "expect": "{expect}"}}]}}"#
+        )
+    };
+    let good = policy("confirm");
+    // Past the check it serves (and stops at once: no client on its standard input).
+    let (_, _, err) = atip(&[
+        "serve",
+        "--tools",
+        "examples/atip/gh.json",
+        "--policy",
+        &good,
+    ]);
+    assert!(
+        err.contains("atip serve: MCP on stdin/stdout, 13 tools") && !err.contains("do not hold"),
+        "{err}"
+    );
+    let bad = policy("allow");
+    let (code, out, err) = atip(&[
+        "serve",
+        "--tools",
+        "examples/atip/gh.json",
+        "--policy",
+        &bad,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("--policy: the policy's examples do not hold: examples[0] (`gh_pr_merge`")
+            && err.contains("expects allow, the policy decides confirm (decided by destructive)"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
+}

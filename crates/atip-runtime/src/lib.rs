@@ -104,8 +104,8 @@ pub use filter::ResultFilter;
 
 pub mod policy;
 pub use policy::{
-    ArgumentRule, Decision, EffectRule, Policy, PolicyError, Reason, ReasonCode, ReasonSeverity,
-    ResourceLimits,
+    ArgumentRule, Decision, EffectRule, ExamplesError, Expectation, Policy, PolicyError,
+    PolicyExample, Reason, ReasonCode, ReasonSeverity, ResourceLimits,
 };
 
 #[cfg(feature = "exec")]

@@ -95,10 +95,14 @@ impl Tools {
     /// definitions.
     fn build(set: Box<dyn Dispatch>, runner: &Runner) -> Result<Tools, McpError> {
         let commands = set.commands();
-        runner
-            .current_policy()
+        let policy = runner.current_policy();
+        policy
             .check_against(commands.iter().copied())
             .map_err(McpError::Policy)?;
+        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        policy
+            .check_examples(&*set, &here)
+            .map_err(McpError::PolicyExamples)?;
         let mut names = HashSet::new();
         if let Some(dup) = commands.iter().find(|s| !names.insert(s.name.as_ref())) {
             return Err(McpError::DuplicateTool(dup.name.to_string()));
@@ -126,6 +130,9 @@ pub enum McpError {
     Session(String),
     /// The runner's policy names commands or parameters none of the tools has.
     Policy(crate::PolicyError),
+    /// The runner's policy carries examples that do not hold for these tools
+    /// ([`crate::Policy::check_examples`], judged in the server's working directory).
+    PolicyExamples(crate::policy::ExamplesError),
     /// A metadata file did not load ([`McpServer::from_files`]); the message names the file.
     Load(String),
 }
@@ -139,6 +146,7 @@ impl std::fmt::Display for McpError {
             McpError::Definition(e) => write!(f, "an MCP tool definition did not convert: {e}"),
             McpError::Session(e) => write!(f, "MCP session failed: {e}"),
             McpError::Policy(e) => write!(f, "{e}"),
+            McpError::PolicyExamples(e) => write!(f, "{e}"),
             McpError::Load(e) => write!(f, "{e}"),
         }
     }
@@ -149,6 +157,7 @@ impl std::error::Error for McpError {
         match self {
             McpError::Definition(e) => Some(e),
             McpError::Policy(e) => Some(e),
+            McpError::PolicyExamples(e) => Some(e),
             _ => None,
         }
     }

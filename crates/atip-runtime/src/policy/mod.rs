@@ -32,6 +32,7 @@
 //! Every reason is listed, with a code, a message and a severity, never only the first.
 
 mod arguments;
+mod examples;
 mod presets;
 
 use std::fmt;
@@ -43,6 +44,7 @@ use crate::model::SafetyAssumption;
 use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
+pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
 
 /// What a rule does with a command that triggers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -144,6 +146,10 @@ pub struct Policy {
     pub require_sandbox: bool,
     /// Resource limits for every run. Default: none.
     pub limits: ResourceLimits,
+    /// Calls with the decision this policy must reach for each, checked against the tools it
+    /// judges when it is loaded ([`Policy::check_examples`]). Default: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<PolicyExample>,
 }
 
 impl Default for Policy {
@@ -167,6 +173,7 @@ impl Default for Policy {
             require_known_effects: false,
             require_sandbox: false,
             limits: ResourceLimits::default(),
+            examples: Vec::new(),
         }
     }
 }

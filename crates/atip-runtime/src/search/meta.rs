@@ -252,6 +252,10 @@ impl<D: Dispatch> Dispatch for MetaTools<D> {
         self.inner.commands()
     }
 
+    fn command_invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        self.inner.command_invocation(call)
+    }
+
     fn answer(&self, call: &ToolCall) -> Option<ToolResult> {
         match call.name.as_str() {
             SEARCH => Some(self.search_answer(call)),

@@ -23,6 +23,18 @@ pub trait Dispatch: Send + Sync {
         self.specs()
     }
 
+    /// The invocation of a call to one of [`Dispatch::commands`] by its own flattened name:
+    /// what a call through the tools sent comes to. The same as [`Dispatch::invocation`]
+    /// unless the tools sent stand for others (meta-tools run a command through
+    /// `run_command`). For checks of a policy's examples ([`crate::Policy::check_examples`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Dispatch::invocation`].
+    fn command_invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        self.invocation(call)
+    }
+
     /// The answer to a call this tool set gives itself, without running a command (a
     /// meta-tool that searches or describes commands); `None` (the default) for calls that go
     /// through [`Dispatch::invocation`] and the runner.
@@ -41,8 +53,9 @@ impl Dispatch for RuntimeTool {
     }
 }
 
-/// Several loaded tools, offered together (their command names must differ).
-impl Dispatch for Vec<RuntimeTool> {
+/// Several loaded tools, offered together (their command names must differ): as a slice, for
+/// callers that hold them so ([`crate::Policy::check_examples`] takes `&[RuntimeTool]`).
+impl Dispatch for [RuntimeTool] {
     fn specs(&self) -> Vec<&ToolSpec> {
         self.iter().flat_map(RuntimeTool::specs).collect()
     }
@@ -55,6 +68,17 @@ impl Dispatch for Vec<RuntimeTool> {
                 Err(DispatchError::unknown_tool(call, &names))
             }
         }
+    }
+}
+
+/// Several loaded tools, offered together (their command names must differ).
+impl Dispatch for Vec<RuntimeTool> {
+    fn specs(&self) -> Vec<&ToolSpec> {
+        self.as_slice().specs()
+    }
+
+    fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
+        self.as_slice().invocation(call)
     }
 }
 
