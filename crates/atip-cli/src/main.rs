@@ -34,6 +34,32 @@ struct Cli {
     command: Cmd,
 }
 
+/// `atip policy …`.
+#[derive(Subcommand)]
+enum PolicyCmd {
+    /// For each tool call — of a provider response (with --provider), or given as JSON
+    /// (`{"name": …, "arguments": {…}}` or an array of them) — print as JSON what the runner
+    /// would decide (allow, confirm or deny; its trust rules and policy, as `atip run` applies
+    /// them), every rule that fired with its code and severity, the call's merged effects and
+    /// its argv. A call that does not dispatch is `invalid`, with its problems. Runs nothing.
+    ///
+    /// Exit status 0 whatever the decisions; 1 when the tools, the policy (or its examples)
+    /// or the calls do not load.
+    Check {
+        /// ATIP JSON files describing the tools.
+        #[arg(long = "tools", required = true, num_args = 1..)]
+        tools: Vec<PathBuf>,
+        /// The calls are a response body of this provider (openai, openai-responses,
+        /// anthropic or gemini) rather than calls as JSON.
+        #[arg(long)]
+        provider: Option<Provider>,
+        #[command(flatten)]
+        exec: ExecArgs,
+        /// The calls, or the response; `-` reads standard input.
+        calls: PathBuf,
+    },
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Validate metadata files against the ATIP schema of the version they declare, flatten
@@ -138,6 +164,11 @@ enum Cmd {
         /// A person confirms every call that needs confirmation (refused calls stay refused).
         #[arg(long)]
         yes: bool,
+    },
+    /// What a policy does, explained without running anything.
+    Policy {
+        #[command(subcommand)]
+        action: PolicyCmd,
     },
     /// Serve the commands of the files as MCP tools on stdin/stdout (rmcp): tools/list gives
     /// their MCP definitions, tools/call dispatches, checks the policy, runs without a shell
@@ -290,6 +321,15 @@ fn try_main(cli: Cli) -> Outcome {
         Cmd::Parse { provider, response } => tool_calls::parse(provider, &response),
         Cmd::Dispatch { calls, lenient } => tool_calls::dispatch(&calls, lenient),
         Cmd::Run { calls, exec, yes } => tool_calls::run(&calls, &exec, yes),
+        Cmd::Policy {
+            action:
+                PolicyCmd::Check {
+                    tools,
+                    provider,
+                    exec,
+                    calls,
+                },
+        } => tool_calls::policy_check(&tools, provider, &exec, &calls),
         Cmd::Convert { from, to, file } => discovery::convert(from, to, &file),
         Cmd::Serve {
             tools,

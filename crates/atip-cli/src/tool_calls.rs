@@ -81,6 +81,101 @@ pub(crate) fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
     emit_json(&Value::Array(out))
 }
 
+/// `atip policy check`: what the runner `exec` describes decides for each call, run nothing.
+pub(crate) fn policy_check(
+    files: &[PathBuf],
+    provider: Option<Provider>,
+    exec: &ExecArgs,
+    input: &Path,
+) -> Outcome {
+    let tools = load_tools(files, false, None, Warnings::Each)?;
+    let runner = runner(exec, &tools)?;
+    let calls = match provider {
+        Some(provider) => read_response(provider, input)?.tool_calls,
+        None => read_calls(input)?,
+    };
+    let out: Vec<Value> = calls
+        .iter()
+        .map(|call| {
+            let arguments = match &call.arguments {
+                Ok(args) => Value::Object(args.clone()),
+                Err(_) => Value::Null,
+            };
+            match atip_runtime::dispatch::Dispatch::invocation(tools.as_slice(), call) {
+                Err(e) => json!({
+                    "name": call.name,
+                    "arguments": arguments,
+                    "decision": "invalid",
+                    "errors": e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                }),
+                Ok(inv) => {
+                    let decision = runner.decide(&inv);
+                    let rules: Vec<Value> = decision
+                        .reasons()
+                        .iter()
+                        .map(|r| {
+                            json!({
+                                "code": r.code.as_str(),
+                                "severity": match r.severity {
+                                    atip_runtime::ReasonSeverity::Confirm => "confirm",
+                                    atip_runtime::ReasonSeverity::Deny => "deny",
+                                },
+                                "message": r.message,
+                            })
+                        })
+                        .collect();
+                    json!({
+                        "name": call.name,
+                        "arguments": arguments,
+                        "decision": atip_runtime::Expectation::of(&decision).as_str(),
+                        "rules": rules,
+                        "effects": inv.effects,
+                        "argv": inv.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+                    })
+                }
+            }
+        })
+        .collect();
+    emit_json(&Value::Array(out))
+}
+
+/// Tool calls given as JSON: `{"name": …, "arguments": {…}}` (arguments may also be the JSON
+/// text of an object, as OpenAI sends them) or an array of such objects.
+fn read_calls(input: &Path) -> Result<Vec<atip_runtime::ToolCall>, Failure> {
+    let text = read_input(input)?;
+    let shown = input.display();
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Failure::new(format!("{shown}: {e}")))?;
+    let items = match value {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let bad = |what: &str| Failure::new(format!("{shown}: call {i}: {what}"));
+            let Some(name) = item.get("name").and_then(Value::as_str) else {
+                return Err(bad("`name` (a string) is required"));
+            };
+            match item.get("arguments") {
+                None | Some(Value::Null) => Ok(atip_runtime::ToolCall::new(
+                    None,
+                    name,
+                    serde_json::Map::new(),
+                )),
+                Some(Value::Object(args)) => {
+                    Ok(atip_runtime::ToolCall::new(None, name, args.clone()))
+                }
+                Some(Value::String(text)) => {
+                    Ok(atip_runtime::ToolCall::from_json_text(None, name, text))
+                }
+                Some(_) => Err(bad("`arguments` must be an object or its JSON text")),
+            }
+        })
+        .collect()
+}
+
 pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
     let tools = load_tools(&calls.tools, false, None, Warnings::Each)?;
     let runner = runner(exec, &tools)?;

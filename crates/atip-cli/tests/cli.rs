@@ -853,3 +853,84 @@ fn serve_refuses_a_policy_whose_examples_do_not_hold() {
     );
     assert!(out.is_empty(), "{out}");
 }
+
+/// `atip policy check` explains what the runner would decide for each call — the decision,
+/// every rule with its code, the effects and argv — from calls as JSON or a provider
+/// response, and runs nothing.
+#[test]
+fn policy_check_explains_each_decision_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = root().join("examples/atip/git.json");
+    let git = git.to_str().unwrap();
+    std::fs::write(
+        dir.path().join("calls.json"),
+        r#"[{"name": "git_init", "arguments": {}},
+            {"name": "git_clean", "arguments": "{\"force\": true}"},
+            {"name": "git_status"},
+            {"name": "git_comit", "arguments": {}}]"#,
+    )
+    .unwrap();
+    let (code, out, err) = atip_in(
+        dir.path(),
+        &[
+            "policy",
+            "check",
+            "--tools",
+            git,
+            "--policy",
+            r#"{"denyCommands": ["git init"]}"#,
+            "calls.json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let answers: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let decisions: Vec<&str> = answers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["decision"].as_str().unwrap())
+        .collect();
+    assert_eq!(decisions, ["deny", "confirm", "allow", "invalid"], "{out}");
+    assert_eq!(answers[0]["rules"][0]["code"], "deny-listed", "{out}");
+    assert_eq!(answers[0]["argv"], serde_json::json!(["git", "init"]));
+    assert_eq!(answers[1]["rules"][0]["code"], "destructive", "{out}");
+    assert_eq!(answers[1]["effects"]["destructive"], true, "{out}");
+    assert!(answers[3]["errors"][0]
+        .as_str()
+        .unwrap()
+        .contains("did you mean `git_commit`?"));
+    // Nothing ran: `git init` would have made a repository here.
+    assert!(!dir.path().join(".git").exists());
+
+    // The same calls in a provider's response.
+    let body = response(
+        dir.path(),
+        "r.json",
+        serde_json::json!({"content": [{"type": "tool_use", "id": "t1", "name": "git_init", "input": {}}],
+            "stop_reason": "tool_use"}),
+    );
+    let (code, out, err) = atip_in(
+        dir.path(),
+        &[
+            "policy",
+            "check",
+            "--tools",
+            git,
+            "--provider",
+            "anthropic",
+            body.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let answers: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(answers[0]["decision"], "allow", "{out}");
+    assert!(!dir.path().join(".git").exists());
+    // Calls that are not calls are an error.
+    std::fs::write(dir.path().join("bad.json"), r#"[{"arguments": {}}]"#).unwrap();
+    let (code, _, err) = atip_in(dir.path(), &["policy", "check", "bad.json", "--tools", git]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("bad.json: call 0: `name` (a string) is required"),
+        "{err}"
+    );
+}

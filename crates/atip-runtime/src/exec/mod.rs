@@ -411,6 +411,41 @@ impl Runner {
         })
     }
 
+    /// What this runner decides for `invocation` before running it, running nothing: its
+    /// trust rules applied (by program path and metadata location), then the policy for that
+    /// trust ([`Runner::trust_tiered`]) judging it in the working directory — the decision
+    /// [`Runner::run`] acts on, for a command that explains a policy (`atip policy check`).
+    pub fn decide(&self, invocation: &Invocation) -> Decision {
+        let mut invocation = invocation.clone();
+        let working_dir = self.working_dir();
+        self.assign_trust(&mut invocation, &working_dir);
+        self.policy_for(&invocation)
+            .evaluate_in(&invocation, &working_dir)
+    }
+
+    /// Sets the trust of the first trust rule matching `invocation`'s program (resolved
+    /// against `working_dir` and the commands' `PATH`) or metadata location, if any; returns
+    /// the resolved program.
+    fn assign_trust(
+        &self,
+        invocation: &mut Invocation,
+        working_dir: &std::path::Path,
+    ) -> Option<PathBuf> {
+        let program = invocation.argv.first().and_then(|p| {
+            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
+            verify::resolve_program(p, working_dir, path.as_deref())
+        });
+        if let Some(rule) = self
+            .trust_rules
+            .iter()
+            .find(|r| r.matches(program.as_deref(), invocation.metadata.as_deref()))
+        {
+            invocation.trust = Some(rule.trust);
+            invocation.trust_assigned = true;
+        }
+        program
+    }
+
     /// Every path that runs a call comes through here: the `atip.call` span around the
     /// stages, and the audit record when a log is set.
     async fn gate_and_run(
@@ -454,18 +489,7 @@ impl Runner {
     ) -> Result<Output, RunError> {
         process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
-        let program = invocation.argv.first().and_then(|p| {
-            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
-            verify::resolve_program(p, &working_dir, path.as_deref())
-        });
-        if let Some(rule) = self
-            .trust_rules
-            .iter()
-            .find(|r| r.matches(program.as_deref(), invocation.metadata.as_deref()))
-        {
-            invocation.trust = Some(rule.trust);
-            invocation.trust_assigned = true;
-        }
+        let program = self.assign_trust(&mut invocation, &working_dir);
         let policy = self.policy_for(&invocation);
         let decision = policy.evaluate_in(&invocation, &working_dir);
         tracing::debug!(
