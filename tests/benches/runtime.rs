@@ -68,16 +68,7 @@ fn compile(c: &mut Criterion) {
     g.bench_function("parse-floor", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });
-    g.bench_function("load", |b| {
-        b.iter(|| {
-            Document::parse(
-                black_box(&text),
-                &LoadOptions::lenient(),
-                &FlattenOptions::default(),
-            )
-            .unwrap()
-        })
-    });
+    g.bench_function("load", |b| b.iter(|| lenient_load(black_box(&text))));
     // First use of a generated module's `TOOLS`: reading its spec table (every command's
     // spec, texts borrowed) against serde_json's parse of the same text into a `Value`.
     let table: &'static str =
@@ -109,12 +100,7 @@ fn compile(c: &mut Criterion) {
     // flatten) and compile the OpenAI definitions.
     g.bench_function("load-and-compile", |b| {
         b.iter(|| {
-            let doc = Document::parse(
-                black_box(&text),
-                &LoadOptions::lenient(),
-                &FlattenOptions::default(),
-            )
-            .unwrap();
+            let doc = lenient_load(black_box(&text));
             RuntimeTool::new(doc, None).definitions_json(Provider::OpenAi)
         })
     });
@@ -159,30 +145,22 @@ fn real_aws(c: &mut Criterion) {
     g.bench_function("parse-floor", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });
-    g.bench_function("load", |b| {
-        b.iter(|| {
-            Document::parse(
-                black_box(&text),
-                &LoadOptions::lenient(),
-                &FlattenOptions::default(),
-            )
-            .unwrap()
-        })
-    });
+    g.bench_function("load", |b| b.iter(|| lenient_load(black_box(&text))));
     g.bench_function("load-and-compile", |b| {
         b.iter(|| {
-            let doc = Document::parse(
-                black_box(&text),
-                &LoadOptions::lenient(),
-                &FlattenOptions::default(),
-            )
-            .unwrap();
+            let doc = lenient_load(black_box(&text));
             RuntimeTool::new(doc, None)
                 .global_options(atip_runtime::GlobalOptions::None)
                 .definitions_json(Provider::Anthropic)
         })
     });
     g.finish();
+}
+
+/// A document loaded as at run time (lenient), as the load benches measure it.
+fn lenient_load(text: &str) -> Document {
+    Document::parse(text, &LoadOptions::lenient(), &FlattenOptions::default())
+        .expect("the document loads")
 }
 
 const ARGS: &str =
