@@ -190,7 +190,8 @@ fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_ch
         serde_json::json!(["atip-probe_read", "atip-probe_wipe", "atip-probe_write"])
     );
 
-    // Elicitation: yes runs, no and an unticked form refuse; each question names the reasons.
+    // Elicitation: yes runs, no and an unticked form refuse, yes for the session runs that call
+    // and the next unasked; each question names the reasons.
     let wipe = t["wipe"].as_array().unwrap();
     assert_eq!(wipe[0]["is_error"], false, "{}", wipe[0]);
     assert!(wipe[0]["text"].as_str().unwrap().contains("wiped"));
@@ -213,7 +214,15 @@ fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_ch
             "{q}"
         );
     }
-    assert_eq!(t["asked"].as_array().unwrap().len(), 3);
+    // Yes for the session: that call runs, and the next runs without a question.
+    for granted in &wipe[3..5] {
+        assert_eq!(granted["is_error"], false, "{granted}");
+        assert!(granted["text"].as_str().unwrap().contains("wiped"));
+    }
+    assert_eq!(t["asked"].as_array().unwrap().len(), 4);
+    for fields in t["fields"].as_array().unwrap() {
+        assert_eq!(fields, &serde_json::json!(["confirm", "forSession"]));
+    }
     // A client without elicitation: refused with the reasons.
     let unasked = t["unasked"]["text"].as_str().unwrap();
     assert_eq!(t["unasked"]["is_error"], true);

@@ -232,7 +232,7 @@ fn check(provider: &str, code: i32, stdout: &str, stderr: &str, dir: &Path, seen
     assert!(stderr.contains("?? junk.tmp"), "{stderr}");
     assert!(stderr.contains("decision: invalid"), "{stderr}");
     assert!(stderr.contains("parameter `max_count`"), "{stderr}");
-    assert!(stderr.contains("run it? [y/N]"), "{stderr}");
+    assert!(stderr.contains("run it? [y/N/a]"), "{stderr}");
     assert!(stderr.contains("decision: refused"), "{stderr}");
     assert!(stderr.contains("cut short"), "{stderr}");
     // The destructive call did not run.
@@ -370,4 +370,44 @@ fn only_y_confirms_and_then_the_destructive_call_runs() {
             assert_eq!(lines[1]["confirmedBy"], "handler");
         }
     }
+}
+
+#[test]
+fn a_confirms_for_the_session_and_the_same_call_later_runs_unasked() {
+    let dir = repo();
+    let logs = tempfile::tempdir().unwrap();
+    let audit = logs.path().join("audit.jsonl");
+    let (base, _seen) = serve(vec![
+        anthropic("", &[("git_clean", r#"{"force": true}"#)], "tool_use"),
+        anthropic("", &[("git_clean", r#"{"force": true}"#)], "tool_use"),
+        anthropic("Cleaned twice.", &[], "end_turn"),
+    ]);
+    let (code, stdout, stderr) = agent(
+        dir.path(),
+        "anthropic",
+        &[
+            ("ANTHROPIC_BASE_URL", &base),
+            ("ANTHROPIC_API_KEY", "test-key"),
+        ],
+        // One answer only: a second question would read end of input and refuse.
+        "a\n",
+        &["--audit-log", audit.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "Cleaned twice.\n");
+    assert_eq!(stderr.matches("run it? [y/N/a]").count(), 1, "{stderr}");
+    assert!(!dir.path().join("junk.tmp").exists(), "{stderr}");
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["decision"], "confirmed");
+    assert_eq!(lines[0]["confirmedBy"], "handler");
+    assert_eq!(lines[1]["decision"], "confirmed");
+    assert_eq!(lines[1]["confirmedBy"], "grant");
+    assert_eq!(lines[1]["grant"]["originCallId"], lines[0]["callId"]);
+    assert_eq!(lines[1]["grant"]["scope"], "sameReasons");
+    assert_eq!(lines[1]["exitCode"], 0);
 }

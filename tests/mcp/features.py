@@ -55,11 +55,15 @@ async def main(atip, probe_json, work, bin_dir):
         types.ElicitResult(action="accept", content={"confirm": True}),
         types.ElicitResult(action="decline"),
         types.ElicitResult(action="accept", content={"confirm": False}),
+        types.ElicitResult(action="accept", content={"confirm": True, "forSession": True}),
     ]
     asked = []
 
+    fields = []
+
     async def elicit(context, request):
         asked.append(request.message)
+        fields.append(sorted(request.requested_schema.get("properties", {})))
         return answers.pop(0)
 
     changed = asyncio.Event()
@@ -81,10 +85,12 @@ async def main(atip, probe_json, work, bin_dir):
             transcript["tools"] = sorted(t.name for t in listed.tools)
 
             transcript["wipe"] = []
-            for _ in range(3):
+            # yes, decline, unticked, yes for the session, then no question at all.
+            for _ in range(5):
                 r = await session.call_tool("atip-probe_wipe", {})
                 transcript["wipe"].append({"is_error": bool(r.is_error), "text": text_of(r)})
             transcript["asked"] = asked
+            transcript["fields"] = fields
 
             progress = []
 

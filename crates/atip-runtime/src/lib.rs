@@ -125,9 +125,9 @@ pub mod mcp;
 pub mod search;
 #[cfg(feature = "exec")]
 pub use exec::{
-    AuditLog, BatchOptions, ChecksumError, Confirm, ConfirmationRequest, ConflictGate, Containment,
-    ExitStatus, Output, OutputChunk, ResultOptions, RunError, Runner, Sandbox, SandboxError,
-    SandboxReport, StreamKind, TrustRule, TrustTarget,
+    Answer, AuditLog, BatchOptions, ChecksumError, Confirm, ConfirmationRequest, ConflictGate,
+    Containment, ExitStatus, Grant, GrantScope, Grants, Output, OutputChunk, ResultOptions,
+    RunError, Runner, Sandbox, SandboxError, SandboxReport, StreamKind, TrustRule, TrustTarget,
 };
 
 /// Old names kept for one release (see CHANGELOG.md).

@@ -1,6 +1,6 @@
 //! A terminal agent over the example metadata: it sends the commands of `examples/atip/*.json`
 //! to a model, runs the calls the model makes in the current directory — every one through the
-//! policy, with a y/N question for those that need confirmation — and prints the model's final
+//! policy, with a y/N/a question for those that need confirmation (a: yes for the rest of the session) — and prints the model's final
 //! answer on stdout, with a transcript on stderr.
 //!
 //! ```text
@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
-    safety_prompt, AuditLog, ConfirmationRequest, FlattenOptions, Mode, Provider, Runner,
-    RuntimeTool,
+    safety_prompt, Answer, AuditLog, ConfirmationRequest, FlattenOptions, GrantScope, Mode,
+    Provider, Runner, RuntimeTool,
 };
 use clap::Parser;
 use futures_util::StreamExt;
@@ -230,15 +230,21 @@ fn signature(provider: Provider, definition: &Value) -> String {
 }
 
 /// The y/N question for a call that needs confirmation: anything but `y` refuses.
-async fn ask(request: ConfirmationRequest) -> bool {
-    eprint!("? {request}\n? run it? [y/N] ");
+/// Asks on the terminal: `y` runs this call, `a` runs it and every later call of the same
+/// command with the same reasons this session, anything else refuses.
+async fn ask(request: ConfirmationRequest) -> Answer {
+    eprint!("? {request}\n? run it? [y/N/a] (a = yes for the rest of this session) ");
     tokio::task::spawn_blocking(|| {
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line).ok();
-        line.trim().eq_ignore_ascii_case("y")
+        match line.trim() {
+            "y" | "Y" => Answer::Once,
+            "a" | "A" => Answer::ForSession(GrantScope::SameReasons),
+            _ => Answer::No,
+        }
     })
     .await
-    .unwrap_or(false)
+    .unwrap_or(Answer::No)
 }
 
 fn status(s: &CallStatus) -> &'static str {

@@ -12,7 +12,8 @@
 //! | `argv` | program and arguments, as run (or as they would have run); non-UTF-8 bytes replaced |
 //! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
 //! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
-//! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone) or `null` |
+//! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone), `grant` (a session grant, [`super::grants`]) or `null` |
+//! | `grant` | for `confirmedBy: grant`, the grant's origin: `{command, scope, originCallId, grantedBy}` (`scope` `sameReasons` or `command`; `originCallId` the call whose confirmation granted it; `grantedBy` `handler`, `elicitation` or what the application named) |
 //! | `sandbox` | `{enforced, notEnforced, envRemoved}` for a run that started (`envRemoved`: the names of environment variables the command did not get) |
 //! | `durationMs` | from the call to its end, milliseconds |
 //! | `exitCode`, `signal`, `timedOut` | how a run ended |
@@ -90,6 +91,8 @@ pub(super) struct Trail {
     pub(super) decision: Option<&'static str>,
     pub(super) reasons: Vec<Reason>,
     pub(super) confirmed_by: Option<&'static str>,
+    /// The session grant that confirmed the call (`confirmed_by == Some("grant")`).
+    pub(super) grant: Option<super::Grant>,
 }
 
 /// The record of a call in flight: written when the call ends ([`Pending::finish`]), or, if
@@ -165,6 +168,7 @@ pub(super) struct Record<'a> {
     decision: &'static str,
     reasons: Vec<Value>,
     confirmed_by: Option<&'static str>,
+    grant: Option<Value>,
     sandbox: Option<Value>,
     duration_ms: u64,
     exit_code: Option<i32>,
@@ -222,6 +226,7 @@ impl<'a> Record<'a> {
             decision,
             reasons,
             confirmed_by: trail.confirmed_by,
+            grant: trail.grant.as_ref().map(super::Grant::audit_json),
             sandbox: output.map(|o| {
                 serde_json::json!({
                     "enforced": o.sandbox.enforced,

@@ -76,7 +76,7 @@ impl Runner {
                         continue;
                     }
                     if let Some(inv) = pending[i].take() {
-                        let runner = self.clone();
+                        let runner = self.sharing_grants();
                         running.push(i);
                         let handle = tasks.spawn(async move { (i, runner.run(&inv).await) });
                         task_of.push((handle.id(), i));

@@ -32,26 +32,77 @@ impl fmt::Display for ConfirmationRequest {
     }
 }
 
+/// A person's answer to a [`ConfirmationRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Answer {
+    /// Do not run it.
+    No,
+    /// Run this call.
+    Once,
+    /// Run this call, and let later calls of the same command run without asking for the
+    /// rest of the runner's life, as far as `GrantScope` says ([`super::grants`]).
+    ForSession(super::GrantScope),
+}
+
+impl Answer {
+    /// Whether the call runs.
+    pub fn runs(self) -> bool {
+        !matches!(self, Answer::No)
+    }
+}
+
+impl From<bool> for Answer {
+    /// `true` is [`Answer::Once`], `false` [`Answer::No`].
+    fn from(yes: bool) -> Self {
+        if yes {
+            Answer::Once
+        } else {
+            Answer::No
+        }
+    }
+}
+
 /// Asks a person whether a command may run. Implemented for async closures
-/// `Fn(ConfirmationRequest) -> impl Future<Output = bool>`.
+/// `Fn(ConfirmationRequest) -> impl Future<Output = A>` where `A` is `bool` (yes or no for
+/// this call) or [`Answer`] (which can also grant the rest of the session).
 pub trait Confirm: Send + Sync {
     /// `true` to run the command, `false` to refuse it.
     fn confirm(
         &self,
         request: ConfirmationRequest,
     ) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+
+    /// The full answer, including a grant for the session. The default asks
+    /// [`Confirm::confirm`]: yes is [`Answer::Once`], no [`Answer::No`].
+    fn answer(
+        &self,
+        request: ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = Answer> + Send + '_>> {
+        let yes = self.confirm(request);
+        Box::pin(async move { Answer::from(yes.await) })
+    }
 }
 
-impl<F, Fut> Confirm for F
+impl<F, Fut, A> Confirm for F
 where
     F: Fn(ConfirmationRequest) -> Fut + Send + Sync,
-    Fut: Future<Output = bool> + Send + 'static,
+    Fut: Future<Output = A> + Send + 'static,
+    A: Into<Answer>,
 {
     fn confirm(
         &self,
         request: ConfirmationRequest,
     ) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
-        Box::pin(self(request))
+        let answer = self(request);
+        Box::pin(async move { answer.await.into().runs() })
+    }
+
+    fn answer(
+        &self,
+        request: ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = Answer> + Send + '_>> {
+        let answer = self(request);
+        Box::pin(async move { answer.await.into() })
     }
 }
 

@@ -18,6 +18,7 @@ mod batch;
 mod confirm;
 pub mod environment;
 mod error;
+pub mod grants;
 mod output;
 mod process;
 pub mod sandbox;
@@ -38,8 +39,9 @@ use crate::{Effects, Invocation, ToInvocation, ToolResult};
 
 pub use audit::AuditLog;
 pub use batch::{conflicts, BatchOptions, ConflictGate, Pass};
-pub use confirm::{Confirm, ConfirmationRequest};
+pub use confirm::{Answer, Confirm, ConfirmationRequest};
 pub use error::RunError;
+pub use grants::{Grant, GrantScope, Grants};
 pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
 pub use sandbox::{Containment, Sandbox, SandboxError, SandboxReport};
@@ -57,7 +59,8 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 /// Default time between SIGTERM and SIGKILL on timeout: 2 s.
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(2);
 
-/// Runs commands through a [`Policy`] under limits. Cheap to clone.
+/// Runs commands through a [`Policy`] under limits. Cheap to clone; a clone has the same
+/// configuration and no session grants ([`Runner::grants`]).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), atip_runtime::RunError> {
@@ -68,7 +71,6 @@ pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(2);
 /// println!("{}", runner.tool_result(&out).content);
 /// # Ok(()) }
 /// ```
-#[derive(Clone)]
 pub struct Runner {
     policy: Policy,
     tiered: bool,
@@ -80,6 +82,18 @@ pub struct Runner {
     filter: ResultFilter,
     result_options: ResultOptions,
     audit: Option<AuditLog>,
+    grants: Arc<Grants>,
+}
+
+impl Clone for Runner {
+    /// The same configuration, with no session grants: grants are never shared between
+    /// runners.
+    fn clone(&self) -> Self {
+        Runner {
+            grants: Arc::default(),
+            ..self.sharing_grants()
+        }
+    }
 }
 
 impl fmt::Debug for Runner {
@@ -95,6 +109,7 @@ impl fmt::Debug for Runner {
             .field("filter", &self.filter)
             .field("result_options", &self.result_options)
             .field("audit", &self.audit.as_ref().map(AuditLog::path))
+            .field("grants", &self.grants.list().len())
             .finish()
     }
 }
@@ -130,7 +145,33 @@ impl Runner {
             filter: ResultFilter::default(),
             result_options: ResultOptions::default(),
             audit: None,
+            grants: Arc::default(),
         }
+    }
+
+    /// This runner again, for running calls concurrently: the same configuration and the
+    /// same session grants.
+    pub(crate) fn sharing_grants(&self) -> Self {
+        Runner {
+            policy: self.policy.clone(),
+            tiered: self.tiered,
+            trust_rules: self.trust_rules.clone(),
+            sandbox: self.sandbox.clone(),
+            settings: self.settings.clone(),
+            max_timeout: self.max_timeout,
+            confirm: self.confirm.clone(),
+            filter: self.filter.clone(),
+            result_options: self.result_options.clone(),
+            audit: self.audit.clone(),
+            grants: Arc::clone(&self.grants),
+        }
+    }
+
+    /// The session grants a person gave through this runner's confirmation handler
+    /// ([`Answer::ForSession`]) or the application added ([`Grants::grant`]): consulted before
+    /// the handler is asked, cleared with [`Grants::clear`], gone with the runner.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
     }
 
     /// Appends a line to `log` for every call this runner is asked to run — allowed,
@@ -268,7 +309,8 @@ impl Runner {
         self
     }
 
-    /// Asks `handler` when a command needs confirmation.
+    /// Asks `handler` when a command needs confirmation, unless a session grant covers the
+    /// call ([`Runner::grants`]). A handler that answers [`Answer::ForSession`] adds a grant.
     pub fn confirm_with(mut self, handler: impl Confirm + 'static) -> Self {
         self.confirm = Some(Arc::new(handler));
         self
@@ -513,33 +555,21 @@ impl Runner {
                     decision: Some("confirmed"),
                     reasons,
                     confirmed_by: Some("caller"),
+                    grant: None,
                 };
             }
             Decision::NeedsConfirmation(reasons) => {
-                let request = ConfirmationRequest {
-                    invocation,
-                    reasons,
-                };
-                let Some(handler) = &self.confirm else {
-                    return Err(RunError::NeedsConfirmation(Box::new(request)));
-                };
-                let yes = {
-                    use tracing::Instrument;
-                    handler
-                        .confirm(request.clone())
-                        .instrument(tracing::info_span!("atip.confirm"))
-                        .await
-                };
-                tracing::debug!(confirmed = yes, "confirmation");
-                if !yes {
-                    return Err(RunError::Declined(Box::new(request)));
+                if let Some(grant) = self.grants.covering(&invocation.name, &reasons) {
+                    tracing::debug!(scope = grant.scope.as_str(), "confirmation by grant");
+                    *trail = audit::Trail {
+                        decision: Some("confirmed"),
+                        reasons,
+                        confirmed_by: Some("grant"),
+                        grant: Some(grant),
+                    };
+                } else {
+                    invocation = self.ask(invocation, reasons, trail).await?;
                 }
-                *trail = audit::Trail {
-                    decision: Some("confirmed"),
-                    reasons: request.reasons,
-                    confirmed_by: Some("handler"),
-                };
-                invocation = request.invocation;
             }
         }
         let limits = policy.limits;
@@ -558,6 +588,42 @@ impl Runner {
             sink.as_ref(),
         )
         .await
+    }
+
+    /// Puts a call needing confirmation for `reasons` to the handler; returns the invocation
+    /// to run when the person said yes, recording a grant when they said yes for the session.
+    async fn ask(
+        &self,
+        invocation: Invocation,
+        reasons: Vec<crate::policy::Reason>,
+        trail: &mut audit::Trail,
+    ) -> Result<Invocation, RunError> {
+        use tracing::Instrument;
+        let request = ConfirmationRequest {
+            invocation,
+            reasons,
+        };
+        let Some(handler) = &self.confirm else {
+            return Err(RunError::NeedsConfirmation(Box::new(request)));
+        };
+        let answer = handler
+            .answer(request.clone())
+            .instrument(tracing::info_span!("atip.confirm"))
+            .await;
+        tracing::debug!(confirmed = answer.runs(), "confirmation");
+        if let Answer::ForSession(scope) = answer {
+            self.grants.grant(Grant::new(&request, scope, "handler"));
+        }
+        if !answer.runs() {
+            return Err(RunError::Declined(Box::new(request)));
+        }
+        *trail = audit::Trail {
+            decision: Some("confirmed"),
+            reasons: request.reasons,
+            confirmed_by: Some("handler"),
+            grant: None,
+        };
+        Ok(request.invocation)
     }
 
     /// The layers after the policy: checksum, sandbox, execution.

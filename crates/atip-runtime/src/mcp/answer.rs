@@ -10,7 +10,7 @@ use rmcp::RoleServer;
 
 use super::confirm::{self, Asked};
 use super::McpServer;
-use crate::{Invocation, Output, RunError, ToolCall, ToolResult};
+use crate::{Grant, GrantScope, Invocation, Output, RunError, ToolCall, ToolResult};
 
 /// The client cancelled the call (`notifications/cancelled`).
 struct Cancelled;
@@ -58,11 +58,17 @@ impl McpServer {
             Err(e) => return runner.error_result(&e),
         };
         match confirm::ask(context, &request).await {
-            Asked::Yes => match self.gated(invocation, true, context).await {
-                Err(Cancelled) => cancelled(name),
-                Ok(Ok(output)) => runner.tool_result(&output),
-                Ok(Err(e)) => runner.error_result(&e),
-            },
+            Asked::Yes { for_session } => {
+                if for_session {
+                    let grant = Grant::new(&request, GrantScope::SameReasons, "elicitation");
+                    runner.grants().grant(grant);
+                }
+                match self.gated(invocation, true, context).await {
+                    Err(Cancelled) => cancelled(name),
+                    Ok(Ok(output)) => runner.tool_result(&output),
+                    Ok(Err(e)) => runner.error_result(&e),
+                }
+            }
             Asked::No(why) => ToolResult::error(format!("{request}; it was not run: {why}")),
             Asked::Cannot(why) => {
                 let reasons: Vec<String> = request

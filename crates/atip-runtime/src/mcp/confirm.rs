@@ -1,6 +1,8 @@
 //! Confirmation through MCP elicitation (protocol revision 2025-06-18 and later): the server
-//! asks the client's user, in a form with one required boolean, whether a call the policy wants
-//! confirmed may run.
+//! asks the client's user, in a form with one required boolean (`confirm`) and one optional
+//! boolean (`forSession`), whether a call the policy wants confirmed may run, and whether later
+//! calls of the same command with the same reasons may run without asking
+//! ([`crate::exec::grants`]).
 
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::{ElicitationMode, RequestContext};
@@ -8,14 +10,16 @@ use rmcp::RoleServer;
 
 use crate::ConfirmationRequest;
 
-/// The form's one field: `true` runs the call.
+/// The form's required field: `true` runs the call.
 pub(super) const CONFIRM_FIELD: &str = "confirm";
+/// The form's optional field: `true` (with `confirm: true`) grants the rest of the session.
+pub(super) const SESSION_FIELD: &str = "forSession";
 
 /// What the person said, or why nobody could be asked.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Asked {
-    /// Accepted with `confirm: true`.
-    Yes,
+    /// Accepted with `confirm: true`; `for_session` when `forSession` was ticked too.
+    Yes { for_session: bool },
     /// Declined, dismissed, or accepted without ticking `confirm`: the call is refused.
     No(&'static str),
     /// The client cannot be asked (no elicitation capability, or the request failed).
@@ -43,6 +47,12 @@ pub(super) async fn ask(
             b.title("Run this command")
                 .description("Tick to let the command run; leave unticked or decline to refuse")
         })
+        .bool_property(SESSION_FIELD, |b| {
+            b.title("Also for the rest of this session").description(
+                "Tick to let later calls of this command with the same reasons run without \
+                 asking until the server stops",
+            )
+        })
         .build_unchecked();
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
@@ -53,14 +63,16 @@ pub(super) async fn ask(
         answer = context.peer.create_elicitation(params) => match answer {
             Ok(result) => match result.action {
                 ElicitationAction::Accept => {
-                    let ticked = result
-                        .content
-                        .as_ref()
-                        .and_then(|c| c.get(CONFIRM_FIELD))
-                        .and_then(serde_json::Value::as_bool)
-                        == Some(true);
-                    if ticked {
-                        Asked::Yes
+                    let ticked = |field| {
+                        result
+                            .content
+                            .as_ref()
+                            .and_then(|c| c.get(field))
+                            .and_then(serde_json::Value::as_bool)
+                            == Some(true)
+                    };
+                    if ticked(CONFIRM_FIELD) {
+                        Asked::Yes { for_session: ticked(SESSION_FIELD) }
                     } else {
                         Asked::No("the person did not tick `confirm`")
                     }

@@ -10,7 +10,7 @@
 //! | MCP feature | what the server does |
 //! |---|---|
 //! | `instructions` (initialize result) | the [`crate::safety_prompt`] of the served commands |
-//! | elicitation (form mode) | a call the policy wants confirmed is put to the client's user as a form with one required boolean, `confirm`; only an accepted form with `confirm: true` runs it. A client without the capability gets an error result naming the reasons |
+//! | elicitation (form mode) | a call the policy wants confirmed is put to the client's user as a form with a required boolean, `confirm`, and an optional one, `forSession`; only an accepted form with `confirm: true` runs it, and `forSession: true` also lets later calls of that command with the same reasons run without asking while the server runs (a session grant, [`crate::exec::grants`]). A client without the capability gets an error result naming the reasons |
 //! | `notifications/cancelled` | the call's future is dropped, which kills its process group |
 //! | `notifications/progress` | every [`McpServer::progress_interval`] (default 1 s) while a call that carried a `progressToken` runs: seconds elapsed |
 //! | `notifications/tools/list_changed` | servers built with [`McpServer::from_files`] poll their files (every [`McpServer::watch_interval`], default 1 s) and reload them on change |
