@@ -24,9 +24,10 @@ fn param() -> impl Strategy<Value = ParamSpec> {
             proptest::option::of(proptest::collection::vec(text(), 0..4)),
         ),
         proptest::option::of(text()),
+        proptest::option::of(any::<[bool; 2]>()),
     )
         .prop_map(
-            |((name, description, kind, form, flag), (bits, values), default)| {
+            |((name, description, kind, form, flag), (bits, values), default, effects)| {
                 let kind = [
                     ValueKind::String,
                     ValueKind::Integer,
@@ -54,6 +55,14 @@ fn param() -> impl Strategy<Value = ParamSpec> {
                     default: default.map(Cow::Owned),
                     argv,
                     global: bits[2],
+                    // Effects of their own: a destructive flag, a network option.
+                    effects: effects.map(|[destroys, online]| {
+                        Shared::new(
+                            Effects::UNKNOWN
+                                .with_destructive(destroys)
+                                .with_network(online),
+                        )
+                    }),
                 }
             },
         )

@@ -1187,6 +1187,168 @@ mod atip_generated {
             &mut self.globals
         }
     }
+    /// Update a remote's branches with local commits
+    ///
+    /// Runs `git push`; tool name `git_push`.
+    ///
+    /// Effects: not destructive, reversible, idempotent, network, reads files, writes files, deletes no files, timeout 30s. Giving `--force` or `--force-with-lease` adds effects of its own: `Command::effects` gives a call's.
+    #[derive(Clone, Default)]
+    pub struct Push {
+        /// The remote's name or URL (default: the branch's upstream, else origin)
+        ///
+        /// Positional argument.
+        pub repository: Option<String>,
+        /// What to push, e.g. main or HEAD:refs/heads/topic
+        ///
+        /// Positional argument.
+        pub refspec: Vec<String>,
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+        /// Overwrite the remote branch even when it is not an ancestor of the local one, discarding the remote's commits
+        ///
+        /// Flag `--force`. Effects when given (added to the command's; see `Command::effects`): destructive, not reversible.
+        pub force: bool,
+        /// Overwrite the remote branch only if it is where the local remote-tracking branch says
+        ///
+        /// Flag `--force-with-lease`. Effects when given (added to the command's; see `Command::effects`): destructive, not reversible.
+        pub force_with_lease: bool,
+        /// Make the pushed branch the upstream of the local one
+        ///
+        /// Flag `--set-upstream`.
+        pub set_upstream: bool,
+        /// Also push every tag
+        ///
+        /// Flag `--tags`.
+        pub tags: bool,
+        /// Do everything except send the updates
+        ///
+        /// Flag `--dry-run`.
+        pub dry_run: bool,
+        /// Suppress progress and feedback
+        ///
+        /// Flag `--quiet`.
+        pub quiet: bool,
+    }
+    impl std::fmt::Debug for Push {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "Push", f)
+        }
+    }
+    impl PartialEq for Push {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl Push {
+        /// Creates the command with every optional parameter unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `repository`.
+        #[must_use]
+        pub fn repository(mut self, value: impl Into<String>) -> Self {
+            self.repository = Some(value.into());
+            self
+        }
+        /// Sets `refspec`.
+        #[must_use]
+        pub fn refspec(
+            mut self,
+            value: impl IntoIterator<Item = impl Into<String>>,
+        ) -> Self {
+            self.refspec = __private::list(value);
+            self
+        }
+        /// Sets `force` (`--force`).
+        #[must_use]
+        #[inline]
+        pub fn force(mut self, value: bool) -> Self {
+            self.force = value;
+            self
+        }
+        /// Sets `force-with-lease` (`--force-with-lease`).
+        #[must_use]
+        #[inline]
+        pub fn force_with_lease(mut self, value: bool) -> Self {
+            self.force_with_lease = value;
+            self
+        }
+        /// Sets `set-upstream` (`--set-upstream`).
+        #[must_use]
+        #[inline]
+        pub fn set_upstream(mut self, value: bool) -> Self {
+            self.set_upstream = value;
+            self
+        }
+        /// Sets `tags` (`--tags`).
+        #[must_use]
+        #[inline]
+        pub fn tags(mut self, value: bool) -> Self {
+            self.tags = value;
+            self
+        }
+        /// Sets `dry-run` (`--dry-run`).
+        #[must_use]
+        #[inline]
+        pub fn dry_run(mut self, value: bool) -> Self {
+            self.dry_run = value;
+            self
+        }
+        /// Sets `quiet` (`--quiet`).
+        #[must_use]
+        #[inline]
+        pub fn quiet(mut self, value: bool) -> Self {
+            self.quiet = value;
+            self
+        }
+    }
+    impl Command for Push {
+        const NAME: &'static str = "git_push";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["push"];
+        const EFFECTS: Effects = E6;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[8]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(
+                &[
+                    &self.repository,
+                    &self.refspec,
+                    &self.globals.no_pager,
+                    &self.force,
+                    &self.force_with_lease,
+                    &self.set_upstream,
+                    &self.tags,
+                    &self.dry_run,
+                    &self.quiet,
+                ],
+            );
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                repository: args.field("repository"),
+                refspec: args.field("refspec"),
+                globals: Globals::from_arguments(args),
+                force: args.field("force"),
+                force_with_lease: args.field("force_with_lease"),
+                set_upstream: args.field("set_upstream"),
+                tags: args.field("tags"),
+                dry_run: args.field("dry_run"),
+                quiet: args.field("quiet"),
+            }
+        }
+    }
+    impl SetGlobals for Push {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
     /// Delete untracked files from the working tree
     ///
     /// Runs `git clean`; tool name `git_clean`.
@@ -1301,10 +1463,10 @@ mod atip_generated {
         const NAME: &'static str = "git_clean";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["clean"];
-        const EFFECTS: Effects = E6;
+        const EFFECTS: Effects = E7;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[8]
+            &TOOLS.as_slice()[9]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
@@ -1437,10 +1599,10 @@ mod atip_generated {
         const NAME: &'static str = "git_reset";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["reset"];
-        const EFFECTS: Effects = E7;
+        const EFFECTS: Effects = E8;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[9]
+            &TOOLS.as_slice()[10]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
@@ -1549,10 +1711,10 @@ mod atip_generated {
         const NAME: &'static str = "git_stash";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["stash"];
-        const EFFECTS: Effects = E8;
+        const EFFECTS: Effects = E9;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[10]
+            &TOOLS.as_slice()[11]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
@@ -1617,7 +1779,7 @@ mod atip_generated {
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[11]
+            &TOOLS.as_slice()[12]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.no_pager]);
@@ -1699,10 +1861,10 @@ mod atip_generated {
         const NAME: &'static str = "git_stash_pop";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["stash", "pop"];
-        const EFFECTS: Effects = E9;
+        const EFFECTS: Effects = E10;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[12]
+            &TOOLS.as_slice()[13]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.stash, &self.globals.no_pager, &self.index, &self.quiet]);
@@ -1854,8 +2016,29 @@ mod atip_generated {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
-    /// The merged effects of `git_clean`.
+    /// The merged effects of `git_push`.
     const E6: Effects = Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: Some(true),
+            write: Some(true),
+            delete: Some(false),
+            paths: None,
+        })
+        .with_network(true)
+        .with_idempotent(true)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: Some(::atip_runtime::StdinMode::None),
+            prompts: Some(false),
+            tty: Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: Some(Borrowed("0-1s")),
+            timeout: Some(Borrowed("30s")),
+        });
+    /// The merged effects of `git_clean`.
+    const E7: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -1877,7 +2060,7 @@ mod atip_generated {
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_reset`.
-    const E7: Effects = Effects::UNKNOWN
+    const E8: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -1901,7 +2084,7 @@ mod atip_generated {
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_stash`.
-    const E8: Effects = Effects::UNKNOWN
+    const E9: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -1923,7 +2106,7 @@ mod atip_generated {
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_stash_pop`.
-    const E9: Effects = Effects::UNKNOWN
+    const E10: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -1963,6 +2146,8 @@ mod atip_generated {
         Switch(Switch),
         /// `git_diff`
         Diff(Diff),
+        /// `git_push`
+        Push(Push),
         /// `git_clean`
         Clean(Clean),
         /// `git_reset`
@@ -1985,6 +2170,7 @@ mod atip_generated {
             Branch::NAME,
             Switch::NAME,
             Diff::NAME,
+            Push::NAME,
             Clean::NAME,
             Reset::NAME,
             Stash::NAME,
@@ -2003,11 +2189,12 @@ mod atip_generated {
                 Call::Branch(_) => 5,
                 Call::Switch(_) => 6,
                 Call::Diff(_) => 7,
-                Call::Clean(_) => 8,
-                Call::Reset(_) => 9,
-                Call::Stash(_) => 10,
-                Call::StashList(_) => 11,
-                Call::StashPop(_) => 12,
+                Call::Push(_) => 8,
+                Call::Clean(_) => 9,
+                Call::Reset(_) => 10,
+                Call::Stash(_) => 11,
+                Call::StashList(_) => 12,
+                Call::StashPop(_) => 13,
             }
         }
         /// The called command, for what every command can do. One `match` serves every
@@ -2022,6 +2209,7 @@ mod atip_generated {
                 Call::Branch(ref command) => command,
                 Call::Switch(ref command) => command,
                 Call::Diff(ref command) => command,
+                Call::Push(ref command) => command,
                 Call::Clean(ref command) => command,
                 Call::Reset(ref command) => command,
                 Call::Stash(ref command) => command,
@@ -2066,6 +2254,7 @@ mod atip_generated {
             (Log::NAME, __private::dispatch_to::<Log, Call>),
             (Diff::NAME, __private::dispatch_to::<Diff, Call>),
             (Init::NAME, __private::dispatch_to::<Init, Call>),
+            (Push::NAME, __private::dispatch_to::<Push, Call>),
             (Clean::NAME, __private::dispatch_to::<Clean, Call>),
             (Reset::NAME, __private::dispatch_to::<Reset, Call>),
             (Stash::NAME, __private::dispatch_to::<Stash, Call>),
@@ -2152,6 +2341,11 @@ mod atip_generated {
             Call::Diff(command)
         }
     }
+    impl From<Push> for Call {
+        fn from(command: Push) -> Self {
+            Call::Push(command)
+        }
+    }
     impl From<Clean> for Call {
         fn from(command: Clean) -> Self {
             Call::Clean(command)
@@ -2191,6 +2385,7 @@ mod atip_generated {
 ["git branch",["branch"],"List, create or delete branches",[["branchname","Branch to create (or, with --delete, to delete); list branches when absent","string","argument","branchname",0],["start_point","Commit the new branch starts at (default: HEAD)","string","argument","start-point",0],0,["delete","Delete the branch; git refuses when it is not fully merged","boolean","flag","--delete",0],["all","List remote-tracking branches too","boolean","flag","--all",0],["show_current","Print the name of the current branch","boolean","flag","--show-current",0],["verbose","Show hash and subject of each branch tip","boolean","flag","--verbose",0]]],
 ["git switch",["switch"],"Switch to a branch, refusing when local changes would be lost",[["branch","Branch to switch to; with --create, the commit the new branch starts at","string","argument","branch",0],0,["create","Create a branch with this name and switch to it","string","joined","--create",0],["detach","Switch to a commit with a detached HEAD","boolean","flag","--detach",0],1]],
 ["git diff",["diff"],"Show changes between the working tree and the index, or between the index and HEAD",[["paths","Limit the diff to these paths","file","argument","paths",2],0,["cached","Compare the index with HEAD (what would be committed)","boolean","flag","--cached",0],["stat","Show a diffstat instead of the patch","boolean","flag","--stat",0],["name_only","Show only the names of changed files","boolean","flag","--name-only",0],["unified","Lines of context around each change","integer","joined","--unified",0]]],
+["git push",["push"],"Update a remote's branches with local commits",[["repository","The remote's name or URL (default: the branch's upstream, else origin)","string","argument","repository",0],["refspec","What to push, e.g. main or HEAD:refs/heads/topic","string","argument","refspec",2],0,["force","Overwrite the remote branch even when it is not an ancestor of the local one, discarding the remote's commits","boolean","flag","--force",0,null,null,{"reversible":false,"destructive":true}],["force_with_lease","Overwrite the remote branch only if it is where the local remote-tracking branch says","boolean","flag","--force-with-lease",0,null,null,{"reversible":false,"destructive":true}],["set_upstream","Make the pushed branch the upstream of the local one","boolean","flag","--set-upstream",0],["tags","Also push every tag","boolean","flag","--tags",0],["dry_run","Do everything except send the updates","boolean","flag","--dry-run",0],["quiet","Suppress progress and feedback","boolean","flag","--quiet",0]]],
 ["git clean",["clean"],"Delete untracked files from the working tree",[["pathspec","Only clean these paths","file","argument","pathspec",2],0,["force","Actually delete (git refuses without it by default)","boolean","flag","--force",0],["dry_run","Only show what would be deleted","boolean","flag","--dry-run",0],["directories","Also delete untracked directories","boolean","flag","-d",0],["ignored","Also delete ignored files","boolean","flag","-x",0],["exclude","Keep files matching this pattern; repeatable","string","joined","--exclude",2],["quiet","Do not list the deleted files","boolean","flag","--quiet",0]]],
 ["git reset",["reset"],"Move the current branch to a commit and reset the index, and with --hard the working tree",[["commit","Commit to reset to (default: HEAD)","string","argument","commit",0],0,["soft","Keep the index and the working tree","boolean","flag","--soft",0],["mixed","Reset the index but keep the working tree (default)","boolean","flag","--mixed",0],["hard","Reset the index and the working tree: uncommitted changes are lost","boolean","flag","--hard",0],["keep","Reset, but stop if local changes would be lost","boolean","flag","--keep",0],["quiet","Report errors only","boolean","flag","--quiet",0]]],
 ["git stash",["stash"],"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",[0,["message","Description of the stash entry","string","joined","--message",0],["include_untracked","Also stash untracked files","boolean","flag","--include-untracked",0],["keep_index","Keep the staged changes in the index","boolean","flag","--keep-index",0],1]],
@@ -2208,6 +2403,7 @@ mod atip_generated {
         (Branch::NAME, Branch::EFFECTS),
         (Switch::NAME, Switch::EFFECTS),
         (Diff::NAME, Diff::EFFECTS),
+        (Push::NAME, Push::EFFECTS),
         (Clean::NAME, Clean::EFFECTS),
         (Reset::NAME, Reset::EFFECTS),
         (Stash::NAME, Stash::EFFECTS),

@@ -206,6 +206,12 @@ pub fn param_doc(p: &atip_core::FlatParam) -> String {
     if let Some(var) = &p.env_var {
         notes.push(format!("Environment variable: {}.", code(var)));
     }
+    if let Some(effects) = &p.effects {
+        notes.push(format!(
+            "Effects when given (added to the command's; see `Command::effects`): {}.",
+            text(&effects_summary(effects))
+        ));
+    }
     if !p.listed_values.is_empty() {
         notes.push(format!(
             "Allowed values: {}.",

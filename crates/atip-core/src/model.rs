@@ -144,6 +144,26 @@ pub struct ArgumentSpec {
     /// `enum`: allowed values.
     #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<EnumValue>>,
+    /// `x-atip-rust`: this library's vendor extension (spec §12.2), e.g. the effects of
+    /// giving this argument.
+    #[serde(
+        rename = "x-atip-rust",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub extension: Option<ParamExtension>,
+}
+
+/// The `x-atip-rust` member of an argument or option (a vendor extension, spec §12.2). Other
+/// members of it (an importer's notes such as `exclusiveOn`) are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ParamExtension {
+    /// `effects`: what a call that gives this parameter does beyond the command's own effects
+    /// (same shape as `effects`, §3.6): `git push --force` destroys history, `git push` does
+    /// not. A call's effects are the command's merged with those of every parameter it gives
+    /// (the conservative merge of [`Effects::merged_with`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effects: Option<Effects>,
 }
 
 impl ArgumentSpec {
@@ -181,6 +201,14 @@ pub struct OptionSpec {
     /// `variadic` (0.6): the option may be repeated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variadic: Option<bool>,
+    /// `x-atip-rust`: this library's vendor extension (spec §12.2), e.g. the effects of
+    /// setting this option ([`ParamExtension::effects`]).
+    #[serde(
+        rename = "x-atip-rust",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub extension: Option<ParamExtension>,
 }
 
 impl OptionSpec {

@@ -35,7 +35,7 @@
 //!
 //! ## Parameter row
 //!
-//! An array of six to eight parts, by position:
+//! An array of six to nine parts, by position:
 //!
 //! | position | name | JSON | becomes |
 //! |---|---|---|---|
@@ -46,11 +46,13 @@
 //! | 4 | text | string | the variant's text: the flag (`"--repo"`, `"-f"`), or an argument's declared name |
 //! | 5 | flags | integer | the sum of the flag bits below |
 //! | 6 | values | array of strings, or `null` | [`ParamSpec::values`]: the allowed values, `null` when any value goes |
-//! | 7 | default | string | [`ParamSpec::default`]: the tool's default, as text |
+//! | 7 | default | string, or `null` | [`ParamSpec::default`]: the tool's default, as text |
+//! | 8 | effects | object | [`ParamSpec::effects`]: what giving the parameter adds to the command's effects, as ATIP writes `effects` (spec §3.6) |
 //!
-//! Trailing absent parts are left out: a row without a default has at most seven parts, and a
-//! row with neither allowed values nor a default has six. A row with a default but no
-//! allowed values writes `null` at position 6.
+//! Trailing absent parts are left out: a row without effects or a default has at most seven
+//! parts, and a row with neither allowed values, a default nor effects has six. An absent part
+//! before a present one is `null`. (Part 8 came before the format's first release; a reader
+//! that knew only eight parts refuses a ninth rather than misreading it.)
 //!
 //! ## Flag bits
 //!
@@ -83,7 +85,7 @@
 //! that a reader of an earlier version would misread — a new part, flag bit, kind or form,
 //! or a changed meaning — is a new version, with its own constructor and decoder; a version
 //! once released is never changed. A decoder refuses what it does not know (unknown flag
-//! bits, forms and kinds, rows longer than eight parts, a command count other than the
+//! bits, forms and kinds, rows longer than nine parts, a command count other than the
 //! `EFFECTS` rows) with a [`SpecTableError`], rather than guessing.
 //!
 //! The encoder writes each shared parameter and each command on a line of its own, so that a
@@ -229,11 +231,14 @@ fn param_row(p: &ParamSpec) -> Value {
         json!(text),
         json!(flags),
     ];
-    if p.values.is_some() || p.default.is_some() {
+    if p.values.is_some() || p.default.is_some() || p.effects.is_some() {
         row.push(json!(p.values));
     }
-    if let Some(default) = &p.default {
-        row.push(json!(default));
+    if p.default.is_some() || p.effects.is_some() {
+        row.push(json!(p.default));
+    }
+    if let Some(effects) = &p.effects {
+        row.push(json!(effects));
     }
     Value::Array(row)
 }
@@ -394,9 +399,10 @@ impl<'de: 'static> Visitor<'de> for ParamVisitor {
             return Err(de::Error::custom(format_args!("unknown flags {flags}")));
         }
         let values: Option<Option<Vec<TableText>>> = seq.next_element()?;
-        let default: Option<TableText> = seq.next_element()?;
+        let default: Option<Option<TableText>> = seq.next_element()?;
+        let effects: Option<Effects> = seq.next_element()?;
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom("parameter row longer than eight parts"));
+            return Err(de::Error::custom("parameter row longer than nine parts"));
         }
         Ok(ParamRow::Inline(ParamSpec {
             name: match name.0 {
@@ -410,9 +416,10 @@ impl<'de: 'static> Visitor<'de> for ParamVisitor {
             values: values
                 .flatten()
                 .map(|v| Cow::Owned(v.into_iter().map(|t| t.0).collect())),
-            default: default.map(|t| t.0),
+            default: default.flatten().map(|t| t.0),
             argv,
             global: flags & GLOBAL != 0,
+            effects: effects.map(Shared::new),
         }))
     }
 }

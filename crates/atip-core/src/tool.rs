@@ -63,6 +63,10 @@ pub struct ParamSpec {
     /// A global option (`globalOptions`, spec §3.4): written right after the program, before
     /// the subcommand path.
     pub global: bool,
+    /// What giving this parameter adds to the command's effects (`x-atip-rust.effects`): a
+    /// call's effects are [`ToolSpec::effects`] merged with those of every parameter it gives
+    /// (a `true` flag, any value of another kind). `None` for most parameters.
+    pub effects: Option<Shared<Effects>>,
 }
 
 /// How a parameter's values go on the command line: long flags as `--flag=value`, short-only
@@ -117,6 +121,7 @@ impl ParamSpec {
             default: None,
             argv,
             global: false,
+            effects: None,
         }
     }
 
@@ -207,6 +212,14 @@ impl ParamSpec {
     pub const fn declared_as(mut self, declared: &'static str) -> Self {
         let argv = std::mem::replace(&mut self.argv, ArgvForm::Argument(Cow::Borrowed(declared)));
         std::mem::forget(argv);
+        self
+    }
+
+    /// `self` with `effects` of its own: what giving it adds to the command's effects
+    /// ([`ParamSpec::effects`]).
+    pub const fn with_effects(mut self, effects: &'static Effects) -> Self {
+        let old = std::mem::replace(&mut self.effects, Some(Shared::Static(effects)));
+        std::mem::forget(old);
         self
     }
 
@@ -374,6 +387,25 @@ impl ToolSpec {
         params.truncate(n);
     }
 
+    /// The effects a model is told of, and MCP annotations are drawn from: the command's own
+    /// merged with those of every parameter that declares some (the union over every option:
+    /// `destructive` when any option can destroy). Borrowed when no parameter declares effects.
+    pub fn widest_effects(&self) -> Cow<'_, Effects> {
+        let mut widest = Cow::Borrowed(&self.effects);
+        for e in self.params.iter().filter_map(|p| p.effects.as_deref()) {
+            widest = Cow::Owned(widest.merged_with(e));
+        }
+        widest
+    }
+
+    /// The parameters that declare effects of their own, with those effects, in parameter
+    /// order.
+    pub fn params_with_effects(&self) -> impl Iterator<Item = (&ParamSpec, &Effects)> {
+        self.params
+            .iter()
+            .filter_map(|p| p.effects.as_deref().map(|e| (p, e)))
+    }
+
     /// The parameter called `name`.
     pub fn param(&self, name: &str) -> Option<&ParamSpec> {
         self.params.iter().find(|p| p.name == name)
@@ -466,6 +498,7 @@ fn refill_param(spec: &mut ParamSpec, p: &crate::flatten::FlatParam) {
     spec.global = p.is_global();
     spec.required = p.required && kind != ValueKind::Boolean;
     spec.multiple = p.multiple;
+    spec.effects = p.effects.clone().map(Shared::new);
     match p.default.as_deref() {
         Some(serde_json::Value::String(d)) => {
             set_text(spec.default.get_or_insert(Cow::Borrowed("")), d)

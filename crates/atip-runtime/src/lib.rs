@@ -83,7 +83,7 @@ pub use command::dispatch::{
 };
 pub use command::fields::Enumeration;
 pub use command::tool_table::ToolTable;
-pub use command::{Command, Invocation, ToInvocation};
+pub use command::{CallEffects, Command, Invocation, ParamEffects, ToInvocation};
 pub use wire::{
     model_turn, parse_response, result_messages, safety_prompt, ParseError, ParsedResponse,
     ToolResult,

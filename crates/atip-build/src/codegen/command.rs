@@ -47,8 +47,26 @@ pub fn command_items(
         quote!(const ENV: &'static [::atip_runtime::Shared<str>] = #list;)
     });
     let ty = &plan.ty;
+    let with_params: Vec<String> = cmd
+        .params()
+        .filter(|p| p.effects.is_some())
+        .map(|p| {
+            code(
+                p.flag()
+                    .map_or(p.declared_name.as_str(), |f| f.text.as_str()),
+            )
+        })
+        .collect();
+    let param_effects = if with_params.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Giving {} adds effects of its own: `Command::effects` gives a call's.",
+            with_params.join(" or ")
+        )
+    };
     let struct_doc = own_doc(&format!(
-        "{}\n\nRuns {}; tool name {}.\n\nEffects: {}.",
+        "{}\n\nRuns {}; tool name {}.\n\nEffects: {}.{param_effects}",
         escape_block(&cmd.description),
         code(&invocation(program, &cmd.path)),
         code(&cmd.name),

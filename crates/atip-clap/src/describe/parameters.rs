@@ -75,6 +75,7 @@ impl Walker<'_> {
             enum_values: None,
             env_var: arg.get_env().and_then(|e| e.to_str()).map(str::to_owned),
             variadic: None,
+            extension: None,
         };
         let range = arg.get_num_args().unwrap_or_default();
         match arg.get_action() {
@@ -236,6 +237,7 @@ impl Walker<'_> {
             default: default_of(arg, ty, variadic),
             variadic: variadic.then_some(true),
             enum_values: values,
+            extension: None,
         })
     }
 

@@ -105,6 +105,9 @@ pub struct FlatParam {
     pub env_var: Option<String>,
     /// Positional argument or option.
     pub kind: ParamPlacement,
+    /// What giving this parameter adds to the command's effects (`x-atip-rust.effects`),
+    /// when it declares any.
+    pub effects: Option<Effects>,
 }
 
 /// Where a parameter is declared: the command (or root, for global options) that declares

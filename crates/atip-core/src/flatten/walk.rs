@@ -565,6 +565,7 @@ impl Walker<'_> {
             default: a.default.map(Box::new),
             env_var: None,
             kind: ParamPlacement::Argument,
+            effects: a.extension.and_then(|x| x.effects),
         }
     }
 
@@ -592,6 +593,7 @@ impl Walker<'_> {
             default: o.default.map(Box::new),
             env_var: o.env_var,
             kind: ParamPlacement::Option { flag, scope },
+            effects: o.extension.and_then(|x| x.effects),
         })
     }
 
@@ -692,7 +694,8 @@ fn collision(
 }
 
 /// Whether two declarations of an option are the same option: everything but the description
-/// agrees (name, flags, type, `required`, `default`, `enum`, `envVar`, `variadic`). Real
+/// agrees (name, flags, type, `required`, `default`, `enum`, `envVar`, `variadic`,
+/// `x-atip-rust`). Real
 /// documents repeat options this way (the aws CLI's pagination options, generated per
 /// operation with slightly different texts); two that differ in anything else conflict.
 fn same_option(a: &OptionSpec, b: &OptionSpec) -> bool {
@@ -706,6 +709,7 @@ fn same_option(a: &OptionSpec, b: &OptionSpec) -> bool {
         enum_values,
         env_var,
         variadic,
+        extension,
     } = a;
     *name == b.name
         && *flags == b.flags
@@ -715,4 +719,5 @@ fn same_option(a: &OptionSpec, b: &OptionSpec) -> bool {
         && *enum_values == b.enum_values
         && *env_var == b.env_var
         && *variadic == b.variadic
+        && *extension == b.extension
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::describe::{describe, mcp_annotations, param_description};
+use super::describe::{describe_tool, mcp_annotations, param_description};
 use super::envelope::{write_envelope, Envelope, Json};
 use super::json::JsonOut;
 use super::limits::{fit, VALUES_IN_DESCRIPTION};
@@ -26,11 +26,7 @@ pub fn tool_definition(spec: &ToolSpec, provider: Provider) -> Value {
 /// [`crate::limits::fit`] plans (huge enums as plain values, then strict mode dropped); the
 /// plan's notes are the warnings to show ([`crate::limits::notes`]).
 pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
-    let description = describe(
-        &spec.description,
-        &spec.effects,
-        provider.description_limit(),
-    );
+    let description = describe_tool(spec, provider.description_limit());
     let fit = fit(spec, provider);
     let strict = provider.is_strict() && !fit.not_strict;
     let json_schema = |w: &mut JsonOut<'_>| {
@@ -43,7 +39,8 @@ pub fn write_definition(out: &mut String, spec: &ToolSpec, provider: Provider) {
         Provider::Gemini => Some(Json::With(&gemini_schema)),
         _ => Some(Json::With(&json_schema)),
     };
-    let annotations = mcp_annotations(&spec.effects);
+    // Conservative: the union over every parameter (`destructiveHint` if any option destroys).
+    let annotations = mcp_annotations(&spec.widest_effects());
     let write_annotations = |w: &mut JsonOut<'_>| {
         w.raw("{");
         for (i, (k, v)) in annotations.iter().enumerate() {

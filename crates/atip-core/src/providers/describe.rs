@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::effects::Effects;
-use crate::tool::ParamSpec;
+use crate::tool::{ParamSpec, ToolSpec};
 
 /// The safety flags of spec §8.2 rule 1 that `effects` calls for, in the spec's order.
 pub fn safety_flags(effects: &Effects) -> Vec<&'static str> {
@@ -42,7 +42,44 @@ pub fn is_read_only(effects: &Effects) -> bool {
 /// `"{text} [{flags}]"`, cut to `limit` characters by shortening the text (ending it with
 /// `...`) so that the flags always survive whole.
 pub fn describe(text: &str, effects: &Effects, limit: Option<usize>) -> String {
-    let flags = safety_flags(effects);
+    let flags: Vec<String> = safety_flags(effects)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    describe_flagged(text, &flags, limit)
+}
+
+/// The description of `spec` as a model reads it: [`describe`] with the flags of its widest
+/// effects ([`ToolSpec::widest_effects`]: the union over every parameter that declares effects
+/// of its own), a flag that only parameters bring naming them — `"Push commits [⚠️
+/// DESTRUCTIVE (with --force)]"` — so a model knows the command is routine without them.
+pub fn describe_tool(spec: &ToolSpec, limit: Option<usize>) -> String {
+    describe_flagged(&spec.description, &tool_safety_flags(spec), limit)
+}
+
+/// The safety flags of `spec`'s widest effects, in the spec's order, each one that only
+/// parameters bring followed by them: `⚠️ DESTRUCTIVE (with --force)` ([`describe_tool`]).
+pub fn tool_safety_flags(spec: &ToolSpec) -> Vec<String> {
+    let widest = spec.widest_effects();
+    let own = safety_flags(&spec.effects);
+    safety_flags(&widest)
+        .into_iter()
+        .map(|flag| {
+            if own.contains(&flag) {
+                return flag.to_owned();
+            }
+            let labels: Vec<&str> = spec
+                .params_with_effects()
+                .filter(|(_, e)| safety_flags(&spec.effects.merged_with(e)).contains(&flag))
+                .map(|(p, _)| p.argv.label())
+                .collect();
+            format!("{flag} (with {})", labels.join(" or "))
+        })
+        .collect()
+}
+
+/// `"{text} [{flags}]"` cut to `limit`, flags whole.
+fn describe_flagged(text: &str, flags: &[String], limit: Option<usize>) -> String {
     let suffix = if flags.is_empty() {
         String::new()
     } else {
@@ -96,7 +133,8 @@ fn cut_graphemes(text: &str, chars: usize) -> &str {
 }
 
 /// The description of a parameter as sent to the model: its text, the format hint (spec §8.2
-/// rule 4) and the tool's default.
+/// rule 4), the tool's default, and the safety flags of the effects giving it adds
+/// ([`ParamSpec::effects`]: `(giving it: ⚠️ DESTRUCTIVE)`).
 pub fn param_description(p: &ParamSpec) -> String {
     let mut out = p.description.trim().to_owned();
     if let Some(hint) = p.kind.format_hint() {
@@ -110,6 +148,19 @@ pub fn param_description(p: &ParamSpec) -> String {
             out.push(' ');
         }
         out.push_str(&format!("Default: {default}."));
+    }
+    if let Some(effects) = &p.effects {
+        let flags = safety_flags(effects);
+        let flags: Vec<&str> = flags
+            .into_iter()
+            .filter(|f| !f.contains("READ-ONLY"))
+            .collect();
+        if !flags.is_empty() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&format!("(giving it: {})", flags.join(", ")));
+        }
     }
     out
 }

@@ -311,6 +311,12 @@ impl Validator {
     }
 
     fn param_common(&mut self, p: &mut Map<String, Value>) {
+        // This library's vendor extension (§12.2): its `effects` are read as effects, so they
+        // are checked as effects; its other members belong to whoever wrote them.
+        self.member(p, "x-atip-rust", |v, x| {
+            let Some(ext) = v.object(x) else { return };
+            v.member(ext, "effects", Self::effects);
+        });
         self.member(p, "name", |v, x| v.string(x, Str::Any));
         self.member(p, "type", |v, x| v.string(x, Str::OneOf(PARAM_TYPES)));
         self.member(p, "description", |v, x| v.string(x, Str::Any));

@@ -110,6 +110,27 @@ pub trait Command {
         crate::command::dispatch::typed_from_json_text::<Self>(Self::NAME, arguments)
     }
 
+    /// The effects of this call: [`Command::EFFECTS`] merged with those of every parameter
+    /// it gives that declares effects of its own (`x-atip-rust.effects`: `--force` on a
+    /// `push`), as the runner judges it. [`Command::EFFECTS`] itself, without building the
+    /// argv, when no parameter of the command declares effects; the widest effects of the
+    /// command ([`ToolSpec::widest_effects`]) when the argv cannot be built.
+    fn effects(&self) -> Shared<Effects>
+    where
+        Self: Sized,
+    {
+        let command = self as &dyn crate::__private::DynCommand;
+        let info = command.info();
+        let tool = (info.tool)();
+        if tool.params.iter().all(|p| p.effects.is_none()) {
+            return Shared::Static(info.effects);
+        }
+        match command.to_invocation() {
+            Ok(invocation) => invocation.effects,
+            Err(_) => Shared::new(tool.widest_effects().into_owned()),
+        }
+    }
+
     /// The full argv, program first.
     ///
     /// # Errors
@@ -233,8 +254,9 @@ impl dyn DynCommand + '_ {
         let mut b = crate::ArgvBuilder::recorded(info.program);
         self.write_argv_dyn(&mut b);
         let (argv, arguments) = b.finish_recorded()?;
-        Ok(crate::Invocation {
-            title: Some((info.tool)().title.clone().into()),
+        let tool = (info.tool)();
+        let mut invocation = crate::Invocation {
+            title: Some(tool.title.clone().into()),
             arguments,
             trust: info.trust,
             trust_assigned: info.trust_assigned,
@@ -245,7 +267,9 @@ impl dyn DynCommand + '_ {
                 argv,
                 Shared::Static(info.effects),
             )
-        })
+        };
+        invocation.add_param_effects(&tool.params);
+        Ok(invocation)
     }
 }
 

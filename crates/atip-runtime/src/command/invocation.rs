@@ -27,8 +27,14 @@ pub struct Invocation {
     /// Every value a parameter put on the argv, by provider parameter name, for argument rules
     /// (spec §11.2). Empty for an invocation built from a bare argv ([`Invocation::new`]).
     pub arguments: Vec<ArgumentValue>,
-    /// Merged effects of the command.
+    /// The call's effects: the command's merged effects, merged with those of every
+    /// parameter the call gives that declares effects of its own
+    /// ([`Invocation::effects_from`]).
     pub effects: Shared<Effects>,
+    /// Where [`Invocation::effects`] came from when a parameter the call gives declares
+    /// effects of its own (`x-atip-rust.effects`): the command's effects and each such
+    /// parameter's. `None` when the effects are the command's alone.
+    pub effects_from: Option<Box<CallEffects>>,
     /// `trust.source` as the metadata claims it, or as the caller assigned it (see
     /// [`Invocation::trust_assigned`]).
     pub trust: Option<TrustSource>,
@@ -67,6 +73,7 @@ impl Invocation {
             argv,
             arguments: Vec::new(),
             effects,
+            effects_from: None,
             trust: None,
             trust_assigned: false,
             checksum: None,
@@ -74,6 +81,70 @@ impl Invocation {
             env: Shared::Static(&[]),
             unlisted: None,
         }
+    }
+}
+
+/// Where a call's effects came from: the command's own and those of the parameters it gives
+/// ([`Invocation::effects_from`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallEffects {
+    /// The command's merged effects, before any parameter's.
+    pub command: Shared<Effects>,
+    /// Each parameter the call gives that declares effects, in parameter order.
+    pub params: Vec<ParamEffects>,
+}
+
+/// The effects one parameter of a call adds ([`CallEffects::params`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamEffects {
+    /// The provider parameter name (`force`).
+    pub param: Shared<str>,
+    /// How a person knows it: its flag (`--force`), or an argument's declared name.
+    pub label: String,
+    /// What it declares.
+    pub effects: Shared<Effects>,
+}
+
+impl Invocation {
+    /// Adds the effects of every parameter in `params` (the command's [`ParamSpec`]s) that
+    /// declares effects of its own and that this call gives — a `true` flag, or any value of
+    /// another kind, as recorded in [`Invocation::arguments`] — to [`Invocation::effects`], by
+    /// the conservative merge of ancestors ([`Effects::merged_with`]), and records where they
+    /// came from in [`Invocation::effects_from`]. Costs one pass over `params` when none
+    /// declares effects.
+    ///
+    /// [`ParamSpec`]: crate::ParamSpec
+    pub fn add_param_effects(&mut self, params: &[crate::ParamSpec]) {
+        let mut given = params
+            .iter()
+            .filter(|p| p.effects.is_some())
+            .filter(|p| self.arguments.iter().any(|a| a.param == p.name))
+            .peekable();
+        if given.peek().is_none() {
+            return;
+        }
+        let mut from = match self.effects_from.take() {
+            Some(from) => from,
+            None => Box::new(CallEffects {
+                command: self.effects.clone(),
+                params: Vec::new(),
+            }),
+        };
+        let mut merged = (*self.effects).clone();
+        for p in given {
+            let Some(effects) = &p.effects else { continue };
+            if from.params.iter().any(|q| q.param == p.name) {
+                continue;
+            }
+            merged = merged.merged_with(effects);
+            from.params.push(ParamEffects {
+                param: p.name.clone(),
+                label: p.argv.label().to_owned(),
+                effects: effects.clone(),
+            });
+        }
+        self.effects = Shared::new(merged);
+        self.effects_from = Some(from);
     }
 }
 

@@ -12,4 +12,4 @@ pub mod invocation;
 pub mod tool_table;
 
 pub use contract::Command;
-pub use invocation::{Invocation, ToInvocation};
+pub use invocation::{CallEffects, Invocation, ParamEffects, ToInvocation};

@@ -34,6 +34,7 @@
 mod arguments;
 mod examples;
 mod presets;
+mod sources;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -394,6 +395,9 @@ impl Policy {
     pub fn evaluate_in(&self, invocation: &Invocation, working_dir: &Path) -> Decision {
         let title = invocation_title(invocation);
         let mut reasons = self.effect_reasons(&invocation.effects);
+        if let Some(from) = &invocation.effects_from {
+            sources::name_parameters(&mut reasons, from);
+        }
         self.trust_reasons(self.effective_trust(invocation), &mut reasons);
         if let Some(assumption) = invocation.unlisted {
             let message = match assumption {

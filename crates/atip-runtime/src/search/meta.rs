@@ -178,7 +178,8 @@ impl<D: Dispatch> MetaTools<D> {
             .map(|h| {
                 let s = specs[h.index];
                 let first = s.description.lines().next().unwrap_or("").trim();
-                let flags = crate::providers::safety_flags(&s.effects);
+                // The flags as the tool's definition shows them (parameters' risks named).
+                let flags = crate::providers::tool_safety_flags(s);
                 if flags.is_empty() {
                     format!("{} — {}: {first}", s.name, s.title)
                 } else {
@@ -240,6 +241,7 @@ fn param(
         default: None,
         argv: ArgvForm::Argument(Text::Borrowed(name)),
         global: false,
+        effects: None,
     }
 }
 

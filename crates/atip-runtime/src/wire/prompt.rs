@@ -61,7 +61,12 @@ where
     );
     let mut listed = 0;
     for (title, guidance, pick) in groups {
-        let picked: Vec<&&ToolSpec> = tools.iter().filter(|t| pick(&t.effects)).collect();
+        // A command is listed when it or any of its parameters that declare effects of their
+        // own is picked; one picked only through parameters says which.
+        let picked: Vec<&&ToolSpec> = tools
+            .iter()
+            .filter(|t| pick(&t.effects) || pick(&t.widest_effects()))
+            .collect();
         if picked.is_empty() {
             continue;
         }
@@ -69,10 +74,24 @@ where
         out.push_str(&format!("\n### {title}\n\n{guidance}\n\n"));
         for t in picked {
             let description = t.description.trim();
-            if description.is_empty() {
-                out.push_str(&format!("- `{}`\n", t.name));
+            let only_with = if pick(&t.effects) {
+                String::new()
             } else {
-                out.push_str(&format!("- `{}`: {}\n", t.name, one_line(description)));
+                let labels: Vec<String> = t
+                    .params_with_effects()
+                    .filter(|(_, e)| pick(&t.effects.merged_with(e)))
+                    .map(|(p, _)| format!("`{}`", p.argv.label()))
+                    .collect();
+                format!(" (only with {})", labels.join(" or "))
+            };
+            if description.is_empty() {
+                out.push_str(&format!("- `{}`{only_with}\n", t.name));
+            } else {
+                out.push_str(&format!(
+                    "- `{}`{only_with}: {}\n",
+                    t.name,
+                    one_line(description)
+                ));
             }
         }
     }

@@ -119,6 +119,7 @@ impl ToolGroup {
             default: None,
             argv: crate::ArgvForm::Argument(Text::Borrowed("action")),
             global: false,
+            effects: None,
         }];
         for (mut p, users) in params {
             let note = format!("(actions: {})", users.join(", "));

@@ -1,0 +1,223 @@
+//! Effects of the options a call uses (`x-atip-rust.effects`): `git push` of the example
+//! git.json is routine and runs unasked; `git push --force` destroys the remote's history and
+//! needs a person, who is told it is `--force` that does. Run against real git, with a bare
+//! repository standing in for the remote.
+
+#![cfg(all(unix, feature = "exec"))]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use atip_runtime::policy::{Decision, ReasonCode};
+use atip_runtime::{
+    Document, FlattenOptions, LoadOptions, Provider, RunError, Runner, RuntimeTool, ToolCall,
+};
+use common::rt;
+use serde_json::{json, Value};
+
+fn git_json() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/git.json")
+}
+
+fn tool() -> RuntimeTool {
+    let doc = Document::from_path(
+        &git_json(),
+        atip_runtime::Mode::Strict,
+        &FlattenOptions::default(),
+    )
+    .unwrap();
+    RuntimeTool::new(doc, None)
+}
+
+fn spec<'a>(tool: &'a RuntimeTool, name: &str) -> &'a atip_runtime::ToolSpec {
+    tool.specs().iter().find(|s| s.name == name).unwrap()
+}
+
+fn push(args: Value) -> ToolCall {
+    let Value::Object(m) = args else { panic!() };
+    ToolCall::new(Some("call_push".into()), "git_push", m)
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A clone with one pushed commit, its remote a bare repository inside it (so that pushing
+/// writes only below the working directory); `(dir, remote head)`.
+fn repository() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    git(work, &["init", "-q", "-b", "main"]);
+    git(work, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    std::fs::write(work.join(".gitignore"), "remote.git/\n").unwrap();
+    git(work, &["add", ".gitignore"]);
+    git(work, &["commit", "-q", "-m", "first"]);
+    git(work, &["remote", "add", "origin", "remote.git"]);
+    git(work, &["push", "-q", "origin", "main"]);
+    let head = git(work, &["rev-parse", "HEAD"]);
+    (dir, head)
+}
+
+fn remote_head(work: &Path) -> String {
+    git(&work.join("remote.git"), &["rev-parse", "main"])
+}
+
+#[test]
+fn a_call_is_judged_by_the_options_it_sets() {
+    let tool = tool();
+    let runner = Runner::new();
+    let plain = tool
+        .invocation(&push(json!({"repository": "origin", "refspec": ["main"]})))
+        .unwrap();
+    assert_eq!(plain.effects.destructive, Some(false));
+    assert!(plain.effects_from.is_none());
+    assert_eq!(runner.decide(&plain), Decision::Allow);
+
+    let forced = tool
+        .invocation(&push(json!({"repository": "origin", "force": true})))
+        .unwrap();
+    assert_eq!(forced.effects.destructive, Some(true));
+    assert_eq!(forced.effects.reversible, Some(false));
+    // Everything else stays the command's.
+    assert_eq!(forced.effects.network, Some(true));
+    let from = forced.effects_from.as_ref().unwrap();
+    assert_eq!(from.command.destructive, Some(false));
+    assert_eq!(from.params.len(), 1);
+    assert_eq!(from.params[0].label, "--force");
+    let Decision::NeedsConfirmation(reasons) = runner.decide(&forced) else {
+        panic!("{:?}", runner.decide(&forced))
+    };
+    assert_eq!(reasons[0].code, ReasonCode::Destructive);
+    assert_eq!(
+        reasons[0].message,
+        "`--force` declares destructive (the command alone does not)"
+    );
+    // `force: false` sets nothing.
+    let unforced = tool.invocation(&push(json!({"force": false}))).unwrap();
+    assert_eq!(runner.decide(&unforced), Decision::Allow);
+    // Both forcing options: both named.
+    let both = tool
+        .invocation(&push(json!({"force": true, "force_with_lease": true})))
+        .unwrap();
+    let reasons = runner.decide(&both).reasons().to_vec();
+    assert_eq!(
+        reasons[0].message,
+        "`--force`, `--force-with-lease` declare destructive (the command alone does not)"
+    );
+}
+
+#[test]
+fn git_push_runs_unasked_and_git_push_force_waits_for_a_person() {
+    if common::skip() {
+        return;
+    }
+    let (dir, first) = repository();
+    let work = dir.path();
+    let tool = tool();
+    let runner = Runner::new().current_dir(work);
+    rt().block_on(async {
+        // A new commit, pushed without --force: allowed, and it runs.
+        std::fs::write(work.join("a.txt"), "a\n").unwrap();
+        git(work, &["add", "a.txt"]);
+        git(work, &["commit", "-q", "-m", "second"]);
+        let second = git(work, &["rev-parse", "HEAD"]);
+        let call = push(json!({"repository": "origin", "refspec": ["main"]}));
+        let out = runner.run(&tool.invocation(&call).unwrap()).await.unwrap();
+        assert!(out.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(remote_head(work), second);
+
+        // History rewritten locally: a plain push runs and git refuses it.
+        git(work, &["reset", "-q", "--hard", &first]);
+        std::fs::write(work.join("b.txt"), "b\n").unwrap();
+        git(work, &["add", "b.txt"]);
+        git(work, &["commit", "-q", "-m", "rewritten"]);
+        let rewritten = git(work, &["rev-parse", "HEAD"]);
+        let out = runner.run(&tool.invocation(&call).unwrap()).await.unwrap();
+        assert!(!out.success());
+        assert_eq!(remote_head(work), second);
+
+        // --force: not run without a person, the remote keeps its commit.
+        let forced = push(json!({"repository": "origin", "refspec": ["main"], "force": true}));
+        let invocation = tool.invocation(&forced).unwrap();
+        match runner.run(&invocation).await {
+            Err(RunError::NeedsConfirmation(request)) => {
+                assert!(
+                    request
+                        .to_string()
+                        .contains("`--force` declares destructive"),
+                    "{request}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(remote_head(work), second);
+        // Confirmed: the remote's commit is gone.
+        let out = runner.run_confirmed(&invocation).await.unwrap();
+        assert!(out.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(remote_head(work), rewritten);
+    });
+}
+
+#[test]
+fn definitions_stay_conservative_and_say_which_option_carries_the_risk() {
+    let tool = tool();
+    let push_spec = spec(&tool, "git_push");
+    let definition = atip_runtime::providers::tool_definition(push_spec, Provider::Mcp);
+    let description = definition["description"].as_str().unwrap();
+    assert!(
+        description.ends_with(
+            "[⚠️ DESTRUCTIVE (with --force or --force-with-lease) | ⚠️ NOT REVERSIBLE (with \
+             --force or --force-with-lease)]"
+        ),
+        "{description}"
+    );
+    assert_eq!(definition["annotations"]["destructiveHint"], true);
+    let force = definition["inputSchema"]["properties"]["force"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(
+        force.ends_with("(giving it: ⚠️ DESTRUCTIVE, ⚠️ NOT REVERSIBLE)"),
+        "{force}"
+    );
+    let tags = definition["inputSchema"]["properties"]["tags"]["description"]
+        .as_str()
+        .unwrap();
+    assert_eq!(tags, "Also push every tag");
+    // A command whose options declare nothing is described as before.
+    let status = atip_runtime::providers::tool_definition(spec(&tool, "git_status"), Provider::Mcp);
+    assert!(status["description"]
+        .as_str()
+        .unwrap()
+        .ends_with("[🔒 READ-ONLY]"));
+}
+
+#[test]
+fn option_effects_are_checked_as_effects() {
+    let text = std::fs::read_to_string(git_json()).unwrap().replace(
+        r#""x-atip-rust": {"effects": {"destructive": true, "reversible": false}}},
+        {"name": "force-with-lease""#,
+        r#""x-atip-rust": {"effects": {"destructive": "yes"}}},
+        {"name": "force-with-lease""#,
+    );
+    let err = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "$.commands.push.options[0]['x-atip-rust'].effects.destructive: expected a boolean"
+        ),
+        "{err}"
+    );
+}
