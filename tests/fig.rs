@@ -80,11 +80,19 @@ fn at_least_98_percent_of_the_specs_convert_and_load_strictly() {
     assert!(summary.stats.generators > 0 && summary.stats.generate_specs > 0);
 }
 
-/// `path` → merged `destructive` of every command of a document, as the runtime sees it.
+/// `path` → merged `destructive` of every command of a document, widest over the options
+/// that declare effects of their own (a command with a dangerous `--force` can destroy).
 fn destructive_by_path(doc: &Document) -> HashMap<String, Option<bool>> {
     doc.commands
         .iter()
-        .map(|c| (c.path.join(" "), c.effects.destructive))
+        .map(|c| {
+            // What a call can do: the command's effects and those of any option it may give.
+            let widest = c
+                .params()
+                .filter_map(|p| p.effects.as_ref())
+                .fold(c.effects.clone(), |acc, e| acc.merged_with(e));
+            (c.path.join(" "), widest.destructive)
+        })
         .collect()
 }
 

@@ -13,7 +13,7 @@
 //! | evidence | declares | reason |
 //! |---|---|---|
 //! | `isDangerous` on the command | `destructive: true` | the spec's author marked the command itself dangerous |
-//! | `isDangerous` on one of its options (own, or persistent on an ancestor) or arguments | `destructive: true`; the option is named in the description | the command can destroy data when that option is given; a command is judged by what it *can* do, so the whole command is marked (conservative) |
+//! | `isDangerous` on one of its options (own, or persistent on an ancestor) or arguments | on the option or argument, `x-atip-rust.effects: {"destructive": true}`; the command is named destructive with it in its description, and gets no read-only guess | a call that gives the option can destroy data: the call's effects include the option's, so the policy asks about `--force` by name, and definitions and MCP annotations (the union over every option) still say the command can destroy |
 //! | a word of the command's name is a [destructive verb](DESTRUCTIVE_VERBS) (`delete`, `field-delete`, `rmi`, …) | `destructive: true`, `reversible: false` | the command's purpose is to remove or discard something; such removals are rarely undoable |
 //! | an argument with `isCommand` (`sudo`, `xargs`, `time`) | `subprocess: true` | it runs another command line, whose effects are unknown (`destructive` stays undeclared) |
 //! | the first word of the name of a leaf command is a [read-only verb](READ_ONLY_VERBS) (`list`, `get`, `view`, `list-buckets`, …), and none of the evidence above applies | `destructive: false`, `filesystem.write: false` | the command's purpose is to report; a wrong guess is caught by the sandbox, which then refuses the write (the command fails, nothing is written) |
@@ -187,11 +187,11 @@ pub fn infer(names: &[&str], evidence: &Evidence, runs: bool) -> Inferred {
         out.rule = Some("isDangerous command".into());
     }
     if !evidence.dangerous_parameters.is_empty() {
-        out.destructive = Some(true);
+        // The parameters carry `destructive: true` themselves (`x-atip-rust.effects`), so a
+        // call is destructive when it gives one; the command alone stays as the other
+        // evidence says, and is never guessed read-only.
         let list = evidence.dangerous_parameters.join(", ");
         out.note = Some(format!("destructive with {list} (marked dangerous)"));
-        out.rule
-            .get_or_insert_with(|| format!("dangerous parameter {list}"));
     }
     if let Some(verb) = names.iter().find_map(|n| destructive_verb(n)) {
         out.destructive = Some(true);
@@ -255,8 +255,10 @@ mod tests {
             dangerous_parameters: vec!["--force".into()],
             ..none()
         };
+        // The option carries the danger; the command gets no read-only guess.
         let e = infer(&["list"], &dangerous, true);
-        assert_eq!(e.destructive, Some(true));
+        assert_eq!(e.destructive, None);
+        assert_eq!(e.filesystem_write, None);
         assert!(e.note.unwrap().contains("--force"));
         // "list-deleted" is not a deleting verb, and "show-and-delete" does delete.
         assert_eq!(

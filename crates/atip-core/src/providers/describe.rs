@@ -46,7 +46,7 @@ pub fn describe(text: &str, effects: &Effects, limit: Option<usize>) -> String {
         .into_iter()
         .map(str::to_owned)
         .collect();
-    describe_flagged(text, &flags, limit)
+    describe_with_flags(text, &flags, limit)
 }
 
 /// The description of `spec` as a model reads it: [`describe`] with the flags of its widest
@@ -54,7 +54,7 @@ pub fn describe(text: &str, effects: &Effects, limit: Option<usize>) -> String {
 /// of its own), a flag that only parameters bring naming them — `"Push commits [⚠️
 /// DESTRUCTIVE (with --force)]"` — so a model knows the command is routine without them.
 pub fn describe_tool(spec: &ToolSpec, limit: Option<usize>) -> String {
-    describe_flagged(&spec.description, &tool_safety_flags(spec), limit)
+    describe_with_flags(&spec.description, &tool_safety_flags(spec), limit)
 }
 
 /// The safety flags of `spec`'s widest effects, in the spec's order, each one that only
@@ -78,8 +78,10 @@ pub fn tool_safety_flags(spec: &ToolSpec) -> Vec<String> {
         .collect()
 }
 
-/// `"{text} [{flags}]"` cut to `limit`, flags whole.
-fn describe_flagged(text: &str, flags: &[String], limit: Option<usize>) -> String {
+/// `"{text} [{flags}]"` (flags joined with ` | `; just the text without flags), cut to `limit`
+/// characters by shortening the text, flags whole: [`describe`] with flags already worked out
+/// (e.g. by [`tool_safety_flags`]).
+pub fn describe_with_flags(text: &str, flags: &[String], limit: Option<usize>) -> String {
     let suffix = if flags.is_empty() {
         String::new()
     } else {

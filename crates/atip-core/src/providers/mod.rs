@@ -39,8 +39,8 @@ pub use definition::{
     select, tool_definition, tool_definitions, tool_definitions_json, write_definition,
 };
 pub use describe::{
-    describe, describe_tool, is_read_only, mcp_annotations, param_description, safety_flags,
-    tool_safety_flags,
+    describe, describe_tool, describe_with_flags, is_read_only, mcp_annotations, param_description,
+    safety_flags, tool_safety_flags,
 };
 pub use envelope::{write_parts, DefinitionParts};
 pub use limits::OPENAI_DESCRIPTION_LIMIT;

@@ -19,7 +19,7 @@
 //! | `suggestions` | listed in the description, never an `enum`: Fig suggestions are hints, not a closed list, so a value outside them may be valid |
 //! | `default` of an argument | `default` |
 //! | `generators`, `generateSpec`, `loadSpec` functions | ignored (they run programs to complete values); counted in [`Stats`] |
-//! | `isDangerous` and command names | `effects`, by [`crate::effects`] |
+//! | `isDangerous` and command names | `effects`, by [`crate::effects`]; on an option or argument, `x-atip-rust.effects: {"destructive": true}` (the effects of a call that gives it) |
 //!
 //! Names are made to flatten cleanly (a command's tool name is the tool's name and its path
 //! joined with `_`, and every parameter name must be valid for every provider): a sibling whose name repeats an

@@ -277,6 +277,9 @@ impl Walk {
         if repeatable && o.takes_value {
             out.insert("variadic".into(), json!(true));
         }
+        if o.dangerous {
+            ext.insert("effects".into(), dangerous_effects());
+        }
         if !ext.is_empty() {
             out.insert("x-atip-rust".into(), Value::Object(ext));
         }
@@ -306,8 +309,19 @@ impl Walk {
         if is_true(a.get("isVariadic")) || runs {
             out.insert("variadic".into(), json!(true));
         }
+        if is_true(a.get("isDangerous")) {
+            out.insert(
+                "x-atip-rust".into(),
+                json!({ "effects": dangerous_effects() }),
+            );
+        }
         Value::Object(out)
     }
+}
+
+/// What Fig's `isDangerous` on an option or argument declares for a call that gives it.
+fn dangerous_effects() -> Value {
+    json!({ "destructive": true })
 }
 
 pub(super) fn sorted(flags: &[String]) -> Vec<String> {

@@ -266,15 +266,35 @@ fn dangerous_options_make_the_command_destructive_and_say_why() {
         ]
     }));
     load(&c.document);
+    // The option carries the danger: a call with `--force` is destructive, one without is
+    // as unknown as before (no read-only guess), and the description names the option.
     let push = &c.document["commands"]["push"];
-    assert_eq!(push["effects"], json!({"destructive": true}));
+    assert!(push.get("effects").is_none());
+    assert_eq!(
+        push["options"][0]["x-atip-rust"]["effects"],
+        json!({"destructive": true})
+    );
     assert!(push["description"].as_str().unwrap().contains("-f/--force"));
     assert_eq!(
         c.document["commands"]["archive"]["effects"],
         json!({"destructive": true})
     );
     assert!(c.document["commands"]["deploy"].get("effects").is_none());
-    assert_eq!(c.stats.destructive, 2);
+    assert_eq!(c.stats.destructive, 1);
+    let doc = atip_core::Document::parse(
+        &c.document.to_string(),
+        &atip_core::LoadOptions::strict(),
+        &atip_core::FlattenOptions::default(),
+    )
+    .unwrap();
+    let push = doc
+        .commands
+        .iter()
+        .find(|cmd| cmd.name == "t_push")
+        .unwrap();
+    assert_eq!(push.effects.destructive, None);
+    let force = push.params().find(|p| p.name == "force").unwrap();
+    assert_eq!(force.effects.as_ref().unwrap().destructive, Some(true));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use super::warning::{ConvertError, Feature, Resolution, Warning};
 use super::{pointer, CanonicalTool, Format};
 use crate::effects::Effects;
 use crate::names;
-use crate::providers::{describe, write_parts, DefinitionParts, Provider};
+use crate::providers::{describe, describe_with_flags, write_parts, DefinitionParts, Provider};
 
 /// `tool` as one `to` definition: the schemas rewritten for the target here, the definition's
 /// shape written by [`write_parts`], the one writer that `providers::write_definition` uses too.
@@ -111,14 +111,17 @@ impl Writer<'_, '_> {
         let limit = self.to.description_limit();
         let text = self.tool.description.as_deref();
         if self.from == Some(Format::Atip) {
-            let effects: Effects = self
-                .tool
-                .source_meta
-                .effects
-                .as_ref()
-                .and_then(|e| serde_json::from_value(e.clone()).ok())
-                .unwrap_or_default();
-            let d = describe(text.unwrap_or(""), &effects, limit);
+            let meta = &self.tool.source_meta;
+            let d = if meta.safety_flags.is_empty() {
+                let effects: Effects = meta
+                    .effects
+                    .as_ref()
+                    .and_then(|e| serde_json::from_value(e.clone()).ok())
+                    .unwrap_or_default();
+                describe(text.unwrap_or(""), &effects, limit)
+            } else {
+                describe_with_flags(text.unwrap_or(""), &meta.safety_flags, limit)
+            };
             return (!d.is_empty()).then_some(d);
         }
         let text = text?;

@@ -729,6 +729,7 @@ pub(crate) fn atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
                 .and_then(|h| humantime::parse_duration(h).ok());
             t.source_format = Some(Format::Atip);
             t.source_meta.effects = serde_json::to_value(&spec.effects).ok();
+            t.source_meta.safety_flags = crate::providers::tool_safety_flags(spec);
             t
         })
         .collect()

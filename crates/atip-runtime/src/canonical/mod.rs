@@ -218,6 +218,11 @@ pub struct SourceMeta {
     /// ATIP: the command's merged `effects` (spec §3.6).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effects: Option<Value>,
+    /// ATIP: the safety flags its description carries in every target, a flag that only
+    /// some parameters bring naming them (`⚠️ DESTRUCTIVE (with --force)`,
+    /// [`crate::providers::tool_safety_flags`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub safety_flags: Vec<String>,
     /// Every other field of the source definition, verbatim: MCP `icons`, `_meta`, `execution`;
     /// Anthropic `cache_control`, `input_examples`; Gemini `behavior`; Responses
     /// `defer_loading`; ….
