@@ -313,6 +313,7 @@ fn call_enum_dispatches_to_every_command() {
             "git_branch",
             "git_switch",
             "git_diff",
+            "git_push",
             "git_clean",
             "git_reset",
             "git_stash",

@@ -50,10 +50,10 @@ fn the_generated_definition_is_the_union_over_its_options() {
         .params_with_effects()
         .map(|(p, _)| p.name.as_ref())
         .collect();
-    assert_eq!(with_effects, ["force", "force_with_lease"]);
+    assert_eq!(with_effects, ["refspec", "force", "force_with_lease"]);
     let description = atip_runtime::providers::describe_tool(spec, None);
     assert!(
-        description.contains("⚠️ DESTRUCTIVE (with --force or --force-with-lease)"),
+        description.contains("⚠️ DESTRUCTIVE (with refspec or --force or --force-with-lease)"),
         "{description}"
     );
     // A command without such options: its constant, and the same description as before.

@@ -199,7 +199,8 @@ pub fn infer(names: &[&str], evidence: &Evidence, runs: bool) -> Inferred {
         out.rule
             .get_or_insert_with(|| format!("destructive verb {verb}"));
     }
-    if out.destructive.is_none() && !evidence.runs_command && runs {
+    let danger = !evidence.dangerous_parameters.is_empty();
+    if out.destructive.is_none() && !danger && !evidence.runs_command && runs {
         if let Some(verb) = names.first().and_then(|n| read_only_verb(n)) {
             out.destructive = Some(false);
             out.filesystem_write = Some(false);

@@ -65,7 +65,7 @@ fn repository() -> (tempfile::TempDir, String) {
     git(work, &["add", ".gitignore"]);
     git(work, &["commit", "-q", "-m", "first"]);
     git(work, &["remote", "add", "origin", "remote.git"]);
-    git(work, &["push", "-q", "origin", "main"]);
+    git(work, &["push", "-q", "-u", "origin", "main"]);
     let head = git(work, &["rev-parse", "HEAD"]);
     (dir, head)
 }
@@ -79,7 +79,7 @@ fn a_call_is_judged_by_the_options_it_sets() {
     let tool = tool();
     let runner = Runner::new();
     let plain = tool
-        .invocation(&push(json!({"repository": "origin", "refspec": ["main"]})))
+        .invocation(&push(json!({"repository": "origin", "tags": true})))
         .unwrap();
     assert_eq!(plain.effects.destructive, Some(false));
     assert!(plain.effects_from.is_none());
@@ -103,6 +103,15 @@ fn a_call_is_judged_by_the_options_it_sets() {
     assert_eq!(
         reasons[0].message,
         "`--force` declares destructive (the command alone does not)"
+    );
+    // A refspec can force on its own (`+main`): naming one is judged as forcing.
+    let plus = tool
+        .invocation(&push(json!({"repository": "origin", "refspec": ["+main"]})))
+        .unwrap();
+    let reasons = runner.decide(&plus).reasons().to_vec();
+    assert_eq!(
+        reasons[0].message,
+        "`refspec` declares destructive (the command alone does not)"
     );
     // `force: false` sets nothing.
     let unforced = tool.invocation(&push(json!({"force": false}))).unwrap();
@@ -133,7 +142,7 @@ fn git_push_runs_unasked_and_git_push_force_waits_for_a_person() {
         git(work, &["add", "a.txt"]);
         git(work, &["commit", "-q", "-m", "second"]);
         let second = git(work, &["rev-parse", "HEAD"]);
-        let call = push(json!({"repository": "origin", "refspec": ["main"]}));
+        let call = push(json!({"repository": "origin"}));
         let out = runner.run(&tool.invocation(&call).unwrap()).await.unwrap();
         assert!(out.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(remote_head(work), second);
@@ -149,7 +158,7 @@ fn git_push_runs_unasked_and_git_push_force_waits_for_a_person() {
         assert_eq!(remote_head(work), second);
 
         // --force: not run without a person, the remote keeps its commit.
-        let forced = push(json!({"repository": "origin", "refspec": ["main"], "force": true}));
+        let forced = push(json!({"repository": "origin", "force": true}));
         let invocation = tool.invocation(&forced).unwrap();
         match runner.run(&invocation).await {
             Err(RunError::NeedsConfirmation(request)) => {
@@ -178,8 +187,8 @@ fn definitions_stay_conservative_and_say_which_option_carries_the_risk() {
     let description = definition["description"].as_str().unwrap();
     assert!(
         description.ends_with(
-            "[⚠️ DESTRUCTIVE (with --force or --force-with-lease) | ⚠️ NOT REVERSIBLE (with \
-             --force or --force-with-lease)]"
+            "[⚠️ DESTRUCTIVE (with refspec or --force or --force-with-lease) | ⚠️ NOT \
+             REVERSIBLE (with refspec or --force or --force-with-lease)]"
         ),
         "{description}"
     );
@@ -220,4 +229,110 @@ fn option_effects_are_checked_as_effects() {
         ),
         "{err}"
     );
+}
+
+/// A runner whose policy comes from JSON.
+fn with_policy(json: &str) -> Runner {
+    Runner::new().policy(serde_json::from_str(json).unwrap())
+}
+
+#[test]
+fn the_model_is_told_what_happened_and_what_it_can_do_next() {
+    let tool = tool();
+    let forced = tool
+        .invocation(&push(json!({"repository": "origin", "force": true})))
+        .unwrap();
+    rt().block_on(async {
+        // Nobody to ask: ask the person, or drop --force, or look first with dry_run.
+        let text = Runner::new().answer(&forced).await.content;
+        assert!(
+            text.starts_with(
+                "`git_push` was not run: it needs a person's confirmation (destructive: \
+                 `--force` declares destructive (the command alone does not))."
+            ),
+            "{text}"
+        );
+        assert!(text.contains("ask the person whether it may run"), "{text}");
+        assert!(
+            text.contains("make the call without `force` (`--force`)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("make it with `dry_run: true` first"),
+            "{text}"
+        );
+        // Declined: not again unless the person asks.
+        let no = Runner::new().confirm_with(|_: atip_runtime::ConfirmationRequest| async { false });
+        let text = no.answer(&forced).await.content;
+        assert!(text.contains("the person declined it"), "{text}");
+        assert!(text.contains("do not make the same call again"), "{text}");
+        // A call already dry: no dry-run hint.
+        let dry = tool
+            .invocation(&push(json!({"force": true, "dry_run": true})))
+            .unwrap();
+        let text = Runner::new().answer(&dry).await.content;
+        assert!(!text.contains("dry_run: true"), "{text}");
+        // Reasons the command brings itself: no "without" hint.
+        let clean = tool
+            .invocation(&ToolCall::new(None, "git_clean", serde_json::Map::new()))
+            .unwrap();
+        let text = Runner::new().answer(&clean).await.content;
+        assert!(!text.contains("make the call without"), "{text}");
+        assert!(
+            text.contains("make it with `dry_run: true` first"),
+            "{text}"
+        );
+    });
+}
+
+#[test]
+fn refusals_name_the_rule_and_keep_the_policy_to_themselves() {
+    let tool = tool();
+    let plain = tool
+        .invocation(&push(json!({"repository": "upstream-secret"})))
+        .unwrap();
+    rt().block_on(async {
+        // A denied pattern: the rule's name, never the pattern.
+        let runner = with_policy(r#"{"denyCommands": ["git_pu*"]}"#);
+        let text = runner.answer(&plain).await.content;
+        assert!(
+            text.starts_with(
+                "`git_push` was not run: the policy refuses it (deny-listed: the policy does \
+                 not allow this command). A person cannot confirm it here."
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("git_pu*"), "{text}");
+        assert!(text.contains("Do not make the same call again"), "{text}");
+        // The person's own view (Display) keeps the pattern.
+        let err = runner.run(&plain).await.unwrap_err().to_string();
+        assert!(err.contains("git_pu*"), "{err}");
+
+        // An allowed-values rule: the parameter, not the values.
+        let runner = with_policy(
+            r#"{"arguments": [{"parameter": "repository", "commands": ["git_push"],
+                "allow": ["origin", "mirror-7f3a"]}]}"#,
+        );
+        let text = runner.answer(&plain).await.content;
+        assert!(
+            text.contains(
+                "argument-not-allowed: parameter `repository`: this value is not allowed by \
+                 the policy"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("mirror-7f3a"), "{text}");
+        assert!(
+            text.contains("make the call with other values for the parameters named"),
+            "{text}"
+        );
+        // A forced push under a policy that refuses destruction: dropping --force helps.
+        let runner = with_policy(r#"{"destructive": "deny"}"#);
+        let forced = tool.invocation(&push(json!({"force": true}))).unwrap();
+        let text = runner.answer(&forced).await.content;
+        assert!(
+            text.contains("make the call without `force` (`--force`)"),
+            "{text}"
+        );
+    });
 }

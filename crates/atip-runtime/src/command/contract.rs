@@ -268,7 +268,7 @@ impl dyn DynCommand + '_ {
                 Shared::Static(info.effects),
             )
         };
-        invocation.add_param_effects(&tool.params);
+        invocation.apply_params(&tool.params);
         Ok(invocation)
     }
 }

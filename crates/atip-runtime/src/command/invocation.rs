@@ -35,6 +35,10 @@ pub struct Invocation {
     /// effects of its own (`x-atip-rust.effects`): the command's effects and each such
     /// parameter's. `None` when the effects are the command's alone.
     pub effects_from: Option<Box<CallEffects>>,
+    /// The command's dry-run parameter, when it has one (a boolean parameter named
+    /// `dry_run`, `dryrun` or `what_if`): what a model told its call was refused or not
+    /// confirmed is offered as a first step ([`Invocation::apply_params`]).
+    pub dry_run: Option<Shared<str>>,
     /// `trust.source` as the metadata claims it, or as the caller assigned it (see
     /// [`Invocation::trust_assigned`]).
     pub trust: Option<TrustSource>,
@@ -74,6 +78,7 @@ impl Invocation {
             arguments: Vec::new(),
             effects,
             effects_from: None,
+            dry_run: None,
             trust: None,
             trust_assigned: false,
             checksum: None,
@@ -106,6 +111,22 @@ pub struct ParamEffects {
 }
 
 impl Invocation {
+    /// What the command's parameters (`params`, its [`ParamSpec`]s) say about this call: the
+    /// effects of those it gives ([`Invocation::add_param_effects`]) and the command's dry-run
+    /// parameter ([`Invocation::dry_run`]).
+    ///
+    /// [`ParamSpec`]: crate::ParamSpec
+    pub fn apply_params(&mut self, params: &[crate::ParamSpec]) {
+        self.add_param_effects(params);
+        self.dry_run = params
+            .iter()
+            .find(|p| {
+                p.kind == crate::ValueKind::Boolean
+                    && matches!(&*p.name, "dry_run" | "dryrun" | "what_if")
+            })
+            .map(|p| p.name.clone());
+    }
+
     /// Adds the effects of every parameter in `params` (the command's [`ParamSpec`]s) that
     /// declares effects of its own and that this call gives — a `true` flag, or any value of
     /// another kind, as recorded in [`Invocation::arguments`] — to [`Invocation::effects`], by

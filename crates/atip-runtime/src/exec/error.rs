@@ -116,8 +116,30 @@ impl RunError {
         self.to_tool_result_with(ResultFilter::shared_default())
     }
 
-    /// The error result for a model, its text through `filter`.
+    /// The error result for a model, its text through `filter`: for a call the policy refused
+    /// or a person did not confirm, what happened in the policy's rule names and what the model
+    /// can do next ([`RunError::for_model`]); otherwise the error's own text.
     pub fn to_tool_result_with(&self, filter: &ResultFilter) -> ToolResult {
-        ToolResult::error(filter.filter(&self.to_string()).text)
+        ToolResult::error(filter.filter(&self.for_model()).text)
+    }
+
+    /// The text a model is given for this error. For [`RunError::Denied`],
+    /// [`RunError::NeedsConfirmation`] and [`RunError::Declined`]: that the call was not run
+    /// and why, each reason as [`Reason::for_model`] says it (the policy's patterns, allowed
+    /// values and roots are not shown), then what the model can do — ask the person, make
+    /// the call without the option that brought the risk (`` `force` (`--force`) ``), or see
+    /// first with the command's dry-run parameter; a refusal says a person cannot confirm it.
+    /// Every other error: its [`Display`](fmt::Display) text.
+    pub fn for_model(&self) -> String {
+        use super::guidance::{refused, unconfirmed, Unconfirmed};
+        match self {
+            RunError::Denied {
+                invocation,
+                reasons,
+            } => refused(invocation, reasons),
+            RunError::NeedsConfirmation(request) => unconfirmed(request, Unconfirmed::NotAsked),
+            RunError::Declined(request) => unconfirmed(request, Unconfirmed::Declined),
+            other => other.to_string(),
+        }
     }
 }

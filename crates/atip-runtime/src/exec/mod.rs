@@ -19,6 +19,7 @@ mod confirm;
 pub mod environment;
 mod error;
 pub mod grants;
+mod guidance;
 mod output;
 mod process;
 pub mod sandbox;

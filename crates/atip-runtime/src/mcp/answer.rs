@@ -69,12 +69,16 @@ impl McpServer {
                     Ok(Err(e)) => runner.error_result(&e),
                 }
             }
-            Asked::No(why) => ToolResult::error(format!("{request}; it was not run: {why}")),
+            Asked::No(why) => {
+                // What the model can do next, as for any declined call; then how it was asked.
+                let declined = runner.error_result(&RunError::Declined(request)).content;
+                ToolResult::error(format!("{declined} (Asked through the client: {why}.)"))
+            }
             Asked::Cannot(why) => {
                 let reasons: Vec<String> = request
                     .reasons
                     .iter()
-                    .map(|r| format!("{}: {}", r.code.as_str(), r.message))
+                    .map(crate::policy::Reason::for_model)
                     .collect();
                 ToolResult::error(format!(
                     "`{name}` was not run: it needs a person's confirmation ({}), and {why}; \

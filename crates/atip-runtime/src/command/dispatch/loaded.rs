@@ -344,7 +344,7 @@ impl RuntimeTool {
             arguments,
             ..Invocation::shared(shared.name.clone(), argv, shared.effects.clone())
         };
-        invocation.add_param_effects(&spec.params);
+        invocation.apply_params(&spec.params);
         self.stamp(&mut invocation);
         Ok(invocation)
     }
