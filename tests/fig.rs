@@ -90,7 +90,7 @@ fn destructive_by_path(doc: &Document) -> HashMap<String, Option<bool>> {
             let widest = c
                 .params()
                 .filter_map(|p| p.effects.as_ref())
-                .fold(c.effects.clone(), |acc, e| acc.merged_with(e));
+                .fold(c.effects.clone(), |acc, e| acc.raised_by(e));
             (c.path.join(" "), widest.destructive)
         })
         .collect()

@@ -59,3 +59,11 @@ fn the_generated_definition_is_the_union_over_its_options() {
     // A command without such options: its constant, and the same description as before.
     assert!(matches!(git::Status::new().effects(), Shared::Static(_)));
 }
+
+#[test]
+fn a_call_enum_has_the_effects_of_the_call() {
+    let call: git::Call = git::Push::new().force(true).into();
+    assert_eq!(call.effects().destructive, Some(true));
+    let call: git::Call = git::Push::new().into();
+    assert_eq!(call.effects(), git::Push::EFFECTS);
+}

@@ -1191,16 +1191,16 @@ mod atip_generated {
     ///
     /// Runs `git push`; tool name `git_push`.
     ///
-    /// Effects: not destructive, reversible, idempotent, network, reads files, writes files, deletes no files, timeout 30s. Giving `--force` or `--force-with-lease` adds effects of its own: `Command::effects` gives a call's.
+    /// Effects: not destructive, reversible, idempotent, network, reads files, writes files, deletes no files, timeout 30s. Giving `refspec` or `--force` or `--force-with-lease` adds effects of its own: `Command::effects` gives a call's.
     #[derive(Clone, Default)]
     pub struct Push {
         /// The remote's name or URL (default: the branch's upstream, else origin)
         ///
         /// Positional argument.
         pub repository: Option<String>,
-        /// What to push, e.g. main or HEAD:refs/heads/topic
+        /// What to push, e.g. main or HEAD:refs/heads/topic; a refspec starting with + forces the update as --force does, so naming refspecs is treated as forcing
         ///
-        /// Positional argument.
+        /// Positional argument. Effects when given (added to the command's; see `Command::effects`): destructive, not reversible.
         pub refspec: Vec<String>,
         /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
         pub globals: Globals,
@@ -2265,9 +2265,10 @@ mod atip_generated {
             (StashPop::NAME, __private::dispatch_to::<StashPop, Call>),
             (StashList::NAME, __private::dispatch_to::<StashList, Call>),
         ];
-        /// The merged effects of the called command.
+        /// The effects of this call: the called command's merged effects and those of the
+        /// options it sets that declare effects of their own (`Command::effects`).
         pub fn effects(&self) -> Effects {
-            EFFECTS[self.index()].1.clone()
+            self.command().call_effects().into_owned()
         }
         /// The argv, program first, unchecked (see `Command::argv`).
         pub fn argv(&self) -> Vec<std::ffi::OsString> {
@@ -2385,7 +2386,7 @@ mod atip_generated {
 ["git branch",["branch"],"List, create or delete branches",[["branchname","Branch to create (or, with --delete, to delete); list branches when absent","string","argument","branchname",0],["start_point","Commit the new branch starts at (default: HEAD)","string","argument","start-point",0],0,["delete","Delete the branch; git refuses when it is not fully merged","boolean","flag","--delete",0],["all","List remote-tracking branches too","boolean","flag","--all",0],["show_current","Print the name of the current branch","boolean","flag","--show-current",0],["verbose","Show hash and subject of each branch tip","boolean","flag","--verbose",0]]],
 ["git switch",["switch"],"Switch to a branch, refusing when local changes would be lost",[["branch","Branch to switch to; with --create, the commit the new branch starts at","string","argument","branch",0],0,["create","Create a branch with this name and switch to it","string","joined","--create",0],["detach","Switch to a commit with a detached HEAD","boolean","flag","--detach",0],1]],
 ["git diff",["diff"],"Show changes between the working tree and the index, or between the index and HEAD",[["paths","Limit the diff to these paths","file","argument","paths",2],0,["cached","Compare the index with HEAD (what would be committed)","boolean","flag","--cached",0],["stat","Show a diffstat instead of the patch","boolean","flag","--stat",0],["name_only","Show only the names of changed files","boolean","flag","--name-only",0],["unified","Lines of context around each change","integer","joined","--unified",0]]],
-["git push",["push"],"Update a remote's branches with local commits",[["repository","The remote's name or URL (default: the branch's upstream, else origin)","string","argument","repository",0],["refspec","What to push, e.g. main or HEAD:refs/heads/topic","string","argument","refspec",2],0,["force","Overwrite the remote branch even when it is not an ancestor of the local one, discarding the remote's commits","boolean","flag","--force",0,null,null,{"reversible":false,"destructive":true}],["force_with_lease","Overwrite the remote branch only if it is where the local remote-tracking branch says","boolean","flag","--force-with-lease",0,null,null,{"reversible":false,"destructive":true}],["set_upstream","Make the pushed branch the upstream of the local one","boolean","flag","--set-upstream",0],["tags","Also push every tag","boolean","flag","--tags",0],["dry_run","Do everything except send the updates","boolean","flag","--dry-run",0],["quiet","Suppress progress and feedback","boolean","flag","--quiet",0]]],
+["git push",["push"],"Update a remote's branches with local commits",[["repository","The remote's name or URL (default: the branch's upstream, else origin)","string","argument","repository",0],["refspec","What to push, e.g. main or HEAD:refs/heads/topic; a refspec starting with + forces the update as --force does, so naming refspecs is treated as forcing","string","argument","refspec",2,null,null,{"reversible":false,"destructive":true}],0,["force","Overwrite the remote branch even when it is not an ancestor of the local one, discarding the remote's commits","boolean","flag","--force",0,null,null,{"reversible":false,"destructive":true}],["force_with_lease","Overwrite the remote branch only if it is where the local remote-tracking branch says","boolean","flag","--force-with-lease",0,null,null,{"reversible":false,"destructive":true}],["set_upstream","Make the pushed branch the upstream of the local one","boolean","flag","--set-upstream",0],["tags","Also push every tag","boolean","flag","--tags",0],["dry_run","Do everything except send the updates","boolean","flag","--dry-run",0],["quiet","Suppress progress and feedback","boolean","flag","--quiet",0]]],
 ["git clean",["clean"],"Delete untracked files from the working tree",[["pathspec","Only clean these paths","file","argument","pathspec",2],0,["force","Actually delete (git refuses without it by default)","boolean","flag","--force",0],["dry_run","Only show what would be deleted","boolean","flag","--dry-run",0],["directories","Also delete untracked directories","boolean","flag","-d",0],["ignored","Also delete ignored files","boolean","flag","-x",0],["exclude","Keep files matching this pattern; repeatable","string","joined","--exclude",2],["quiet","Do not list the deleted files","boolean","flag","--quiet",0]]],
 ["git reset",["reset"],"Move the current branch to a commit and reset the index, and with --hard the working tree",[["commit","Commit to reset to (default: HEAD)","string","argument","commit",0],0,["soft","Keep the index and the working tree","boolean","flag","--soft",0],["mixed","Reset the index but keep the working tree (default)","boolean","flag","--mixed",0],["hard","Reset the index and the working tree: uncommitted changes are lost","boolean","flag","--hard",0],["keep","Reset, but stop if local changes would be lost","boolean","flag","--keep",0],["quiet","Report errors only","boolean","flag","--quiet",0]]],
 ["git stash",["stash"],"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",[0,["message","Description of the stash entry","string","joined","--message",0],["include_untracked","Also stash untracked files","boolean","flag","--include-untracked",0],["keep_index","Keep the staged changes in the index","boolean","flag","--keep-index",0],1]],

@@ -330,9 +330,10 @@ mod atip_generated {
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
             (Ls::NAME, __private::dispatch_to::<Ls, Call>),
         ];
-        /// The merged effects of the called command.
+        /// The effects of this call: the called command's merged effects and those of the
+        /// options it sets that declare effects of their own (`Command::effects`).
         pub fn effects(&self) -> Effects {
-            EFFECTS[self.index()].1.clone()
+            self.command().call_effects().into_owned()
         }
         /// The argv, program first, unchecked (see `Command::argv`).
         pub fn argv(&self) -> Vec<std::ffi::OsString> {

@@ -188,9 +188,10 @@ mod atip_generated {
             (Hello::NAME, __private::dispatch_to::<Hello, Call>),
             (Bye::NAME, __private::dispatch_to::<Bye, Call>),
         ];
-        /// The merged effects of the called command.
+        /// The effects of this call: the called command's merged effects and those of the
+        /// options it sets that declare effects of their own (`Command::effects`).
         pub fn effects(&self) -> Effects {
-            EFFECTS[self.index()].1.clone()
+            self.command().call_effects().into_owned()
         }
         /// The argv, program first, unchecked (see `Command::argv`).
         pub fn argv(&self) -> Vec<std::ffi::OsString> {

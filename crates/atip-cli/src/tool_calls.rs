@@ -130,6 +130,17 @@ pub(crate) fn policy_check(
                         "decision": atip_runtime::Expectation::of(&decision).as_str(),
                         "rules": rules,
                         "effects": inv.effects,
+                        // The options the call sets that brought effects of their own.
+                        "effectsFrom": inv.effects_from.as_ref().map(|from| {
+                            from.params
+                                .iter()
+                                .map(|p| json!({
+                                    "parameter": p.param,
+                                    "flag": p.label,
+                                    "effects": p.effects,
+                                }))
+                                .collect::<Vec<_>>()
+                        }),
                         "argv": inv.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
                     })
                 }

@@ -354,7 +354,9 @@ fn run_executes_allowed_calls_and_refuses_unconfirmed_ones() {
     assert!(messages[1]["content"].as_str().unwrap().contains("first"));
     let refused = messages[2]["content"].as_str().unwrap();
     assert!(
-        refused.starts_with("Error: `git_clean` needs confirmation (destructive:"),
+        refused.starts_with(
+            "Error: `git_clean` was not run: it needs a person's confirmation (destructive:"
+        ),
         "{refused}"
     );
     assert!(dir.path().join("notes.tmp").exists());
@@ -867,7 +869,8 @@ fn policy_check_explains_each_decision_and_runs_nothing() {
         r#"[{"name": "git_init", "arguments": {}},
             {"name": "git_clean", "arguments": "{\"force\": true}"},
             {"name": "git_status"},
-            {"name": "git_comit", "arguments": {}}]"#,
+            {"name": "git_comit", "arguments": {}},
+            {"name": "git_push", "arguments": {"force": true}}]"#,
     )
     .unwrap();
     let (code, out, err) = atip_in(
@@ -890,7 +893,11 @@ fn policy_check_explains_each_decision_and_runs_nothing() {
         .iter()
         .map(|a| a["decision"].as_str().unwrap())
         .collect();
-    assert_eq!(decisions, ["deny", "confirm", "allow", "invalid"], "{out}");
+    assert_eq!(
+        decisions,
+        ["deny", "confirm", "allow", "invalid", "confirm"],
+        "{out}"
+    );
     assert_eq!(answers[0]["rules"][0]["code"], "deny-listed", "{out}");
     assert_eq!(answers[0]["argv"], serde_json::json!(["git", "init"]));
     assert_eq!(answers[1]["rules"][0]["code"], "destructive", "{out}");
@@ -899,6 +906,19 @@ fn policy_check_explains_each_decision_and_runs_nothing() {
         .as_str()
         .unwrap()
         .contains("did you mean `git_commit`?"));
+    // The call's effects, with the option they came from.
+    assert_eq!(
+        answers[4]["rules"][0]["message"],
+        "`--force` declares destructive (the command alone does not)",
+        "{out}"
+    );
+    assert_eq!(answers[4]["effects"]["destructive"], true, "{out}");
+    assert_eq!(answers[4]["effectsFrom"][0]["flag"], "--force", "{out}");
+    assert_eq!(
+        answers[4]["effectsFrom"][0]["effects"]["destructive"], true,
+        "{out}"
+    );
+    assert_eq!(answers[2]["effectsFrom"], serde_json::Value::Null, "{out}");
     // Nothing ran: `git init` would have made a repository here.
     assert!(!dir.path().join(".git").exists());
 

@@ -305,6 +305,97 @@ impl Effects {
         }
     }
 
+    /// The effects of a call that gives a parameter declaring `param` (its
+    /// `x-atip-rust.effects`): `self` (the command's merged effects) with every risk `param`
+    /// declares added, and nothing `param` declares taken as evidence of safety. A parameter
+    /// can make a call riskier, never safer, and never turns the command's unknown into a
+    /// known-safe value:
+    ///
+    /// * risk flags (`destructive`, `network`, `subprocess`, `filesystem.read/write/delete`,
+    ///   `cost.billable`, `interactive.prompts/tty`) become `true` when `param` says `true`,
+    ///   else stay as `self` has them;
+    /// * `reversible` and `idempotent` become `false` when `param` says `false`, else stay;
+    /// * `interactive.stdin` becomes `required` or `password` when `param` says so, else stays;
+    /// * `cost.estimate` rises to `param`'s when `self` declares a lower one, and to `high` when
+    ///   `self` declares none and `param` says `high`; a lower estimate where `self` has none
+    ///   is not taken;
+    /// * `creates`/`modifies`/`deletes`/`filesystem.paths` are unions (the parameter's
+    ///   declared needs); `duration` stays the command's.
+    pub fn raised_by(&self, param: &Effects) -> Effects {
+        let raise = |own: Option<bool>, by: Option<bool>, risky: bool| {
+            if by == Some(risky) {
+                Some(risky)
+            } else {
+                own
+            }
+        };
+        let fs_own = self.filesystem.clone().unwrap_or_default();
+        let fs_by = param.filesystem.clone().unwrap_or_default();
+        let filesystem = if self.filesystem.is_none()
+            && [fs_by.read, fs_by.write, fs_by.delete]
+                .iter()
+                .all(|v| *v != Some(true))
+            && fs_by.paths.is_none()
+        {
+            None
+        } else {
+            Some(FilesystemEffects {
+                read: raise(fs_own.read, fs_by.read, true),
+                write: raise(fs_own.write, fs_by.write, true),
+                delete: raise(fs_own.delete, fs_by.delete, true),
+                paths: union(&fs_own.paths, &fs_by.paths),
+            })
+        };
+        let interactive = match (&self.interactive, &param.interactive) {
+            (own, None) => own.clone(),
+            (own, Some(by)) => {
+                let base = own.clone().unwrap_or_default();
+                let stdin = match by.stdin {
+                    Some(s @ (StdinMode::Required | StdinMode::Password)) => {
+                        Some(base.stdin.map_or(s, |o| o.max(s)))
+                    }
+                    _ => base.stdin,
+                };
+                let raised = Interactive {
+                    stdin,
+                    prompts: raise(base.prompts, by.prompts, true),
+                    tty: raise(base.tty, by.tty, true),
+                };
+                (own.is_some() || raised != Interactive::default()).then_some(raised)
+            }
+        };
+        let cost = match (&self.cost, &param.cost) {
+            (own, None) => own.clone(),
+            (own, Some(by)) => {
+                let base = own.clone().unwrap_or_default();
+                let estimate = match (base.estimate, by.estimate) {
+                    (Some(o), Some(b)) => Some(o.max(b)),
+                    (None, Some(CostEstimate::High)) => Some(CostEstimate::High),
+                    (o, _) => o,
+                };
+                let raised = Cost {
+                    estimate,
+                    billable: raise(base.billable, by.billable, true),
+                };
+                (own.is_some() || raised != Cost::default()).then_some(raised)
+            }
+        };
+        Effects {
+            filesystem,
+            network: raise(self.network, param.network, true),
+            subprocess: raise(self.subprocess, param.subprocess, true),
+            idempotent: raise(self.idempotent, param.idempotent, false),
+            reversible: raise(self.reversible, param.reversible, false),
+            destructive: raise(self.destructive, param.destructive, true),
+            creates: union(&self.creates, &param.creates),
+            modifies: union(&self.modifies, &param.modifies),
+            deletes: union(&self.deletes, &param.deletes),
+            interactive,
+            cost,
+            duration: self.duration.clone(),
+        }
+    }
+
     /// Folds [`Effects::merged_with`] over the levels of a command path, outermost first
     /// (tool, then each ancestor command, then the command itself). Missing levels are skipped.
     pub fn merge_path<'a>(levels: impl IntoIterator<Item = Option<&'a Effects>>) -> Effects {

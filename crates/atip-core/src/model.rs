@@ -161,7 +161,7 @@ pub struct ParamExtension {
     /// `effects`: what a call that gives this parameter does beyond the command's own effects
     /// (same shape as `effects`, §3.6): `git push --force` destroys history, `git push` does
     /// not. A call's effects are the command's merged with those of every parameter it gives
-    /// (the conservative merge of [`Effects::merged_with`]).
+    /// (risk added, never taken away: [`Effects::raised_by`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effects: Option<Effects>,
 }

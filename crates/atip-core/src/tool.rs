@@ -393,7 +393,7 @@ impl ToolSpec {
     pub fn widest_effects(&self) -> Cow<'_, Effects> {
         let mut widest = Cow::Borrowed(&self.effects);
         for e in self.params.iter().filter_map(|p| p.effects.as_deref()) {
-            widest = Cow::Owned(widest.merged_with(e));
+            widest = Cow::Owned(widest.raised_by(e));
         }
         widest
     }

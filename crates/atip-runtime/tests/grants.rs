@@ -78,7 +78,8 @@ fn a_grant_for_the_session_covers_later_calls_with_the_same_reasons_and_no_more(
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["confirmedBy"], "handler");
-    assert_eq!(lines[0]["grant"], Value::Null);
+    // The answer's line shows the grant it created.
+    assert_eq!(lines[0]["grant"]["id"], 1);
     for line in &lines[1..3] {
         assert_eq!(line["decision"], "confirmed");
         assert_eq!(line["confirmedBy"], "grant");
@@ -210,4 +211,83 @@ fn concurrent_calls_of_one_runner_share_its_grants() {
             .all(|r| r.as_ref().is_ok_and(|o| o.success())));
         assert_eq!(asked.load(Ordering::SeqCst), 1);
     });
+}
+
+/// A destructive invocation described by metadata: titled `title`, program `argv[0]`.
+fn described(name: &str, title: &str, argv: &[&str]) -> atip_runtime::Invocation {
+    let mut i = call("c", argv, DESTRUCTIVE);
+    i.name = atip_runtime::Shared::from(name.to_owned());
+    i.title = Some(atip_runtime::Shared::from(title.to_owned()));
+    i
+}
+
+#[test]
+fn a_grant_is_for_one_command_of_one_tool() {
+    // Two tools whose commands flatten to one name (`app cache clear`, `app_cache clear`).
+    let first = described(
+        "app_cache_clear",
+        "app cache clear",
+        &["echo", "cache", "clear"],
+    );
+    let second = described("app_cache_clear", "app_cache clear", &["touch", "clear"]);
+    let runner = Runner::new().policy(policy());
+    let reasons = runner.decide(&first).reasons().to_vec();
+    let request = ConfirmationRequest {
+        invocation: first.clone(),
+        reasons: reasons.clone(),
+    };
+    let grant = runner.grants().grant(atip_runtime::Grant::new(
+        &request,
+        GrantScope::Command,
+        "test",
+    ));
+    assert_eq!(grant.id, 1);
+    assert!(runner.grants().covering(&first, &reasons).is_some());
+    assert!(runner.grants().covering(&second, &reasons).is_none());
+}
+
+#[test]
+fn a_grant_for_a_bare_command_line_covers_that_command_line_only() {
+    let runner = Runner::new().policy(policy());
+    let echo = call("a", &["sh", "-c", "echo hi"], DESTRUCTIVE);
+    let touch = call("b", &["sh", "-c", "touch PWNED"], DESTRUCTIVE);
+    let reasons = runner.decide(&echo).reasons().to_vec();
+    for scope in [GrantScope::SameReasons, GrantScope::Command] {
+        runner.grants().clear();
+        let request = ConfirmationRequest {
+            invocation: echo.clone(),
+            reasons: reasons.clone(),
+        };
+        runner
+            .grants()
+            .grant(atip_runtime::Grant::new(&request, scope, "test"));
+        assert!(runner.grants().covering(&echo, &reasons).is_some());
+        assert!(
+            runner.grants().covering(&touch, &reasons).is_none(),
+            "{scope:?}"
+        );
+    }
+}
+
+#[test]
+fn the_answer_that_grants_is_in_the_audit_log_with_the_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    rt().block_on(async {
+        let (runner, _) = asking(Answer::ForSession(GrantScope::SameReasons));
+        let runner = runner.audit_log(AuditLog::open(&path).unwrap());
+        let mut first = call("x", &["true"], DESTRUCTIVE);
+        first.call_id = None;
+        runner.run(&first).await.unwrap();
+        runner.run(&first).await.unwrap();
+    });
+    let lines: Vec<Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["confirmedBy"], "handler");
+    assert_eq!(lines[0]["grant"]["id"], 1);
+    assert_eq!(lines[1]["confirmedBy"], "grant");
+    assert_eq!(lines[1]["grant"]["id"], 1);
 }

@@ -336,3 +336,118 @@ fn refusals_name_the_rule_and_keep_the_policy_to_themselves() {
         );
     });
 }
+
+#[test]
+fn a_grant_covers_the_values_the_person_saw() {
+    let tool = tool();
+    let runner = Runner::new();
+    let main = tool
+        .invocation(&push(json!({"repository": "origin", "refspec": ["main"]})))
+        .unwrap();
+    let forced = tool
+        .invocation(&push(json!({"repository": "origin", "refspec": ["+main"]})))
+        .unwrap();
+    let delete = tool
+        .invocation(&push(
+            json!({"repository": "origin", "refspec": [":topic"]}),
+        ))
+        .unwrap();
+    let reasons = runner.decide(&main).reasons().to_vec();
+    // The same reason text for all three: only the values tell them apart.
+    assert_eq!(runner.decide(&forced).reasons(), reasons.as_slice());
+    let request = atip_runtime::ConfirmationRequest {
+        invocation: main.clone(),
+        reasons: reasons.clone(),
+    };
+    runner.grants().grant(atip_runtime::Grant::new(
+        &request,
+        atip_runtime::GrantScope::SameReasons,
+        "test",
+    ));
+    assert!(runner.grants().covering(&main, &reasons).is_some());
+    assert!(runner.grants().covering(&forced, &reasons).is_none());
+    assert!(runner.grants().covering(&delete, &reasons).is_none());
+}
+
+#[test]
+fn an_option_can_add_risk_but_never_make_a_call_safer() {
+    let text = r#"{"atip": {"version": "0.6"}, "name": "tool", "version": "1",
+        "description": "A tool", "commands": {"sync": {"description": "Sync",
+        "options": [{"name": "verbose", "flags": ["--verbose"], "type": "boolean",
+          "description": "Talk more",
+          "x-atip-rust": {"effects": {"destructive": false, "network": false,
+            "filesystem": {"write": false}, "cost": {"estimate": "free"}}}}]}}}"#;
+    let doc = Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    let tool = RuntimeTool::new(doc, None);
+    let call = |args: Value| {
+        let Value::Object(m) = args else { panic!() };
+        tool.invocation(&ToolCall::new(None, "tool_sync", m))
+            .unwrap()
+    };
+    let plain = call(json!({}));
+    let verbose = call(json!({"verbose": true}));
+    assert_eq!(verbose.effects.destructive, None);
+    assert_eq!(verbose.effects.network, None);
+    assert_eq!(verbose.effects.filesystem_write(), None);
+    assert_eq!(verbose.effects.cost_estimate(), None);
+    let runner = Runner::new();
+    assert_eq!(runner.decide(&verbose), runner.decide(&plain));
+    assert!(matches!(
+        runner.decide(&verbose),
+        Decision::NeedsConfirmation(_)
+    ));
+    // Nor in what the model is told: no read-only flag from the option.
+    let spec = spec(&tool, "tool_sync");
+    assert_eq!(spec.widest_effects().destructive, None);
+}
+
+#[test]
+fn a_listed_command_cannot_be_run_as_an_unlisted_one() {
+    let text = std::fs::read_to_string(git_json()).unwrap().replacen(
+        r#""trust": {"source": "user", "verified": true},"#,
+        r#""trust": {"source": "user", "verified": true}, "partial": true,
+               "omitted": {"reason": "filtered", "safetyAssumption": "known-safe"},"#,
+        1,
+    );
+    let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
+    let tool = RuntimeTool::new(doc, None);
+    let err = tool
+        .unlisted_invocation(&["push", "--force"], &[])
+        .unwrap_err();
+    assert!(err.contains("not a subcommand name"), "{err}");
+    let err = tool
+        .unlisted_invocation(&["push", "origin"], &["--force"])
+        .unwrap_err();
+    assert!(err.contains("`git_push` is listed"), "{err}");
+    // A subcommand of a group that is listed only in part is still reachable.
+    assert!(tool.unlisted_invocation(&["stash", "show"], &[]).is_ok());
+}
+
+#[test]
+fn a_misspelt_effects_member_is_a_warning() {
+    let text = std::fs::read_to_string(git_json()).unwrap().replace(
+        r#""x-atip-rust": {"effects": {"destructive": true, "reversible": false}}},
+        {"name": "force-with-lease""#,
+        r#""x-atip-rust": {"effect": {"destructive": true}}},
+        {"name": "force-with-lease""#,
+    );
+    let loaded = atip_runtime::load(&text, &LoadOptions::strict()).unwrap();
+    let warnings: Vec<String> = loaded.warnings.iter().map(|d| d.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("x-atip-rust") && w.contains("did you mean `effects`?")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_sandbox_refusal_does_not_show_the_model_the_policy_roots() {
+    let err = RunError::Sandbox(atip_runtime::SandboxError {
+        message: "declared writable path /srv/SECRET_ROOT does not exist".to_owned(),
+    });
+    let text = err.for_model();
+    assert!(!text.contains("SECRET_ROOT"), "{text}");
+    assert!(text.contains("sandbox"), "{text}");
+    assert!(err.to_string().contains("SECRET_ROOT"));
+}

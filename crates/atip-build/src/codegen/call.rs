@@ -163,9 +163,10 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
             /// Each command's tool name and dispatch function, in `dispatch_order`.
             const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[#(#dispatch_rows)*];
 
-            /// The merged effects of the called command.
+            /// The effects of this call: the called command's merged effects and those of the
+            /// options it sets that declare effects of their own (`Command::effects`).
             pub fn effects(&self) -> Effects {
-                EFFECTS[self.index()].1.clone()
+                self.command().call_effects().into_owned()
             }
 
             /// The argv, program first, unchecked (see `Command::argv`).

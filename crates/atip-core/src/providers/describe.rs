@@ -70,7 +70,7 @@ pub fn tool_safety_flags(spec: &ToolSpec) -> Vec<String> {
             }
             let labels: Vec<&str> = spec
                 .params_with_effects()
-                .filter(|(_, e)| safety_flags(&spec.effects.merged_with(e)).contains(&flag))
+                .filter(|(_, e)| safety_flags(&spec.effects.raised_by(e)).contains(&flag))
                 .map(|(p, _)| p.argv.label())
                 .collect();
             format!("{flag} (with {})", labels.join(" or "))

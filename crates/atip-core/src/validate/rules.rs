@@ -316,6 +316,22 @@ impl Validator {
         self.member(p, "x-atip-rust", |v, x| {
             let Some(ext) = v.object(x) else { return };
             v.member(ext, "effects", Self::effects);
+            // A misspelt `effects` would leave the parameter's risk unread: warn about any
+            // member this library and its Fig importer do not write.
+            for key in ext.keys() {
+                if !["effects", "exclusiveOn", "dependsOn"].contains(&key.as_str()) {
+                    let hint = if key.eq_ignore_ascii_case("effects") || key == "effect" {
+                        " (did you mean `effects`?)"
+                    } else {
+                        ""
+                    };
+                    v.in_key(key, |v| {
+                        v.warn(format!(
+                            "unknown member of `x-atip-rust`{hint}: it is not read"
+                        ))
+                    });
+                }
+            }
         });
         self.member(p, "name", |v, x| v.string(x, Str::Any));
         self.member(p, "type", |v, x| v.string(x, Str::OneOf(PARAM_TYPES)));

@@ -119,16 +119,7 @@ pub trait Command {
     where
         Self: Sized,
     {
-        let command = self as &dyn crate::__private::DynCommand;
-        let info = command.info();
-        let tool = (info.tool)();
-        if tool.params.iter().all(|p| p.effects.is_none()) {
-            return Shared::Static(info.effects);
-        }
-        match command.to_invocation() {
-            Ok(invocation) => invocation.effects,
-            Err(_) => Shared::new(tool.widest_effects().into_owned()),
-        }
+        (self as &dyn crate::__private::DynCommand).call_effects()
     }
 
     /// The full argv, program first.
@@ -241,6 +232,20 @@ impl dyn DynCommand + '_ {
         let mut b = crate::ArgvBuilder::new(self.info().program);
         self.write_argv_dyn(&mut b);
         b.finish()
+    }
+
+    /// [`Command::effects`]: the call's effects, the command's constant when no parameter of
+    /// it declares effects of its own.
+    pub fn call_effects(&self) -> Shared<Effects> {
+        let info = self.info();
+        let tool = (info.tool)();
+        if tool.params.iter().all(|p| p.effects.is_none()) {
+            return Shared::Static(info.effects);
+        }
+        match self.to_invocation() {
+            Ok(invocation) => invocation.effects,
+            Err(_) => Shared::new(tool.widest_effects().into_owned()),
+        }
     }
 
     /// [`ToInvocation::to_invocation`](crate::ToInvocation::to_invocation).

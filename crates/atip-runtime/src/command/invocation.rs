@@ -130,7 +130,7 @@ impl Invocation {
     /// Adds the effects of every parameter in `params` (the command's [`ParamSpec`]s) that
     /// declares effects of its own and that this call gives — a `true` flag, or any value of
     /// another kind, as recorded in [`Invocation::arguments`] — to [`Invocation::effects`], by
-    /// the conservative merge of ancestors ([`Effects::merged_with`]), and records where they
+    /// risk added and never taken away ([`Effects::raised_by`]), and records where they
     /// came from in [`Invocation::effects_from`]. Costs one pass over `params` when none
     /// declares effects.
     ///
@@ -157,7 +157,7 @@ impl Invocation {
             if from.params.iter().any(|q| q.param == p.name) {
                 continue;
             }
-            merged = merged.merged_with(effects);
+            merged = merged.raised_by(effects);
             from.params.push(ParamEffects {
                 param: p.name.clone(),
                 label: p.argv.label().to_owned(),

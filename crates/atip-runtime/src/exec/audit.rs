@@ -13,7 +13,7 @@
 //! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
 //! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
 //! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone), `grant` (a session grant, [`super::grants`]) or `null` |
-//! | `grant` | for `confirmedBy: grant`, the grant's origin: `{command, scope, originCallId, grantedBy}` (`scope` `sameReasons` or `command`; `originCallId` the call whose confirmation granted it; `grantedBy` `handler`, `elicitation` or what the application named) |
+//! | `grant` | for `confirmedBy: grant`, the grant that let it through; for `confirmedBy: handler`, the grant the person's answer created (if any): `{id, command, scope, originCallId, grantedBy}` (`id` numbers the runner's grants from 1; `scope` `sameReasons` or `command`; `originCallId` the call whose confirmation granted it; `grantedBy` `handler`, `elicitation` or what the application named) |
 //! | `sandbox` | `{enforced, notEnforced, envRemoved}` for a run that started (`envRemoved`: the names of environment variables the command did not get) |
 //! | `durationMs` | from the call to its end, milliseconds |
 //! | `exitCode`, `signal`, `timedOut` | how a run ended |

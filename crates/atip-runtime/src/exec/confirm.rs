@@ -107,7 +107,7 @@ where
 }
 
 /// The argv as shown to a person: each element quoted.
-fn shown_argv(argv: &[OsString]) -> String {
+pub(super) fn shown_argv(argv: &[OsString]) -> String {
     argv.iter()
         .map(|a| format!("{:?}", a.to_string_lossy()))
         .collect::<Vec<_>>()

@@ -129,7 +129,8 @@ impl RunError {
     /// values and roots are not shown), then what the model can do — ask the person, make
     /// the call without the option that brought the risk (`` `force` (`--force`) ``), or see
     /// first with the command's dry-run parameter; a refusal says a person cannot confirm it.
-    /// Every other error: its [`Display`](fmt::Display) text.
+    /// [`RunError::Sandbox`]: that the sandbox could not be set up, without its details (they
+    /// name the policy's path roots). Every other error: its [`Display`](fmt::Display) text.
     pub fn for_model(&self) -> String {
         use super::guidance::{refused, unconfirmed, Unconfirmed};
         match self {
@@ -139,6 +140,11 @@ impl RunError {
             } => refused(invocation, reasons),
             RunError::NeedsConfirmation(request) => unconfirmed(request, Unconfirmed::NotAsked),
             RunError::Declined(request) => unconfirmed(request, Unconfirmed::Declined),
+            // Its details name the policy's path roots and this system's layout.
+            RunError::Sandbox(_) => "The command was not run: the sandbox this call needs \
+                could not be set up here. Tell the person; the reason is in the application's \
+                log and audit trail (`atip doctor` shows what this system can enforce)."
+                .to_owned(),
             other => other.to_string(),
         }
     }

@@ -46,7 +46,16 @@ pub(super) fn refused(invocation: &Invocation, reasons: &[Reason]) -> String {
         " Do not make the same call again; {}.",
         next.join("; or ")
     ));
+    out.push_str(&command_line(invocation));
     out
+}
+
+/// ` The command line would have been: "git" "push" ….`
+fn command_line(invocation: &Invocation) -> String {
+    format!(
+        " The command line would have been: {}.",
+        super::confirm::shown_argv(&invocation.argv)
+    )
 }
 
 /// The model's text for a call that needed a person and did not get one's yes.
@@ -85,6 +94,7 @@ pub(super) fn unconfirmed(request: &ConfirmationRequest, how: Unconfirmed) -> St
         }
     }
     out.push_str(&format!(" You can {}.", next.join("; or ")));
+    out.push_str(&command_line(invocation));
     out
 }
 

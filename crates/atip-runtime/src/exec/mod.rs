@@ -560,7 +560,7 @@ impl Runner {
                 };
             }
             Decision::NeedsConfirmation(reasons) => {
-                if let Some(grant) = self.grants.covering(&invocation.name, &reasons) {
+                if let Some(grant) = self.grants.covering(&invocation, &reasons) {
                     tracing::debug!(scope = grant.scope.as_str(), "confirmation by grant");
                     *trail = audit::Trail {
                         decision: Some("confirmed"),
@@ -612,9 +612,12 @@ impl Runner {
             .instrument(tracing::info_span!("atip.confirm"))
             .await;
         tracing::debug!(confirmed = answer.runs(), "confirmation");
-        if let Answer::ForSession(scope) = answer {
-            self.grants.grant(Grant::new(&request, scope, "handler"));
-        }
+        let granted = match answer {
+            Answer::ForSession(scope) => {
+                Some(self.grants.grant(Grant::new(&request, scope, "handler")))
+            }
+            _ => None,
+        };
         if !answer.runs() {
             return Err(RunError::Declined(Box::new(request)));
         }
@@ -622,7 +625,8 @@ impl Runner {
             decision: Some("confirmed"),
             reasons: request.reasons,
             confirmed_by: Some("handler"),
-            grant: None,
+            // The grant this answer created, so its line shows where later ones come from.
+            grant: granted,
         };
         Ok(request.invocation)
     }

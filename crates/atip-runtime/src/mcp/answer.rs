@@ -46,7 +46,7 @@ impl McpServer {
         invocation: &Invocation,
         context: Option<&RequestContext<RoleServer>>,
     ) -> ToolResult {
-        let runner = &self.shared.runner;
+        let runner = &self.runner;
         let name = &invocation.name;
         let first = match self.gated(invocation, false, context).await {
             Err(Cancelled) => return cancelled(name),
@@ -98,7 +98,7 @@ impl McpServer {
         confirmed: bool,
         context: Option<&RequestContext<RoleServer>>,
     ) -> Result<Result<Output, RunError>, Cancelled> {
-        let runner = &self.shared.runner;
+        let runner = &self.runner;
         let _pass = tokio::select! {
             pass = self.shared.gate.enter(&invocation.effects) => pass,
             () = cancellation(context) => return Err(Cancelled),
@@ -174,4 +174,27 @@ fn mcp_result(result: ToolResult) -> CallToolResult {
         answer.meta = Some(result.meta.into());
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mcp::McpServer;
+    use crate::{ConfirmationRequest, Effects, Grant, GrantScope, Invocation, Runner};
+
+    #[test]
+    fn each_clone_is_a_session_with_its_own_grants() {
+        let alice = McpServer::new(Vec::new(), Runner::new()).unwrap();
+        let bob = alice.clone();
+        let request = ConfirmationRequest {
+            invocation: Invocation::new("wipe", vec!["true".into()], Effects::UNKNOWN),
+            reasons: Vec::new(),
+        };
+        alice
+            .runner
+            .grants()
+            .grant(Grant::new(&request, GrantScope::Command, "elicitation"));
+        assert_eq!(alice.runner.grants().list().len(), 1);
+        assert!(bob.runner.grants().list().is_empty());
+        assert!(alice.clone().runner.grants().list().is_empty());
+    }
 }

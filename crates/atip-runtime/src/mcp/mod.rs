@@ -48,18 +48,36 @@ use crate::exec::ConflictGate;
 use crate::providers::Provider;
 use crate::{Runner, RuntimeTool};
 
-/// An MCP server for ATIP tools. Cheap to clone (shared state).
-#[derive(Clone)]
+/// An MCP server for ATIP tools. Cheap to clone: clones share the tools, the conflict gate and
+/// the watched files; each clone is one client session with its own session grants (the
+/// runner's, [`Runner::grants`]: a clone of the runner starts with none), so a person's "yes
+/// for this session" in one client never runs another client's calls. Serve one clone per
+/// session (what rmcp's streamable HTTP service factory does with `|| Ok(server.clone())`).
 pub struct McpServer {
     shared: Arc<Shared>,
+    /// This session's runner: the shared one's configuration, its own grants.
+    runner: Runner,
     progress_every: Duration,
     watch_every: Duration,
+}
+
+impl Clone for McpServer {
+    /// Another session: the same tools and configuration, no session grants.
+    fn clone(&self) -> Self {
+        McpServer {
+            shared: Arc::clone(&self.shared),
+            runner: self.runner.clone(),
+            progress_every: self.progress_every,
+            watch_every: self.watch_every,
+        }
+    }
 }
 
 /// What every clone shares.
 struct Shared {
     /// The tools now served; replaced whole when watched files change.
     tools: RwLock<Arc<Tools>>,
+    /// The runner as configured: its policy judges reloaded tools; sessions run clones of it.
     runner: Runner,
     gate: ConflictGate,
     /// Metadata files to watch (empty: nothing to watch), and how they looked when read.
@@ -200,6 +218,7 @@ impl McpServer {
         let tools = Tools::build(set, &runner)?;
         let stamps = files.iter().map(|f| watch::stamp(f)).collect();
         Ok(McpServer {
+            runner: runner.clone(),
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(tools)),
                 runner,

@@ -3,7 +3,7 @@
 //! alone would not have says which parameter brought it (`` `--force` declares destructive ``),
 //! so that a person knows what they confirm and a model knows what to drop.
 
-use super::{Reason, ReasonCode};
+use super::{Reason, ReasonCode, ReasonSeverity};
 use crate::{CallEffects, Effects, ParamEffects};
 
 /// The effect reason codes whose triggering value `effects` declares (whatever a policy does
@@ -99,6 +99,9 @@ impl Reason {
             ReasonCode::CostExceeded => {
                 "its declared cost is above what the policy allows".to_owned()
             }
+            ReasonCode::Baseline if self.severity == ReasonSeverity::Deny => {
+                "the policy refuses every command".to_owned()
+            }
             ReasonCode::Baseline => "the policy asks a person about every command".to_owned(),
             ReasonCode::ArgumentDenied => self.message.clone(),
             ReasonCode::ArgumentNotAllowed => {
@@ -117,7 +120,6 @@ impl Reason {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::ReasonSeverity;
 
     fn reason(code: ReasonCode, message: &str) -> Reason {
         Reason {

@@ -79,7 +79,7 @@ where
             } else {
                 let labels: Vec<String> = t
                     .params_with_effects()
-                    .filter(|(_, e)| pick(&t.effects.merged_with(e)))
+                    .filter(|(_, e)| pick(&t.effects.raised_by(e)))
                     .map(|(p, _)| format!("`{}`", p.argv.label()))
                     .collect();
                 format!(" (only with {})", labels.join(" or "))

@@ -365,9 +365,29 @@ impl RuntimeTool {
                 tool.name
             ));
         }
+        if let Some(bad) = path
+            .iter()
+            .find(|s| s.is_empty() || s.starts_with('-') || s.contains(char::is_whitespace))
+        {
+            return Err(format!(
+                "{bad:?} is not a subcommand name: options and arguments go in `args`"
+            ));
+        }
         let name = crate::names::tool_name(&tool.name, path);
         if self.index.contains_key(&name) {
             return Err(format!("`{name}` is listed; dispatch it with `invocation`"));
+        }
+        // A listed command without listed subcommands followed by more words is that command
+        // with arguments, which only its own parameters (and their effects) may give.
+        for k in 1..path.len() {
+            let listed = crate::names::tool_name(&tool.name, &path[..k]);
+            let below = format!("{listed}_");
+            if self.index.contains_key(&listed) && !self.index.keys().any(|n| n.starts_with(&below))
+            {
+                return Err(format!(
+                    "`{listed}` is listed and has no subcommands: dispatch it with `invocation`"
+                ));
+            }
         }
         let mut b = ArgvBuilder::new(self.program.as_str());
         b.subcommand(path);
