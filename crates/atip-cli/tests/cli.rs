@@ -394,10 +394,10 @@ fn run_executes_allowed_calls_and_refuses_unconfirmed_ones() {
     let (code, out, _) = atip_in(dir.path(), &restricted);
     assert_eq!(code, 0);
     let messages: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert!(messages[1]["content"]
-        .as_str()
-        .unwrap()
-        .contains("policy: refuses `git_log`: not-allow-listed"));
+    assert!(messages[1]["content"].as_str().unwrap().contains(
+        "`git_log` was not run: the policy refuses it (not-allow-listed: this command is not \
+             among those the policy allows)"
+    ));
     std::fs::write(&policy, r#"{"allowDestrutive": true}"#).unwrap();
     let (code, _, err) = atip_in(dir.path(), &restricted);
     assert_eq!(code, 1);

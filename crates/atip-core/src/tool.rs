@@ -218,7 +218,7 @@ impl ParamSpec {
     /// `self` with `effects` of its own: what giving it adds to the command's effects
     /// ([`ParamSpec::effects`]).
     pub const fn with_effects(mut self, effects: &'static Effects) -> Self {
-        let old = std::mem::replace(&mut self.effects, Some(Shared::Static(effects)));
+        let old = self.effects.replace(Shared::Static(effects));
         std::mem::forget(old);
         self
     }

@@ -236,11 +236,9 @@ fn a_grant_is_for_one_command_of_one_tool() {
         invocation: first.clone(),
         reasons: reasons.clone(),
     };
-    let grant = runner.grants().grant(atip_runtime::Grant::new(
-        &request,
-        GrantScope::Command,
-        "test",
-    ));
+    let grant = runner
+        .grants()
+        .grant(request.grant(GrantScope::Command, "test"));
     assert_eq!(grant.id, 1);
     assert!(runner.grants().covering(&first, &reasons).is_some());
     assert!(runner.grants().covering(&second, &reasons).is_none());
@@ -258,9 +256,7 @@ fn a_grant_for_a_bare_command_line_covers_that_command_line_only() {
             invocation: echo.clone(),
             reasons: reasons.clone(),
         };
-        runner
-            .grants()
-            .grant(atip_runtime::Grant::new(&request, scope, "test"));
+        runner.grants().grant(request.grant(scope, "test"));
         assert!(runner.grants().covering(&echo, &reasons).is_some());
         assert!(
             runner.grants().covering(&touch, &reasons).is_none(),

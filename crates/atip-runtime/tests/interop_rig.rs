@@ -62,7 +62,7 @@ fn rig_tool_calls_dispatch_and_rig_tools_run_under_the_policy() {
         let clean = RigTool::<git::Clean>::new(in_repo.clone());
         let args = json!({"force": true}).as_object().unwrap().clone();
         let err = clean.call(args).await.unwrap_err();
-        assert!(err.0.contains("needs confirmation"), "{err}");
+        assert!(err.0.contains("needs a person's confirmation"), "{err}");
 
         let bad = json!({"short": "yes"}).as_object().unwrap().clone();
         let err = RigTool::<git::Status>::new(Runner::new())

@@ -359,11 +359,9 @@ fn a_grant_covers_the_values_the_person_saw() {
         invocation: main.clone(),
         reasons: reasons.clone(),
     };
-    runner.grants().grant(atip_runtime::Grant::new(
-        &request,
-        atip_runtime::GrantScope::SameReasons,
-        "test",
-    ));
+    runner
+        .grants()
+        .grant(request.grant(atip_runtime::GrantScope::SameReasons, "test"));
     assert!(runner.grants().covering(&main, &reasons).is_some());
     assert!(runner.grants().covering(&forced, &reasons).is_none());
     assert!(runner.grants().covering(&delete, &reasons).is_none());

@@ -6,6 +6,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
+use super::grants::{Grant, GrantScope};
 use crate::policy::Reason;
 use crate::Invocation;
 
@@ -17,6 +18,15 @@ pub struct ConfirmationRequest {
     pub invocation: Invocation,
     /// Why it needs confirmation.
     pub reasons: Vec<Reason>,
+}
+
+impl ConfirmationRequest {
+    /// A session grant for this request's command, covering `scope`, created by `granted_by`
+    /// (`"elicitation"`, or the application's own word): [`Grant::new`] with the request's
+    /// invocation and the reasons the person was shown.
+    pub fn grant(&self, scope: GrantScope, granted_by: &'static str) -> Grant {
+        Grant::new(&self.invocation, &self.reasons, scope, granted_by)
+    }
 }
 
 impl fmt::Display for ConfirmationRequest {
@@ -41,7 +51,7 @@ pub enum Answer {
     Once,
     /// Run this call, and let later calls of the same command run without asking for the
     /// rest of the runner's life, as far as `GrantScope` says ([`super::grants`]).
-    ForSession(super::GrantScope),
+    ForSession(GrantScope),
 }
 
 impl Answer {

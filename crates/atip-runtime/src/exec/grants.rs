@@ -76,13 +76,16 @@ pub struct Grant {
 }
 
 impl Grant {
-    /// A grant for the command of `request`, covering `scope`, created by `granted_by`.
+    /// A grant for `invocation`, which needed confirmation for `reasons` (what the person was
+    /// shown), covering `scope`, created by `granted_by`; numbered when added to [`Grants`].
+    /// [`ConfirmationRequest::grant`](super::ConfirmationRequest::grant) makes one from a
+    /// request.
     pub fn new(
-        request: &super::ConfirmationRequest,
+        invocation: &Invocation,
+        reasons: &[Reason],
         scope: GrantScope,
         granted_by: &'static str,
     ) -> Self {
-        let invocation = &request.invocation;
         Grant {
             id: 0,
             command: invocation.name.to_string(),
@@ -91,12 +94,11 @@ impl Grant {
             values: effect_values(invocation),
             argv: undescribed(invocation).then(|| invocation.argv.clone()),
             scope,
-            reasons: request
-                .reasons
+            reasons: reasons
                 .iter()
                 .map(|r| (r.code, r.message.clone()))
                 .collect(),
-            origin_call_id: request.invocation.call_id.clone(),
+            origin_call_id: invocation.call_id.clone(),
             granted_by,
         }
     }

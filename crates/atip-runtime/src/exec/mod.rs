@@ -613,9 +613,7 @@ impl Runner {
             .await;
         tracing::debug!(confirmed = answer.runs(), "confirmation");
         let granted = match answer {
-            Answer::ForSession(scope) => {
-                Some(self.grants.grant(Grant::new(&request, scope, "handler")))
-            }
+            Answer::ForSession(scope) => Some(self.grants.grant(request.grant(scope, "handler"))),
             _ => None,
         };
         if !answer.runs() {

@@ -10,7 +10,7 @@ use rmcp::RoleServer;
 
 use super::confirm::{self, Asked};
 use super::McpServer;
-use crate::{Grant, GrantScope, Invocation, Output, RunError, ToolCall, ToolResult};
+use crate::{GrantScope, Invocation, Output, RunError, ToolCall, ToolResult};
 
 /// The client cancelled the call (`notifications/cancelled`).
 struct Cancelled;
@@ -60,7 +60,7 @@ impl McpServer {
         match confirm::ask(context, &request).await {
             Asked::Yes { for_session } => {
                 if for_session {
-                    let grant = Grant::new(&request, GrantScope::SameReasons, "elicitation");
+                    let grant = request.grant(GrantScope::SameReasons, "elicitation");
                     runner.grants().grant(grant);
                 }
                 match self.gated(invocation, true, context).await {
@@ -179,7 +179,7 @@ fn mcp_result(result: ToolResult) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use crate::mcp::McpServer;
-    use crate::{ConfirmationRequest, Effects, Grant, GrantScope, Invocation, Runner};
+    use crate::{ConfirmationRequest, Effects, GrantScope, Invocation, Runner};
 
     #[test]
     fn each_clone_is_a_session_with_its_own_grants() {
@@ -192,7 +192,7 @@ mod tests {
         alice
             .runner
             .grants()
-            .grant(Grant::new(&request, GrantScope::Command, "elicitation"));
+            .grant(request.grant(GrantScope::Command, "elicitation"));
         assert_eq!(alice.runner.grants().list().len(), 1);
         assert!(bob.runner.grants().list().is_empty());
         assert!(alice.clone().runner.grants().list().is_empty());

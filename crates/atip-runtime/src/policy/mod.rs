@@ -46,6 +46,7 @@ use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
 pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
+#[cfg(feature = "exec")]
 pub(crate) use sources::brought_by;
 
 /// What a rule does with a command that triggers it.
