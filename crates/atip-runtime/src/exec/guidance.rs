@@ -5,7 +5,7 @@
 //! declined call ([`RunError::to_tool_result_with`](super::RunError::to_tool_result_with)).
 
 use super::confirm::ConfirmationRequest;
-use crate::policy::{brought_by, Reason, ReasonSeverity};
+use crate::policy::{brought_by, Reason, ReasonCode, ReasonSeverity};
 use crate::Invocation;
 
 /// Why the person was not the last word on a call that needed them.
@@ -32,9 +32,15 @@ pub(super) fn refused(invocation: &Invocation, reasons: &[Reason]) -> String {
     if let Some(labels) = options_that_bring(invocation, reasons) {
         next.push(format!("make the call without {labels}"));
     }
-    let arguments = reasons
-        .iter()
-        .any(|r| r.severity == ReasonSeverity::Deny && r.message.starts_with("parameter `"));
+    let arguments = reasons.iter().any(|r| {
+        r.severity == ReasonSeverity::Deny
+            && matches!(
+                r.code,
+                ReasonCode::ArgumentDenied
+                    | ReasonCode::ArgumentNotAllowed
+                    | ReasonCode::PathOutsideRoots
+            )
+    });
     if arguments {
         next.push("make the call with other values for the parameters named".to_owned());
     }
