@@ -16,6 +16,7 @@
 pub mod audit;
 mod batch;
 mod confirm;
+pub mod egress;
 pub mod environment;
 mod error;
 pub mod grants;
@@ -576,6 +577,7 @@ impl Runner {
         let limits = policy.limits;
         let require_sandbox = policy.require_sandbox;
         let path_roots = policy.path_roots_for(&invocation, &working_dir);
+        let egress = policy.egress_for(&invocation);
         drop(policy);
         self.verified_run(
             invocation,
@@ -585,6 +587,7 @@ impl Runner {
                 limits,
                 require_sandbox,
                 path_roots,
+                egress,
             },
             sink.as_ref(),
         )
@@ -660,7 +663,7 @@ impl Runner {
             runtime_dir: var("XDG_RUNTIME_DIR"),
             ssh_auth_sock: var("SSH_AUTH_SOCK"),
         };
-        let plan = sandbox::Plan::new(
+        let mut plan = sandbox::Plan::new(
             &self.sandbox,
             &invocation.effects,
             gates.limits,
@@ -669,6 +672,7 @@ impl Runner {
             places,
             program.as_deref(),
         );
+        plan.egress = gates.egress;
         let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
             .map_err(RunError::Sandbox)?;
         if gates.require_sandbox && !prepared.report.not_enforced.is_empty() {
@@ -739,6 +743,7 @@ impl Runner {
             limits: self.policy.limits,
             require_sandbox: self.policy.require_sandbox,
             path_roots: self.policy.path_roots_for(&invocation, &working_dir),
+            egress: self.policy.egress_for(&invocation),
         };
         self.verified_run(invocation, program, &working_dir, gates, None)
             .await
@@ -751,4 +756,6 @@ struct Gates {
     require_sandbox: bool,
     /// The roots the call's path arguments were held to: writes are confined to them too.
     path_roots: Vec<PathBuf>,
+    /// The hosts the call may reach, when the policy narrows its network.
+    egress: Option<crate::policy::EgressRules>,
 }

@@ -196,6 +196,22 @@ impl Output {
         if omitted > 0 {
             status.push(format!("[output truncated: {omitted} bytes omitted]"));
         }
+        // Connections the egress proxy refused: the model learns why its command failed.
+        // Targets are the command's own words, so they are redacted like its output.
+        if let Some(log) = &self.sandbox.egress {
+            for refused in &log.refused {
+                let line = refused.to_string();
+                let (line, n) = filter.redact_for(tool, &line);
+                redactions += n;
+                status.push(line.into_owned());
+            }
+            if log.refused_omitted > 0 {
+                status.push(format!(
+                    "egress: {} more connections refused",
+                    log.refused_omitted
+                ));
+            }
+        }
         for line in status {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');

@@ -154,6 +154,14 @@ pub(crate) async fn run(
         vars.retain(|(key, _)| key != "TMPDIR");
         vars.push(("TMPDIR".into(), dir.as_os_str().to_owned()));
     }
+    let proxy_env = sandbox.proxy_env();
+    if !proxy_env.is_empty() {
+        vars.retain(|(key, _)| {
+            !proxy_env.iter().any(|(k, _)| key == k)
+                && !Prepared::PROXY_ENV_REMOVED.iter().any(|k| key == k)
+        });
+        vars.extend(proxy_env.into_iter().map(|(k, v)| (k.into(), v.into())));
+    }
     let spec = super::spawn::Spec {
         program: &file,
         argv: &invocation.argv,
@@ -166,6 +174,8 @@ pub(crate) async fn run(
     let started = Instant::now();
     let mut child = super::spawn::spawn(&spec, sandbox).map_err(spawn_error)?;
     drop(verified);
+    // Dropped on every early return below, which stops the proxy with the run.
+    let proxy = sandbox.start_egress().map_err(RunError::Io)?;
     let group = GroupGuard {
         pid: Some(child.id()),
         reaped: false,
@@ -257,6 +267,9 @@ pub(crate) async fn run(
         }
     };
     let duration = started.elapsed();
+    if let Some(proxy) = proxy {
+        sandbox.report.egress = Some(proxy.finish().await);
+    }
     let mut capture = capture.lock().unwrap_or_else(|p| p.into_inner());
     Ok(Output {
         name: invocation.name.into_owned(),

@@ -32,6 +32,7 @@
 //! Every reason is listed, with a code, a message and a severity, never only the first.
 
 mod arguments;
+mod egress;
 mod examples;
 mod presets;
 mod sources;
@@ -45,6 +46,7 @@ use crate::model::SafetyAssumption;
 use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
+pub use egress::{is_public, Egress, EgressRule, EgressRules, Host, HostPattern, Refusal};
 pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
 #[cfg(feature = "exec")]
 pub(crate) use sources::brought_by;
@@ -149,6 +151,14 @@ pub struct Policy {
     pub require_sandbox: bool,
     /// Resource limits for every run. Default: none.
     pub limits: ResourceLimits,
+    /// Hosts every command that may use the network may reach (see [`Egress`]; enforced by
+    /// the sandbox's egress proxy). Default: none, the network is left as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub egress: Option<Egress>,
+    /// Hosts the commands matching each rule may reach besides [`Policy::egress`]. Default:
+    /// none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub egress_rules: Vec<EgressRule>,
     /// Calls with the decision this policy must reach for each, checked against the tools it
     /// judges when it is loaded ([`Policy::check_examples`]). Default: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -176,6 +186,8 @@ impl Default for Policy {
             require_known_effects: false,
             require_sandbox: false,
             limits: ResourceLimits::default(),
+            egress: None,
+            egress_rules: Vec::new(),
             examples: Vec::new(),
         }
     }
@@ -360,6 +372,15 @@ impl Policy {
                 }
             }
         }
+        for (i, rule) in self.egress_rules.iter().enumerate() {
+            for p in &rule.commands {
+                if !matches_any(p) {
+                    unmatched.push(format!(
+                        "egressRules[{i}] command pattern `{p}` matches no command"
+                    ));
+                }
+            }
+        }
         for (i, rule) in self.arguments.iter().enumerate() {
             for p in &rule.commands {
                 if !matches_any(p) {
@@ -432,6 +453,35 @@ impl Policy {
     /// for a symbolic link after the check cannot lead a write outside.
     pub fn path_roots_for(&self, invocation: &Invocation, working_dir: &Path) -> Vec<PathBuf> {
         arguments::path_roots_for(self, invocation, &invocation_title(invocation), working_dir)
+    }
+
+    /// The egress rules for `invocation`: the top-level [`Policy::egress`] and every
+    /// [`EgressRule`] that applies to it, joined; `None` when neither exists (the network is
+    /// left as it is) or the call is declared offline (`network: false`, which the sandbox
+    /// enforces without a proxy).
+    pub fn egress_for(&self, invocation: &Invocation) -> Option<EgressRules> {
+        if invocation.effects.network == Some(false) {
+            return None;
+        }
+        let title = invocation_title(invocation);
+        let rules: Vec<&EgressRule> = self
+            .egress_rules
+            .iter()
+            .filter(|r| r.applies_to(&invocation.name, &title))
+            .collect();
+        if self.egress.is_none() && rules.is_empty() {
+            return None;
+        }
+        let mut out = EgressRules::default();
+        if let Some(top) = &self.egress {
+            out.allow.extend(top.allow.iter().cloned());
+            out.deny.extend(top.deny.iter().cloned());
+        }
+        for r in rules {
+            out.allow.extend(r.allow.iter().cloned());
+            out.deny.extend(r.deny.iter().cloned());
+        }
+        Some(out)
     }
 
     /// Judges a command by its flattened name and merged effects alone (no trust, no

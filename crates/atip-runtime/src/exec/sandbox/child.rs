@@ -28,12 +28,27 @@ pub(super) enum Network {
     Fresh,
 }
 
+/// The network step of a run whose egress goes through the proxy: a network namespace of its
+/// own (with a user namespace unless the runner is root), its loopback up, and a listening
+/// socket on `127.0.0.1:PROXY_PORT` handed to the runner over `channel`, which accepts on it
+/// from outside.
+pub(super) struct EgressChild {
+    /// Unshare a user namespace too (not root).
+    pub user_namespace: bool,
+    /// The child's end of a `SOCK_SEQPACKET` pair: the listening socket goes through it.
+    pub channel: OwnedFd,
+    /// The runner's end, taken after the spawn.
+    pub runner: Option<OwnedFd>,
+}
+
 /// Everything the child does before `exec`, prepared in the parent.
 pub(crate) struct ChildSetup {
     /// The Landlock ruleset to restrict the child with; `None`: only `no_new_privs`.
     pub(super) ruleset: Option<OwnedFd>,
     /// The network namespace of an offline run.
     pub(super) network: Option<Network>,
+    /// The network namespace and proxy listener of a run with egress rules.
+    pub(super) egress: Option<EgressChild>,
     pub(super) limits: ResourceLimits,
     /// Drop capabilities; `privileged`: the child holds `CAP_SETPCAP` (root, or a user
     /// namespace of its own), so the bounding set and securebits can go too.
@@ -58,7 +73,8 @@ impl ChildSetup {
     /// the background.
     pub(crate) fn private_namespaces(&self) -> impl Iterator<Item = &'static str> {
         let mnt = self.mounts.is_some().then_some("mnt");
-        let net = matches!(self.network, Some(Network::Fresh)).then_some("net");
+        let net = (matches!(self.network, Some(Network::Fresh)) || self.egress.is_some())
+            .then_some("net");
         mnt.into_iter().chain(net)
     }
 
@@ -87,6 +103,17 @@ impl ChildSetup {
                 self.id_maps.write()?;
             }
             None => {}
+        }
+        if let Some(egress) = &self.egress {
+            let mut flags = libc::CLONE_NEWNET;
+            if egress.user_namespace {
+                flags |= libc::CLONE_NEWUSER;
+            }
+            unsafe { check(libc::unshare(flags))? };
+            if egress.user_namespace {
+                self.id_maps.write()?;
+            }
+            proxy_listener(egress.channel.as_raw_fd())?;
         }
         if let Some(mounts) = &self.mounts {
             mounts.apply(&self.id_maps)?;
@@ -137,6 +164,120 @@ impl ChildSetup {
             super::seccomp::install(program)?;
         }
         Ok(())
+    }
+}
+
+/// In a new network namespace: brings the loopback up, listens on
+/// `127.0.0.1:`[`PROXY_PORT`](crate::exec::egress::PROXY_PORT) and sends the listening socket
+/// over `channel` (`SCM_RIGHTS`) to the runner, which serves the proxy on it from outside. The
+/// child's own copies close at `exec`. System calls on stack values only.
+fn proxy_listener(channel: libc::c_int) -> io::Result<()> {
+    use std::mem::{size_of, zeroed};
+    // SAFETY (every block): system calls on values built here on the stack.
+    unsafe {
+        let ctl = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if ctl < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut req: libc::ifreq = zeroed();
+        for (i, b) in b"lo\0".iter().enumerate() {
+            req.ifr_name[i] = *b as libc::c_char;
+        }
+        req.ifr_ifru.ifru_flags = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+        let up = libc::ioctl(ctl, libc::SIOCSIFFLAGS as _, &req);
+        let up_error = io::Error::last_os_error();
+        libc::close(ctl);
+        if up != 0 {
+            return Err(up_error);
+        }
+        let listener = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        if listener < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut addr: libc::sockaddr_in = zeroed();
+        addr.sin_family = libc::AF_INET as libc::sa_family_t;
+        addr.sin_port = crate::exec::egress::PROXY_PORT.to_be();
+        addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        let bound = libc::bind(
+            listener,
+            std::ptr::from_ref(&addr).cast(),
+            size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        );
+        if bound != 0 || libc::listen(listener, 1024) != 0 {
+            let e = io::Error::last_os_error();
+            libc::close(listener);
+            return Err(e);
+        }
+        let mut byte = [0u8; 1];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        // Room for one descriptor's control message, aligned for `cmsghdr`.
+        let mut control = [0u64; 4];
+        let mut msg: libc::msghdr = zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(size_of::<libc::c_int>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>(), listener);
+        let sent = libc::sendmsg(channel, &msg, libc::MSG_NOSIGNAL);
+        let e = io::Error::last_os_error();
+        libc::close(listener);
+        if sent != 1 {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Receives the listening socket [`proxy_listener`] sent over `channel` (already queued: the
+/// child sent it before `exec`, and the spawn returns after).
+///
+/// # Errors
+///
+/// The OS error, or `InvalidData` when no descriptor came.
+pub(crate) fn receive_listener(channel: &OwnedFd) -> io::Result<OwnedFd> {
+    use std::mem::{size_of, zeroed};
+    // SAFETY: recvmsg into buffers on the stack; the descriptor read from the control message
+    // is new in this process and owned by nothing else.
+    unsafe {
+        let mut byte = [0u8; 1];
+        let mut iov = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        let mut control = [0u64; 4];
+        let mut msg: libc::msghdr = zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) as _;
+        let n = libc::recvmsg(
+            channel.as_raw_fd(),
+            &mut msg,
+            libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
+        );
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if n != 1
+            || cmsg.is_null()
+            || (*cmsg).cmsg_level != libc::SOL_SOCKET
+            || (*cmsg).cmsg_type != libc::SCM_RIGHTS
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the run sent no listening socket for its egress proxy",
+            ));
+        }
+        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>());
+        Ok(std::os::fd::FromRawFd::from_raw_fd(fd))
     }
 }
 

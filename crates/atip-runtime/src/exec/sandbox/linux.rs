@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, Scope, ABI,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 use nix::fcntl::{open, OFlag};
 use nix::sched::CloneFlags;
@@ -328,6 +328,12 @@ pub(super) fn prepare_on(
                 .push(kernel(4, "TCP bind and connect (Linux 6.7+)"));
         }
     }
+    let egress = match &plan.egress {
+        Some(rules) if !plan.no_network => Some(egress_child(rules, root, &mut report)?),
+        _ => None,
+    };
+    let has_egress = egress.is_some();
+    let landlock_egress = has_egress && support.net();
     if want_abstract {
         if scopes.contains(Scope::AbstractUnixSocket) {
             report.enforced.push(Containment::NoAbstractUnixSockets);
@@ -344,7 +350,8 @@ pub(super) fn prepare_on(
         ));
     }
 
-    let needs_ruleset = !handled_fs.is_empty() || landlock_net || !scopes.is_empty();
+    let needs_ruleset =
+        !handled_fs.is_empty() || landlock_net || landlock_egress || !scopes.is_empty();
     let ruleset = if needs_ruleset {
         let mut rs = Ruleset::default().set_compatibility(CompatLevel::HardRequirement);
         if !handled_fs.is_empty() {
@@ -352,7 +359,7 @@ pub(super) fn prepare_on(
                 .handle_access(handled_fs)
                 .map_err(|e| fail("file rights", &e))?;
         }
-        if landlock_net {
+        if landlock_net || landlock_egress {
             rs = rs
                 .handle_access(AccessNet::from_all(ABI::V4))
                 .map_err(|e| fail("network rights", &e))?;
@@ -373,6 +380,16 @@ pub(super) fn prepare_on(
             created = created
                 .add_rule(PathBeneath::new(fd, rights))
                 .map_err(|e| fail(&format!("rule for {}", path.display()), &e))?;
+        }
+        if landlock_egress {
+            // The proxy's port is the only TCP connection left (its namespace has no other
+            // route anyway); no bind.
+            created = created
+                .add_rule(NetPort::new(
+                    crate::exec::egress::PROXY_PORT,
+                    AccessNet::ConnectTcp,
+                ))
+                .map_err(|e| fail("rule for the egress proxy's port", &e))?;
         }
         // Without a descriptor (no Landlock at all) the child sets only `no_new_privs`.
         Option::<OwnedFd>::from(created)
@@ -428,7 +445,8 @@ pub(super) fn prepare_on(
     let mounts = shield(
         plan,
         root,
-        ChildSetup::own_user_namespace(network),
+        ChildSetup::own_user_namespace(network)
+            || egress.as_ref().is_some_and(|e| e.user_namespace),
         &mut report,
     );
 
@@ -452,9 +470,10 @@ pub(super) fn prepare_on(
         ChildSetup {
             ruleset,
             network,
+            egress,
             limits,
             capabilities: Some(CapabilityDrop {
-                privileged: root || network.is_some() || mounts.is_some(),
+                privileged: root || network.is_some() || has_egress || mounts.is_some(),
                 last: last_capability(),
             }),
             id_maps: IdMaps::of_runner(),
@@ -463,6 +482,63 @@ pub(super) fn prepare_on(
         },
         report,
     ))
+}
+
+/// The egress step of a run with egress rules: the socket pair its proxy listener comes
+/// through, and the report's line.
+///
+/// # Errors
+///
+/// Egress rules fail closed: without a network namespace (not root, unprivileged user
+/// namespaces off) the run is refused, for a direct connection could not be stopped.
+fn egress_child(
+    rules: &crate::policy::EgressRules,
+    root: bool,
+    report: &mut SandboxReport,
+) -> Result<super::child::EgressChild, SandboxError> {
+    use std::os::fd::FromRawFd;
+    if !root && !matches!(offline_network(), Some(super::child::Network::Fresh)) {
+        return Err(SandboxError {
+            message: "the policy limits which hosts this command may reach (egress rules), but \
+                      this system cannot give the run a network namespace of its own: \
+                      unprivileged user namespaces are off (`atip doctor` says how to turn them \
+                      on)"
+            .to_owned(),
+        });
+    }
+    let mut pair = [0 as libc::c_int; 2];
+    // SAFETY: socketpair into a local array.
+    let rc = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    };
+    if rc != 0 {
+        return Err(SandboxError {
+            message: format!(
+                "cannot set up the sandbox (egress channel): {}",
+                std::io::Error::last_os_error()
+            ),
+        });
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    let (runner, channel) =
+        unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+    let channel = super::child::above_stdio(channel).map_err(|e| SandboxError {
+        message: format!("cannot set up the sandbox (egress channel): {e}"),
+    })?;
+    report.enforced.push(Containment::EgressProxy {
+        allow: rules.allow.iter().map(|p| p.as_str().to_owned()).collect(),
+        deny: rules.deny.iter().map(|p| p.as_str().to_owned()).collect(),
+    });
+    Ok(super::child::EgressChild {
+        user_namespace: !root,
+        channel,
+        runner: Some(runner),
+    })
 }
 
 /// The run's mount namespace for `plan` (protected paths, hidden credential stores and
@@ -534,6 +610,7 @@ mod tests {
             reads: None,
             no_network: true,
             network_namespace: false,
+            egress: None,
             extra_writable: Vec::new(),
             limits: crate::policy::ResourceLimits::default(),
             notes: Vec::new(),

@@ -177,6 +177,16 @@ pub enum Containment {
     },
     /// A private network namespace: no network at all.
     NetworkNamespace,
+    /// A private network namespace whose only way out is the egress proxy, which lets through
+    /// connections to the hosts of `allow` but not `deny` ([`crate::policy::Egress`]); with
+    /// Landlock ABI 4+ TCP connections only to the proxy's port as well.
+    EgressProxy {
+        /// The allow entries, as written.
+        allow: Vec<String>,
+        /// The deny entries, as written.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        deny: Vec<String>,
+    },
     /// Landlock denies TCP `bind` and `connect`.
     NoTcp,
     /// Landlock denies connecting to abstract Unix sockets created outside the sandbox.
@@ -239,6 +249,24 @@ impl fmt::Display for Containment {
                 write!(f, "file reads only under {}", paths(readable))
             }
             Containment::NetworkNamespace => f.write_str("no network (private network namespace)"),
+            Containment::EgressProxy { allow, deny } => {
+                let list = |l: &[String]| {
+                    if l.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        l.join(", ")
+                    }
+                };
+                write!(
+                    f,
+                    "network only through the egress proxy (private network namespace) to {}",
+                    list(allow)
+                )?;
+                if !deny.is_empty() {
+                    write!(f, ", never to {}", deny.join(", "))?;
+                }
+                Ok(())
+            }
             Containment::NoTcp => f.write_str("no TCP bind or connect (Landlock)"),
             Containment::NoAbstractUnixSockets => {
                 f.write_str("no abstract Unix sockets outside the sandbox (Landlock)")
@@ -302,6 +330,10 @@ pub struct SandboxReport {
     /// caller (see [`crate::exec::environment`]). Sorted.
     #[serde(rename = "envRemoved", skip_serializing_if = "Vec::is_empty")]
     pub env_removed: Vec<String>,
+    /// What went through the egress proxy (runs with egress rules): hosts reached with their
+    /// traffic, connections refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub egress: Option<crate::exec::egress::EgressLog>,
 }
 
 impl SandboxReport {
@@ -320,11 +352,16 @@ impl SandboxReport {
         })
     }
 
-    /// Whether network access was cut (namespace or TCP denial).
+    /// Whether network access was cut or narrowed (namespace, TCP denial, egress proxy).
     pub fn limits_network(&self) -> bool {
-        self.enforced
-            .iter()
-            .any(|c| matches!(c, Containment::NetworkNamespace | Containment::NoTcp))
+        self.enforced.iter().any(|c| {
+            matches!(
+                c,
+                Containment::NetworkNamespace
+                    | Containment::NoTcp
+                    | Containment::EgressProxy { .. }
+            )
+        })
     }
 }
 
@@ -360,6 +397,8 @@ pub(crate) struct Plan {
     pub no_network: bool,
     /// Use a network namespace for `no_network`.
     pub network_namespace: bool,
+    /// The egress rules of a call that may use the network, when the policy has any.
+    pub egress: Option<crate::policy::EgressRules>,
     /// The caller's extra writable paths.
     pub extra_writable: Vec<PathBuf>,
     /// Resource limits.
@@ -449,6 +488,7 @@ impl Plan {
             reads: sandbox.readable.clone(),
             no_network: effects.network == Some(false) && !sandbox.allow_network,
             network_namespace: sandbox.network_namespace,
+            egress: None,
             extra_writable: sandbox.writable.clone(),
             limits,
             notes,
@@ -516,6 +556,8 @@ pub(crate) struct Prepared {
     pub scratch: Option<tempfile::TempDir>,
     /// Protected directories created for the run, removed (if still empty) when this goes.
     created: Vec<PathBuf>,
+    /// The egress rules the run's proxy serves, when it has one.
+    egress: Option<crate::policy::EgressRules>,
     #[cfg(target_os = "linux")]
     child: Option<child::ChildSetup>,
 }
@@ -545,7 +587,7 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, SandboxError> {
     if !sandbox.enabled {
         let mut report = SandboxReport::default();
-        if plan.writes.is_some() || plan.no_network || plan.limits.any() {
+        if plan.writes.is_some() || plan.no_network || plan.limits.any() || plan.egress.is_some() {
             report
                 .not_enforced
                 .push("the caller turned the sandbox off".to_owned());
@@ -554,6 +596,7 @@ pub(crate) fn prepare(
             report,
             scratch: None,
             created: Vec::new(),
+            egress: None,
             #[cfg(target_os = "linux")]
             child: None,
         });
@@ -570,10 +613,16 @@ pub(crate) fn prepare(
     {
         let (child, mut report) = linux::prepare(plan, scratch_path.as_deref(), program)?;
         report.scratch_dir = scratch_path;
+        let egress = child
+            .egress
+            .is_some()
+            .then(|| plan.egress.clone())
+            .flatten();
         Ok(Prepared {
             created: report.created.clone(),
             report,
             scratch,
+            egress,
             child: Some(child),
         })
     }
@@ -584,6 +633,15 @@ pub(crate) fn prepare(
             scratch_dir: scratch_path,
             ..SandboxReport::default()
         };
+        if plan.egress.is_some() {
+            return Err(SandboxError {
+                message: format!(
+                    "the policy limits which hosts this command may reach, but egress rules \
+                     need a network namespace, which {} does not have",
+                    std::env::consts::OS
+                ),
+            });
+        }
         if plan.writes.is_some() || plan.no_network || plan.limits.any() || plan.reads.is_some() {
             report.not_enforced.push(format!(
                 "no sandbox on {}: only Linux (Landlock, namespaces) is supported",
@@ -594,6 +652,7 @@ pub(crate) fn prepare(
             report,
             scratch,
             created: Vec::new(),
+            egress: None,
         })
     }
 }
@@ -624,6 +683,66 @@ impl Prepared {
     /// The child's `TMPDIR`: the run's scratch directory, when it has one.
     pub fn tmpdir(&self) -> Option<&Path> {
         self.scratch.as_ref().map(tempfile::TempDir::path)
+    }
+
+    /// The proxy variables of a run with egress rules: `HTTP_PROXY`, `HTTPS_PROXY` (HTTP
+    /// proxy) and `ALL_PROXY` (`socks5h://`: the proxy resolves names) in upper and lower case,
+    /// all at `127.0.0.1:`[`PROXY_PORT`](crate::exec::egress::PROXY_PORT) of the run's own
+    /// network namespace. Empty for other runs.
+    pub fn proxy_env(&self) -> Vec<(&'static str, String)> {
+        if self.egress.is_none() {
+            return Vec::new();
+        }
+        let port = crate::exec::egress::PROXY_PORT;
+        let http = format!("http://127.0.0.1:{port}");
+        let socks = format!("socks5h://127.0.0.1:{port}");
+        vec![
+            ("HTTP_PROXY", http.clone()),
+            ("http_proxy", http.clone()),
+            ("HTTPS_PROXY", http.clone()),
+            ("https_proxy", http),
+            ("ALL_PROXY", socks.clone()),
+            ("all_proxy", socks),
+        ]
+    }
+
+    /// Variables removed from a run with egress rules, besides those [`Prepared::proxy_env`]
+    /// sets: exceptions to the proxy would only fail (there is no other route).
+    pub const PROXY_ENV_REMOVED: &'static [&'static str] = &["NO_PROXY", "no_proxy"];
+
+    /// Starts the run's egress proxy once the child has called `exec` (it sent its listening
+    /// socket before); `None` for a run without egress rules.
+    ///
+    /// # Errors
+    ///
+    /// When the listening socket did not arrive or cannot be served.
+    pub(crate) fn start_egress(
+        &mut self,
+    ) -> std::io::Result<Option<crate::exec::egress::EgressProxy>> {
+        let Some(rules) = self.egress.clone() else {
+            return Ok(None);
+        };
+        #[cfg(target_os = "linux")]
+        {
+            let runner = self
+                .child
+                .as_mut()
+                .and_then(|c| c.egress.as_mut())
+                .and_then(|e| e.runner.take())
+                .ok_or_else(|| std::io::Error::other("no egress channel"))?;
+            let fd = child::receive_listener(&runner)?;
+            let listener = std::net::TcpListener::from(fd);
+            listener.set_nonblocking(true)?;
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            Ok(Some(crate::exec::egress::EgressProxy::start(
+                listener, rules,
+            )))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = rules;
+            Err(std::io::Error::other("egress rules need Linux"))
+        }
     }
 
     /// What the child applies to itself before `exec` (Linux).

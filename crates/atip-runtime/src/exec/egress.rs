@@ -1,0 +1,661 @@
+//! The egress proxy: the only way out of a run whose policy lists the hosts it may reach
+//! ([`crate::policy::Egress`]).
+//!
+//! Such a run gets a network namespace of its own whose only route is a listening socket on
+//! its loopback (`127.0.0.1:`[`PROXY_PORT`]) that the runner accepts on from the host side;
+//! `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` (both cases) point there and `NO_PROXY` is
+//! removed. A connection that does not go through the proxy has no route. On that one port
+//! the proxy speaks, told apart by the first byte:
+//!
+//! * HTTP `CONNECT host:port` (HTTPS and anything else tunnelled), answered `200` once the
+//!   upstream connection is open, `403` with the reason when refused;
+//! * plain HTTP with an absolute URI (`GET http://host/path`), forwarded when the URI's host is
+//!   allowed **and** the `Host` header names the same host and port (`403` otherwise);
+//! * SOCKS5 `CONNECT` without authentication (`socks5h://`: the proxy resolves names), with
+//!   reply `0x02` (not allowed by ruleset) when refused; `BIND` and `UDP ASSOCIATE` are refused.
+//!
+//! Every request is judged on its own (a keep-alive connection cannot carry a second request to
+//! another host under the first one's verdict). The proxy resolves names itself and connects
+//! to an address it checked ([`EgressRules::check_resolved`]), never to one a second lookup
+//! returns; addresses in any notation are read into one form first ([`Host::parse`]).
+//!
+//! What a proxy cannot see is in the crate's RELIABILITY.md: inside a `CONNECT` tunnel the TLS
+//! server name and the HTTP `Host` are the client's business (domain fronting reaches any site
+//! of an allowed CDN), and programs that ignore the proxy variables fail instead of connecting.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde::Serialize;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+
+use crate::policy::{EgressRules, Host, Refusal};
+
+/// The port of the proxy on a run's own loopback (inside its network namespace, where no other
+/// program listens).
+pub const PROXY_PORT: u16 = 3128;
+
+/// How long the proxy waits for an upstream connection to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long [`EgressProxy::finish`] lets open connections end on their own after the run.
+const FINISH_GRACE: Duration = Duration::from_millis(200);
+
+/// Copy buffer per direction of a tunnel.
+const BUFFER_BYTES: usize = 64 * 1024;
+
+/// Traffic with one host (`host:port` as the command asked for it) during a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reached {
+    /// `host:port` as requested (a name, or an address in its canonical form).
+    pub host: String,
+    /// Connections opened.
+    pub connections: u64,
+    /// Bytes sent by the command to the host.
+    pub bytes_out: u64,
+    /// Bytes received from the host.
+    pub bytes_in: u64,
+}
+
+/// A connection or request the proxy refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// `connect` (HTTP `CONNECT` or SOCKS5) or `request` (plain HTTP).
+    pub kind: &'static str,
+    /// `host:port` as the command asked for it.
+    pub target: String,
+    /// Why, as a sentence.
+    pub reason: String,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "egress: refused {} to {} — {}",
+            self.kind, self.target, self.reason
+        )
+    }
+}
+
+/// What went through the egress proxy during one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EgressLog {
+    /// Hosts reached, in the order first reached, with their traffic.
+    pub reached: Vec<Reached>,
+    /// Connections and requests refused, in order (at most [`MAX_REFUSALS`] kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
+    /// Refusals beyond [`MAX_REFUSALS`], counted only.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub refused_omitted: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Refusals a log keeps one by one; later ones are counted in [`EgressLog::refused_omitted`].
+pub const MAX_REFUSALS: usize = 32;
+
+#[derive(Default)]
+struct Traffic {
+    connections: AtomicU64,
+    bytes_out: AtomicU64,
+    bytes_in: AtomicU64,
+}
+
+#[derive(Default)]
+struct Journal {
+    reached: Vec<(String, Arc<Traffic>)>,
+    index: HashMap<String, usize>,
+    refused: Vec<Refused>,
+    refused_omitted: u64,
+}
+
+struct Shared {
+    rules: EgressRules,
+    journal: Mutex<Journal>,
+    tasks: Mutex<JoinSet<()>>,
+}
+
+impl Shared {
+    fn journal(&self) -> std::sync::MutexGuard<'_, Journal> {
+        self.journal.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        // Reap what has ended, so a long run does not accumulate finished tasks.
+        while tasks.try_join_next().is_some() {}
+        tasks.spawn(task);
+    }
+
+    fn refuse(&self, kind: &'static str, target: &str, why: &Refusal) {
+        tracing::info!(kind, target, reason = %why, "egress refused");
+        let mut j = self.journal();
+        if j.refused.len() < MAX_REFUSALS {
+            j.refused.push(Refused {
+                kind,
+                target: target.to_owned(),
+                reason: why.to_string(),
+            });
+        } else {
+            j.refused_omitted += 1;
+        }
+    }
+
+    fn traffic(&self, target: &str) -> Arc<Traffic> {
+        let mut j = self.journal();
+        let t = match j.index.get(target) {
+            Some(&i) => Arc::clone(&j.reached[i].1),
+            None => {
+                let t = Arc::new(Traffic::default());
+                let i = j.reached.len();
+                j.reached.push((target.to_owned(), Arc::clone(&t)));
+                j.index.insert(target.to_owned(), i);
+                t
+            }
+        };
+        t.connections.fetch_add(1, Ordering::Relaxed);
+        t
+    }
+}
+
+/// A running egress proxy. Dropping it stops it and every connection through it.
+pub struct EgressProxy {
+    shared: Arc<Shared>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl fmt::Debug for EgressProxy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EgressProxy")
+            .field("rules", &self.shared.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EgressProxy {
+    /// Serves `listener` (on the current tokio runtime) under `rules` until
+    /// [`EgressProxy::finish`] or drop. The sandbox starts one per run on the run's own
+    /// listening socket; a caller may start one on any listener, e.g. to test its rules.
+    pub fn start(listener: TcpListener, rules: EgressRules) -> EgressProxy {
+        let shared = Arc::new(Shared {
+            rules,
+            journal: Mutex::new(Journal::default()),
+            tasks: Mutex::new(JoinSet::new()),
+        });
+        let serving = Arc::clone(&shared);
+        let accept = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    // Out of descriptors or the like: let the command see refused connections.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let shared = Arc::clone(&serving);
+                serving.spawn(async move { connection(stream, shared).await });
+            }
+        });
+        EgressProxy { shared, accept }
+    }
+
+    /// What the proxy has seen so far.
+    pub fn log(&self) -> EgressLog {
+        let j = self.shared.journal();
+        EgressLog {
+            reached: j
+                .reached
+                .iter()
+                .map(|(host, t)| Reached {
+                    host: host.clone(),
+                    connections: t.connections.load(Ordering::Relaxed),
+                    bytes_out: t.bytes_out.load(Ordering::Relaxed),
+                    bytes_in: t.bytes_in.load(Ordering::Relaxed),
+                })
+                .collect(),
+            refused: j.refused.clone(),
+            refused_omitted: j.refused_omitted,
+        }
+    }
+
+    /// Stops accepting, lets open connections end for a moment (the run is over, so their
+    /// client side is normally closed already), stops the rest and returns the log.
+    pub async fn finish(self) -> EgressLog {
+        self.accept.abort();
+        let mut tasks =
+            std::mem::take(&mut *self.shared.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        let _ = tokio::time::timeout(FINISH_GRACE, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+        tasks.abort_all();
+        self.log()
+    }
+}
+
+impl Drop for EgressProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.shared
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .abort_all();
+    }
+}
+
+/// One accepted connection: SOCKS5 when it starts with version byte 5, else HTTP.
+async fn connection(stream: TcpStream, shared: Arc<Shared>) {
+    let _ = stream.set_nodelay(true);
+    let mut first = [0u8; 1];
+    match stream.peek(&mut first).await {
+        Ok(1) if first[0] == 5 => socks5(stream, shared).await,
+        Ok(1) => http(stream, shared).await,
+        _ => {}
+    }
+}
+
+/// Why an upstream connection was not opened.
+enum Failure {
+    Refused(Refusal),
+    Unreachable(io::Error),
+}
+
+/// `host:port` for logs, with IPv6 addresses in brackets.
+fn target(host: &Host, port: u16) -> String {
+    format!("{host}:{port}")
+}
+
+/// Checks `host:port` against the rules, resolves a name, checks each address, and connects
+/// to the first allowed one that answers.
+async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpStream, Failure> {
+    shared.rules.check(host, port).map_err(Failure::Refused)?;
+    let candidates: Vec<SocketAddr> = match host {
+        Host::Address(a) => vec![SocketAddr::new(*a, port)],
+        Host::Name(name) => {
+            let resolved: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
+                .await
+                .map_err(|e| Failure::Refused(Refusal::Unresolved(e.to_string())))?
+                .collect();
+            let mut allowed = Vec::new();
+            let mut refused = Vec::new();
+            for sa in resolved {
+                match shared.rules.check_resolved(sa.ip(), port) {
+                    Ok(()) => allowed.push(sa),
+                    Err(why) => refused.push((sa.ip(), why)),
+                }
+            }
+            if allowed.is_empty() {
+                return Err(Failure::Refused(if refused.is_empty() {
+                    Refusal::Unresolved("no address".to_owned())
+                } else {
+                    Refusal::Resolved(refused)
+                }));
+            }
+            allowed
+        }
+    };
+    let mut last = io::Error::from(io::ErrorKind::NotFound);
+    for sa in candidates {
+        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(sa)).await {
+            Ok(Ok(s)) => {
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Ok(Err(e)) => last = e,
+            Err(_) => last = io::Error::from(io::ErrorKind::TimedOut),
+        }
+    }
+    Err(Failure::Unreachable(last))
+}
+
+/// Relays bytes both ways until either side closes, counting them for `target`.
+async fn tunnel<C>(mut client: C, upstream: TcpStream, traffic: Arc<Traffic>)
+where
+    C: AsyncRead + AsyncWrite + Unpin,
+{
+    let mut upstream = Counted {
+        inner: upstream,
+        traffic,
+    };
+    let _ = tokio::io::copy_bidirectional_with_sizes(
+        &mut client,
+        &mut upstream,
+        BUFFER_BYTES,
+        BUFFER_BYTES,
+    )
+    .await;
+}
+
+/// An upstream connection that counts the bytes through it as they pass (so a tunnel cut short
+/// still has its traffic counted).
+struct Counted<S> {
+    inner: S,
+    traffic: Arc<Traffic>,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let n = (buf.filled().len() - before) as u64;
+        self.traffic.bytes_in.fetch_add(n, Ordering::Relaxed);
+        r
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = &r {
+            self.traffic
+                .bytes_out
+                .fetch_add(*n as u64, Ordering::Relaxed);
+        }
+        r
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+async fn socks5(stream: TcpStream, shared: Arc<Shared>) {
+    use fast_socks5::server::Socks5ServerProtocol;
+    use fast_socks5::util::target_addr::TargetAddr;
+    use fast_socks5::{ReplyError, Socks5Command};
+    let Ok(proto) = Socks5ServerProtocol::accept_no_auth(stream).await else {
+        return;
+    };
+    let Ok((proto, command, to)) = proto.read_command().await else {
+        return;
+    };
+    let (host, port) = match &to {
+        TargetAddr::Ip(sa) => (Ok(Host::Address(sa.ip())), sa.port()),
+        TargetAddr::Domain(name, port) => (Host::parse(name), *port),
+    };
+    let shown = match &host {
+        Ok(h) => target(h, port),
+        Err(_) => to.to_string(),
+    };
+    if !matches!(command, Socks5Command::TCPConnect) {
+        shared.refuse(
+            "connect",
+            &shown,
+            &Refusal::Request("SOCKS5 BIND and UDP ASSOCIATE are not relayed".to_owned()),
+        );
+        let _ = proto.reply_error(&ReplyError::CommandNotSupported).await;
+        return;
+    }
+    let host = match host {
+        Ok(h) => h,
+        Err(why) => {
+            shared.refuse("connect", &shown, &Refusal::Request(why));
+            let _ = proto.reply_error(&ReplyError::ConnectionNotAllowed).await;
+            return;
+        }
+    };
+    match open(&shared, &host, port).await {
+        Ok(upstream) => {
+            let local = upstream
+                .local_addr()
+                .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+            let traffic = shared.traffic(&shown);
+            if let Ok(client) = proto.reply_success(local).await {
+                tunnel(client, upstream, traffic).await;
+            }
+        }
+        Err(Failure::Refused(why)) => {
+            shared.refuse("connect", &shown, &why);
+            let _ = proto.reply_error(&ReplyError::ConnectionNotAllowed).await;
+        }
+        Err(Failure::Unreachable(_)) => {
+            let _ = proto.reply_error(&ReplyError::HostUnreachable).await;
+        }
+    }
+}
+
+type Body = BoxBody<Bytes, hyper::Error>;
+
+fn text(status: StatusCode, message: String) -> Response<Body> {
+    let mut response = Response::new(
+        Full::new(Bytes::from(message + "\n"))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *response.status_mut() = status;
+    response
+}
+
+/// `403` naming the reason, also in the `X-Atip-Egress` header.
+fn forbidden(shared: &Shared, kind: &'static str, shown: &str, why: &Refusal) -> Response<Body> {
+    shared.refuse(kind, shown, why);
+    let line = format!("egress: refused {kind} to {shown} — {why}");
+    let mut response = text(StatusCode::FORBIDDEN, line);
+    // The connection ends with a refusal: nothing more is read from a client that tried.
+    response.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&why.to_string().replace(['\r', '\n'], " "))
+    {
+        response.headers_mut().insert("x-atip-egress", v);
+    }
+    response
+}
+
+async fn http(stream: TcpStream, shared: Arc<Shared>) {
+    let service = hyper::service::service_fn(move |req| {
+        let shared = Arc::clone(&shared);
+        async move { Ok::<_, Infallible>(request(req, shared).await) }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades()
+        .await;
+}
+
+/// A host and port from an authority (`host:port`, `[v6]:port`), with `default` when it has
+/// none.
+fn authority(a: &hyper::http::uri::Authority, default: Option<u16>) -> Result<(Host, u16), String> {
+    let port = a
+        .port_u16()
+        .or(default)
+        .ok_or_else(|| format!("`{a}` has no port"))?;
+    if a.as_str().contains('@') {
+        return Err(format!("`{a}` holds user information"));
+    }
+    Ok((Host::parse(a.host())?, port))
+}
+
+async fn request(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> {
+    if req.method() == Method::CONNECT {
+        return connect(req, shared).await;
+    }
+    let uri = req.uri().clone();
+    let Some(auth) = uri.authority() else {
+        return forbidden(
+            &shared,
+            "request",
+            "(no host)",
+            &Refusal::Request(
+                "not a proxy request: the URL must be absolute (http://host/path)".to_owned(),
+            ),
+        );
+    };
+    let shown_raw = auth.as_str().to_owned();
+    if uri.scheme_str() != Some("http") {
+        return forbidden(
+            &shared,
+            "request",
+            &shown_raw,
+            &Refusal::Request(format!(
+                "only http:// is forwarded as a request; use CONNECT for {}",
+                uri.scheme_str().unwrap_or("this scheme")
+            )),
+        );
+    }
+    let (host, port) = match authority(auth, Some(80)) {
+        Ok(hp) => hp,
+        Err(why) => return forbidden(&shared, "request", &shown_raw, &Refusal::Request(why)),
+    };
+    let shown = target(&host, port);
+    // The Host header must name what the URL names: a server picks its site by the header.
+    if let Some(h) = req.headers().get(hyper::header::HOST) {
+        let same = h
+            .to_str()
+            .ok()
+            .and_then(|h| h.parse::<hyper::http::uri::Authority>().ok())
+            .and_then(|a| authority(&a, Some(80)).ok())
+            .is_some_and(|hp| hp == (host.clone(), port));
+        if !same {
+            return forbidden(
+                &shared,
+                "request",
+                &shown,
+                &Refusal::Request(format!(
+                    "the Host header `{}` names another host than the URL",
+                    String::from_utf8_lossy(h.as_bytes())
+                )),
+            );
+        }
+    }
+    let upstream = match open(&shared, &host, port).await {
+        Ok(s) => s,
+        Err(Failure::Refused(why)) => return forbidden(&shared, "request", &shown, &why),
+        Err(Failure::Unreachable(e)) => {
+            return text(
+                StatusCode::BAD_GATEWAY,
+                format!("egress: cannot reach {shown}: {e}"),
+            )
+        }
+    };
+    let traffic = shared.traffic(&shown);
+    let counted = Counted {
+        inner: upstream,
+        traffic,
+    };
+    let (mut sender, conn) =
+        match hyper::client::conn::http1::handshake(TokioIo::new(counted)).await {
+            Ok(pair) => pair,
+            Err(e) => return text(StatusCode::BAD_GATEWAY, format!("egress: {shown}: {e}")),
+        };
+    shared.spawn(async move {
+        let _ = conn.await;
+    });
+    let (mut parts, body) = req.into_parts();
+    strip_hop_by_hop(&mut parts.headers);
+    if parts.headers.get(hyper::header::HOST).is_none() {
+        if let Ok(v) = hyper::header::HeaderValue::from_str(auth.as_str()) {
+            parts.headers.insert(hyper::header::HOST, v);
+        }
+    }
+    parts.uri = match uri.path_and_query() {
+        Some(pq) => pq
+            .as_str()
+            .parse()
+            .unwrap_or_else(|_| hyper::Uri::from_static("/")),
+        None => hyper::Uri::from_static("/"),
+    };
+    match sender.send_request(Request::from_parts(parts, body)).await {
+        Ok(response) => {
+            let (mut parts, body) = response.into_parts();
+            strip_hop_by_hop(&mut parts.headers);
+            Response::from_parts(parts, body.boxed())
+        }
+        Err(e) => text(StatusCode::BAD_GATEWAY, format!("egress: {shown}: {e}")),
+    }
+}
+
+/// Removes the headers that concern one connection only (RFC 9110 §7.6.1), and those the
+/// `Connection` header names.
+fn strip_hop_by_hop(headers: &mut hyper::HeaderMap) {
+    let named: Vec<String> = headers
+        .get_all(hyper::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    for name in named {
+        headers.remove(name.as_str());
+    }
+    for name in [
+        "connection",
+        "proxy-connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "upgrade",
+    ] {
+        headers.remove(name);
+    }
+}
+
+async fn connect(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> {
+    let raw = req.uri().to_string();
+    let (host, port) = match req
+        .uri()
+        .authority()
+        .ok_or_else(|| "CONNECT needs host:port".to_owned())
+        .and_then(|a| authority(a, None))
+    {
+        Ok(hp) => hp,
+        Err(why) => return forbidden(&shared, "connect", &raw, &Refusal::Request(why)),
+    };
+    let shown = target(&host, port);
+    let upstream = match open(&shared, &host, port).await {
+        Ok(s) => s,
+        Err(Failure::Refused(why)) => return forbidden(&shared, "connect", &shown, &why),
+        Err(Failure::Unreachable(e)) => {
+            return text(
+                StatusCode::BAD_GATEWAY,
+                format!("egress: cannot reach {shown}: {e}"),
+            )
+        }
+    };
+    let traffic = shared.traffic(&shown);
+    let upgrade = hyper::upgrade::on(req);
+    shared.spawn(async move {
+        if let Ok(upgraded) = upgrade.await {
+            tunnel(TokioIo::new(upgraded), upstream, traffic).await;
+        }
+    });
+    Response::new(
+        http_body_util::Empty::new()
+            .map_err(|never| match never {})
+            .boxed(),
+    )
+}

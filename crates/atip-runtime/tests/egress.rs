@@ -1,0 +1,481 @@
+//! Network egress by host (issue 31): a command that may use the network reaches the hosts
+//! the policy lists through the sandbox's proxy, and nothing else. Real clients (curl,
+//! Python's urllib, git) against servers on loopback, the only addresses a test may use;
+//! every bypass is shown landing without the rules first.
+//!
+//! Needs Linux with a network namespace per run (root, or unprivileged user namespaces);
+//! `ATIP_SANDBOX_TESTS=skip` skips.
+
+#![cfg(all(target_os = "linux", feature = "exec"))]
+
+mod common;
+use common::*;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use atip_runtime::policy::Policy;
+use atip_runtime::{Containment, Output, Runner};
+
+/// A loopback HTTP server answering every request with `hello from <name>` and remembering
+/// the request lines and `Host` headers it saw.
+struct Server {
+    port: u16,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(name: &'static str) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || {
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        match stream.read(&mut byte) {
+                            Ok(1) => head.push(byte[0]),
+                            _ => return,
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&head).into_owned();
+                    let summary: Vec<&str> = head
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+                        .filter(|l| {
+                            !l.contains(':')
+                                || l.to_ascii_lowercase().starts_with("host:")
+                                || l.contains(" HTTP/")
+                        })
+                        .collect();
+                    log.lock().unwrap().push(summary.join(" | "));
+                    let body = format!("hello from {name}\n");
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                });
+            }
+        });
+        Server { port, seen }
+    }
+
+    fn hits(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn policy(json: &str) -> Policy {
+    Policy::from_json(json).unwrap()
+}
+
+fn run(dir: &Path, policy: Option<Policy>, script: &str) -> Output {
+    let mut runner: Runner = in_dir(dir);
+    if let Some(p) = policy {
+        runner = runner.policy(p);
+    }
+    rt().block_on(runner.run(&bash(script, READ_ONLY_ONLINE)))
+        .unwrap()
+}
+
+fn refused(out: &Output) -> Vec<String> {
+    out.sandbox
+        .egress
+        .as_ref()
+        .map(|l| l.refused.iter().map(ToString::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// A script that sends `request` (with `\r\n` line ends) to the proxy, or straight to
+/// `direct` when the run has no proxy, and prints the first line of the answer.
+fn raw(request: &str, direct: u16) -> String {
+    format!(
+        "python3 - <<'EOF'\nimport os, socket\nproxy = os.environ.get('HTTP_PROXY')\n\
+         addr = ('127.0.0.1', {port}) if proxy else ('127.0.0.1', {direct})\n\
+         if proxy:\n    addr = ('127.0.0.1', int(proxy.rsplit(':', 1)[1]))\n\
+         s = socket.create_connection(addr, timeout=3)\n\
+         s.sendall({request:?}.encode())\n\
+         data = b''\n\
+         try:\n    while True:\n        chunk = s.recv(65536)\n        if not chunk: break\n        data += chunk\n\
+         except Exception: pass\n\
+         print(data.decode(errors='replace'))\nEOF\n",
+        port = atip_runtime::exec::egress::PROXY_PORT,
+    )
+}
+
+#[test]
+fn curl_python_and_socks_clients_reach_an_allowed_host_through_the_proxy() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let a = Server::start("a");
+    let url = format!("http://127.0.0.1:{}", a.port);
+    let script = format!(
+        "curl -sS {url}/plain; curl -sS -p {url}/tunnel; \
+         curl -sS -x \"$ALL_PROXY\" {url}/socks; \
+         python3 -c \"import urllib.request; print(urllib.request.urlopen('{url}/py').read().decode(), end='')\""
+    );
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{}"]}}}}"#, a.port);
+    let out = run(dir.path(), Some(policy(&allow)), &script);
+    assert_eq!(out.stdout_lossy(), "hello from a\n".repeat(4), "{out:?}");
+    assert!(
+        out.sandbox
+            .enforced
+            .iter()
+            .any(|c| matches!(c, Containment::EgressProxy { allow, .. } if allow[0].ends_with(&a.port.to_string()))),
+        "{}",
+        out.sandbox
+    );
+    let hits = a.hits();
+    assert_eq!(hits.len(), 4, "{hits:?}");
+    assert!(
+        hits[0].starts_with("GET /plain HTTP/1.1"),
+        "origin-form upstream: {hits:?}"
+    );
+    let log = out.sandbox.egress.as_ref().unwrap();
+    assert_eq!(log.reached.len(), 1, "{log:?}");
+    let reached = &log.reached[0];
+    assert_eq!(reached.host, format!("127.0.0.1:{}", a.port));
+    assert_eq!(reached.connections, 4);
+    assert!(
+        reached.bytes_in >= 4 * "hello from a\n".len() as u64,
+        "{reached:?}"
+    );
+    assert!(reached.bytes_out > 0, "{reached:?}");
+    assert!(log.refused.is_empty(), "{log:?}");
+}
+
+#[test]
+fn a_host_not_allowed_is_refused_named_in_the_result_and_the_audit_line() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (Server::start("a"), Server::start("b"));
+    let script = format!(
+        "curl -sS http://127.0.0.1:{b}/plain; echo; curl -sS -p http://127.0.0.1:{b}/tunnel; echo",
+        b = b.port
+    );
+    // Without rules the command reaches b: the test can fail.
+    let open = run(dir.path(), None, &script);
+    assert_eq!(
+        open.stdout_lossy().matches("hello from b").count(),
+        2,
+        "{open:?}"
+    );
+    assert!(open.sandbox.egress.is_none());
+    let before = b.hits().len();
+
+    let log_path = dir.path().join("audit.jsonl");
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{}"]}}}}"#, a.port);
+    let runner = in_dir(dir.path())
+        .policy(policy(&allow))
+        .audit_log(atip_runtime::exec::AuditLog::open(&log_path).unwrap());
+    let out = rt()
+        .block_on(runner.run(&bash(&script, READ_ONLY_ONLINE)))
+        .unwrap();
+    assert!(!out.stdout_lossy().contains("hello from b"), "{out:?}");
+    assert_eq!(b.hits().len(), before, "b was not reached");
+    let lines = refused(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!("egress: refused request to 127.0.0.1:{}", b.port)),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("egress: refused connect to 127.0.0.1:{}", b.port)),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("no allow entry names it"), "{lines:?}");
+    let result = out.to_tool_result();
+    assert!(
+        result.content.contains(&lines[1]),
+        "the model reads why: {}",
+        result.content
+    );
+    let audit = std::fs::read_to_string(&log_path).unwrap();
+    let line: serde_json::Value = serde_json::from_str(audit.lines().last().unwrap()).unwrap();
+    let refused_json = &line["sandbox"]["egress"]["refused"];
+    assert_eq!(refused_json.as_array().map(Vec::len), Some(2), "{line}");
+    assert_eq!(refused_json[1]["kind"], "connect");
+}
+
+#[test]
+fn a_connection_around_the_proxy_has_no_route() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let a = Server::start("a");
+    let script = format!(
+        "curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:{}/direct || echo NO-ROUTE",
+        a.port
+    );
+    let open = run(dir.path(), None, &script);
+    assert_eq!(open.stdout_lossy(), "hello from a\n", "{open:?}");
+    // Even to an allowed host: only the proxy leads out.
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{}"]}}}}"#, a.port);
+    let out = run(dir.path(), Some(policy(&allow)), &script);
+    assert_eq!(out.stdout_lossy(), "NO-ROUTE\n", "{out:?}");
+    assert_eq!(a.hits().len(), 1, "only the unconfined run reached a");
+}
+
+#[test]
+fn a_name_that_resolves_to_a_private_address_is_refused() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let a = Server::start("a");
+    let script = format!("curl -sS -p http://localhost:{}/rebound; echo", a.port);
+    let open = run(dir.path(), None, &script);
+    assert!(open.stdout_lossy().contains("hello from a"), "{open:?}");
+    // The name is allowed, and `*` too; neither names the loopback address it resolves to.
+    let allow = format!(
+        r#"{{"egress": {{"allow": ["*", "localhost:{}"]}}}}"#,
+        a.port
+    );
+    let out = run(dir.path(), Some(policy(&allow)), &script);
+    assert!(!out.stdout_lossy().contains("hello"), "{out:?}");
+    let lines = refused(&out);
+    assert!(
+        lines.len() == 1 && lines[0].contains("resolves only to refused addresses: 127.0.0.1"),
+        "{lines:?}"
+    );
+    // Naming the address lets it through.
+    let named = format!(
+        r#"{{"egress": {{"allow": ["localhost:{p}", "127.0.0.1:{p}"]}}}}"#,
+        p = a.port
+    );
+    let out = run(dir.path(), Some(policy(&named)), &script);
+    assert!(out.stdout_lossy().contains("hello from a"), "{out:?}");
+}
+
+#[test]
+fn addresses_in_other_notations_meet_the_same_rules() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let b = Server::start("b");
+    let p = b.port;
+    let forms = [
+        format!("2130706433:{p}"),
+        format!("0x7f.1:{p}"),
+        format!("0177.0.0.1:{p}"),
+        format!("[::ffff:127.0.0.1]:{p}"),
+    ];
+    let script: String = forms
+        .iter()
+        .map(|f| raw(&format!("CONNECT {f} HTTP/1.1\r\nHost: {f}\r\n\r\n"), p))
+        .collect();
+    // Loopback is allowed, b's port denied: written another way, b must stay denied.
+    let rules = format!(r#"{{"egress": {{"allow": ["127.0.0.1"], "deny": ["127.0.0.1:{p}"]}}}}"#);
+    let out = run(dir.path(), Some(policy(&rules)), &script);
+    assert_eq!(
+        out.stdout_lossy().matches("HTTP/1.1 403").count(),
+        forms.len(),
+        "{out:?}"
+    );
+    assert!(b.hits().is_empty(), "{:?}", b.hits());
+    let lines = refused(&out);
+    assert_eq!(lines.len(), forms.len(), "{lines:?}");
+    for line in &lines {
+        assert!(
+            line.contains(&format!("127.0.0.1:{p} — denied by `127.0.0.1:{p}`")),
+            "{line}"
+        );
+    }
+    // Without rules the same notation reaches b directly: the test can fail.
+    let open = run(
+        dir.path(),
+        None,
+        &format!("curl -sS http://2130706433:{p}/ ; curl -sS http://0x7f.1:{p}/"),
+    );
+    assert_eq!(
+        open.stdout_lossy().matches("hello from b").count(),
+        2,
+        "{open:?}"
+    );
+}
+
+#[test]
+fn plain_http_is_judged_by_its_url_and_its_host_header_on_every_request() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (Server::start("a"), Server::start("b"));
+    let (pa, pb) = (a.port, b.port);
+    let script = [
+        // URL allowed, Host header naming another host.
+        raw(
+            &format!("GET http://127.0.0.1:{pa}/ HTTP/1.1\r\nHost: 127.0.0.1:{pb}\r\n\r\n"),
+            pa,
+        ),
+        // URL not allowed, Host header naming the allowed host.
+        raw(
+            &format!("GET http://127.0.0.1:{pb}/ HTTP/1.1\r\nHost: 127.0.0.1:{pa}\r\n\r\n"),
+            pa,
+        ),
+        // A relayed CONNECT: an allowed request first, then a CONNECT elsewhere on the same
+        // keep-alive connection.
+        raw(
+            &format!(
+                "GET http://127.0.0.1:{pa}/first HTTP/1.1\r\nHost: 127.0.0.1:{pa}\r\n\r\n\
+                 CONNECT 127.0.0.1:{pb} HTTP/1.1\r\nHost: 127.0.0.1:{pb}\r\n\r\n"
+            ),
+            pa,
+        ),
+        // An origin-form request to the proxy itself.
+        raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", pa),
+    ]
+    .concat();
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{pa}"]}}}}"#);
+    let out = run(dir.path(), Some(policy(&allow)), &script);
+    let stdout = out.stdout_lossy();
+    assert!(b.hits().is_empty(), "b reached: {:?}", b.hits());
+    assert_eq!(
+        a.hits().len(),
+        1,
+        "only the allowed request: {:?}",
+        a.hits()
+    );
+    assert!(a.hits()[0].contains("GET /first"), "{:?}", a.hits());
+    assert_eq!(stdout.matches("HTTP/1.1 403").count(), 4, "{stdout}");
+    let lines = refused(&out);
+    assert!(lines[0].contains("Host header"), "{lines:?}");
+    assert!(
+        lines[2].starts_with(&format!("egress: refused connect to 127.0.0.1:{pb}")),
+        "{lines:?}"
+    );
+    assert!(lines[3].contains("absolute"), "{lines:?}");
+    // Without rules the first request's Host header picks b's site on a (a's server answers:
+    // the header is the server's business) and the CONNECT goes nowhere; the policy-free run
+    // has no proxy at all, so the raw requests go to a directly.
+    let open = run(
+        dir.path(),
+        None,
+        &raw(
+            &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{pb}\r\n\r\n"),
+            pa,
+        ),
+    );
+    assert!(open.stdout_lossy().contains("hello from a"), "{open:?}");
+}
+
+#[test]
+fn egress_rules_per_command_join_the_top_level_ones() {
+    let rules = policy(
+        r#"{"egress": {"allow": ["api.github.com"]},
+            "egressRules": [{"commands": ["liar"], "allow": ["uploads.github.com:443"], "deny": ["api.github.com"]},
+                            {"commands": ["other_*"], "allow": ["example.com"]}]}"#,
+    );
+    let call = bash("true", READ_ONLY_ONLINE);
+    let joined = rules.egress_for(&call).unwrap();
+    let allow: Vec<&str> = joined.allow.iter().map(|p| p.as_str()).collect();
+    assert_eq!(allow, ["api.github.com", "uploads.github.com:443"]);
+    let api = atip_runtime::policy::Host::parse("api.github.com").unwrap();
+    assert!(joined.check(&api, 443).is_err(), "deny wins");
+    assert!(
+        rules.egress_for(&bash("true", READ_ONLY_OFFLINE)).is_none(),
+        "offline calls need no proxy"
+    );
+    assert!(
+        Policy::default().egress_for(&call).is_none(),
+        "no rules: network as it is"
+    );
+    let err =
+        Policy::from_json(r#"{"egress": {"allow": ["https://api.github.com"]}}"#).unwrap_err();
+    assert!(err.to_string().contains("is a URL"), "{err}");
+}
+
+#[test]
+fn git_clones_over_https_through_a_connect_tunnel() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let sh = |cmd: &str, cwd: &Path| {
+        let ok = std::process::Command::new("bash")
+            .args(["-c", cmd])
+            .current_dir(cwd)
+            .env("HOME", dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    sh(
+        "git init -q -b main src && cd src && echo hi > a.txt && git add a.txt && \
+         git -c user.name=t -c user.email=t@example.invalid commit -q -m one && \
+         git clone -q --bare . ../site/repo.git && cd ../site/repo.git && git update-server-info && \
+         cd ../.. && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem \
+         -subj /CN=localhost -days 1 2>/dev/null",
+        dir.path(),
+    );
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = format!(
+        "import http.server, ssl, functools\n\
+         h = functools.partial(http.server.SimpleHTTPRequestHandler, directory={site:?})\n\
+         s = http.server.ThreadingHTTPServer(('127.0.0.1', {port}), h)\n\
+         c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n\
+         c.load_cert_chain({cert:?}, {key:?})\n\
+         s.socket = c.wrap_socket(s.socket, server_side=True)\n\
+         s.serve_forever()\n",
+        site = site.display().to_string(),
+        cert = dir.path().join("cert.pem").display().to_string(),
+        key = dir.path().join("key.pem").display().to_string(),
+    );
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", &server])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ready = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(ready, "the HTTPS server did not start");
+    let script = format!(
+        "git -c http.sslVerify=false clone -q https://127.0.0.1:{port}/repo.git out 2>&1 && cat out/a.txt"
+    );
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{port}"]}}}}"#);
+    let runner = in_dir(dir.path())
+        .policy(policy(&allow))
+        .env("HOME", dir.path().as_os_str())
+        .sandbox(atip_runtime::Sandbox::new().writable(dir.path()));
+    let mut call = bash(&script, READ_ONLY_ONLINE);
+    call.effects = atip_runtime::Shared::new(
+        serde_json::from_str(
+            r#"{"destructive": false, "network": true, "filesystem": {"write": true}}"#,
+        )
+        .unwrap(),
+    );
+    let out = rt().block_on(runner.run(&call)).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(out.stdout_lossy(), "hi\n", "{out:?}");
+    let log = out.sandbox.egress.as_ref().unwrap();
+    assert_eq!(log.reached[0].host, format!("127.0.0.1:{port}"));
+    assert!(log.reached[0].bytes_in > 1000, "TLS and pack data: {log:?}");
+}
