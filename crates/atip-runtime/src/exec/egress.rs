@@ -55,8 +55,25 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long [`EgressProxy::finish`] lets open connections end on their own after the run.
 const FINISH_GRACE: Duration = Duration::from_millis(200);
 
-/// Copy buffer per direction of a tunnel.
-const BUFFER_BYTES: usize = 64 * 1024;
+/// Copy buffer per direction of a tunnel: large enough that a bulk download keeps most of a
+/// direct connection's rate (BENCHMARKS.md), small enough that [`MAX_CONNECTIONS`] tunnels
+/// stay a bounded amount of memory.
+const BUFFER_BYTES: usize = 256 * 1024;
+
+/// Connections one run may have open through its proxy at once (each tunnel holds two
+/// descriptors and two buffers in the runner); more wait in the listening socket's backlog.
+pub const MAX_CONNECTIONS: usize = 128;
+
+/// How long a client has to send its first byte, a complete request head, or a SOCKS5
+/// greeting and command, and how long a name may take to resolve.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest request head the HTTP side reads (hyper's read buffer).
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// The longest host or reason kept in a refusal: the rest is cut (the text is the command's
+/// own and ends up before a model).
+const MAX_REFUSAL_TEXT: usize = 200;
 
 /// Traffic with one host (`host:port` as the command asked for it) during a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -130,6 +147,7 @@ struct Journal {
 
 struct Shared {
     rules: EgressRules,
+    slots: Arc<tokio::sync::Semaphore>,
     journal: Mutex<Journal>,
     tasks: Mutex<JoinSet<()>>,
 }
@@ -152,8 +170,8 @@ impl Shared {
         if j.refused.len() < MAX_REFUSALS {
             j.refused.push(Refused {
                 kind,
-                target: target.to_owned(),
-                reason: why.to_string(),
+                target: printable(target),
+                reason: printable(&why.to_string()),
             });
         } else {
             j.refused_omitted += 1;
@@ -177,6 +195,24 @@ impl Shared {
     }
 }
 
+/// `text` with control characters escaped and cut to [`MAX_REFUSAL_TEXT`] characters: what a
+/// command wrote into a request cannot add lines to a tool result.
+fn printable(text: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == MAX_REFUSAL_TEXT {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A running egress proxy. Dropping it stops it and every connection through it.
 pub struct EgressProxy {
     shared: Arc<Shared>,
@@ -198,19 +234,27 @@ impl EgressProxy {
     pub fn start(listener: TcpListener, rules: EgressRules) -> EgressProxy {
         let shared = Arc::new(Shared {
             rules,
+            slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
             journal: Mutex::new(Journal::default()),
             tasks: Mutex::new(JoinSet::new()),
         });
         let serving = Arc::clone(&shared);
         let accept = tokio::spawn(async move {
             loop {
+                // A free slot first: connections beyond it wait in the backlog.
+                let Ok(slot) = Arc::clone(&serving.slots).acquire_owned().await else {
+                    return;
+                };
                 let Ok((stream, _)) = listener.accept().await else {
                     // Out of descriptors or the like: let the command see refused connections.
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 };
                 let shared = Arc::clone(&serving);
-                serving.spawn(async move { connection(stream, shared).await });
+                serving.spawn(async move {
+                    connection(stream, shared).await;
+                    drop(slot);
+                });
             }
         });
         EgressProxy { shared, accept }
@@ -265,9 +309,9 @@ impl Drop for EgressProxy {
 async fn connection(stream: TcpStream, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
     let mut first = [0u8; 1];
-    match stream.peek(&mut first).await {
-        Ok(1) if first[0] == 5 => socks5(stream, shared).await,
-        Ok(1) => http(stream, shared).await,
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, stream.peek(&mut first)).await {
+        Ok(Ok(1)) if first[0] == 5 => socks5(stream, shared).await,
+        Ok(Ok(1)) => http(stream, shared).await,
         _ => {}
     }
 }
@@ -290,8 +334,10 @@ async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpStream, Fail
     let candidates: Vec<SocketAddr> = match host {
         Host::Address(a) => vec![SocketAddr::new(*a, port)],
         Host::Name(name) => {
-            let resolved: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), port))
+            let lookup = tokio::net::lookup_host((name.as_str(), port));
+            let resolved: Vec<SocketAddr> = tokio::time::timeout(HANDSHAKE_TIMEOUT, lookup)
                 .await
+                .map_err(|_| Failure::Refused(Refusal::Unresolved("timed out".to_owned())))?
                 .map_err(|e| Failure::Refused(Refusal::Unresolved(e.to_string())))?
                 .collect();
             let mut allowed = Vec::new();
@@ -393,10 +439,12 @@ async fn socks5(stream: TcpStream, shared: Arc<Shared>) {
     use fast_socks5::server::Socks5ServerProtocol;
     use fast_socks5::util::target_addr::TargetAddr;
     use fast_socks5::{ReplyError, Socks5Command};
-    let Ok(proto) = Socks5ServerProtocol::accept_no_auth(stream).await else {
-        return;
+    let handshake = async {
+        let proto = Socks5ServerProtocol::accept_no_auth(stream).await.ok()?;
+        proto.read_command().await.ok()
     };
-    let Ok((proto, command, to)) = proto.read_command().await else {
+    let Ok(Some((proto, command, to))) = tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await
+    else {
         return;
     };
     let (host, port) = match &to {
@@ -459,15 +507,15 @@ fn text(status: StatusCode, message: String) -> Response<Body> {
 /// `403` naming the reason, also in the `X-Atip-Egress` header.
 fn forbidden(shared: &Shared, kind: &'static str, shown: &str, why: &Refusal) -> Response<Body> {
     shared.refuse(kind, shown, why);
-    let line = format!("egress: refused {kind} to {shown} — {why}");
+    let why = printable(&why.to_string());
+    let line = format!("egress: refused {kind} to {} — {why}", printable(shown));
     let mut response = text(StatusCode::FORBIDDEN, line);
     // The connection ends with a refusal: nothing more is read from a client that tried.
     response.headers_mut().insert(
         hyper::header::CONNECTION,
         hyper::header::HeaderValue::from_static("close"),
     );
-    if let Ok(v) = hyper::header::HeaderValue::from_str(&why.to_string().replace(['\r', '\n'], " "))
-    {
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&why) {
         response.headers_mut().insert("x-atip-egress", v);
     }
     response
@@ -479,6 +527,9 @@ async fn http(stream: TcpStream, shared: Arc<Shared>) {
         async move { Ok::<_, Infallible>(request(req, shared).await) }
     });
     let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HANDSHAKE_TIMEOUT)
+        .max_buf_size(MAX_HEAD_BYTES)
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades()
         .await;
@@ -530,6 +581,14 @@ async fn request(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
     };
     let shown = target(&host, port);
     // The Host header must name what the URL names: a server picks its site by the header.
+    if req.headers().get_all(hyper::header::HOST).iter().count() > 1 {
+        return forbidden(
+            &shared,
+            "request",
+            &shown,
+            &Refusal::Request("more than one Host header".to_owned()),
+        );
+    }
     if let Some(h) = req.headers().get(hyper::header::HOST) {
         let same = h
             .to_str()
@@ -648,10 +707,17 @@ async fn connect(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
     };
     let traffic = shared.traffic(&shown);
     let upgrade = hyper::upgrade::on(req);
+    // The tunnel outlives this connection's HTTP side (and its slot): it takes a slot of its
+    // own.
+    let slots = Arc::clone(&shared.slots);
     shared.spawn(async move {
+        let Ok(slot) = slots.acquire_owned().await else {
+            return;
+        };
         if let Ok(upgraded) = upgrade.await {
             tunnel(TokioIo::new(upgraded), upstream, traffic).await;
         }
+        drop(slot);
     });
     Response::new(
         http_body_util::Empty::new()

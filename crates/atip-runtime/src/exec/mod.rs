@@ -699,7 +699,7 @@ impl Runner {
             not_enforced = ?prepared.report.not_enforced,
             "sandbox"
         );
-        let result = {
+        let mut result = {
             use tracing::Instrument;
             process::run(
                 invocation,
@@ -713,6 +713,20 @@ impl Runner {
             .instrument(tracing::info_span!("atip.process"))
             .await
         };
+        if let Ok(output) = &mut result {
+            // Hosts and reasons in the egress log are the command's own words: redacted
+            // before they reach the tool result's metadata, an MCP client or the audit line.
+            let tool = Some(output.name.as_str());
+            if let Some(log) = &mut output.sandbox.egress {
+                for r in &mut log.refused {
+                    r.target = self.filter.redact_for(tool, &r.target).0.into_owned();
+                    r.reason = self.filter.redact_for(tool, &r.reason).0.into_owned();
+                }
+                for r in &mut log.reached {
+                    r.host = self.filter.redact_for(tool, &r.host).0.into_owned();
+                }
+            }
+        }
         if let Ok(output) = &result {
             tracing::debug!(
                 status = %output.status,

@@ -7,6 +7,10 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use super::sandbox::SandboxReport;
+
+/// Egress refusals a tool result shows one by one (each at most a few hundred bytes); the rest
+/// are counted.
+const REFUSALS_SHOWN: usize = 8;
 use crate::filter::{cut, drop_partial_tail, structured, ResultFilter};
 use crate::ToolResult;
 
@@ -199,17 +203,16 @@ impl Output {
         // Connections the egress proxy refused: the model learns why its command failed.
         // Targets are the command's own words, so they are redacted like its output.
         if let Some(log) = &self.sandbox.egress {
-            for refused in &log.refused {
+            for refused in log.refused.iter().take(REFUSALS_SHOWN) {
                 let line = refused.to_string();
                 let (line, n) = filter.redact_for(tool, &line);
                 redactions += n;
                 status.push(line.into_owned());
             }
-            if log.refused_omitted > 0 {
-                status.push(format!(
-                    "egress: {} more connections refused",
-                    log.refused_omitted
-                ));
+            let more =
+                log.refused.len().saturating_sub(REFUSALS_SHOWN) as u64 + log.refused_omitted;
+            if more > 0 {
+                status.push(format!("egress: {more} more connections refused"));
             }
         }
         for line in status {

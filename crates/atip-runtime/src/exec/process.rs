@@ -174,12 +174,13 @@ pub(crate) async fn run(
     let started = Instant::now();
     let mut child = super::spawn::spawn(&spec, sandbox).map_err(spawn_error)?;
     drop(verified);
-    // Dropped on every early return below, which stops the proxy with the run.
-    let proxy = sandbox.start_egress().map_err(RunError::Io)?;
     let group = GroupGuard {
         pid: Some(child.id()),
         reaped: false,
     };
+    // After the guard, so that a proxy that cannot start takes the run down with it; dropped
+    // on every early return below, which stops the proxy with the run.
+    let proxy = sandbox.start_egress().map_err(RunError::Io)?;
     let capture = Mutex::new(Capture {
         stdout: Vec::new(),
         stderr: Vec::new(),

@@ -213,8 +213,8 @@ fn ipv4_any_notation(labels: &[&str]) -> Option<Ipv4Addr> {
 
 /// Whether `addr` is an address on the public internet: not loopback, private, shared,
 /// link-local, unique-local, multicast, unspecified, broadcast, documentation, benchmarking or
-/// reserved — looking inside IPv4-mapped, IPv4-compatible, NAT64 (`64:ff9b::/96`) and 6to4
-/// (`2002::/16`) IPv6 addresses.
+/// reserved. An IPv4-mapped IPv6 address is judged as its IPv4 address; IPv6 forms that carry
+/// an IPv4 address otherwise (IPv4-compatible, SIIT, NAT64, 6to4, Teredo) are not public.
 pub fn is_public(addr: IpAddr) -> bool {
     match canonical(addr) {
         IpAddr::V4(a) => {
@@ -234,25 +234,18 @@ pub fn is_public(addr: IpAddr) -> bool {
         }
         IpAddr::V6(a) => {
             let s = a.segments();
-            let embedded = |hi: u16, lo: u16| {
-                is_public(IpAddr::V4(Ipv4Addr::new(
-                    (hi >> 8) as u8,
-                    hi as u8,
-                    (lo >> 8) as u8,
-                    lo as u8,
-                )))
-            };
-            if s[..6] == [0; 6] {
-                // `::a.b.c.d` (IPv4-compatible), `::` and `::1`.
-                return !a.is_unspecified() && !a.is_loopback() && embedded(s[6], s[7]);
-            }
-            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                return embedded(s[6], s[7]);
-            }
-            if s[0] == 0x2002 {
-                return embedded(s[1], s[2]);
-            }
-            !(a.is_multicast()
+            // Forms that carry an IPv4 address — IPv4-compatible (`::/96`), SIIT
+            // (`::ffff:0:0/96`), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`), 6to4
+            // (`2002::/16`), Teredo (`2001::/32`) — are not public: their IPv4 address would
+            // escape deny entries written for it. An allow entry may still name one.
+            let translated = s[..6] == [0; 6]
+                || s[..6] == [0, 0, 0, 0, 0xffff, 0]
+                || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
+                || s[..3] == [0x64, 0xff9b, 1]
+                || s[0] == 0x2002
+                || (s[0] == 0x2001 && s[1] == 0);
+            !(translated
+                || a.is_multicast()
                 || (s[0] & 0xfe00) == 0xfc00
                 || (s[0] & 0xffc0) == 0xfe80
                 || (s[0] & 0xffc0) == 0xfec0

@@ -457,12 +457,10 @@ impl Policy {
 
     /// The egress rules for `invocation`: the top-level [`Policy::egress`] and every
     /// [`EgressRule`] that applies to it, joined; `None` when neither exists (the network is
-    /// left as it is) or the call is declared offline (`network: false`, which the sandbox
-    /// enforces without a proxy).
+    /// left as it is). Whatever the call declares: a call declared offline (`network: false`)
+    /// gets no network at all from the sandbox, but a runner that lets it use the network
+    /// anyway (`Sandbox::allow_network`) still holds it to these hosts.
     pub fn egress_for(&self, invocation: &Invocation) -> Option<EgressRules> {
-        if invocation.effects.network == Some(false) {
-            return None;
-        }
         let title = invocation_title(invocation);
         let rules: Vec<&EgressRule> = self
             .egress_rules

@@ -132,17 +132,20 @@ fn linux_checks() -> Vec<Check> {
         layer: "user namespaces",
         ok: userns && mounts,
         detail: match (userns, mounts) {
-            (true, true) => "network namespaces for offline runs, a mount namespace per run \
-                             (protected paths, hidden credential stores)"
+            (true, true) => "network namespaces for offline runs and for runs with egress rules \
+                             (the egress proxy), a mount namespace per run (protected paths, \
+                             hidden credential stores)"
                 .to_owned(),
             (false, true) => "mount namespaces only: offline runs keep Landlock's TCP denial \
-                              and the socket filter, not a network namespace"
+                              and the socket filter, not a network namespace; runs with egress \
+                              rules are refused"
                 .to_owned(),
             (true, false) => "no mount namespace: protected paths and credential stores are \
                               not enforced"
                 .to_owned(),
-            (false, false) => "none: no network namespace for offline runs, no protected paths \
-                               or hidden credential stores"
+            (false, false) => "none: no network namespace for offline runs (runs with egress \
+                               rules are refused), no protected paths or hidden credential \
+                               stores"
                 .to_owned(),
         },
         fix: if userns && mounts {
@@ -161,6 +164,7 @@ fn linux_checks() -> Vec<Check> {
         metadata: false,
         ipc: false,
         offline: false,
+        inet_only: false,
     });
     out.push(Check {
         layer: "seccomp",

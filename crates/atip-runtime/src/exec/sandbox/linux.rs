@@ -410,6 +410,7 @@ pub(super) fn prepare_on(
         metadata: matches!(&plan.writes, Some(paths) if paths.is_empty()),
         ipc: plan.writes.is_some(),
         offline: plan.no_network,
+        inet_only: has_egress,
     };
     let seccomp = match super::seccomp::program(seccomp_rules) {
         Ok(program) => {
@@ -422,6 +423,9 @@ pub(super) fn prepare_on(
             }
             if seccomp_rules.offline {
                 report.enforced.push(Containment::NoSockets);
+            }
+            if seccomp_rules.inet_only {
+                report.enforced.push(Containment::InetSocketsOnly);
             }
             Some(program)
         }

@@ -222,6 +222,9 @@ pub enum Containment {
     /// No sockets but netlink ones and socket pairs (seccomp): no connection to a daemon's
     /// pathname Unix socket, whatever the Landlock ABI.
     NoSockets,
+    /// No sockets but IPv4, IPv6, netlink and socket pairs (seccomp; runs with egress rules):
+    /// no Unix socket that a relay outside the run's network namespace listens on.
+    InetSocketsOnly,
     /// Every capability dropped (effective, permitted, inheritable, ambient and the bounding
     /// set; `SECBIT_NOROOT` locked), because the runner is root or the run joined a user
     /// namespace: a root runner's children are root without root's powers.
@@ -287,6 +290,9 @@ impl fmt::Display for Containment {
             Containment::Hidden { paths: p } => write!(f, "hidden: {}", paths(p)),
             Containment::NoSockets => {
                 f.write_str("no sockets but netlink and socket pairs (seccomp)")
+            }
+            Containment::InetSocketsOnly => {
+                f.write_str("no sockets but IPv4, IPv6, netlink and socket pairs (seccomp)")
             }
             Containment::Limits(l) => {
                 let mut parts = Vec::new();
@@ -586,6 +592,14 @@ pub(crate) fn prepare(
     program: Option<&Path>,
 ) -> Result<Prepared, SandboxError> {
     if !sandbox.enabled {
+        if plan.egress.is_some() && !plan.no_network {
+            return Err(SandboxError {
+                message: "the policy limits which hosts this command may reach (egress rules), \
+                          but the caller turned the sandbox off (Sandbox::off), which enforces \
+                          them"
+                    .to_owned(),
+            });
+        }
         let mut report = SandboxReport::default();
         if plan.writes.is_some() || plan.no_network || plan.limits.any() || plan.egress.is_some() {
             report

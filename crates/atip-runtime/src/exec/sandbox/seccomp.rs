@@ -18,6 +18,7 @@
 //! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) | not namespaced and not files: a run could write another process's shared memory, or leave queues behind |
 //! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
 //! | `network: false` | `socket` of any family but `AF_NETLINK` (`socketpair` stays) | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects), which Landlock covers only from ABI 9 |
+//! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK` (`socketpair` stays) | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub) would relay traffic past the egress proxy |
 //!
 //! Programs built for another architecture than the runtime's (i386 binaries on x86-64) are
 //! killed at their first system call: the filter cannot vouch for a second numbering.
@@ -39,6 +40,9 @@ pub(super) struct Rules {
     pub ipc: bool,
     /// Refuse sockets of every family but netlink.
     pub offline: bool,
+    /// Refuse sockets of every family but IPv4, IPv6 and netlink (egress through the proxy:
+    /// a Unix socket could reach a relay outside the run's network namespace).
+    pub inet_only: bool,
 }
 
 /// The compiled filter for `rules`, or why this system cannot have one (an architecture the
@@ -77,6 +81,8 @@ const FS_IOC_FSSETXATTR: u64 = 0x401C_5820;
 const CLONE_PARENT: u64 = 0x8000;
 const SYS_CLONE3: u32 = 435;
 const AF_NETLINK: u64 = 16;
+const AF_INET: u64 = 2;
+const AF_INET6: u64 = 10;
 
 fn compile(rules: Rules) -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|_| {
@@ -158,6 +164,18 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
         map.insert(
             libc::SYS_socket,
             vec![arg(0, SeccompCmpOp::Ne, AF_NETLINK)?],
+        );
+    } else if rules.inet_only {
+        let not = |family: u64| {
+            SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)
+                .map_err(fail)
+        };
+        map.insert(
+            libc::SYS_socket,
+            vec![
+                SeccompRule::new(vec![not(AF_INET)?, not(AF_INET6)?, not(AF_NETLINK)?])
+                    .map_err(fail)?,
+            ],
         );
     }
     let filter = SeccompFilter::new(
@@ -275,12 +293,20 @@ mod tests {
             metadata: false,
             ipc: false,
             offline: false,
+            inet_only: false,
         };
         let all = Rules {
             metadata: true,
             ipc: true,
             offline: true,
+            inet_only: false,
         };
+        let egress = Rules {
+            offline: false,
+            inet_only: true,
+            ..all
+        };
+        assert!(program(egress).unwrap().len() > program(none).unwrap().len());
         let plain = program(none).unwrap();
         let full = program(all).unwrap();
         assert!(full.len() > plain.len());
