@@ -8,37 +8,39 @@
 //!   proxy (`CONNECT`, the check against the rules, the upstream connection, `200`; target:
 //!   ≤ 1 ms more).
 //!
-//! The proxy serves a plain loopback listener here: what a sandboxed run adds on top (its
-//! network namespace) is paid once per run, not per connection.
+//! Server, client and proxy each run on threads of their own, as a remote host, the sandboxed
+//! command and the runner would. The proxy serves a plain loopback listener here: what a
+//! sandboxed run adds on top (its network namespace) is paid once per run, not per connection.
 //!
 //! `cargo bench -p atip-tests --bench egress` prints the table at the end.
 
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, SystemTime};
 
 use atip_runtime::exec::egress::EgressProxy;
 use atip_runtime::policy::{EgressRules, HostPattern};
 use criterion::{Criterion, Throughput};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
 mod report;
 use report::{median_ns, time, Report};
 
 const GIB: u64 = 1 << 30;
 
-/// A server that sends `bytes` to every connection, then closes it.
-async fn server(bytes: u64) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// A server on its own threads (as a remote host would be) that sends `bytes` to every
+/// connection, then closes it.
+fn server(bytes: u64) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        loop {
-            let (mut s, _) = listener.accept().await.unwrap();
-            tokio::spawn(async move {
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { continue };
+            std::thread::spawn(move || {
                 let chunk = vec![7u8; 256 * 1024];
                 let mut left = bytes;
                 while left > 0 {
                     let n = left.min(chunk.len() as u64) as usize;
-                    if s.write_all(&chunk[..n]).await.is_err() {
+                    if s.write_all(&chunk[..n]).is_err() {
                         return;
                     }
                     left -= n as u64;
@@ -50,11 +52,11 @@ async fn server(bytes: u64) -> u16 {
 }
 
 /// Reads until the peer closes; the byte count.
-async fn drain(s: &mut TcpStream) -> u64 {
+fn drain(s: &mut TcpStream) -> u64 {
     let mut buf = vec![0u8; 256 * 1024];
     let mut total = 0;
     loop {
-        let n = s.read(&mut buf).await.unwrap();
+        let n = s.read(&mut buf).unwrap();
         if n == 0 {
             return total;
         }
@@ -63,18 +65,18 @@ async fn drain(s: &mut TcpStream) -> u64 {
 }
 
 /// A connection to `port` through the proxy at `proxy`, past its `200` answer.
-async fn tunnel(proxy: u16, port: u16) -> TcpStream {
-    let mut s = TcpStream::connect(("127.0.0.1", proxy)).await.unwrap();
+fn tunnel(proxy: u16, port: u16) -> TcpStream {
+    let mut s = TcpStream::connect(("127.0.0.1", proxy)).unwrap();
     s.set_nodelay(true).unwrap();
-    s.write_all(
-        format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes(),
+    write!(
+        s,
+        "CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
     )
-    .await
     .unwrap();
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
-        s.read_exact(&mut byte).await.unwrap();
+        s.read_exact(&mut byte).unwrap();
         head.push(byte[0]);
     }
     assert!(
@@ -85,34 +87,38 @@ async fn tunnel(proxy: u16, port: u16) -> TcpStream {
     s
 }
 
+/// The proxy on a thread of its own with a one-thread runtime, as in a runner; its port.
+fn proxy() -> u16 {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap().port()).unwrap();
+            let rules = EgressRules {
+                allow: vec![HostPattern::parse("127.0.0.1").unwrap()],
+                deny: Vec::new(),
+            };
+            let _proxy = EgressProxy::start(listener, rules);
+            std::future::pending::<()>().await
+        })
+    });
+    rx.recv().unwrap()
+}
+
 fn main() {
     let since = SystemTime::now();
     let mut c = Criterion::default()
         .output_directory(&report::dir())
         .configure_from_args();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let (big, small, proxy_port, _proxy) = rt.block_on(async {
-        let big = server(GIB).await;
-        let small = server(1).await;
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let rules = EgressRules {
-            allow: vec![HostPattern::parse("127.0.0.1").unwrap()],
-            deny: Vec::new(),
-        };
-        (big, small, port, EgressProxy::start(listener, rules))
-    });
+    let (big, small, proxy_port) = (server(GIB), server(1), proxy());
     // Both paths deliver every byte before anything is measured.
-    rt.block_on(async {
-        let mut d = TcpStream::connect(("127.0.0.1", big)).await.unwrap();
-        assert_eq!(drain(&mut d).await, GIB);
-        let mut t = tunnel(proxy_port, big).await;
-        assert_eq!(drain(&mut t).await, GIB);
-    });
+    let mut d = TcpStream::connect(("127.0.0.1", big)).unwrap();
+    assert_eq!(drain(&mut d), GIB);
+    assert_eq!(drain(&mut tunnel(proxy_port, big)), GIB);
 
     let mut g = c.benchmark_group("egress-download");
     g.sample_size(10)
@@ -120,39 +126,23 @@ fn main() {
         .throughput(Throughput::Bytes(GIB));
     g.bench_function("direct", |b| {
         b.iter(|| {
-            rt.block_on(async {
-                let mut s = TcpStream::connect(("127.0.0.1", big)).await.unwrap();
-                drain(&mut s).await
-            })
+            let mut s = TcpStream::connect(("127.0.0.1", big)).unwrap();
+            drain(&mut s)
         })
     });
-    g.bench_function("proxy", |b| {
-        b.iter(|| {
-            rt.block_on(async {
-                let mut s = tunnel(proxy_port, big).await;
-                drain(&mut s).await
-            })
-        })
-    });
+    g.bench_function("proxy", |b| b.iter(|| drain(&mut tunnel(proxy_port, big))));
     g.finish();
 
     let mut g = c.benchmark_group("egress-connect");
     g.sample_size(100).measurement_time(Duration::from_secs(5));
     g.bench_function("direct", |b| {
         b.iter(|| {
-            rt.block_on(async {
-                let mut s = TcpStream::connect(("127.0.0.1", small)).await.unwrap();
-                drain(&mut s).await
-            })
+            let mut s = TcpStream::connect(("127.0.0.1", small)).unwrap();
+            drain(&mut s)
         })
     });
     g.bench_function("proxy", |b| {
-        b.iter(|| {
-            rt.block_on(async {
-                let mut s = tunnel(proxy_port, small).await;
-                drain(&mut s).await
-            })
-        })
+        b.iter(|| drain(&mut tunnel(proxy_port, small)))
     });
     g.finish();
     c.final_summary();
