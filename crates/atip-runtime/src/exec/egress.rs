@@ -231,6 +231,10 @@ impl EgressProxy {
     /// Serves `listener` (on the current tokio runtime) under `rules` until
     /// [`EgressProxy::finish`] or drop. The sandbox starts one per run on the run's own
     /// listening socket; a caller may start one on any listener, e.g. to test its rules.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime (it spawns its tasks on the current one).
     pub fn start(listener: TcpListener, rules: EgressRules) -> EgressProxy {
         let shared = Arc::new(Shared {
             rules,

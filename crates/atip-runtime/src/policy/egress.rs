@@ -572,16 +572,18 @@ mod tests {
             "::ffff:10.0.0.1",
             "::10.0.0.1",
             "64:ff9b::a9fe:a9fe",
+            "64:ff9b:1::a9fe:a9fe",
+            "::ffff:0:7f00:1",
             "2002:7f00:1::",
+            // Public IPv4 addresses in translated forms are not public either: deny entries
+            // written for the IPv4 address would not see them.
+            "64:ff9b::101:101",
+            "2002:101:101::1",
+            "2001:0:4136:e378::1",
         ] {
             assert!(!is_public(a.parse().unwrap()), "{a}");
         }
-        for a in [
-            "140.82.112.3",
-            "2606:4700::1111",
-            "::ffff:1.1.1.1",
-            "64:ff9b::101:101",
-        ] {
+        for a in ["140.82.112.3", "2606:4700::1111", "::ffff:1.1.1.1"] {
             assert!(is_public(a.parse().unwrap()), "{a}");
         }
     }

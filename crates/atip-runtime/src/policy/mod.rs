@@ -20,8 +20,9 @@
 //! the caller assigning trust), `allowCommands` / `denyCommands` (globs over the flattened name
 //! `gh_repo_delete` or the command path `gh repo delete` / `repo delete`), `arguments`
 //! ([`ArgumentRule`]s per parameter), `pathRoots` (where `file` and `directory` values may point,
-//! default the working directory), `requireKnownEffects`, `requireSandbox` and `limits`
-//! ([`ResourceLimits`] for the sandbox).
+//! default the working directory), `requireKnownEffects`, `requireSandbox`, `limits`
+//! ([`ResourceLimits`] for the sandbox) and `egress` / `egressRules` (the hosts a command that
+//! may use the network may reach, [`Egress`]; enforced by the sandbox's egress proxy).
 //!
 //! Unknown is never safe, and never a hard refusal: a restricted effect the metadata leaves
 //! undeclared needs confirmation when `requireKnownEffects` is set (and `destructive` always
