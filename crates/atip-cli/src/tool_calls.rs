@@ -141,6 +141,8 @@ pub(crate) fn policy_check(
                                 }))
                                 .collect::<Vec<_>>()
                         }),
+                        // The hosts the call may reach when the policy narrows its network.
+                        "egress": runner.current_policy().egress_for(&inv),
                         "argv": inv.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
                     })
                 }

@@ -860,6 +860,60 @@ fn serve_refuses_a_policy_whose_examples_do_not_hold() {
 /// every rule with its code, the effects and argv — from calls as JSON or a provider
 /// response, and runs nothing.
 #[test]
+fn policy_check_shows_the_hosts_a_call_may_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = root().join("examples/atip/git.json");
+    std::fs::write(
+        dir.path().join("calls.json"),
+        r#"[{"name": "git_push", "arguments": {}}, {"name": "git_status"}]"#,
+    )
+    .unwrap();
+    let (code, out, err) = atip_in(
+        dir.path(),
+        &[
+            "policy",
+            "check",
+            "--tools",
+            git.to_str().unwrap(),
+            "--policy",
+            r#"{"egress": {"deny": ["169.254.169.254"]},
+                "egressRules": [{"commands": ["git push"], "allow": ["github.com:443"]}]}"#,
+            "calls.json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let answers: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        answers[0]["egress"],
+        serde_json::json!({"allow": ["github.com:443"], "deny": ["169.254.169.254"]}),
+        "{out}"
+    );
+    assert_eq!(
+        answers[1]["egress"],
+        serde_json::json!({"allow": [], "deny": ["169.254.169.254"]}),
+        "{out}"
+    );
+    // A rule for a command no tool has is an error, as for argument rules.
+    let (code, _, err) = atip_in(
+        dir.path(),
+        &[
+            "policy",
+            "check",
+            "--tools",
+            git.to_str().unwrap(),
+            "--policy",
+            r#"{"egressRules": [{"commands": ["git pusj"], "allow": ["github.com"]}]}"#,
+            "calls.json",
+        ],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("egressRules[0] command pattern `git pusj`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn policy_check_explains_each_decision_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let git = root().join("examples/atip/git.json");
@@ -919,6 +973,11 @@ fn policy_check_explains_each_decision_and_runs_nothing() {
         "{out}"
     );
     assert_eq!(answers[2]["effectsFrom"], serde_json::Value::Null, "{out}");
+    assert_eq!(
+        answers[4]["egress"],
+        serde_json::Value::Null,
+        "no egress rules: {out}"
+    );
     // Nothing ran: `git init` would have made a repository here.
     assert!(!dir.path().join(".git").exists());
 

@@ -289,6 +289,16 @@ fn patterns_and_rules_that_match_nothing_are_errors() {
     for needle in ["`git stats`", "`gti_*`", "`config`"] {
         assert!(text.contains(needle), "{text}");
     }
+    let egress = Policy::from_json(
+        r#"{"egressRules": [{"commands": ["git_status"], "allow": ["github.com"]},
+                            {"commands": ["git_pul"], "allow": ["github.com"]}]}"#,
+    )
+    .unwrap();
+    let err = egress.check_against([&status]).unwrap_err();
+    assert_eq!(
+        err.unmatched,
+        ["egressRules[1] command pattern `git_pul` matches no command"]
+    );
 }
 
 #[test]
