@@ -31,7 +31,7 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::command_matches;
 
@@ -256,7 +256,8 @@ pub fn is_public(addr: IpAddr) -> bool {
 }
 
 /// An `allow` or `deny` entry: a host pattern with an optional port. Serialises as its text.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct HostPattern {
     text: String,
     host: HostMatch,
@@ -394,16 +395,16 @@ impl std::str::FromStr for HostPattern {
     }
 }
 
-impl Serialize for HostPattern {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text)
+impl TryFrom<String> for HostPattern {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        HostPattern::parse(&s)
     }
 }
 
-impl<'de> Deserialize<'de> for HostPattern {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        HostPattern::parse(&text).map_err(serde::de::Error::custom)
+impl From<HostPattern> for String {
+    fn from(p: HostPattern) -> String {
+        p.text
     }
 }
 

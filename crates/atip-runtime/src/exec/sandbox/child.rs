@@ -208,24 +208,14 @@ fn proxy_listener(channel: libc::c_int) -> io::Result<()> {
             libc::close(listener);
             return Err(e);
         }
-        let mut byte = [0u8; 1];
-        let mut iov = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        // Room for one descriptor's control message, aligned for `cmsghdr`.
-        let mut control = [0u64; 4];
-        let mut msg: libc::msghdr = zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) as _;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(size_of::<libc::c_int>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>(), listener);
-        let sent = libc::sendmsg(channel, &msg, libc::MSG_NOSIGNAL);
+        let sent = with_fd_message(|msg| {
+            let cmsg = libc::CMSG_FIRSTHDR(msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(size_of::<libc::c_int>() as u32) as _;
+            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>(), listener);
+            libc::sendmsg(channel, msg, libc::MSG_NOSIGNAL)
+        });
         let e = io::Error::last_os_error();
         libc::close(listener);
         if sent != 1 {
@@ -242,43 +232,58 @@ fn proxy_listener(channel: libc::c_int) -> io::Result<()> {
 ///
 /// The OS error, or `InvalidData` when no descriptor came.
 pub(crate) fn receive_listener(channel: &OwnedFd) -> io::Result<OwnedFd> {
-    use std::mem::{size_of, zeroed};
     // SAFETY: recvmsg into buffers on the stack; the descriptor read from the control message
     // is new in this process and owned by nothing else.
     unsafe {
-        let mut byte = [0u8; 1];
-        let mut iov = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        let mut control = [0u64; 4];
-        let mut msg: libc::msghdr = zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) as _;
-        let n = libc::recvmsg(
-            channel.as_raw_fd(),
-            &mut msg,
-            libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
-        );
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if n != 1
-            || cmsg.is_null()
-            || (*cmsg).cmsg_level != libc::SOL_SOCKET
-            || (*cmsg).cmsg_type != libc::SCM_RIGHTS
-        {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the run sent no listening socket for its egress proxy",
-            ));
-        }
-        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>());
-        Ok(std::os::fd::FromRawFd::from_raw_fd(fd))
+        with_fd_message(|msg| {
+            let n = libc::recvmsg(
+                channel.as_raw_fd(),
+                msg,
+                libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
+            );
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let cmsg = libc::CMSG_FIRSTHDR(msg);
+            if n != 1
+                || cmsg.is_null()
+                || (*cmsg).cmsg_level != libc::SOL_SOCKET
+                || (*cmsg).cmsg_type != libc::SCM_RIGHTS
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the run sent no listening socket for its egress proxy",
+                ));
+            }
+            let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::c_int>());
+            Ok(std::os::fd::FromRawFd::from_raw_fd(fd))
+        })
     }
+}
+
+/// Calls `f` with a message of one byte and room for one descriptor's control message, all
+/// on the stack (the child may not allocate).
+///
+/// # Safety
+///
+/// `f` receives pointers into this frame, valid only during the call.
+unsafe fn with_fd_message<R>(f: impl FnOnce(&mut libc::msghdr) -> R) -> R {
+    use std::mem::{size_of, zeroed};
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // Aligned for `cmsghdr`; room for one `c_int` (CMSG_SPACE(4) is 24 bytes on 64-bit).
+    let mut control = [0u64; 4];
+    // SAFETY: a zeroed msghdr is valid; its pointers are set to the buffers above.
+    let mut msg: libc::msghdr = unsafe { zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    // SAFETY: a constant computation.
+    msg.msg_controllen = unsafe { libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) } as _;
+    f(&mut msg)
 }
 
 /// Drops every capability of the calling process (the child before `exec`): with
