@@ -619,3 +619,130 @@ fn egress_rules_fail_closed_without_the_sandbox_and_bind_calls_let_online() {
     assert!(b.hits().is_empty(), "{:?}", b.hits());
     assert_eq!(refused(&online).len(), 1, "{online:?}");
 }
+
+#[test]
+fn a_datagram_socket_pair_cannot_reach_a_unix_socket_outside() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.sock");
+    let relay = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    relay
+        .set_read_timeout(Some(std::time::Duration::from_millis(300)))
+        .unwrap();
+    let script = format!(
+        "python3 -c \"import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.connect('{}'); a.send(b'out'); print('SENT')\" 2>/dev/null || echo REFUSED",
+        path.display()
+    );
+    let mut buf = [0u8; 16];
+    let open = run(dir.path(), None, &script);
+    assert_eq!(open.stdout_lossy(), "SENT\n", "{open:?}");
+    assert_eq!(
+        relay.recv(&mut buf).ok(),
+        Some(3),
+        "the relay got it without rules"
+    );
+    let out = run(
+        dir.path(),
+        Some(policy(r#"{"egress": {"allow": ["*"]}}"#)),
+        &script,
+    );
+    assert_eq!(out.stdout_lossy(), "REFUSED\n", "{out:?}");
+    // Offline runs close the same way.
+    let offline = rt()
+        .block_on(in_dir(dir.path()).run(&bash(&script, READ_ONLY_OFFLINE)))
+        .unwrap();
+    assert_eq!(offline.stdout_lossy(), "REFUSED\n", "{offline:?}");
+    assert!(
+        relay.recv(&mut buf).is_err(),
+        "nothing more reached the relay"
+    );
+}
+
+#[test]
+fn urgent_data_does_not_stall_or_cut_a_tunnel() {
+    if skip() {
+        return;
+    }
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    // A server that sends `hello`, one urgent byte, `world`, and keeps the connection open;
+    // and that records what it receives in the first second.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&got);
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { continue };
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || {
+                let pause = || std::thread::sleep(std::time::Duration::from_millis(100));
+                s.write_all(b"hello").unwrap();
+                pause();
+                // SAFETY: send on a socket this thread owns.
+                unsafe { libc::send(s.as_raw_fd(), b"!".as_ptr().cast(), 1, libc::MSG_OOB) };
+                pause();
+                s.write_all(b"world").unwrap();
+                s.set_read_timeout(Some(std::time::Duration::from_millis(1500)))
+                    .unwrap();
+                let mut buf = [0u8; 64];
+                let mut seen = Vec::new();
+                while let Ok(n) = s.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    seen.extend_from_slice(&buf[..n]);
+                }
+                log.lock().unwrap().push(seen);
+            });
+        }
+    });
+    let script = format!(
+        "python3 - <<'EOF'\nimport os, socket, time\n\
+         proxy = os.environ.get('HTTP_PROXY')\n\
+         if proxy:\n    s = socket.create_connection(('127.0.0.1', int(proxy.rsplit(':', 1)[1])), timeout=3)\n    s.sendall(b'CONNECT 127.0.0.1:{port} HTTP/1.1\\r\\n\\r\\n')\n    head = b''\n    while not head.endswith(b'\\r\\n\\r\\n'): head += s.recv(1)\n\
+         else:\n    s = socket.create_connection(('127.0.0.1', {port}), timeout=3)\n\
+         s.sendall(b'AAAA'); time.sleep(0.1); s.send(b'!', socket.MSG_OOB); time.sleep(0.1); s.sendall(b'BBBB')\n\
+         data = b''\n\
+         try:\n    while len(data) < 10:\n        chunk = s.recv(64)\n        if not chunk: break\n        data += chunk\n\
+         except socket.timeout: pass\n\
+         print(data.decode()); time.sleep(1.6)\nEOF\n"
+    );
+    let open = run(dir.path(), None, &script);
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{port}"]}}}}"#);
+    let out = run(dir.path(), Some(policy(&allow)), &script);
+    assert_eq!(
+        open.stdout_lossy(),
+        "helloworld\n",
+        "a direct reader skips the byte: {open:?}"
+    );
+    assert_eq!(out.stdout_lossy(), open.stdout_lossy(), "{out:?}");
+    let got = got.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0], b"AAAABBBB", "direct");
+    assert_eq!(got[1], b"AAAABBBB", "through the proxy");
+}
+
+#[test]
+fn a_password_in_a_refused_url_is_never_repeated() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let a = Server::start("a");
+    let script = raw(
+        "GET http://alice:hunter2-very-secret@127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n",
+        a.port,
+    );
+    let allow = format!(r#"{{"egress": {{"allow": ["127.0.0.1:{}"]}}}}"#, a.port);
+    let out = run(dir.path(), Some(policy(&allow)), &script);
+    let result = out.to_tool_result();
+    let meta = serde_json::to_string(&result.meta).unwrap();
+    let lines = refused(&out);
+    assert!(lines[0].contains("<userinfo>@127.0.0.1:9"), "{lines:?}");
+    for text in [&result.content, &meta] {
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+}

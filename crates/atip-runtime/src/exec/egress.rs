@@ -60,9 +60,11 @@ const FINISH_GRACE: Duration = Duration::from_millis(200);
 /// stay a bounded amount of memory.
 const BUFFER_BYTES: usize = 256 * 1024;
 
-/// Connections one run may have open through its proxy at once (each tunnel holds two
-/// descriptors and two buffers in the runner); more wait in the listening socket's backlog.
-pub const MAX_CONNECTIONS: usize = 128;
+/// Connections one run may have open through its proxy at once; more wait in the listening
+/// socket's backlog. A tunnel holds six descriptors in the runner (its two sockets and a pipe
+/// each way), so one run holds at most 384: a runner that serves several runs with egress
+/// rules at once wants a soft `RLIMIT_NOFILE` above the common 1,024.
+pub const MAX_CONNECTIONS: usize = 64;
 
 /// How long a client has to send its first byte, a complete request head, or a SOCKS5
 /// greeting and command, and how long a name may take to resolve.
@@ -71,9 +73,13 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request head the HTTP side reads (hyper's read buffer).
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 
-/// The longest host or reason kept in a refusal: the rest is cut (the text is the command's
-/// own and ends up before a model).
-const MAX_REFUSAL_TEXT: usize = 200;
+/// The longest host or reason the proxy keeps in a refusal, in characters (the runner cuts it
+/// further, to [`MAX_REFUSAL_TEXT`], after redacting it).
+const MAX_LOGGED_TEXT: usize = 2_000;
+
+/// The longest host or reason of a refusal a tool result shows, in characters: the text is the
+/// command's own and ends up before a model.
+pub const MAX_REFUSAL_TEXT: usize = 200;
 
 /// Traffic with one host (`host:port` as the command asked for it) during a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -165,13 +171,16 @@ impl Shared {
     }
 
     fn refuse(&self, kind: &'static str, target: &str, why: &Refusal) {
-        tracing::info!(kind, target, reason = %why, "egress refused");
+        // The host and reason are the command's own words: only the audit line (redacted)
+        // carries them.
+        let _ = (target, why);
+        tracing::info!(kind, "egress refused");
         let mut j = self.journal();
         if j.refused.len() < MAX_REFUSALS {
             j.refused.push(Refused {
                 kind,
-                target: printable(target),
-                reason: printable(&why.to_string()),
+                target: printable(target, MAX_LOGGED_TEXT),
+                reason: printable(&why.to_string(), MAX_LOGGED_TEXT),
             });
         } else {
             j.refused_omitted += 1;
@@ -195,22 +204,38 @@ impl Shared {
     }
 }
 
-/// `text` with control characters escaped and cut to [`MAX_REFUSAL_TEXT`] characters: what a
-/// command wrote into a request cannot add lines to a tool result.
-fn printable(text: &str) -> String {
+/// `text` with control characters escaped (what a command wrote into a request cannot add
+/// lines to a tool result), cut to at most `max` characters by [`cut_at_word`].
+fn printable(text: &str, max: usize) -> String {
     let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == MAX_REFUSAL_TEXT {
-            out.push('…');
-            break;
-        }
+    for c in text.chars() {
         if c.is_control() {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
+        if out.len() > 4 * max {
+            break;
+        }
     }
-    out
+    cut_at_word(&out, max)
+}
+
+/// `text` cut to at most `max` characters, never inside a word (letters, digits, `_`, `-`,
+/// `+`, `/`, `=`, `.`): a word the cut would split is left out whole, so that a secret is
+/// either kept for redaction to find or dropped, never left as a fragment redaction cannot
+/// recognise. `…` marks a cut.
+pub fn cut_at_word(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=' | '.');
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let mut head = &text[..end];
+    if text[end..].starts_with(word) {
+        head = head.trim_end_matches(word);
+    }
+    format!("{head}…")
 }
 
 /// A running egress proxy. Dropping it stops it and every connection through it.
@@ -424,7 +449,9 @@ mod splice {
     use tokio::io::Interest;
     use tokio::net::TcpStream;
 
-    /// Bytes one `splice` call moves at most: the pipe's size.
+    /// Bytes one `splice` call asks for; the pipe keeps its default size (16 pages), which
+    /// stays within the kernel's per-user pipe budget (`pipe-user-pages-soft`) at
+    /// [`super::MAX_CONNECTIONS`] tunnels.
     const PIPE_BYTES: usize = 1 << 20;
 
     fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
@@ -434,11 +461,62 @@ mod splice {
             if libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            let (r, w) = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
-            // A larger pipe means fewer calls; the default size stays when this is refused.
-            libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES as libc::c_int);
-            Ok((r, w))
+            Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
         }
+    }
+
+    /// `SIOCATMARK` (`<asm-generic/sockios.h>`; the libc crate does not define it).
+    const SIOCATMARK: libc::c_ulong = 0x8905;
+
+    /// Whether `fd`'s next byte is TCP urgent data (`SIOCATMARK`): `splice` stops there.
+    fn at_urgent_mark(fd: libc::c_int) -> bool {
+        let mut mark: libc::c_int = 0;
+        // SAFETY: ioctl with a pointer to a local integer.
+        unsafe { libc::ioctl(fd, SIOCATMARK as _, &mut mark) == 0 && mark != 0 }
+    }
+
+    /// Past an urgent byte, which `splice` does not cross: reads what is there with `recv`
+    /// (which steps over the urgent byte unless the socket reads it inline, as a direct
+    /// connection's reader would) and writes it to `dst`. `Ok(false)` at the end of the
+    /// stream.
+    async fn past_urgent_mark(
+        src: &TcpStream,
+        dst: &TcpStream,
+        count: &AtomicU64,
+    ) -> io::Result<bool> {
+        let mut buf = vec![0u8; 16 * 1024];
+        let n = match src.try_io(Interest::READABLE, || {
+            // SAFETY: recv into a buffer owned here.
+            let n = unsafe {
+                libc::recv(
+                    src.as_raw_fd(),
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    libc::MSG_DONTWAIT,
+                )
+            };
+            if n < 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(n as usize)
+            }
+        }) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
+            Err(e) => return Err(e),
+        };
+        let mut sent = 0;
+        while sent < n {
+            match dst.try_write(&buf[sent..n]) {
+                Ok(k) => {
+                    sent += k;
+                    count.fetch_add(k as u64, Ordering::Relaxed);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => dst.writable().await?,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n > 0)
     }
 
     fn splice(from: libc::c_int, to: libc::c_int, len: usize) -> io::Result<usize> {
@@ -473,6 +551,12 @@ mod splice {
             if in_pipe == 0 {
                 let n = loop {
                     src.readable().await?;
+                    if at_urgent_mark(src.as_raw_fd()) {
+                        if past_urgent_mark(src, dst, count).await? {
+                            continue;
+                        }
+                        break 0;
+                    }
                     match src.try_io(Interest::READABLE, || {
                         splice(src.as_raw_fd(), w.as_raw_fd(), PIPE_BYTES)
                     }) {
@@ -620,8 +704,11 @@ fn text(status: StatusCode, message: String) -> Response<Body> {
 /// `403` naming the reason, also in the `X-Atip-Egress` header.
 fn forbidden(shared: &Shared, kind: &'static str, shown: &str, why: &Refusal) -> Response<Body> {
     shared.refuse(kind, shown, why);
-    let why = printable(&why.to_string());
-    let line = format!("egress: refused {kind} to {} — {why}", printable(shown));
+    let why = printable(&why.to_string(), MAX_REFUSAL_TEXT);
+    let line = format!(
+        "egress: refused {kind} to {} — {why}",
+        printable(shown, MAX_REFUSAL_TEXT)
+    );
     let mut response = text(StatusCode::FORBIDDEN, line);
     // The connection ends with a refusal: nothing more is read from a client that tried.
     response.headers_mut().insert(
@@ -648,6 +735,18 @@ async fn http(stream: TcpStream, shared: Arc<Shared>) {
         .await;
 }
 
+/// An authority or URL with any user information (`user:password@`) replaced by
+/// `<userinfo>@`: a password is never repeated back.
+fn without_userinfo(text: &str) -> String {
+    match text.rsplit_once('@') {
+        Some((head, host)) => {
+            let scheme = head.find("://").map_or("", |i| &head[..i + 3]);
+            format!("{scheme}<userinfo>@{host}")
+        }
+        None => text.to_owned(),
+    }
+}
+
 /// A host and port from an authority (`host:port`, `[v6]:port`), with `default` when it has
 /// none.
 fn authority(a: &hyper::http::uri::Authority, default: Option<u16>) -> Result<(Host, u16), String> {
@@ -656,7 +755,10 @@ fn authority(a: &hyper::http::uri::Authority, default: Option<u16>) -> Result<(H
         .or(default)
         .ok_or_else(|| format!("`{a}` has no port"))?;
     if a.as_str().contains('@') {
-        return Err(format!("`{a}` holds user information"));
+        return Err(format!(
+            "`{}` holds user information",
+            without_userinfo(a.as_str())
+        ));
     }
     Ok((Host::parse(a.host())?, port))
 }
@@ -676,7 +778,7 @@ async fn request(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
             ),
         );
     };
-    let shown_raw = auth.as_str().to_owned();
+    let shown_raw = without_userinfo(auth.as_str());
     if uri.scheme_str() != Some("http") {
         return forbidden(
             &shared,
@@ -797,7 +899,7 @@ fn strip_hop_by_hop(headers: &mut hyper::HeaderMap) {
 }
 
 async fn connect(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> {
-    let raw = req.uri().to_string();
+    let raw = without_userinfo(&req.uri().to_string());
     let (host, port) = match req
         .uri()
         .authority()
@@ -855,4 +957,34 @@ async fn connect(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
             .map_err(|never| match never {})
             .boxed(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_leave_no_fragment_of_a_word() {
+        let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+        let text = format!("{} {token} tail", "x ".repeat(90));
+        let cut = cut_at_word(&text, 200);
+        assert!(cut.ends_with(" …") || cut.ends_with('…'), "{cut}");
+        assert!(
+            !cut.contains("ghp_"),
+            "the token straddling the cut goes whole: {cut}"
+        );
+        assert_eq!(cut_at_word("short", 200), "short");
+        assert_eq!(
+            cut_at_word(&"y".repeat(500), 10),
+            "…",
+            "one long word goes whole"
+        );
+        assert_eq!(printable("a\nb", 200), "a\\nb");
+        assert_eq!(
+            without_userinfo("http://alice:pw@example.com/x"),
+            "http://<userinfo>@example.com/x"
+        );
+        assert_eq!(without_userinfo("a:b@host:80"), "<userinfo>@host:80");
+        assert_eq!(without_userinfo("host:80"), "host:80");
+    }
 }

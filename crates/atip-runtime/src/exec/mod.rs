@@ -718,9 +718,17 @@ impl Runner {
             // before they reach the tool result's metadata, an MCP client or the audit line.
             let tool = Some(output.name.as_str());
             if let Some(log) = &mut output.sandbox.egress {
+                // Redacted whole, then cut (a cut first could leave a fragment of a secret
+                // that redaction no longer recognises).
+                let clean = |text: &str| {
+                    egress::cut_at_word(
+                        &self.filter.redact_for(tool, text).0,
+                        egress::MAX_REFUSAL_TEXT,
+                    )
+                };
                 for r in &mut log.refused {
-                    r.target = self.filter.redact_for(tool, &r.target).0.into_owned();
-                    r.reason = self.filter.redact_for(tool, &r.reason).0.into_owned();
+                    r.target = clean(&r.target);
+                    r.reason = clean(&r.reason);
                 }
                 for r in &mut log.reached {
                     r.host = self.filter.redact_for(tool, &r.host).0.into_owned();

@@ -9,7 +9,7 @@
 //! | a call with `file`/`directory` arguments held to path roots by the policy | writes also confined to those roots (unless the command may not write at all), so a path swapped for a link after the check leads nowhere outside |
 //! | `filesystem.delete: false` | enforced only through `write: false` (no removal either) or `filesystem.paths` (removals only there): Landlock counts a rename as a removal, and every atomic write (git's index, editors) renames, so "writes but never deletes" cannot be told apart from an honest write |
 //! | `network: false` | a private network namespace (no interface but a down loopback: no TCP, UDP, ICMP or abstract Unix sockets) where unprivileged user namespaces are allowed, and Landlock TCP bind/connect denial (ABI 4+) in any case |
-//! | `network: true` or undeclared, with the policy's egress rules ([`crate::policy::Egress`]) | a private network namespace whose only way out is the egress proxy ([`crate::exec::egress`]), which reaches the allowed hosts; Landlock TCP connect only to the proxy's port (ABI 4+); no sockets but IPv4, IPv6, netlink and socket pairs (seccomp). Refused where no network namespace can be had, and with [`Sandbox::off`] |
+//! | `network: true` or undeclared, with the policy's egress rules ([`crate::policy::Egress`]) | a private network namespace whose only way out is the egress proxy ([`crate::exec::egress`]), which reaches the allowed hosts; Landlock TCP connect only to the proxy's port (ABI 4+); no sockets but IPv4, IPv6, netlink and stream socket pairs (seccomp). Refused where no network namespace can be had, and with [`Sandbox::off`] |
 //! | writes limited, or `network: false` | no connection to abstract Unix sockets created outside the sandbox (X11, D-Bus: Landlock ABI 6+) and, on ABI 9+, to pathname Unix sockets outside writable paths |
 //! | always | one session and process group with no controlling terminal, which no process of the run can leave (seccomp refuses `setsid` and `setpgid`), so the whole tree is killed with it; no terminal input injection (`TIOCSTI`, `TIOCLINUX`); no capabilities (also for a root runner); `no_new_privs`; descriptors the host left open do not reach it; Landlock signal scoping (ABI 6+: no signals to processes outside the sandbox); the policy's resource limits (`setrlimit`) |
 //!
@@ -220,11 +220,12 @@ pub enum Containment {
     /// No System V IPC (seccomp): shared memory, message queues and semaphores are neither
     /// namespaced nor files, so Landlock cannot limit them.
     NoSystemVIpc,
-    /// No sockets but netlink ones and socket pairs (seccomp): no connection to a daemon's
-    /// pathname Unix socket, whatever the Landlock ABI.
+    /// No sockets but netlink ones and stream or seqpacket socket pairs (seccomp): no
+    /// connection to a daemon's pathname Unix socket, whatever the Landlock ABI.
     NoSockets,
-    /// No sockets but IPv4, IPv6, netlink and socket pairs (seccomp; runs with egress rules):
-    /// no Unix socket that a relay outside the run's network namespace listens on.
+    /// No sockets but IPv4, IPv6, netlink and stream or seqpacket socket pairs (seccomp; runs
+    /// with egress rules): no Unix socket that a relay outside the run's network namespace
+    /// listens on.
     InetSocketsOnly,
     /// Every capability dropped (effective, permitted, inheritable, ambient and the bounding
     /// set; `SECBIT_NOROOT` locked), because the runner is root or the run joined a user
@@ -290,10 +291,10 @@ impl fmt::Display for Containment {
             Containment::ReadOnly { paths: p } => write!(f, "read-only: {}", paths(p)),
             Containment::Hidden { paths: p } => write!(f, "hidden: {}", paths(p)),
             Containment::NoSockets => {
-                f.write_str("no sockets but netlink and socket pairs (seccomp)")
+                f.write_str("no sockets but netlink and stream socket pairs (seccomp)")
             }
             Containment::InetSocketsOnly => {
-                f.write_str("no sockets but IPv4, IPv6, netlink and socket pairs (seccomp)")
+                f.write_str("no sockets but IPv4, IPv6, netlink and stream socket pairs (seccomp)")
             }
             Containment::Limits(l) => {
                 let mut parts = Vec::new();

@@ -17,8 +17,8 @@
 //! | always, x86-64 | every x32 system call (number with bit 30 set) | the same calls under another number would pass a filter keyed by number |
 //! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) | not namespaced and not files: a run could write another process's shared memory, or leave queues behind |
 //! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
-//! | `network: false` | `socket` of any family but `AF_NETLINK` (`socketpair` stays) | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects), which Landlock covers only from ABI 9 |
-//! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK` (`socketpair` stays) | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub) would relay traffic past the egress proxy |
+//! | `network: false` | `socket` of any family but `AF_NETLINK`; `socketpair` of type `SOCK_DGRAM` (stream and seqpacket pairs stay) | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects, journald forwards what it is sent), which Landlock covers only from ABI 9: a datagram pair may `connect` to any socket file |
+//! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK`; `socketpair` of type `SOCK_DGRAM` | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub, the system log) would relay traffic past the egress proxy |
 //!
 //! Programs built for another architecture than the runtime's (i386 binaries on x86-64) are
 //! killed at their first system call: the filter cannot vouch for a second numbering.
@@ -82,6 +82,8 @@ const CLONE_PARENT: u64 = 0x8000;
 const SYS_CLONE3: u32 = 435;
 const AF_NETLINK: u64 = 16;
 const AF_INET: u64 = 2;
+/// The socket type without `SOCK_NONBLOCK` and `SOCK_CLOEXEC`.
+const SOCKET_TYPE_MASK: u64 = 0xf;
 const AF_INET6: u64 = 10;
 
 fn compile(rules: Rules) -> Result<BpfProgram, String> {
@@ -159,6 +161,18 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
         for call in ipc_calls() {
             map.insert(call, Vec::new());
         }
+    }
+    if rules.offline || rules.inet_only {
+        // A datagram socket pair may `connect` or `sendto` any Unix socket file: the way to a
+        // relay outside the network namespace that `socket(AF_UNIX)` would otherwise be.
+        map.insert(
+            libc::SYS_socketpair,
+            vec![arg(
+                1,
+                SeccompCmpOp::MaskedEq(SOCKET_TYPE_MASK),
+                libc::SOCK_DGRAM as u64,
+            )?],
+        );
     }
     if rules.offline {
         map.insert(
