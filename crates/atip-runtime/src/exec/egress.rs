@@ -427,8 +427,19 @@ where
 async fn tcp_tunnel(client: TcpStream, upstream: TcpStream, traffic: Arc<Traffic>) {
     #[cfg(target_os = "linux")]
     {
-        let mut out = std::pin::pin!(splice::one_way(&client, &upstream, &traffic.bytes_out));
-        let mut back = std::pin::pin!(splice::one_way(&upstream, &client, &traffic.bytes_in));
+        // Downloads get the larger pipe: that is where bulk traffic goes.
+        let mut out = std::pin::pin!(splice::one_way(
+            &client,
+            &upstream,
+            &traffic.bytes_out,
+            None
+        ));
+        let mut back = std::pin::pin!(splice::one_way(
+            &upstream,
+            &client,
+            &traffic.bytes_in,
+            Some(splice::DOWNLOAD_PIPE_BYTES)
+        ));
         // A direction that ended cleanly waits for the other (a half-closed connection); one
         // that failed ends both.
         tokio::select! {
@@ -449,19 +460,29 @@ mod splice {
     use tokio::io::Interest;
     use tokio::net::TcpStream;
 
-    /// Bytes one `splice` call asks for; the pipe keeps its default size (16 pages), which
-    /// stays within the kernel's per-user pipe budget (`pipe-user-pages-soft`) at
-    /// [`super::MAX_CONNECTIONS`] tunnels.
+    /// Bytes one `splice` call asks for (at most what the pipe holds).
     const PIPE_BYTES: usize = 1 << 20;
 
-    fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    /// The pipe of a tunnel's download direction: 512 KiB (128 pages). The upload direction
+    /// keeps the default 64 KiB, so that [`super::MAX_CONNECTIONS`] tunnels take 9,216 pages,
+    /// within the kernel's per-user pipe budget (`pipe-user-pages-soft`, 16,384 pages), beyond
+    /// which every new pipe of the user would shrink to two pages. With default pipes both
+    /// ways a 1 GiB download ran at half the rate (BENCHMARKS.md).
+    pub(super) const DOWNLOAD_PIPE_BYTES: usize = 512 * 1024;
+
+    /// A pipe of `size` bytes (the default where the kernel refuses it).
+    fn pipe(size: Option<usize>) -> io::Result<(OwnedFd, OwnedFd)> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe2 into a local array; both descriptors are new and owned here.
         unsafe {
             if libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+            let (r, w) = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
+            if let Some(size) = size {
+                libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, size as libc::c_int);
+            }
+            Ok((r, w))
         }
     }
 
@@ -544,8 +565,9 @@ mod splice {
         src: &TcpStream,
         dst: &TcpStream,
         count: &AtomicU64,
+        pipe_size: Option<usize>,
     ) -> io::Result<()> {
-        let (r, w) = pipe()?;
+        let (r, w) = pipe(pipe_size)?;
         let mut in_pipe = 0usize;
         loop {
             if in_pipe == 0 {
