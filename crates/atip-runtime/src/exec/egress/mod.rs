@@ -1,0 +1,429 @@
+//! The egress proxy: the only way out of a run whose policy lists the hosts it may reach
+//! ([`crate::policy::Egress`]).
+//!
+//! Such a run gets a network namespace of its own whose only route is a listening socket on
+//! its loopback (`127.0.0.1:`[`PROXY_PORT`]) that the runner accepts on from the host side;
+//! `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` (both cases) point there and `NO_PROXY` is
+//! removed. A connection that does not go through the proxy has no route. On that one port
+//! the proxy speaks, told apart by the first byte:
+//!
+//! * HTTP `CONNECT host:port` (HTTPS and anything else tunnelled), answered `200` once the
+//!   upstream connection is open, `403` with the reason when refused;
+//! * plain HTTP with an absolute URI (`GET http://host/path`), forwarded when the URI's host is
+//!   allowed **and** the `Host` header names the same host and port (`403` otherwise);
+//! * SOCKS5 `CONNECT` without authentication (`socks5h://`: the proxy resolves names), with
+//!   reply `0x02` (not allowed by ruleset) when refused; `BIND` and `UDP ASSOCIATE` are refused.
+//!
+//! Every request is judged on its own (a keep-alive connection cannot carry a second request to
+//! another host under the first one's verdict). The proxy resolves names itself and connects
+//! to an address it checked ([`EgressRules::check_resolved`]), never to one a second lookup
+//! returns; addresses in any notation are read into one form first ([`Host::parse`]).
+//!
+//! What a proxy cannot see is in the crate's RELIABILITY.md: inside a `CONNECT` tunnel the TLS
+//! server name and the HTTP `Host` are the client's business (domain fronting reaches any site
+//! of an allowed CDN), and programs that ignore the proxy variables fail instead of connecting.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+
+use crate::policy::{EgressRules, Host, Refusal};
+
+mod http;
+mod socks;
+mod tunnel;
+
+/// The port of the proxy on a run's own loopback (inside its network namespace, where no other
+/// program listens).
+pub const PROXY_PORT: u16 = 3128;
+
+/// How long the proxy waits for an upstream connection to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long [`EgressProxy::finish`] lets open connections end on their own after the run.
+const FINISH_GRACE: Duration = Duration::from_millis(200);
+
+/// Copy buffer per direction of a tunnel: large enough that a bulk download keeps most of a
+/// direct connection's rate (BENCHMARKS.md), small enough that [`MAX_CONNECTIONS`] tunnels
+/// stay a bounded amount of memory.
+pub(super) const BUFFER_BYTES: usize = 256 * 1024;
+
+/// Connections one run may have open through its proxy at once; more wait in the listening
+/// socket's backlog. A tunnel holds six descriptors in the runner (its two sockets and a pipe
+/// each way), so one run holds at most 384: a runner that serves several runs with egress
+/// rules at once wants a soft `RLIMIT_NOFILE` above the common 1,024.
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// How long a client has to send its first byte, a complete request head, or a SOCKS5
+/// greeting and command, and how long a name may take to resolve.
+pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest request head the HTTP side reads (hyper's read buffer).
+pub(super) const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// The longest host or reason the proxy keeps in a refusal, in characters (the runner cuts it
+/// further, to [`MAX_REFUSAL_TEXT`], after redacting it).
+const MAX_LOGGED_TEXT: usize = 2_000;
+
+/// The longest host or reason of a refusal a tool result shows, in characters: the text is the
+/// command's own and ends up before a model.
+pub const MAX_REFUSAL_TEXT: usize = 200;
+
+/// Traffic with one host (`host:port` as the command asked for it) during a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reached {
+    /// `host:port` as requested (a name, or an address in its canonical form).
+    pub host: String,
+    /// Connections opened.
+    pub connections: u64,
+    /// Bytes sent by the command to the host.
+    pub bytes_out: u64,
+    /// Bytes received from the host.
+    pub bytes_in: u64,
+}
+
+/// A connection or request the proxy refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// `connect` (HTTP `CONNECT` or SOCKS5) or `request` (plain HTTP).
+    pub kind: &'static str,
+    /// `host:port` as the command asked for it.
+    pub target: String,
+    /// Why, as a sentence.
+    pub reason: String,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "egress: refused {} to {} — {}",
+            self.kind, self.target, self.reason
+        )
+    }
+}
+
+/// What went through the egress proxy during one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EgressLog {
+    /// Hosts reached, in the order first reached, with their traffic.
+    pub reached: Vec<Reached>,
+    /// Connections and requests refused, in order (at most [`MAX_REFUSALS`] kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
+    /// Refusals beyond [`MAX_REFUSALS`], counted only.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub refused_omitted: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Refusals a log keeps one by one; later ones are counted in [`EgressLog::refused_omitted`].
+pub const MAX_REFUSALS: usize = 32;
+
+#[derive(Default)]
+pub(super) struct Traffic {
+    connections: AtomicU64,
+    pub(super) bytes_out: AtomicU64,
+    pub(super) bytes_in: AtomicU64,
+}
+
+#[derive(Default)]
+struct Journal {
+    reached: Vec<(String, Arc<Traffic>)>,
+    index: HashMap<String, usize>,
+    refused: Vec<Refused>,
+    refused_omitted: u64,
+}
+
+pub(super) struct Shared {
+    pub(super) rules: EgressRules,
+    pub(super) slots: Arc<tokio::sync::Semaphore>,
+    journal: Mutex<Journal>,
+    tasks: Mutex<JoinSet<()>>,
+}
+
+impl Shared {
+    fn journal(&self) -> std::sync::MutexGuard<'_, Journal> {
+        self.journal.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        // Reap what has ended, so a long run does not accumulate finished tasks.
+        while tasks.try_join_next().is_some() {}
+        tasks.spawn(task);
+    }
+
+    pub(super) fn refuse(&self, kind: &'static str, target: &str, why: &Refusal) {
+        // The host and reason are the command's own words: only the audit line (redacted)
+        // carries them.
+        let _ = (target, why);
+        tracing::info!(kind, "egress refused");
+        let mut j = self.journal();
+        if j.refused.len() < MAX_REFUSALS {
+            j.refused.push(Refused {
+                kind,
+                target: printable(target, MAX_LOGGED_TEXT),
+                reason: printable(&why.to_string(), MAX_LOGGED_TEXT),
+            });
+        } else {
+            j.refused_omitted += 1;
+        }
+    }
+
+    pub(super) fn traffic(&self, target: &str) -> Arc<Traffic> {
+        let mut j = self.journal();
+        let t = match j.index.get(target) {
+            Some(&i) => Arc::clone(&j.reached[i].1),
+            None => {
+                let t = Arc::new(Traffic::default());
+                let i = j.reached.len();
+                j.reached.push((target.to_owned(), Arc::clone(&t)));
+                j.index.insert(target.to_owned(), i);
+                t
+            }
+        };
+        t.connections.fetch_add(1, Ordering::Relaxed);
+        t
+    }
+}
+
+/// `text` with control characters escaped (what a command wrote into a request cannot add
+/// lines to a tool result), cut to at most `max` characters by [`cut_at_word`].
+pub(super) fn printable(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        if out.len() > 4 * max {
+            break;
+        }
+    }
+    cut_at_word(&out, max)
+}
+
+/// `text` cut to at most `max` characters, never inside a word (letters, digits, `_`, `-`,
+/// `+`, `/`, `=`, `.`): a word the cut would split is left out whole, so that a secret is
+/// either kept for redaction to find or dropped, never left as a fragment redaction cannot
+/// recognise. `…` marks a cut.
+pub fn cut_at_word(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=' | '.');
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let mut head = &text[..end];
+    if text[end..].starts_with(word) {
+        head = head.trim_end_matches(word);
+    }
+    format!("{head}…")
+}
+
+/// A running egress proxy. Dropping it stops it and every connection through it.
+pub struct EgressProxy {
+    shared: Arc<Shared>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl fmt::Debug for EgressProxy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EgressProxy")
+            .field("rules", &self.shared.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EgressProxy {
+    /// Serves `listener` (on the current tokio runtime) under `rules` until
+    /// [`EgressProxy::finish`] or drop. The sandbox starts one per run on the run's own
+    /// listening socket; a caller may start one on any listener, e.g. to test its rules.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime (it spawns its tasks on the current one).
+    pub fn start(listener: TcpListener, rules: EgressRules) -> EgressProxy {
+        let shared = Arc::new(Shared {
+            rules,
+            slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
+            journal: Mutex::new(Journal::default()),
+            tasks: Mutex::new(JoinSet::new()),
+        });
+        let serving = Arc::clone(&shared);
+        let accept = tokio::spawn(async move {
+            loop {
+                // A free slot first: connections beyond it wait in the backlog.
+                let Ok(slot) = Arc::clone(&serving.slots).acquire_owned().await else {
+                    return;
+                };
+                let Ok((stream, _)) = listener.accept().await else {
+                    // Out of descriptors or the like: let the command see refused connections.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let shared = Arc::clone(&serving);
+                serving.spawn(async move {
+                    connection(stream, shared).await;
+                    drop(slot);
+                });
+            }
+        });
+        EgressProxy { shared, accept }
+    }
+
+    /// What the proxy has seen so far.
+    pub fn log(&self) -> EgressLog {
+        let j = self.shared.journal();
+        EgressLog {
+            reached: j
+                .reached
+                .iter()
+                .map(|(host, t)| Reached {
+                    host: host.clone(),
+                    connections: t.connections.load(Ordering::Relaxed),
+                    bytes_out: t.bytes_out.load(Ordering::Relaxed),
+                    bytes_in: t.bytes_in.load(Ordering::Relaxed),
+                })
+                .collect(),
+            refused: j.refused.clone(),
+            refused_omitted: j.refused_omitted,
+        }
+    }
+
+    /// Stops accepting, lets open connections end for a moment (the run is over, so their
+    /// client side is normally closed already), stops the rest and returns the log.
+    pub async fn finish(self) -> EgressLog {
+        self.accept.abort();
+        let mut tasks =
+            std::mem::take(&mut *self.shared.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        let _ = tokio::time::timeout(FINISH_GRACE, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+        tasks.abort_all();
+        self.log()
+    }
+}
+
+impl Drop for EgressProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.shared
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .abort_all();
+    }
+}
+
+/// One accepted connection: SOCKS5 when it starts with version byte 5, else HTTP.
+async fn connection(stream: TcpStream, shared: Arc<Shared>) {
+    let _ = stream.set_nodelay(true);
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, stream.peek(&mut first)).await {
+        Ok(Ok(1)) if first[0] == 5 => socks::serve(stream, shared).await,
+        Ok(Ok(1)) => http::serve(stream, shared).await,
+        _ => {}
+    }
+}
+
+/// Why an upstream connection was not opened.
+pub(super) enum Failure {
+    Refused(Refusal),
+    Unreachable(io::Error),
+}
+
+/// `host:port` for logs, with IPv6 addresses in brackets.
+pub(super) fn target(host: &Host, port: u16) -> String {
+    format!("{host}:{port}")
+}
+
+/// Checks `host:port` against the rules, resolves a name, checks each address, and connects
+/// to the first allowed one that answers.
+pub(super) async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpStream, Failure> {
+    shared.rules.check(host, port).map_err(Failure::Refused)?;
+    let candidates: Vec<SocketAddr> = match host {
+        Host::Address(a) => vec![SocketAddr::new(*a, port)],
+        Host::Name(name) => {
+            let lookup = tokio::net::lookup_host((name.as_str(), port));
+            let resolved: Vec<SocketAddr> = tokio::time::timeout(HANDSHAKE_TIMEOUT, lookup)
+                .await
+                .map_err(|_| Failure::Refused(Refusal::Unresolved("timed out".to_owned())))?
+                .map_err(|e| Failure::Refused(Refusal::Unresolved(e.to_string())))?
+                .collect();
+            let mut allowed = Vec::new();
+            let mut refused = Vec::new();
+            for sa in resolved {
+                match shared.rules.check_resolved(sa.ip(), port) {
+                    Ok(()) => allowed.push(sa),
+                    Err(why) => refused.push((sa.ip(), why)),
+                }
+            }
+            if allowed.is_empty() {
+                return Err(Failure::Refused(if refused.is_empty() {
+                    Refusal::Unresolved("no address".to_owned())
+                } else {
+                    Refusal::Resolved(refused)
+                }));
+            }
+            allowed
+        }
+    };
+    let mut last = io::Error::from(io::ErrorKind::NotFound);
+    for sa in candidates {
+        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(sa)).await {
+            Ok(Ok(s)) => {
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Ok(Err(e)) => last = e,
+            Err(_) => last = io::Error::from(io::ErrorKind::TimedOut),
+        }
+    }
+    Err(Failure::Unreachable(last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http::without_userinfo;
+    use super::*;
+
+    #[test]
+    fn cuts_leave_no_fragment_of_a_word() {
+        let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+        let text = format!("{} {token} tail", "x ".repeat(90));
+        let cut = cut_at_word(&text, 200);
+        assert!(cut.ends_with(" …") || cut.ends_with('…'), "{cut}");
+        assert!(
+            !cut.contains("ghp_"),
+            "the token straddling the cut goes whole: {cut}"
+        );
+        assert_eq!(cut_at_word("short", 200), "short");
+        assert_eq!(
+            cut_at_word(&"y".repeat(500), 10),
+            "…",
+            "one long word goes whole"
+        );
+        assert_eq!(printable("a\nb", 200), "a\\nb");
+        assert_eq!(
+            without_userinfo("http://alice:pw@example.com/x"),
+            "http://<userinfo>@example.com/x"
+        );
+        assert_eq!(without_userinfo("a:b@host:80"), "<userinfo>@host:80");
+        assert_eq!(without_userinfo("host:80"), "host:80");
+    }
+}
