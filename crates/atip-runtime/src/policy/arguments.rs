@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use regex::Regex;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{command_matches, Policy, Reason, ReasonCode, ReasonSeverity};
+use super::{Policy, Reason, ReasonCode, ReasonSeverity};
 use crate::Invocation;
 
 /// A rule for the values of one parameter. In JSON:
@@ -63,11 +63,7 @@ impl ArgumentRule {
 
     /// Whether the rule applies to the command `name` / `title`.
     pub fn applies_to(&self, name: &str, title: &str) -> bool {
-        self.commands.is_empty()
-            || self
-                .commands
-                .iter()
-                .any(|p| command_matches(p, name, title))
+        super::rule_applies(&self.commands, name, title)
     }
 }
 

@@ -33,8 +33,6 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use serde::{Deserialize, Serialize};
 
-use super::command_matches;
-
 /// The top-level `egress` of a policy: host patterns a command may and may not reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -66,11 +64,7 @@ pub struct EgressRule {
 impl EgressRule {
     /// Whether the rule applies to the command `name` / `title`.
     pub fn applies_to(&self, name: &str, title: &str) -> bool {
-        self.commands.is_empty()
-            || self
-                .commands
-                .iter()
-                .any(|p| command_matches(p, name, title))
+        super::rule_applies(&self.commands, name, title)
     }
 }
 

@@ -339,6 +339,12 @@ pub fn command_matches(pattern: &str, name: &str, title: &str) -> bool {
             .is_some_and(|(_, path)| name_matches(pattern, path))
 }
 
+/// Whether a rule limited to the command patterns `commands` (empty: every command) applies to
+/// the command `name` / `title` ([`command_matches`]).
+pub(crate) fn rule_applies(commands: &[String], name: &str, title: &str) -> bool {
+    commands.is_empty() || commands.iter().any(|p| command_matches(p, name, title))
+}
+
 impl Policy {
     /// A policy from its JSON form (see [`Policy`]).
     ///

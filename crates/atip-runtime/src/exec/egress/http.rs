@@ -29,6 +29,25 @@ fn text(status: StatusCode, message: String) -> Response<Body> {
     response
 }
 
+/// The upstream connection for `host:port` ([`open`]), or the answer to give instead: `403`
+/// for a refusal, `502` when the host cannot be reached.
+async fn upstream(
+    shared: &Shared,
+    kind: &'static str,
+    host: &Host,
+    port: u16,
+    shown: &str,
+) -> Result<TcpStream, Response<Body>> {
+    match open(shared, host, port).await {
+        Ok(s) => Ok(s),
+        Err(Failure::Refused(why)) => Err(forbidden(shared, kind, shown, &why)),
+        Err(Failure::Unreachable(e)) => Err(text(
+            StatusCode::BAD_GATEWAY,
+            format!("egress: cannot reach {shown}: {e}"),
+        )),
+    }
+}
+
 /// `403` naming the reason, also in the `X-Atip-Egress` header.
 fn forbidden(shared: &Shared, kind: &'static str, shown: &str, why: &Refusal) -> Response<Body> {
     shared.refuse(kind, shown, why);
@@ -152,15 +171,9 @@ async fn request(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
             );
         }
     }
-    let upstream = match open(&shared, &host, port).await {
+    let upstream = match upstream(&shared, "request", &host, port, &shown).await {
         Ok(s) => s,
-        Err(Failure::Refused(why)) => return forbidden(&shared, "request", &shown, &why),
-        Err(Failure::Unreachable(e)) => {
-            return text(
-                StatusCode::BAD_GATEWAY,
-                format!("egress: cannot reach {shown}: {e}"),
-            )
-        }
+        Err(answer) => return answer,
     };
     let traffic = shared.traffic(&shown);
     let counted = tunnel::Counted {
@@ -239,15 +252,9 @@ async fn connect(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
         Err(why) => return forbidden(&shared, "connect", &raw, &Refusal::Request(why)),
     };
     let shown = target(&host, port);
-    let upstream = match open(&shared, &host, port).await {
+    let upstream = match upstream(&shared, "connect", &host, port, &shown).await {
         Ok(s) => s,
-        Err(Failure::Refused(why)) => return forbidden(&shared, "connect", &shown, &why),
-        Err(Failure::Unreachable(e)) => {
-            return text(
-                StatusCode::BAD_GATEWAY,
-                format!("egress: cannot reach {shown}: {e}"),
-            )
-        }
+        Err(answer) => return answer,
     };
     let traffic = shared.traffic(&shown);
     let upgrade = hyper::upgrade::on(req);
