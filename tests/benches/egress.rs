@@ -19,7 +19,7 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, SystemTime};
 
 use atip_runtime::exec::egress::EgressProxy;
-use atip_runtime::policy::{EgressRules, HostPattern};
+use atip_runtime::policy::{Egress, HostPattern};
 use criterion::{Criterion, Throughput};
 
 mod report;
@@ -98,7 +98,7 @@ fn proxy() -> u16 {
         rt.block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap().port()).unwrap();
-            let rules = EgressRules {
+            let rules = Egress {
                 allow: vec![HostPattern::parse("127.0.0.1").unwrap()],
                 deny: Vec::new(),
             };

@@ -779,5 +779,5 @@ struct Gates {
     /// The roots the call's path arguments were held to: writes are confined to them too.
     path_roots: Vec<PathBuf>,
     /// The hosts the call may reach, when the policy narrows its network.
-    egress: Option<crate::policy::EgressRules>,
+    egress: Option<crate::policy::Egress>,
 }

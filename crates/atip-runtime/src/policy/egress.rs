@@ -17,7 +17,7 @@
 //!
 //! The rules of a call are the top-level `egress` and every `egressRules` entry whose
 //! `commands` (globs as for argument rules) match it, joined. A call with no rules keeps the
-//! network as it is. With rules ([`EgressRules::check`]):
+//! network as it is. With rules ([`Egress::check`]):
 //!
 //! 1. a host (or an address it resolves to) matching a `deny` entry is refused — deny wins;
 //! 2. a name must match an `allow` entry, and so must a public address;
@@ -33,15 +33,15 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use serde::{Deserialize, Serialize};
 
-/// The top-level `egress` of a policy: host patterns a command may and may not reach.
+/// Host patterns a command may and may not reach: the top-level `egress` of a policy, and the
+/// rules of one call (that and every applicable [`EgressRule`], joined by
+/// [`super::Policy::egress_for`]), which [`Egress::check`] judges connections by.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Egress {
     /// Hosts that may be reached. Empty: none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub allow: Vec<HostPattern>,
     /// Hosts that may never be reached, whatever `allow` says.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deny: Vec<HostPattern>,
 }
 
@@ -66,15 +66,6 @@ impl EgressRule {
     pub fn applies_to(&self, name: &str, title: &str) -> bool {
         super::rule_applies(&self.commands, name, title)
     }
-}
-
-/// The egress rules of one call: every applicable `allow` and `deny` entry.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct EgressRules {
-    /// Hosts that may be reached.
-    pub allow: Vec<HostPattern>,
-    /// Hosts that may never be reached.
-    pub deny: Vec<HostPattern>,
 }
 
 /// A host a command asked for: a name, or an address in its one canonical form.
@@ -448,10 +439,10 @@ impl fmt::Display for Refusal {
     }
 }
 
-impl EgressRules {
+impl Egress {
     /// Whether `host` may be reached at `port` before any name is resolved: deny entries first,
     /// then allow entries. A name that passes must still have its addresses checked
-    /// ([`EgressRules::check_resolved`]).
+    /// ([`Egress::check_resolved`]).
     ///
     /// # Errors
     ///
@@ -583,8 +574,8 @@ mod tests {
         }
     }
 
-    fn rules(allow: &[&str], deny: &[&str]) -> EgressRules {
-        EgressRules {
+    fn rules(allow: &[&str], deny: &[&str]) -> Egress {
+        Egress {
             allow: allow
                 .iter()
                 .map(|p| HostPattern::parse(p).unwrap())

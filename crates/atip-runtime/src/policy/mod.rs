@@ -47,7 +47,7 @@ use crate::model::SafetyAssumption;
 use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
-pub use egress::{is_public, Egress, EgressRule, EgressRules, Host, HostPattern, Refusal};
+pub use egress::{is_public, Egress, EgressRule, Host, HostPattern, Refusal};
 pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
 #[cfg(feature = "exec")]
 pub(crate) use sources::brought_by;
@@ -467,7 +467,7 @@ impl Policy {
     /// left as it is). Whatever the call declares: a call declared offline (`network: false`)
     /// gets no network at all from the sandbox, but a runner that lets it use the network
     /// anyway (`Sandbox::allow_network`) still holds it to these hosts.
-    pub fn egress_for(&self, invocation: &Invocation) -> Option<EgressRules> {
+    pub fn egress_for(&self, invocation: &Invocation) -> Option<Egress> {
         let title = invocation_title(invocation);
         let rules: Vec<&EgressRule> = self
             .egress_rules
@@ -477,7 +477,7 @@ impl Policy {
         if self.egress.is_none() && rules.is_empty() {
             return None;
         }
-        let mut out = EgressRules::default();
+        let mut out = Egress::default();
         if let Some(top) = &self.egress {
             out.allow.extend(top.allow.iter().cloned());
             out.deny.extend(top.deny.iter().cloned());

@@ -16,7 +16,7 @@
 //!
 //! Every request is judged on its own (a keep-alive connection cannot carry a second request to
 //! another host under the first one's verdict). The proxy resolves names itself and connects
-//! to an address it checked ([`EgressRules::check_resolved`]), never to one a second lookup
+//! to an address it checked ([`Egress::check_resolved`]), never to one a second lookup
 //! returns; addresses in any notation are read into one form first ([`Host::parse`]).
 //!
 //! What a proxy cannot see is in the crate's RELIABILITY.md: inside a `CONNECT` tunnel the TLS
@@ -35,7 +35,7 @@ use serde::Serialize;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
-use crate::policy::{EgressRules, Host, Refusal};
+use crate::policy::{Egress, Host, Refusal};
 
 mod http;
 mod socks;
@@ -148,7 +148,7 @@ struct Journal {
 }
 
 pub(super) struct Shared {
-    pub(super) rules: EgressRules,
+    pub(super) rules: Egress,
     pub(super) slots: Arc<tokio::sync::Semaphore>,
     journal: Mutex<Journal>,
     tasks: Mutex<JoinSet<()>>,
@@ -168,8 +168,7 @@ impl Shared {
 
     pub(super) fn refuse(&self, kind: &'static str, target: &str, why: &Refusal) {
         // The host and reason are the command's own words: only the audit line (redacted)
-        // carries them.
-        let _ = (target, why);
+        // carries them, not the runner's log.
         tracing::info!(kind, "egress refused");
         let mut j = self.journal();
         if j.refused.len() < MAX_REFUSALS {
@@ -256,7 +255,7 @@ impl EgressProxy {
     /// # Panics
     ///
     /// Outside a tokio runtime (it spawns its tasks on the current one).
-    pub fn start(listener: TcpListener, rules: EgressRules) -> EgressProxy {
+    pub fn start(listener: TcpListener, rules: Egress) -> EgressProxy {
         let shared = Arc::new(Shared {
             rules,
             slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),

@@ -496,7 +496,7 @@ pub(super) fn prepare_on(
 /// Egress rules fail closed: without a network namespace (not root, unprivileged user
 /// namespaces off) the run is refused, for a direct connection could not be stopped.
 fn egress_child(
-    rules: &crate::policy::EgressRules,
+    rules: &crate::policy::Egress,
     root: bool,
     report: &mut SandboxReport,
 ) -> Result<super::child::EgressChild, SandboxError> {

@@ -406,7 +406,7 @@ pub(crate) struct Plan {
     /// Use a network namespace for `no_network`.
     pub network_namespace: bool,
     /// The egress rules of a call that may use the network, when the policy has any.
-    pub egress: Option<crate::policy::EgressRules>,
+    pub egress: Option<crate::policy::Egress>,
     /// The caller's extra writable paths.
     pub extra_writable: Vec<PathBuf>,
     /// Resource limits.
@@ -565,7 +565,7 @@ pub(crate) struct Prepared {
     /// Protected directories created for the run, removed (if still empty) when this goes.
     created: Vec<PathBuf>,
     /// The egress rules the run's proxy serves, when it has one.
-    egress: Option<crate::policy::EgressRules>,
+    egress: Option<crate::policy::Egress>,
     #[cfg(target_os = "linux")]
     child: Option<child::ChildSetup>,
 }
