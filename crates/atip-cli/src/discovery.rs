@@ -50,18 +50,22 @@ pub(crate) fn discover(
 /// `atip search`: the best commands for a query, one flattened name per line.
 pub(crate) fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None, Warnings::Count)?;
-    let specs: Vec<&atip_runtime::ToolSpec> = tools.iter().flat_map(RuntimeTool::specs).collect();
+    // Positions count through every tool's commands; their specs are not needed.
+    let names: Vec<&str> = tools
+        .iter()
+        .flat_map(|t| t.document().commands.iter().map(|c| c.name.as_str()))
+        .collect();
     let index = atip_runtime::search::ToolIndex::for_tools(&tools);
     let mut out = String::new();
     for hit in index.search(query, top) {
-        out.push_str(&specs[hit.index].name);
+        out.push_str(names[hit.index]);
         out.push('\n');
     }
     if out.is_empty() {
         eprintln!("no command matches {query:?}");
     }
     let code = emit(&out);
-    drop(specs);
+    drop(names);
     exiting((index, tools));
     code
 }

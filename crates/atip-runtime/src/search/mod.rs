@@ -37,8 +37,10 @@
 
 mod meta;
 pub mod synonyms;
+mod terms;
 
-use bm25::{DefaultTokenizer, Language, TokenEmbedder, Tokenizer};
+use bm25::{DefaultTokenizer, Language};
+use terms::{terms, Entry, Vocabulary};
 
 pub use meta::{MetaTools, DESCRIBE, RUN, SEARCH};
 
@@ -57,10 +59,6 @@ pub const NAME_WEIGHT: f32 = 2.5;
 /// the query itself.
 pub const SYNONYM_WEIGHT: f32 = 0.5;
 
-/// Characters of each parent's description (the service's, for `aws s3api list-buckets`) that
-/// go into a command's body: its first sentences, which say what the service is.
-const PARENT_CHARS: usize = 240;
-
 /// A BM25 index over commands, built once ([`ToolIndex::for_tool`]: about 0.1 ms per command
 /// of the real aws metadata, whose descriptions are long; a query takes well under 1 ms).
 pub struct ToolIndex {
@@ -72,6 +70,7 @@ pub struct ToolIndex {
 
 /// One field of every command, indexed on its own: for each term, the commands that have it
 /// with their BM25 term weights (`k1` 1.2, `b` 0.75).
+#[derive(PartialEq)]
 struct Field {
     weight: f32,
     postings: foldhash::HashMap<u32, Vec<(u32, f32)>>,
@@ -102,68 +101,6 @@ impl Field {
     }
 }
 
-/// The terms of every word met while building an index, each distinct word tokenized once.
-/// Real metadata says the same words over and over (every aws command has
-/// `--cli-input-json` and `--generate-cli-skeleton` with the same description, every command
-/// of a service its service's description), and stemming them again each time was most of
-/// what building the index cost.
-struct Vocabulary<'t> {
-    tokenizer: &'t DefaultTokenizer,
-    /// foldhash, not SipHash: looking words up is most of what is left of building an index.
-    words: foldhash::HashMap<String, Vec<u32>>,
-}
-
-impl Vocabulary<'_> {
-    /// Appends the terms of `text` to `out`: those [`terms`] gives.
-    fn terms_into(&mut self, text: &str, out: &mut Vec<u32>) {
-        for word in text.split_whitespace() {
-            if let Some(known) = self.words.get(word) {
-                out.extend_from_slice(known);
-            } else {
-                let terms = word_terms(self.tokenizer, word);
-                out.extend_from_slice(&terms);
-                self.words.insert(word.to_owned(), terms);
-            }
-        }
-    }
-
-    /// The terms of the body a command is found by besides its name: its description, each
-    /// of its own parameters' name and description (not the global options every command
-    /// shares), its examples and its parents' first sentences (the terms of [`body_text`]).
-    fn body(&mut self, spec: &ToolSpec, examples: &[String], parents: &str) -> Vec<u32> {
-        let mut body = Vec::new();
-        self.terms_into(&spec.description, &mut body);
-        for p in spec.params.iter().filter(|p| !p.global) {
-            self.terms_into(&words(&p.name), &mut body);
-            self.terms_into(&p.description, &mut body);
-        }
-        for e in examples {
-            self.terms_into(&words(e), &mut body);
-        }
-        self.terms_into(parents, &mut body);
-        body
-    }
-}
-
-/// The terms of `text` (hashes, as the `bm25` crate embeds them), in order: its tokenizer
-/// (English stemming, stop words) on each whitespace-separated word. That gives the terms of
-/// the whole text (a test checks every description of the real aws metadata), and lets
-/// [`Vocabulary`] stem each distinct word once.
-fn terms(tokenizer: &DefaultTokenizer, text: &str) -> Vec<u32> {
-    text.split_whitespace()
-        .flat_map(|w| word_terms(tokenizer, w))
-        .collect()
-}
-
-/// The terms of one word (none for a stop word, several for `a/b`).
-fn word_terms(tokenizer: &DefaultTokenizer, word: &str) -> Vec<u32> {
-    tokenizer
-        .tokenize(word)
-        .iter()
-        .map(|t| <u32 as TokenEmbedder>::embed(t))
-        .collect()
-}
-
 /// One search result: the command's position in the slice the index was built from, and its
 /// BM25 score (higher is better; only positive scores are returned).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -189,24 +126,20 @@ impl ToolIndex {
         Self::build(
             entries
                 .into_iter()
-                .map(|(spec, examples)| (spec, examples, String::new())),
+                .map(|(spec, examples)| Entry::of_spec(spec, examples)),
         )
     }
 
-    fn build<'a>(entries: impl Iterator<Item = (&'a ToolSpec, &'a [String], String)>) -> Self {
+    fn build<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Self {
         let tokenizer = DefaultTokenizer::new(Language::English);
-        let mut vocabulary = Vocabulary {
-            tokenizer: &tokenizer,
-            words: foldhash::HashMap::default(),
-        };
-        let (names, bodies): (Vec<Vec<u32>>, Vec<Vec<u32>>) = entries
-            .map(|(spec, examples, parents)| {
-                let body = vocabulary.body(spec, examples, &parents);
-                let mut name = Vec::new();
-                vocabulary.terms_into(&words(&spec.title), &mut name);
-                (name, body)
-            })
-            .unzip();
+        let mut vocabulary = Vocabulary::new(&tokenizer);
+        let (mut names, mut bodies) = (Vec::new(), Vec::new());
+        for entry in entries {
+            let name = vocabulary.name(&entry, &names);
+            let body = vocabulary.body(&entry, &bodies);
+            names.push(name);
+            bodies.push(body);
+        }
         drop(vocabulary);
         ToolIndex {
             len: names.len(),
@@ -216,7 +149,8 @@ impl ToolIndex {
     }
 
     /// The commands of loaded metadata with their examples and their parents' descriptions (the
-    /// service's, for `aws s3api list-buckets`), in [`crate::RuntimeTool::specs`] order.
+    /// service's, for `aws s3api list-buckets`), in [`crate::RuntimeTool::specs`] order. The
+    /// words are read from the loaded document: the commands' specs are not built for it.
     pub fn for_tool(tool: &crate::RuntimeTool) -> Self {
         Self::for_tools(std::slice::from_ref(tool))
     }
@@ -226,10 +160,7 @@ impl ToolIndex {
     pub fn for_tools(tools: &[crate::RuntimeTool]) -> Self {
         Self::build(tools.iter().flat_map(|t| {
             let doc = t.document();
-            t.specs()
-                .iter()
-                .zip(doc.commands.iter())
-                .map(|(spec, c)| (spec, &c.examples[..], parents_of(&doc.tool, &c.path)))
+            doc.commands.iter().map(|c| Entry::of_command(&doc.tool, c))
         }))
     }
 
@@ -308,58 +239,11 @@ impl std::fmt::Debug for ToolIndex {
     }
 }
 
-/// `s` with `_` and `-` as spaces, so that the parts of `describe-instances` are words.
-fn words(s: &str) -> String {
-    s.replace(['_', '-'], " ")
-}
-
-/// The body a command is found by besides its name, as one text, its pieces joined by
-/// spaces: what [`Vocabulary::body`] tokenizes word by word (the index never builds this
-/// text; tests compare with it).
-#[cfg(test)]
-fn body_text(spec: &ToolSpec, examples: &[String], parents: &str) -> String {
-    let mut text = spec.description.to_string();
-    for p in spec.params.iter().filter(|p| !p.global) {
-        text.push(' ');
-        text.push_str(&words(&p.name));
-        text.push(' ');
-        text.push_str(&p.description);
-    }
-    for e in examples {
-        text.push(' ');
-        text.push_str(&words(e));
-    }
-    text.push(' ');
-    text.push_str(parents);
-    text
-}
-
-/// The first sentences of the descriptions of the commands above `path` in `tree` (for
-/// `["s3api", "list-buckets"]`: the description of `s3api`).
-fn parents_of(tree: &atip_core::DocumentTree, path: &[String]) -> String {
-    let mut text = String::new();
-    let mut level = &tree.commands;
-    for segment in path.iter().take(path.len().saturating_sub(1)) {
-        let Some(parent) = level.get(segment) else {
-            break;
-        };
-        let d = parent.description.as_str();
-        let cut = d
-            .char_indices()
-            .map(|(i, _)| i)
-            .find(|&i| i >= PARENT_CHARS)
-            .unwrap_or(d.len());
-        text.push_str(&d[..cut]);
-        text.push('\n');
-        level = &parent.commands;
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::command::dispatch::{Dispatch, ToolCall};
+    use bm25::{TokenEmbedder, Tokenizer};
 
     #[test]
     fn examples_make_a_command_findable_by_their_words() {
@@ -379,34 +263,64 @@ mod tests {
         assert_eq!(tool.specs()[hits[0].index].name, "ship_up");
     }
 
-    /// Checks that each command's body of `path`, tokenized word by word with each distinct
-    /// word stemmed once, has the terms of its whole text; returns how many commands were
-    /// checked.
-    fn bodies_tokenize_word_by_word(path: &std::path::Path, mode: crate::Mode) -> usize {
+    /// Checks, for each command of `path` in order, that the terms an index is built from are
+    /// those of its whole texts: the body (remembered texts copied, each word stemmed once)
+    /// has the terms of [`terms::body_text`], the name those of the spec's title split at `_`
+    /// and `-`; and that the entry read from the document has the words of the command's
+    /// spec. Returns how many commands were checked.
+    fn entries_have_the_terms_of_their_whole_texts(
+        path: &std::path::Path,
+        mode: crate::Mode,
+    ) -> usize {
         let tokenizer = DefaultTokenizer::new(Language::English);
-        let mut vocabulary = Vocabulary {
-            tokenizer: &tokenizer,
-            words: foldhash::HashMap::default(),
-        };
+        let mut vocabulary = Vocabulary::new(&tokenizer);
         let doc = crate::Document::from_path(path, mode, &Default::default()).unwrap();
         let tool = crate::RuntimeTool::new(doc, None);
         let doc = tool.document();
+        let (mut names, mut bodies) = (Vec::new(), Vec::new());
         for (spec, c) in tool.specs().iter().zip(&doc.commands) {
-            let parents = parents_of(&doc.tool, &c.path);
-            let whole = terms(&tokenizer, &body_text(spec, &c.examples, &parents));
-            assert_eq!(
-                vocabulary.body(spec, &c.examples, &parents),
-                whole,
-                "{}",
-                spec.name
-            );
+            let entry = Entry::of_command(&doc.tool, c);
+            let of_spec = Entry::of_spec(spec, &c.examples);
+            assert_eq!(entry.description, of_spec.description, "{}", spec.name);
+            assert_eq!(entry.params, of_spec.params, "{}", spec.name);
+            let whole_name = terms(&tokenizer, &terms::words(&spec.title));
+            let name = vocabulary.name(&entry, &names);
+            assert_eq!(name, whole_name, "{}", spec.name);
+            let whole = terms(&tokenizer, &terms::body_text(&entry));
             assert!(!whole.is_empty());
-            // The second time, every word is known: nothing new is kept.
-            let known = vocabulary.words.len();
-            assert_eq!(vocabulary.body(spec, &c.examples, &parents), whole);
-            assert_eq!(vocabulary.words.len(), known);
+            let body = vocabulary.body(&entry, &bodies);
+            assert_eq!(body, whole, "{}", spec.name);
+            names.push(name);
+            bodies.push(body);
+            // Met again, every text and word is known: the same terms, nothing new kept.
+            let known = vocabulary.known_words();
+            assert_eq!(vocabulary.body(&entry, &bodies), whole);
+            assert_eq!(vocabulary.name(&of_spec, &names), whole_name);
+            assert_eq!(vocabulary.known_words(), known);
         }
         doc.commands.len()
+    }
+
+    /// The index of a loaded tool, read from its document, is the one its specs give with the
+    /// same examples and parents.
+    #[test]
+    fn an_index_read_from_the_document_is_the_index_of_its_specs() {
+        let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip");
+        for file in ["gh.json", "git.json", "fig-ls.json"] {
+            let path = examples.join(file);
+            let doc = crate::Document::from_path(&path, crate::Mode::Strict, &Default::default())
+                .unwrap();
+            let tool = crate::RuntimeTool::new(doc, None);
+            let doc = tool.document();
+            let of_specs =
+                ToolIndex::build(tool.specs().iter().zip(&doc.commands).map(|(s, c)| Entry {
+                    parents: Entry::of_command(&doc.tool, c).parents,
+                    ..Entry::of_spec(s, &c.examples)
+                }));
+            let read = ToolIndex::for_tool(&tool);
+            assert_eq!(read.len, tool.specs().len(), "{file}");
+            assert!(read.fields == of_specs.fields, "{file}");
+        }
     }
 
     #[test]
@@ -414,7 +328,9 @@ mod tests {
         let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip");
         let checked: usize = ["gh.json", "git.json"]
             .iter()
-            .map(|f| bodies_tokenize_word_by_word(&examples.join(f), crate::Mode::Strict))
+            .map(|f| {
+                entries_have_the_terms_of_their_whole_texts(&examples.join(f), crate::Mode::Strict)
+            })
             .sum();
         assert!(checked > 20, "{checked}");
     }
@@ -426,7 +342,7 @@ mod tests {
             .join("../../../shared/corpus/atip/scale/aws-mid.json");
         assert!(path.is_file(), "{} is missing", path.display());
         assert_eq!(
-            bodies_tokenize_word_by_word(&path, crate::Mode::Lenient),
+            entries_have_the_terms_of_their_whole_texts(&path, crate::Mode::Lenient),
             819
         );
     }
