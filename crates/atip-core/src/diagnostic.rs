@@ -285,11 +285,12 @@ pub(crate) fn locate_anchored(text: &str, diagnostics: &mut [Diagnostic], anchor
     let (mut counted, mut counted_to) = (0, 0);
     for (offset, i) in order {
         let offset = offset.min(text.len());
-        for (k, b) in text.as_bytes()[scanned..offset].iter().enumerate() {
-            if *b == b'\n' {
-                line += 1;
-                line_start = scanned + k + 1;
-            }
+        let between = &text.as_bytes()[scanned..offset];
+        // Counted a whole slice at a time (the compiler vectorises it): the text can be tens
+        // of megabytes.
+        line += between.iter().filter(|&&b| b == b'\n').count();
+        if let Some(k) = between.iter().rposition(|&b| b == b'\n') {
+            line_start = scanned + k + 1;
         }
         scanned = offset;
         if counted_to < line_start {

@@ -272,7 +272,7 @@ impl Validator {
             return;
         };
         for (name, cmd) in cmds.iter_mut() {
-            self.in_key(name, |v| v.command(cmd));
+            self.in_name(name, |v| v.command(cmd));
         }
     }
 
@@ -325,7 +325,7 @@ impl Validator {
                     } else {
                         ""
                     };
-                    v.in_key(key, |v| {
+                    v.in_name(key, |v| {
                         v.warn(format!(
                             "unknown member of `x-atip-rust`{hint}: it is not read"
                         ))
@@ -546,7 +546,7 @@ impl Validator {
         self.member(p, "variables", |v, x| {
             let Some(vars) = v.object(x) else { return };
             for (name, var) in vars.iter_mut() {
-                v.in_key(name, |v| {
+                v.in_name(name, |v| {
                     let Some(m) = v.object(var) else { return };
                     v.require(m, &[("type", "a string"), ("description", "a string")]);
                     v.member(m, "type", |v, x| v.string(x, Str::Any));

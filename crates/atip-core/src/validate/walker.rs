@@ -5,6 +5,7 @@
 use crate::diagnostic::{describe, list, quote};
 use crate::formats::*;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use crate::diagnostic::{Diagnostic, JsonPath, PathSegment, Severity};
 
@@ -95,8 +96,8 @@ impl Validation {
     pub(crate) fn command(&mut self, names: &[String], value: &mut Value) {
         let depth = self.v.path.len();
         for name in names {
-            self.v.path.push(PathSegment::Key("commands".to_owned()));
-            self.v.path.push(PathSegment::Key(name.clone()));
+            self.v.path.push(Step::Key(Cow::Borrowed("commands")));
+            self.v.path.push(Step::Key(Cow::Owned(name.clone())));
         }
         self.v.command(value);
         self.v.path.truncate(depth);
@@ -119,10 +120,17 @@ impl Validation {
     }
 }
 
+/// One step of the path being checked; a schema's member name is not copied.
+pub(super) enum Step {
+    Key(Cow<'static, str>),
+    Index(usize),
+}
+
 pub(super) struct Validator {
     pub(super) mode: Mode,
     pub(super) schema: Schema,
-    pub(super) path: Vec<PathSegment>,
+    /// Where the check is: the path of a report, built only when one is made.
+    pub(super) path: Vec<Step>,
     pub(super) diags: Vec<Diagnostic>,
     /// Non-zero while checking a value whose violations are warnings (see `soft`).
     pub(super) demote: u32,
@@ -146,7 +154,15 @@ impl Validator {
     // ----- reporting -------------------------------------------------------------------
 
     pub(super) fn here(&self) -> JsonPath {
-        JsonPath(self.path.clone())
+        JsonPath(
+            self.path
+                .iter()
+                .map(|step| match step {
+                    Step::Key(key) => PathSegment::Key(key.to_string()),
+                    Step::Index(i) => PathSegment::Index(*i),
+                })
+                .collect(),
+        )
     }
 
     pub(super) fn report(&mut self, severity: Severity, message: String) {
@@ -173,15 +189,25 @@ impl Validator {
         self.report(Severity::Warning, message.into());
     }
 
-    pub(super) fn in_key<R>(&mut self, key: &str, f: impl FnOnce(&mut Self) -> R) -> R {
-        self.path.push(PathSegment::Key(key.to_owned()));
+    /// Runs `f` at member `key` of the current object: a name of the schema (`description`),
+    /// which costs nothing to step into.
+    pub(super) fn in_key<R>(&mut self, key: &'static str, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(Step::Key(Cow::Borrowed(key)));
+        let r = f(self);
+        self.path.pop();
+        r
+    }
+
+    /// [`Validator::in_key`] for a name the document chose (a command's, a variable's).
+    pub(super) fn in_name<R>(&mut self, key: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(Step::Key(Cow::Owned(key.to_owned())));
         let r = f(self);
         self.path.pop();
         r
     }
 
     pub(super) fn in_index<R>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> R) -> R {
-        self.path.push(PathSegment::Index(i));
+        self.path.push(Step::Index(i));
         let r = f(self);
         self.path.pop();
         r
@@ -221,7 +247,7 @@ impl Validator {
             if known.contains(&key.as_str()) || is_extension(key) {
                 continue;
             }
-            self.in_key(key, |v| v.warn(format!("unknown field `{key}` is ignored")));
+            self.in_name(key, |v| v.warn(format!("unknown field `{key}` is ignored")));
         }
     }
 
@@ -229,7 +255,7 @@ impl Validator {
     pub(super) fn foreign(
         &mut self,
         m: &mut Map<String, Value>,
-        key: &str,
+        key: &'static str,
         added: &str,
         check: impl FnOnce(&mut Self, &mut Value),
     ) {
@@ -252,7 +278,7 @@ impl Validator {
     pub(super) fn descriptive(
         &mut self,
         m: &mut Map<String, Value>,
-        key: &str,
+        key: &'static str,
         check: impl FnOnce(&mut Self, &mut Value),
     ) {
         let Some(value) = m.get_mut(key) else { return };
@@ -269,7 +295,7 @@ impl Validator {
     pub(super) fn member(
         &mut self,
         m: &mut Map<String, Value>,
-        key: &str,
+        key: &'static str,
         check: impl FnOnce(&mut Self, &mut Value),
     ) {
         if let Some(value) = m.get_mut(key) {
@@ -400,7 +426,7 @@ impl Validator {
     pub(super) fn descriptive_list(
         &mut self,
         m: &mut Map<String, Value>,
-        key: &str,
+        key: &'static str,
         check: impl Fn(&mut Self, &mut Value),
     ) {
         let Some(value) = m.get_mut(key) else { return };
