@@ -59,7 +59,7 @@ pub const NAME_WEIGHT: f32 = 2.5;
 /// the query itself.
 pub const SYNONYM_WEIGHT: f32 = 0.5;
 
-/// A BM25 index over commands, built once ([`ToolIndex::for_tool`]: about 0.1 ms per command
+/// A BM25 index over commands, built once ([`ToolIndex::for_tool`]: about 30 µs per command
 /// of the real aws metadata, whose descriptions are long; a query takes well under 1 ms).
 pub struct ToolIndex {
     /// The name field, then the body.
