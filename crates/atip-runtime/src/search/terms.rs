@@ -105,12 +105,17 @@ struct Span {
 /// looked up word by word, and only a new word is stemmed.
 pub(super) struct Vocabulary<'t, 'a> {
     tokenizer: &'t DefaultTokenizer,
-    /// foldhash, not SipHash: looking up is most of what building an index costs.
-    words: foldhash::HashMap<String, Vec<u32>>,
+    /// Each distinct word: where its terms are in `arena`. foldhash, not SipHash: looking
+    /// words up is most of what building an index costs.
+    words: foldhash::HashMap<&'a str, (u32, u32)>,
+    /// The terms of every distinct word, one after the other.
+    arena: Vec<u32>,
     /// Texts of the name field (split at `_` and `-`).
     names: foldhash::HashMap<&'a str, Span>,
     /// Texts of the body: `true` for a parameter's name (split at `_` and `-`).
     bodies: foldhash::HashMap<(&'a str, bool), Span>,
+    /// Where a field's terms for one command are gathered.
+    scratch: Vec<u32>,
 }
 
 impl<'t, 'a> Vocabulary<'t, 'a> {
@@ -118,27 +123,39 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
         Vocabulary {
             tokenizer,
             words: Default::default(),
+            arena: Vec::new(),
             names: Default::default(),
             bodies: Default::default(),
+            scratch: Vec::new(),
         }
     }
 
-    /// Appends the terms of `text` to `out`: those [`terms`] gives.
-    pub(super) fn terms_into(&mut self, text: &str, out: &mut Vec<u32>) {
-        for word in text.split_whitespace() {
-            if let Some(known) = self.words.get(word) {
-                out.extend_from_slice(known);
-            } else {
-                let terms = word_terms(self.tokenizer, word);
-                out.extend_from_slice(&terms);
-                self.words.insert(word.to_owned(), terms);
-            }
+    /// Appends the terms of `text` to `out`: those [`terms`] gives (of [`words`]`(text)` when
+    /// `split`). Each distinct word is tokenized once; its terms are kept in one arena.
+    fn terms_into(&mut self, text: &'a str, split: bool, out: &mut Vec<u32>) {
+        let pieces = text
+            .split(|c: char| c.is_whitespace() || (split && (c == '_' || c == '-')))
+            .filter(|w| !w.is_empty());
+        for word in pieces {
+            let (start, len) = match self.words.get(word) {
+                Some(&known) => known,
+                None => {
+                    let start = self.arena.len();
+                    self.arena.extend(word_terms(self.tokenizer, word));
+                    let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                    let at = (as_u32(start), as_u32(self.arena.len() - start));
+                    self.words.insert(word, at);
+                    at
+                }
+            };
+            out.extend_from_slice(&self.arena[start as usize..][..len as usize]);
         }
     }
 
     /// The terms of `entry`'s name field, given the name fields of the entries before it.
     pub(super) fn name(&mut self, entry: &Entry<'a>, done: &[Vec<u32>]) -> Vec<u32> {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
         for piece in &entry.name {
             let known = self.names.get(piece).copied();
             let span = self.text_into(known, piece, true, done, &mut out);
@@ -146,14 +163,24 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
                 self.names.insert(piece, span);
             }
         }
-        out
+        self.finish(out)
+    }
+
+    /// The terms gathered in `out` (the scratch buffer) as a vector of their own, exactly
+    /// as long as they are; the buffer is kept for the next text. Gathering in one buffer
+    /// that has grown once saves a reallocation per doubling of every command's terms.
+    fn finish(&mut self, out: Vec<u32>) -> Vec<u32> {
+        let terms = out.clone();
+        self.scratch = out;
+        terms
     }
 
     /// The terms of `entry`'s body (description, own parameters' names and descriptions,
     /// examples, parents' first sentences: the terms of [`body_text`]), given the bodies of
     /// the entries before it.
     pub(super) fn body(&mut self, entry: &Entry<'a>, done: &[Vec<u32>]) -> Vec<u32> {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
         self.body_piece(entry.description, false, done, &mut out);
         for &(name, description) in &entry.params {
             self.body_piece(name, true, done, &mut out);
@@ -161,12 +188,12 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
         }
         // Examples are mostly unique: not remembered.
         for e in entry.examples {
-            self.terms_into(&words(e), &mut out);
+            self.terms_into(e, true, &mut out);
         }
         for parent in &entry.parents {
             self.body_piece(parent, false, done, &mut out);
         }
-        out
+        self.finish(out)
     }
 
     /// Appends the terms of one text of a body to `out` and remembers where they are.
@@ -184,7 +211,7 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
     fn text_into(
         &mut self,
         known: Option<Span>,
-        text: &str,
+        text: &'a str,
         split: bool,
         done: &[Vec<u32>],
         out: &mut Vec<u32>,
@@ -199,11 +226,7 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
             return span;
         }
         let start = out.len();
-        if split {
-            self.terms_into(&words(text), out);
-        } else {
-            self.terms_into(text, out);
-        }
+        self.terms_into(text, split, out);
         let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Span {
             doc,
@@ -238,7 +261,9 @@ fn word_terms(tokenizer: &DefaultTokenizer, word: &str) -> Vec<u32> {
         .collect()
 }
 
-/// `s` with `_` and `-` as spaces, so that the parts of `describe-instances` are words.
+/// `s` with `_` and `-` as spaces, so that the parts of `describe-instances` are words
+/// (what [`Vocabulary`] splits a name at).
+#[cfg(test)]
 pub(super) fn words(s: &str) -> String {
     s.replace(['_', '-'], " ")
 }
