@@ -147,6 +147,11 @@ fn real_aws(c: &mut Criterion) {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });
     g.bench_function("load", |b| b.iter(|| lenient_load(black_box(&text))));
+    // What reading the text straight into the model costs (serde's derive, no `Value`, no
+    // validation, no flattening): the floor of a load that validates on the way.
+    g.bench_function("model-parse", |b| {
+        b.iter(|| serde_json::from_str::<atip_core::DocumentTree>(black_box(&text)).unwrap())
+    });
     g.bench_function("load-and-compile", |b| {
         b.iter(|| {
             let doc = lenient_load(black_box(&text));

@@ -130,8 +130,9 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
         }
     }
 
-    /// Appends the terms of `text` to `out`: those [`terms`] gives (of [`words`]`(text)` when
-    /// `split`). Each distinct word is tokenized once; its terms are kept in one arena.
+    /// Appends the terms of `text` to `out`: those [`terms`] gives (of the text split at `_` and
+    /// `-` as well when `split`). Each distinct word is tokenized once; its terms are kept in one
+    /// arena.
     fn terms_into(&mut self, text: &'a str, split: bool, out: &mut Vec<u32>) {
         let pieces = text
             .split(|c: char| c.is_whitespace() || (split && (c == '_' || c == '-')))
