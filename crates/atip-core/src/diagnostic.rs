@@ -237,8 +237,8 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
 }
 
 /// Where each command's object is in a document's text (a byte range), by its path of names
-/// (`["pr", "create"]`), as loading finds them.
-pub(crate) type Anchors = HashMap<Vec<String>, std::ops::Range<usize>>;
+/// (`["pr", "create"]`), as loading finds them; foldhash, not SipHash: a key per command.
+pub(crate) type Anchors = foldhash::HashMap<Vec<String>, std::ops::Range<usize>>;
 
 /// [`locate`], starting the search for a diagnostic below a command at that command's object
 /// when `anchors` has it: a warning about `$.commands.s3api.commands.x.options[5]` reads the
