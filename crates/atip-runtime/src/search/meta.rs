@@ -58,9 +58,10 @@ const READ_NOTHING: Effects = Effects::UNKNOWN
 const DEFAULT_TOP: usize = 10;
 
 impl<D: Dispatch> MetaTools<D> {
-    /// Meta-tools over `inner`, whose commands are indexed now.
+    /// Meta-tools over `inner`, whose commands are indexed now ([`Dispatch::search_index`]:
+    /// for loaded metadata, with each command's examples and its parents' descriptions).
     pub fn new(inner: D) -> Self {
-        let index = ToolIndex::new(inner.specs());
+        let index = inner.search_index();
         let tool = inner
             .specs()
             .first()

@@ -41,6 +41,16 @@ pub trait Dispatch: Send + Sync {
     fn answer(&self, _call: &ToolCall) -> Option<crate::wire::ToolResult> {
         None
     }
+
+    /// The search index over [`Dispatch::specs`], in their order, that the search meta-tool
+    /// ([`crate::search::MetaTools`]) answers from: by default the specs' own words
+    /// ([`crate::search::ToolIndex::new`]); loaded metadata adds each command's examples and
+    /// its parents' descriptions ([`crate::search::ToolIndex::for_tools`]), as `atip search`
+    /// does.
+    #[cfg(feature = "search")]
+    fn search_index(&self) -> crate::search::ToolIndex {
+        crate::search::ToolIndex::new(self.specs())
+    }
 }
 
 impl Dispatch for RuntimeTool {
@@ -50,6 +60,11 @@ impl Dispatch for RuntimeTool {
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         RuntimeTool::invocation(self, call)
+    }
+
+    #[cfg(feature = "search")]
+    fn search_index(&self) -> crate::search::ToolIndex {
+        crate::search::ToolIndex::for_tool(self)
     }
 }
 
@@ -69,6 +84,11 @@ impl Dispatch for [RuntimeTool] {
             }
         }
     }
+
+    #[cfg(feature = "search")]
+    fn search_index(&self) -> crate::search::ToolIndex {
+        crate::search::ToolIndex::for_tools(self)
+    }
 }
 
 /// Several loaded tools, offered together (their command names must differ).
@@ -79,6 +99,11 @@ impl Dispatch for Vec<RuntimeTool> {
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         self.as_slice().invocation(call)
+    }
+
+    #[cfg(feature = "search")]
+    fn search_index(&self) -> crate::search::ToolIndex {
+        crate::search::ToolIndex::for_tools(self)
     }
 }
 
