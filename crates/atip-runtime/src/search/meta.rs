@@ -314,3 +314,49 @@ impl<D> std::fmt::Debug for MetaTools<D> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_without_a_query_over_no_commands_is_an_error_not_a_panic() {
+        let meta = MetaTools::new(Vec::<crate::RuntimeTool>::new());
+        let call = ToolCall::new(None, SEARCH, serde_json::Map::new());
+        let answer = meta.answer(&call).unwrap();
+        assert!(answer.is_error && answer.content.contains("`query`"));
+    }
+
+    /// The search meta-tool over loaded metadata uses the same index as `atip search`
+    /// ([`ToolIndex::for_tool`]): a command is found by its examples' words and its parents'
+    /// descriptions, not only by its own spec's.
+    #[test]
+    fn the_search_meta_tool_finds_commands_by_examples_and_parents() {
+        let text = r#"{"atip": {"version": "0.6"}, "name": "ship", "version": "1",
+          "description": "Ships", "commands": {
+            "up": {"description": "Bring the service up",
+                   "examples": ["ship up --canary  # roll out to a canary first"]},
+            "queue": {"description": "Durable message queues for workers", "commands": {
+              "purge": {"description": "Remove every item"}}},
+            "down": {"description": "Take the service down"}}}"#;
+        let load = || {
+            let doc =
+                crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
+                    .unwrap();
+            crate::RuntimeTool::new(doc, None)
+        };
+        let search = |meta: &dyn Dispatch, query: &str| {
+            let mut args = serde_json::Map::new();
+            args.insert("query".into(), query.into());
+            let result = meta.answer(&ToolCall::new(None, SEARCH, args)).unwrap();
+            assert!(!result.is_error, "{}", result.content);
+            result.content
+        };
+        let one = MetaTools::new(load());
+        let several = MetaTools::new(vec![load()]);
+        for meta in [&one as &dyn Dispatch, &several] {
+            assert!(search(meta, "canary rollout").contains("ship_up"));
+            assert!(search(meta, "durable message queues").contains("ship_queue_purge"));
+        }
+    }
+}

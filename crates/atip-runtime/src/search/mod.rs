@@ -242,7 +242,6 @@ impl std::fmt::Debug for ToolIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::dispatch::{Dispatch, ToolCall};
     use bm25::{TokenEmbedder, Tokenizer};
 
     #[test]
@@ -261,39 +260,6 @@ mod tests {
         let hits = ToolIndex::for_tool(&tool).search("canary rollout", 2);
         assert_eq!(hits.len(), 1);
         assert_eq!(tool.specs()[hits[0].index].name, "ship_up");
-    }
-
-    /// The search meta-tool over loaded metadata uses the same index as `atip search`
-    /// ([`ToolIndex::for_tool`]): a command is found by its examples' words and its parents'
-    /// descriptions, not only by its own spec's.
-    #[test]
-    fn the_search_meta_tool_finds_commands_by_examples_and_parents() {
-        let text = r#"{"atip": {"version": "0.6"}, "name": "ship", "version": "1",
-          "description": "Ships", "commands": {
-            "up": {"description": "Bring the service up",
-                   "examples": ["ship up --canary  # roll out to a canary first"]},
-            "queue": {"description": "Durable message queues for workers", "commands": {
-              "purge": {"description": "Remove every item"}}},
-            "down": {"description": "Take the service down"}}}"#;
-        let load = || {
-            let doc =
-                crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
-                    .unwrap();
-            crate::RuntimeTool::new(doc, None)
-        };
-        let search = |meta: &dyn Dispatch, query: &str| {
-            let mut args = serde_json::Map::new();
-            args.insert("query".into(), query.into());
-            let result = meta.answer(&ToolCall::new(None, SEARCH, args)).unwrap();
-            assert!(!result.is_error, "{}", result.content);
-            result.content
-        };
-        let one = MetaTools::new(load());
-        let several = MetaTools::new(vec![load()]);
-        for meta in [&one as &dyn Dispatch, &several] {
-            assert!(search(meta, "canary rollout").contains("ship_up"));
-            assert!(search(meta, "durable message queues").contains("ship_queue_purge"));
-        }
     }
 
     /// Checks, for each command of `path` in order, that the terms an index is built from are
@@ -425,10 +391,6 @@ mod tests {
         assert!(index.is_empty());
         assert!(index.search("anything", 5).is_empty());
         assert!(index.select_for("", Provider::OpenAi).is_empty());
-        let meta = MetaTools::new(Vec::<crate::RuntimeTool>::new());
-        let call = ToolCall::new(None, SEARCH, serde_json::Map::new());
-        let answer = meta.answer(&call).unwrap();
-        assert!(answer.is_error && answer.content.contains("`query`"));
     }
 
     /// Build and query time over the real aws metadata (`../shared`, 819 commands); run in
