@@ -51,10 +51,7 @@ pub(crate) fn discover(
 pub(crate) fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None, Warnings::Count)?;
     // Positions count through every tool's commands; their specs are not needed.
-    let names: Vec<&str> = tools
-        .iter()
-        .flat_map(|t| t.document().commands.iter().map(|c| c.name.as_str()))
-        .collect();
+    let names: Vec<&str> = tools.iter().flat_map(RuntimeTool::names).collect();
     let index = atip_runtime::search::ToolIndex::for_tools(&tools);
     let mut out = String::new();
     for hit in index.search(query, top) {

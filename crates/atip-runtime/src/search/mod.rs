@@ -133,14 +133,10 @@ impl ToolIndex {
     fn build<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Self {
         let tokenizer = DefaultTokenizer::new(Language::English);
         let mut vocabulary = Vocabulary::new(&tokenizer);
-        let (mut names, mut bodies) = (Vec::new(), Vec::new());
         for entry in entries {
-            let name = vocabulary.name(&entry, &names);
-            let body = vocabulary.body(&entry, &bodies);
-            names.push(name);
-            bodies.push(body);
+            vocabulary.add(&entry);
         }
-        drop(vocabulary);
+        let (names, bodies) = vocabulary.into_fields();
         ToolIndex {
             len: names.len(),
             fields: [Field::new(NAME_WEIGHT, names), Field::new(1.0, bodies)],
@@ -276,25 +272,30 @@ mod tests {
         let doc = crate::Document::from_path(path, mode, &Default::default()).unwrap();
         let tool = crate::RuntimeTool::new(doc, None);
         let doc = tool.document();
-        let (mut names, mut bodies) = (Vec::new(), Vec::new());
+        let last = |v: &Vocabulary| {
+            let (names, bodies) = v.fields();
+            (names.last().cloned(), bodies.last().cloned())
+        };
         for (spec, c) in tool.specs().iter().zip(&doc.commands) {
             let entry = Entry::of_command(&doc.tool, c);
             let of_spec = Entry::of_spec(spec, &c.examples);
             assert_eq!(entry.description, of_spec.description, "{}", spec.name);
             assert_eq!(entry.params, of_spec.params, "{}", spec.name);
             let whole_name = terms(&tokenizer, &terms::words(&spec.title));
-            let name = vocabulary.name(&entry, &names);
-            assert_eq!(name, whole_name, "{}", spec.name);
             let whole = terms(&tokenizer, &terms::body_text(&entry));
             assert!(!whole.is_empty());
-            let body = vocabulary.body(&entry, &bodies);
-            assert_eq!(body, whole, "{}", spec.name);
-            names.push(name);
-            bodies.push(body);
-            // Met again, every text and word is known: the same terms, nothing new kept.
+            vocabulary.add(&entry);
+            let (name, body) = last(&vocabulary);
+            assert_eq!(name.as_ref(), Some(&whole_name), "{}", spec.name);
+            assert_eq!(body.as_ref(), Some(&whole), "{}", spec.name);
+            // Met again, every text and word is known: the same terms, nothing new kept. (The
+            // entry read from the spec has the same words; its name is one piece, the title.)
             let known = vocabulary.known_words();
-            assert_eq!(vocabulary.body(&entry, &bodies), whole);
-            assert_eq!(vocabulary.name(&of_spec, &names), whole_name);
+            vocabulary.add(&Entry {
+                parents: entry.parents.clone(),
+                ..Entry::of_spec(spec, &c.examples)
+            });
+            assert_eq!(last(&vocabulary), (Some(whole_name), Some(whole)));
             assert_eq!(vocabulary.known_words(), known);
         }
         doc.commands.len()

@@ -111,9 +111,13 @@ pub(super) struct Vocabulary<'t, 'a> {
     /// The terms of every distinct word, one after the other.
     arena: Vec<u32>,
     /// Texts of the name field (split at `_` and `-`).
-    names: foldhash::HashMap<&'a str, Span>,
+    name_spans: foldhash::HashMap<&'a str, Span>,
     /// Texts of the body: `true` for a parameter's name (split at `_` and `-`).
-    bodies: foldhash::HashMap<(&'a str, bool), Span>,
+    body_spans: foldhash::HashMap<(&'a str, bool), Span>,
+    /// The name field's terms of each command added, in order (what `name_spans` point into).
+    names: Vec<Vec<u32>>,
+    /// The body's terms of each command added, in order (what `body_spans` point into).
+    bodies: Vec<Vec<u32>>,
     /// Where a field's terms for one command are gathered.
     scratch: Vec<u32>,
 }
@@ -124,8 +128,10 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
             tokenizer,
             words: Default::default(),
             arena: Vec::new(),
-            names: Default::default(),
-            bodies: Default::default(),
+            name_spans: Default::default(),
+            body_spans: Default::default(),
+            names: Vec::new(),
+            bodies: Vec::new(),
             scratch: Vec::new(),
         }
     }
@@ -153,15 +159,40 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
         }
     }
 
+    /// Adds the terms of `entry`'s two fields after those of the entries added before.
+    pub(super) fn add(&mut self, entry: &Entry<'a>) {
+        // The fields are taken out while the entry's terms are written: a text met again is
+        // copied from them.
+        let mut names = std::mem::take(&mut self.names);
+        let name = self.name(entry, &names);
+        names.push(name);
+        self.names = names;
+        let mut bodies = std::mem::take(&mut self.bodies);
+        let body = self.body(entry, &bodies);
+        bodies.push(body);
+        self.bodies = bodies;
+    }
+
+    /// The name field's and the body's terms of every entry added, in order.
+    #[cfg(test)]
+    pub(super) fn fields(&self) -> (&[Vec<u32>], &[Vec<u32>]) {
+        (&self.names, &self.bodies)
+    }
+
+    /// The name field's and the body's terms of every entry added, in order.
+    pub(super) fn into_fields(self) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        (self.names, self.bodies)
+    }
+
     /// The terms of `entry`'s name field, given the name fields of the entries before it.
-    pub(super) fn name(&mut self, entry: &Entry<'a>, done: &[Vec<u32>]) -> Vec<u32> {
+    fn name(&mut self, entry: &Entry<'a>, done: &[Vec<u32>]) -> Vec<u32> {
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
         for piece in &entry.name {
-            let known = self.names.get(piece).copied();
+            let known = self.name_spans.get(piece).copied();
             let span = self.text_into(known, piece, true, done, &mut out);
             if known.is_none() {
-                self.names.insert(piece, span);
+                self.name_spans.insert(piece, span);
             }
         }
         self.finish(out)
@@ -179,7 +210,7 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
     /// The terms of `entry`'s body (description, own parameters' names and descriptions,
     /// examples, parents' first sentences: the terms of [`body_text`]), given the bodies of
     /// the entries before it.
-    pub(super) fn body(&mut self, entry: &Entry<'a>, done: &[Vec<u32>]) -> Vec<u32> {
+    fn body(&mut self, entry: &Entry<'a>, done: &[Vec<u32>]) -> Vec<u32> {
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
         self.body_piece(entry.description, false, done, &mut out);
@@ -199,10 +230,10 @@ impl<'t, 'a> Vocabulary<'t, 'a> {
 
     /// Appends the terms of one text of a body to `out` and remembers where they are.
     fn body_piece(&mut self, text: &'a str, split: bool, done: &[Vec<u32>], out: &mut Vec<u32>) {
-        let known = self.bodies.get(&(text, split)).copied();
+        let known = self.body_spans.get(&(text, split)).copied();
         let span = self.text_into(known, text, split, done, out);
         if known.is_none() {
-            self.bodies.insert((text, split), span);
+            self.body_spans.insert((text, split), span);
         }
     }
 

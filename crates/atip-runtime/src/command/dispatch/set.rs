@@ -103,7 +103,7 @@ impl Dispatch for Vec<RuntimeTool> {
 
     #[cfg(feature = "search")]
     fn search_index(&self) -> crate::search::ToolIndex {
-        crate::search::ToolIndex::for_tools(self)
+        self.as_slice().search_index()
     }
 }
 
