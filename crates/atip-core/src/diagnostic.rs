@@ -236,9 +236,10 @@ pub fn locate(text: &str, diagnostics: &mut [Diagnostic]) {
     locate_anchored(text, diagnostics, &Anchors::default());
 }
 
-/// Where each command's object is in a document's text (a byte range), by its path of names
-/// (`["pr", "create"]`), as loading finds them; foldhash, not SipHash: a key per command.
-pub(crate) type Anchors = foldhash::HashMap<Vec<String>, std::ops::Range<usize>>;
+/// Where each command's object starts in a document's text (the byte offset of its `{`), by
+/// its path of names (`["pr", "create"]`), as loading finds them; foldhash, not SipHash: a
+/// key per command.
+pub(crate) type Anchors = foldhash::HashMap<Vec<String>, usize>;
 
 /// [`locate`], starting the search for a diagnostic below a command at that command's object
 /// when `anchors` has it: a warning about `$.commands.s3api.commands.x.options[5]` reads the
@@ -251,14 +252,14 @@ pub(crate) fn locate_anchored(text: &str, diagnostics: &mut [Diagnostic], anchor
     // The wanted paths as trees, one per node they start from, so that each container along
     // them is read once.
     let mut want = Want::default();
-    let mut below: HashMap<(usize, usize), Want> = HashMap::new();
+    let mut below: HashMap<usize, Want> = HashMap::new();
     for (i, d) in diagnostics.iter().enumerate() {
         if d.location.is_some() {
             continue;
         }
         match deepest_anchor(&d.path.0, anchors) {
-            Some((depth, range)) => below
-                .entry((range.start, range.end))
+            Some((depth, start)) => below
+                .entry(start)
                 .or_default()
                 .insert(&d.path.0[depth..], i),
             None => want.insert(&d.path.0, i),
@@ -267,8 +268,8 @@ pub(crate) fn locate_anchored(text: &str, diagnostics: &mut [Diagnostic], anchor
     let mut offsets = vec![None; diagnostics.len()];
     let start = text.len() - text.trim_start().len();
     walk(text, &text[start..], &want, &mut offsets);
-    for ((from, to), want) in &below {
-        if let Some(node) = text.get(*from..*to) {
+    for (from, want) in &below {
+        if let Some(node) = text.get(*from..) {
             walk(text, node, want, &mut offsets);
         }
     }
@@ -309,11 +310,8 @@ pub(crate) fn locate_anchored(text: &str, diagnostics: &mut [Diagnostic], anchor
 }
 
 /// The deepest command on `path` (`$.commands.a.commands.b…`) whose object `anchors` has:
-/// how many segments lead to it, and where it is.
-fn deepest_anchor<'a>(
-    path: &[PathSegment],
-    anchors: &'a Anchors,
-) -> Option<(usize, &'a std::ops::Range<usize>)> {
+/// how many segments lead to it, and where it starts.
+fn deepest_anchor(path: &[PathSegment], anchors: &Anchors) -> Option<(usize, usize)> {
     if anchors.is_empty() {
         return None;
     }
@@ -325,11 +323,11 @@ fn deepest_anchor<'a>(
             break;
         }
         names.push(name.clone());
-        let Some(range) = anchors.get(&names) else {
+        let Some(&start) = anchors.get(&names) else {
             break;
         };
         depth += 2;
-        best = Some((depth, range));
+        best = Some((depth, start));
     }
     best
 }
@@ -363,10 +361,11 @@ impl<'p> Want<'p> {
     }
 }
 
-/// Resolves the offsets of `want` inside `node`, a slice of `text` holding one JSON value:
-/// a wanted path that leads nowhere gets the deepest node that exists. Each container along
-/// the paths is read once, as raw members (`serde_json::value::RawValue`), without building
-/// values: locating diagnostics never parses the whole document into a tree.
+/// Resolves the offsets of `want` inside `node`, a slice of `text` that starts with one JSON
+/// value (what follows it is not read): a wanted path that leads nowhere gets the deepest
+/// node that exists. Each container along the paths is read once, as raw members
+/// (`serde_json::value::RawValue`), without building values: locating diagnostics never
+/// parses the whole document into a tree.
 fn walk(text: &str, node: &str, want: &Want<'_>, offsets: &mut [Option<usize>]) {
     use serde_json::value::RawValue;
     let at = node.as_ptr() as usize - text.as_ptr() as usize;
@@ -378,7 +377,7 @@ fn walk(text: &str, node: &str, want: &Want<'_>, offsets: &mut [Option<usize>]) 
     }
     let mut missing = Vec::new();
     match node.as_bytes().first() {
-        Some(b'{') => match serde_json::from_str::<IndexMap<String, &RawValue>>(node) {
+        Some(b'{') => match first_value::<IndexMap<String, &RawValue>>(node) {
             Ok(members) => {
                 for (seg, child) in &want.children {
                     match seg {
@@ -392,7 +391,7 @@ fn walk(text: &str, node: &str, want: &Want<'_>, offsets: &mut [Option<usize>]) 
             }
             Err(_) => want.children.values().for_each(|c| c.all(&mut missing)),
         },
-        Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(node) {
+        Some(b'[') => match first_value::<Vec<&RawValue>>(node) {
             Ok(items) => {
                 for (seg, child) in &want.children {
                     match seg {
@@ -411,6 +410,11 @@ fn walk(text: &str, node: &str, want: &Want<'_>, offsets: &mut [Option<usize>]) 
     for i in missing {
         offsets[i] = Some(at);
     }
+}
+
+/// The JSON value `text` starts with.
+fn first_value<'t, T: serde::Deserialize<'t>>(text: &'t str) -> serde_json::Result<T> {
+    T::deserialize(&mut serde_json::Deserializer::from_str(text))
 }
 
 /// Orders diagnostics by line and column (stable; unlocated ones last).

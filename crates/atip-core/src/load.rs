@@ -2,17 +2,14 @@
 
 use std::path::Path;
 
-use indexmap::IndexMap;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::diagnostic::{locate_anchored, Anchors, Diagnostic, JsonPath, LoadError, Location};
 use crate::flatten::{flatten_owned, FlatCommand, FlattenOptions, SkippedCommand};
-use crate::model::{CommandSpec, DocumentTree};
+use crate::model::DocumentTree;
 use crate::validate::{Mode, Validation};
 
 mod node;
-use node::{Members, Node};
 
 /// Settings for [`load`] and [`Document::parse`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,8 +62,8 @@ pub fn load(text: &str, options: &LoadOptions) -> Result<ValidatedTree, LoadErro
     load_anchored(text, options, &mut Anchors::default())
 }
 
-/// [`load`], also recording in `anchors` where each command's object is in `text` (after a
-/// byte-order mark), so that diagnostics found later (flattening's) are located from their
+/// [`load`], also recording in `anchors` where each command's object starts in `text` (after
+/// a byte-order mark), so that diagnostics found later (flattening's) are located from their
 /// command rather than from the root.
 fn load_anchored(
     text: &str,
@@ -79,29 +76,17 @@ fn load_anchored(
         diagnostics: vec![json_syntax(&e)],
     };
     let mut v = Validation::new(options.mode);
-    let tool = match node::read(text, 0) {
-        // An object: checked and read one command at a time (see `node`). When a command
-        // does not parse (a string escape such as a lone surrogate, a number out of range,
-        // nesting deeper than the parser allows), parsing the whole text reports the error
-        // where it is.
-        Ok(node) => {
-            let mut reparse = false;
-            let mut at = Anchoring { text, anchors };
-            let tool = load_root(&mut v, node, &mut reparse, &mut at);
-            if reparse {
-                return Err(syntax_error(match serde_json::from_str::<Value>(text) {
-                    Err(e) => e,
-                    // Not reached: what made a node fail fails the whole text too.
-                    Ok(_) => serde::de::Error::custom("recursion limit exceeded"),
-                }));
-            }
-            tool
-        }
-        // Invalid JSON, too deep, or not an object: the whole-value path reports why.
-        Err(_) => {
+    let tool = match node::read_document(text, &mut v, anchors) {
+        Ok(tool) => tool,
+        // Not an object, invalid JSON (a string escape such as a lone surrogate, a number out
+        // of range) or too deep: the whole-value path reports why, or checks the value.
+        Err(node::Unread) => {
+            v = Validation::new(options.mode);
+            anchors.clear();
             let mut value: Value = serde_json::from_str(text).map_err(syntax_error)?;
+            let mark = v.mark();
             v.root(&mut value);
-            read_model::<DocumentTree>(&mut v, value)
+            node::read_model::<DocumentTree>(&mut v, value, mark)
         }
     };
     let mut diags = v.finish();
@@ -115,102 +100,6 @@ fn load_anchored(
             file: options.file.clone(),
             diagnostics: diags,
         }),
-    }
-}
-
-/// The text being loaded and where its commands are found in it.
-struct Anchoring<'t, 'a> {
-    text: &'t str,
-    anchors: &'a mut Anchors,
-}
-
-impl Anchoring<'_, '_> {
-    /// Records that the command at `names` is `node`, a slice of the text.
-    fn record(&mut self, names: &[String], node: &str) {
-        let start = node.as_ptr() as usize - self.text.as_ptr() as usize;
-        self.anchors
-            .insert(names.to_vec(), start..start + node.len());
-    }
-}
-
-fn load_root(
-    v: &mut Validation,
-    node: Node,
-    reparse: &mut bool,
-    at: &mut Anchoring,
-) -> Option<DocumentTree> {
-    let (mut value, children) = (node.value, node.children);
-    v.root(&mut value);
-    let mut tool = read_model::<DocumentTree>(v, value);
-    let into = tool.as_mut().map(|t| &mut t.commands);
-    load_children(v, children, &mut Vec::new(), reparse, into, at);
-    tool
-}
-
-/// Reads, checks and (into `into`, while the parent's model exists) keeps each subcommand
-/// of the command at `names`.
-fn load_children(
-    v: &mut Validation,
-    children: Option<Members>,
-    names: &mut Vec<String>,
-    reparse: &mut bool,
-    mut into: Option<&mut IndexMap<String, CommandSpec>>,
-    at: &mut Anchoring,
-) {
-    for (name, raw) in children.into_iter().flatten() {
-        names.push(name);
-        at.record(names, raw.get());
-        let child = load_command(v, raw, names, reparse, at);
-        let name = names.pop().unwrap_or_default();
-        if let (Some(into), Some(child)) = (into.as_deref_mut(), child) {
-            into.insert(name, child);
-        }
-    }
-}
-
-/// Reads, checks and builds the command at `names` from its text. A command that is not an
-/// object is checked as its value (validation reports it); one that does not parse, or would
-/// nest deeper than the parser allows, sets `reparse` and its subcommands are not read (which
-/// keeps this recursion bounded).
-fn load_command(
-    v: &mut Validation,
-    raw: &RawValue,
-    names: &mut Vec<String>,
-    reparse: &mut bool,
-    at: &mut Anchoring,
-) -> Option<CommandSpec> {
-    // `$`, `commands` and each command above: two levels per command.
-    let (mut value, children) = match node::read(raw.get(), 2 * names.len()) {
-        Ok(node) => (node.value, node.children),
-        Err(Some(value)) => (value, None),
-        Err(None) => {
-            *reparse = true;
-            (Value::Null, None)
-        }
-    };
-    v.command(names, &mut value);
-    let mut spec = read_model::<CommandSpec>(v, value);
-    let into = spec.as_mut().map(|s| &mut s.commands);
-    load_children(v, children, names, reparse, into, at);
-    spec
-}
-
-/// Reads a validated node into the model; nothing once an error was found (validation goes
-/// on, the model is not needed).
-fn read_model<T: serde::de::DeserializeOwned>(v: &mut Validation, value: Value) -> Option<T> {
-    if v.has_errors() {
-        return None;
-    }
-    match serde_json::from_value::<T>(value) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            // Validation accepts exactly what the model reads; reaching this is a bug in this
-            // library, reported as an error rather than a panic.
-            v.bug(format!(
-                "document passed validation but could not be read ({e}); please report this"
-            ));
-            None
-        }
     }
 }
 

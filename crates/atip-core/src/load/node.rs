@@ -1,102 +1,179 @@
-//! Reading a document one node of its command tree at a time.
+//! Reading, checking and building a document's command tree in one pass over its text.
 //!
-//! A node (the root or a command) is read in one pass over its text: every member but
-//! `commands` becomes a [`Value`]; `commands`, when it is an object, becomes `{}` in the value
-//! and its members are kept as raw text, each read when its turn comes. So each byte of a
-//! command is parsed once and skipped once per level above it, and a large document is never
-//! held as one `Value`.
+//! Each node (the root or a command) is read into a [`Value`] of its own members but
+//! `commands`. When `commands` is an object, each subcommand is read, checked and built into
+//! the model as the parser reaches it, and the node's value gets `commands: {}`; the node
+//! itself is checked and built when its object ends. Its diagnostics are then put before its
+//! subcommands', so they come in the order of the tree (a node, then each subcommand in
+//! turn), as if each node had been checked before its subcommands. So every byte of the text
+//! is parsed once, and no more is held as a `Value` than one command's own members and
+//! those of the commands above it.
+//!
+//! The root is the exception when its `atip` member comes after `commands`: the schema the
+//! version selects is needed to check the subcommands, so they are kept as raw text and read
+//! when the root is done (their text is then read twice).
 //!
 //! The parser's depth limit (serde_json parses 127 levels of arrays and objects, which keeps
-//! its stack bounded) is kept for the whole text: each node is read with the room the levels
-//! above it leave, and a node that would nest deeper does not parse.
+//! its stack bounded) is kept for the whole text: each value is read with the room the
+//! levels above it leave, and a document that would nest deeper does not parse.
 
 use indexmap::IndexMap;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::diagnostic::{Anchors, Diagnostic};
+use crate::model::{CommandSpec, DocumentTree};
+use crate::validate::Validation;
+
 /// Levels of arrays and objects serde_json parses (it refuses the 128th).
 pub(super) const MAX_DEPTH: usize = 127;
 
-/// The members of a JSON object as raw text, in order; a name given twice keeps its first
-/// place and its last value, as in a `Value`.
-pub(super) type Members<'t> = IndexMap<String, &'t RawValue>;
+/// The text did not parse as one JSON object within the parser's depth limit; parsing it
+/// as a whole value tells why (or finds it is another kind of value).
+#[derive(Debug)]
+pub(super) struct Unread;
 
-/// A node read from its text: its members (with `commands` as `{}` when it is an object)
-/// and its subcommands as raw text.
-pub(super) struct Node<'t> {
-    pub(super) value: Value,
-    pub(super) children: Option<Members<'t>>,
-}
-
-/// Reads the node in `text`, found `above` levels of arrays and objects deep in the
-/// document.
+/// Reads, checks (into `v`) and builds the document in `text`, recording in `anchors` where
+/// each command's object starts. `Ok(None)` when the root has errors (reported in `v`).
 ///
 /// # Errors
 ///
-/// When `text` does not parse, or parses only as something other than an object. `None`
-/// when it does not parse at all, or would nest deeper than [`MAX_DEPTH`] in the document;
-/// otherwise the value, for validation to report it.
-pub(super) fn read(text: &str, above: usize) -> Result<Node<'_>, Option<Value>> {
-    let room = MAX_DEPTH.saturating_sub(above);
+/// [`Unread`] when `text` is not a JSON object that parses; `v` and `anchors` then hold
+/// whatever was found before the parser stopped, to be discarded.
+pub(super) fn read_document(
+    text: &str,
+    v: &mut Validation,
+    anchors: &mut Anchors,
+) -> Result<Option<DocumentTree>, Unread> {
+    let mut r = Reader {
+        text,
+        v,
+        anchors,
+        names: Vec::new(),
+    };
     let mut de = serde_json::Deserializer::from_str(text);
-    let node = (NodeSeed { room })
-        .deserialize(&mut de)
-        .and_then(|node| de.end().map(|()| node));
-    match node {
-        Ok(node) => Ok(node),
-        Err(_) => {
-            let mut de = serde_json::Deserializer::from_str(text);
-            let value = Bounded { room }
-                .deserialize(&mut de)
-                .and_then(|value| de.end().map(|()| value));
-            Err(value.ok())
-        }
+    let (mut value, commands) = RootSeed {
+        r: &mut r,
+        room: MAX_DEPTH,
     }
-}
-
-/// A node: an object whose members get one level less room.
-struct NodeSeed {
-    room: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for NodeSeed {
-    type Value = Node<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Node<'de>, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NodeSeed {
-    type Value = Node<'de>;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
-        let room = inner(self.room)?;
-        let mut members = Map::new();
-        let mut children = None;
-        while let Some(key) = map.next_key::<String>()? {
-            let value = if key == "commands" {
-                match map.next_value_seed(CommandsSeed { room })? {
-                    Commands::Object(names) => {
-                        children = Some(names);
-                        Value::Object(Map::new())
-                    }
-                    Commands::Other(value) => {
-                        children = None;
-                        value
-                    }
+    .deserialize(&mut de)
+    .and_then(|root| de.end().map(|()| root))
+    .map_err(|_| Unread)?;
+    let mark = r.v.mark();
+    r.v.root(&mut value);
+    let mut tool = read_model::<DocumentTree>(r.v, value, mark);
+    let read = match commands {
+        Commands::Read(read) => read,
+        Commands::Raw(raw) => {
+            // Read now that the schema is known, each as it would have been in place.
+            let mut read = IndexMap::with_capacity(raw.len());
+            for (name, text) in raw {
+                r.names.push(name);
+                let mut de = serde_json::Deserializer::from_str(text.get());
+                let loaded = CommandSeed {
+                    r: &mut r,
+                    room: MAX_DEPTH - 2,
                 }
-            } else {
-                map.next_value_seed(Bounded { room })?
-            };
-            members.insert(key, value);
+                .deserialize(&mut de)
+                .and_then(|loaded| de.end().map(|()| loaded));
+                let name = r.names.pop().unwrap_or_default();
+                read.insert(name, loaded.map_err(|_| Unread)?);
+            }
+            read
         }
-        Ok(Node {
-            value: Value::Object(members),
-            children,
-        })
+        Commands::Other(_) => IndexMap::new(),
+    };
+    attach(r.v, tool.as_mut().map(|t| &mut t.commands), read);
+    Ok(tool)
+}
+
+/// Reads a checked node into the model; nothing when its checks (reported since `mark`)
+/// found an error.
+pub(super) fn read_model<T: serde::de::DeserializeOwned>(
+    v: &mut Validation,
+    value: Value,
+    mark: usize,
+) -> Option<T> {
+    if v.has_errors_since(mark) {
+        return None;
+    }
+    match serde_json::from_value::<T>(value) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            // Validation accepts exactly what the model reads; reaching this is a bug in this
+            // library, reported as an error rather than a panic.
+            v.bug(format!(
+                "document passed validation but could not be read ({e}); please report this"
+            ));
+            None
+        }
+    }
+}
+
+/// A command read, checked and built: its model (none when its own checks found an error)
+/// and the diagnostics of it and its subcommands, in the order of the tree.
+struct Loaded {
+    model: Option<CommandSpec>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Puts the subcommands read into their parent's model (while it exists) and their
+/// diagnostics after the parent's own.
+fn attach(
+    v: &mut Validation,
+    mut into: Option<&mut IndexMap<String, CommandSpec>>,
+    read: IndexMap<String, Loaded>,
+) {
+    for (name, child) in read {
+        v.append(child.diagnostics);
+        if let (Some(into), Some(model)) = (into.as_deref_mut(), child.model) {
+            into.insert(name, model);
+        }
+    }
+}
+
+/// What a pass over a document carries: the whole text (for anchors), the checks, and the
+/// names of the commands above the one being read.
+struct Reader<'t, 'a> {
+    text: &'t str,
+    v: &'a mut Validation,
+    anchors: &'a mut Anchors,
+    names: Vec<String>,
+}
+
+impl Reader<'_, '_> {
+    /// Records where the current command's object starts, from its first member's name
+    /// (`key`, when the parser lent it from the text: a name without escapes).
+    fn anchor(&mut self, key: &str) {
+        let base = self.text.as_ptr() as usize;
+        let at = key.as_ptr() as usize;
+        if at <= base || at > base + self.text.len() {
+            return;
+        }
+        // The name's opening quote is just before it; before that, whitespace and the brace.
+        let Some(before) = self.text.get(..at - base - 1) else {
+            return;
+        };
+        let before = before.trim_end_matches([' ', '\t', '\n', '\r']);
+        if before.ends_with('{') {
+            self.anchors.insert(self.names.clone(), before.len() - 1);
+        }
+    }
+
+    /// Checks and builds the command whose own members are `value` and whose subcommands
+    /// were read into `read`.
+    fn command(&mut self, mut value: Value, read: Option<IndexMap<String, Loaded>>) -> Loaded {
+        let mark = self.v.mark();
+        self.v.command(&self.names, &mut value);
+        let mut model = read_model::<CommandSpec>(self.v, value, mark);
+        if let Some(read) = read {
+            attach(self.v, model.as_mut().map(|m| &mut m.commands), read);
+        }
+        Loaded {
+            model,
+            diagnostics: self.v.take_since(mark),
+        }
     }
 }
 
@@ -106,36 +183,158 @@ fn inner<E: serde::de::Error>(room: usize) -> Result<usize, E> {
         .ok_or_else(|| E::custom("recursion limit exceeded"))
 }
 
-/// A `commands` member: an object's members as raw text, anything else as a [`Value`].
-enum Commands<'t> {
-    Object(Members<'t>),
-    Other(Value),
+/// A member name, lent from the text when it has no escapes.
+enum Key<'de> {
+    Lent(&'de str),
+    Owned(String),
 }
 
-struct CommandsSeed {
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Lent(s) => s,
+            Key::Owned(s) => s,
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Key::Lent(s) => s.to_owned(),
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key<'de>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key::Lent(s))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
+        Ok(Key::Owned(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
+        Ok(Key::Owned(s))
+    }
+}
+
+/// The root: its own members and its `commands`.
+struct RootSeed<'r, 't, 'a> {
+    r: &'r mut Reader<'t, 'a>,
     room: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for CommandsSeed {
+impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_, '_> {
+    type Value = (Value, Commands<'de>);
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RootSeed<'_, '_, '_> {
+    type Value = (Value, Commands<'de>);
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let room = inner(self.room)?;
+        let mut members = Map::new();
+        let mut commands = Commands::Other(Value::Null);
+        while let Some(key) = map.next_key::<String>()? {
+            let value = if key == "commands" {
+                // The subcommands are read in place once the version is known.
+                let defer = match members.get("atip") {
+                    Some(atip) => {
+                        self.r.v.select_schema(atip);
+                        false
+                    }
+                    None => true,
+                };
+                commands = map.next_value_seed(CommandsSeed {
+                    r: &mut *self.r,
+                    room,
+                    defer,
+                })?;
+                commands.value()
+            } else {
+                map.next_value_seed(Bounded { room })?
+            };
+            members.insert(key, value);
+        }
+        Ok((Value::Object(members), commands))
+    }
+}
+
+/// A node's `commands` member.
+enum Commands<'t> {
+    /// An object whose subcommands were read in place.
+    Read(IndexMap<String, Loaded>),
+    /// An object whose subcommands are kept as text, to be read later; a name given twice
+    /// keeps its first place and its last value, as in a `Value`.
+    Raw(IndexMap<String, &'t RawValue>),
+    /// Anything else, for validation to report.
+    Other(Value),
+}
+
+impl Commands<'_> {
+    /// What the node's value holds in place of the member.
+    fn value(&mut self) -> Value {
+        match self {
+            Commands::Read(_) | Commands::Raw(_) => Value::Object(Map::new()),
+            Commands::Other(value) => std::mem::take(value),
+        }
+    }
+}
+
+struct CommandsSeed<'r, 't, 'a> {
+    r: &'r mut Reader<'t, 'a>,
+    room: usize,
+    /// Keep the subcommands as text instead of reading them.
+    defer: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for CommandsSeed<'_, '_, '_> {
     type Value = Commands<'de>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for CommandsSeed {
+impl<'de> Visitor<'de> for CommandsSeed<'_, '_, '_> {
     type Value = Commands<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        // The commands' own levels are counted when each is read.
-        inner::<A::Error>(self.room)?;
-        let mut members = Members::new();
-        while let Some((name, raw)) = map.next_entry::<String, &'de RawValue>()? {
-            members.insert(name, raw);
+        let room = inner(self.room)?;
+        if self.defer {
+            let mut raw = IndexMap::new();
+            while let Some((name, text)) = map.next_entry::<String, &'de RawValue>()? {
+                raw.insert(name, text);
+            }
+            return Ok(Commands::Raw(raw));
         }
-        Ok(Commands::Object(members))
+        let r = self.r;
+        let mut read = IndexMap::new();
+        while let Some(name) = map.next_key::<String>()? {
+            r.names.push(name);
+            let loaded = map.next_value_seed(CommandSeed { r: &mut *r, room });
+            let name = r.names.pop().unwrap_or_default();
+            read.insert(name, loaded?);
+        }
+        Ok(Commands::Read(read))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         Bounded { room: self.room }
@@ -162,6 +361,89 @@ impl<'de> Visitor<'de> for CommandsSeed {
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(Commands::Other(Value::Null))
+    }
+}
+
+/// A command, at the end of [`Reader::names`]: read, checked and built. A command that is
+/// not an object is checked as its value (validation reports it).
+struct CommandSeed<'r, 't, 'a> {
+    r: &'r mut Reader<'t, 'a>,
+    room: usize,
+}
+
+impl CommandSeed<'_, '_, '_> {
+    fn value<E>(self, value: Result<Value, E>) -> Result<Loaded, E> {
+        Ok(self.r.command(value?, None))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for CommandSeed<'_, '_, '_> {
+    type Value = Loaded;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Loaded, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CommandSeed<'_, '_, '_> {
+    type Value = Loaded;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Loaded, A::Error> {
+        let room = inner(self.room)?;
+        let r = self.r;
+        let mut members = Map::new();
+        let mut read = None;
+        let mut first = true;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            if std::mem::take(&mut first) {
+                if let Key::Lent(name) = key {
+                    r.anchor(name);
+                }
+            }
+            let value = if key.as_str() == "commands" {
+                let mut commands = map.next_value_seed(CommandsSeed {
+                    r: &mut *r,
+                    room,
+                    defer: false,
+                })?;
+                let value = commands.value();
+                read = match commands {
+                    Commands::Read(children) => Some(children),
+                    _ => None,
+                };
+                value
+            } else {
+                map.next_value_seed(Bounded { room })?
+            };
+            members.insert(key.into_string(), value);
+        }
+        Ok(r.command(Value::Object(members), read))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Loaded, A::Error> {
+        let value = Bounded { room: self.room }.visit_seq(seq);
+        self.value(value)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Loaded, E> {
+        self.value(Ok(Value::Bool(b)))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Loaded, E> {
+        self.value(Ok(Value::from(n)))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Loaded, E> {
+        self.value(Ok(Value::from(n)))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<Loaded, E> {
+        self.value(Ok(Value::from(n)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Loaded, E> {
+        self.value(Ok(Value::String(s.to_owned())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Loaded, E> {
+        self.value(Ok(Value::String(s)))
+    }
+    fn visit_unit<E>(self) -> Result<Loaded, E> {
+        self.value(Ok(Value::Null))
     }
 }
 
@@ -223,70 +505,4 @@ impl<'de> Visitor<'de> for Bounded {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `levels` nested arrays around `1`.
-    fn nested(levels: usize) -> String {
-        format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
-    }
-
-    #[test]
-    fn a_value_nests_as_deep_as_serde_json_allows_and_no_deeper() {
-        for levels in [0, 1, 50, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 400] {
-            let text = nested(levels);
-            let whole = serde_json::from_str::<Value>(&text);
-            let mut de = serde_json::Deserializer::from_str(&text);
-            let ours = Bounded { room: MAX_DEPTH }.deserialize(&mut de);
-            assert_eq!(ours.is_ok(), whole.is_ok(), "{levels} levels");
-            if let (Ok(ours), Ok(whole)) = (ours, whole) {
-                assert_eq!(ours, whole);
-            }
-        }
-    }
-
-    #[test]
-    fn a_node_gets_the_room_the_levels_above_it_leave() {
-        // A command at depth 1 sits 2 levels deep (`$` and `commands`); its member may nest
-        // 127 - 3 = 124 levels.
-        let node = |levels: usize| format!(r#"{{"options": {}}}"#, nested(levels));
-        assert!(read(&node(124), 2).is_ok());
-        assert!(matches!(read(&node(125), 2), Err(None)));
-        // Whole: `{"commands": {"c": <node>}}` parses exactly when the node read alone does.
-        for levels in [123, 124, 125] {
-            let whole = format!(r#"{{"commands": {{"c": {}}}}}"#, node(levels));
-            assert_eq!(
-                serde_json::from_str::<Value>(&whole).is_ok(),
-                read(&node(levels), 2).is_ok(),
-                "{levels}"
-            );
-        }
-    }
-
-    #[test]
-    fn members_keep_their_order_and_commands_stay_raw() {
-        let node = read(
-            r#"{"b": 1, "commands": {"x": {"a": [1]}, "y": 2, "x": {"z": 3}}, "a": [true, null, 1.5, "s"], "b": 2}"#,
-            0,
-        )
-        .expect("an object");
-        assert_eq!(
-            node.value,
-            serde_json::json!({"b": 2, "commands": {}, "a": [true, null, 1.5, "s"]})
-        );
-        let children = node.children.expect("commands is an object");
-        let raw: Vec<(&str, &str)> = children
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.get()))
-            .collect();
-        assert_eq!(raw, [("x", r#"{"z": 3}"#), ("y", "2")]);
-        // A `commands` given last as something else stays in the value, for validation.
-        let node = read(r#"{"commands": {"x": {}}, "commands": [1]}"#, 0).expect("an object");
-        assert_eq!(node.value, serde_json::json!({"commands": [1]}));
-        assert!(node.children.is_none());
-        // Not an object: the value; not JSON: nothing.
-        assert!(matches!(read("[1, 2]", 0), Err(Some(Value::Array(_)))));
-        assert!(matches!(read(r#"{"a": "\ud800"}"#, 0), Err(None)));
-        assert!(matches!(read(r#"{"a": 1} x"#, 0), Err(None)));
-    }
-}
+mod tests;

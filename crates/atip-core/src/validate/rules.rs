@@ -119,13 +119,7 @@ impl Validator {
     /// Checks `atip` and selects the schema from the declared version.
     fn protocol(&mut self, value: &mut Value) {
         let version_rule = |v: &mut Self, x: &mut Value| match x {
-            Value::String(s) if is_known_version(s) => {
-                v.schema = if s.as_str() <= "0.4" {
-                    Schema::V04
-                } else {
-                    Schema::V06
-                };
-            }
+            Value::String(s) if is_known_version(s) => v.schema = Schema::of(s),
             Value::String(s) => v.error(format!(
                 "unsupported ATIP version {}: this library knows versions 0.1 to 0.6",
                 quote(s)

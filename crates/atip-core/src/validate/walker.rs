@@ -28,6 +28,27 @@ pub(super) enum Schema {
 }
 
 impl Schema {
+    /// The schema a known version (`0.1`–`0.6`, [`is_known_version`]) selects: `0.1`–`0.4`
+    /// the 0.4 schema, `0.5` and `0.6` the 0.6 schema.
+    pub(super) fn of(version: &str) -> Schema {
+        if version <= "0.4" {
+            Schema::V04
+        } else {
+            Schema::V06
+        }
+    }
+
+    /// The schema the root's `atip` member (spec §3.2.1: `"0.6"` or `{"version": "0.6"}`)
+    /// declares, when it declares a known version.
+    fn declared(atip: &Value) -> Option<Schema> {
+        let version = match atip {
+            Value::String(s) => s.as_str(),
+            Value::Object(m) => m.get("version")?.as_str()?,
+            _ => return None,
+        };
+        is_known_version(version).then(|| Schema::of(version))
+    }
+
     pub(super) fn name(self) -> &'static str {
         match self {
             Schema::V04 => "0.4",
@@ -65,7 +86,8 @@ pub(super) const PARAM_TYPES: &[&str] = &[
 
 /// Validation of a document against its schema, one node at a time, so that a large document
 /// never needs to be held as one [`Value`]: the root and each command are checked with their
-/// `commands` member replaced by an empty object, their subcommands then checked one by one.
+/// `commands` member replaced by an empty object, their subcommands one by one on their own
+/// (the loader reads them in whatever order the text gives, and orders the diagnostics).
 /// Values are checked in place: in lenient mode dropped values are removed, and integral
 /// floats in integer members are normalised to integers in both modes.
 pub(crate) struct Validation {
@@ -103,16 +125,43 @@ impl Validation {
         self.v.path.truncate(depth);
     }
 
+    /// Selects the schema from the root's `atip` member without checking it ([`Self::root`]
+    /// checks it): for subcommands read before the rest of the root. An unknown version
+    /// leaves the newest schema, as [`Self::root`] does.
+    pub(crate) fn select_schema(&mut self, atip: &Value) {
+        if let Some(schema) = Schema::declared(atip) {
+            self.v.schema = schema;
+        }
+    }
+
+    /// Where the diagnostics of the next node begin: how many were reported so far.
+    pub(crate) fn mark(&self) -> usize {
+        self.v.diags.len()
+    }
+
+    /// Whether an error was reported since `mark`.
+    pub(crate) fn has_errors_since(&self, mark: usize) -> bool {
+        self.v.diags[mark.min(self.v.diags.len())..]
+            .iter()
+            .any(Diagnostic::is_error)
+    }
+
+    /// Takes out the diagnostics reported since `mark`, in order.
+    pub(crate) fn take_since(&mut self, mark: usize) -> Vec<Diagnostic> {
+        self.v.diags.split_off(mark.min(self.v.diags.len()))
+    }
+
+    /// Appends diagnostics taken out earlier ([`Self::take_since`]): a subcommand's, read
+    /// before its parent was checked, placed after the parent's own.
+    pub(crate) fn append(&mut self, diagnostics: Vec<Diagnostic>) {
+        self.v.diags.extend(diagnostics);
+    }
+
     /// Reports an internal error at the root.
     pub(crate) fn bug(&mut self, message: String) {
         self.v
             .diags
             .push(Diagnostic::error(JsonPath::root(), message));
-    }
-
-    /// Whether an error was found so far.
-    pub(crate) fn has_errors(&self) -> bool {
-        self.v.diags.iter().any(Diagnostic::is_error)
     }
 
     pub(crate) fn finish(self) -> Vec<Diagnostic> {

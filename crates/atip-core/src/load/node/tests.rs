@@ -1,0 +1,170 @@
+use super::*;
+use crate::validate::Mode;
+
+/// `levels` nested arrays around `1`.
+fn nested(levels: usize) -> String {
+    format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+/// What reading `text` one node at a time gives: the model (when nothing is an error), the
+/// diagnostics, the anchors.
+fn by_node(text: &str, mode: Mode) -> (Option<DocumentTree>, Vec<Diagnostic>, Anchors) {
+    let mut v = Validation::new(mode);
+    let mut anchors = Anchors::default();
+    let tool = read_document(text, &mut v, &mut anchors).expect("an object that parses");
+    let diagnostics = v.finish();
+    let tool = tool.filter(|_| !diagnostics.iter().any(Diagnostic::is_error));
+    (tool, diagnostics, anchors)
+}
+
+/// What checking `text` as one whole value gives: the model (when nothing is an error) and
+/// the diagnostics.
+fn whole(text: &str, mode: Mode) -> (Option<DocumentTree>, Vec<Diagnostic>) {
+    let mut value: Value = serde_json::from_str(text).expect("JSON");
+    let mut v = Validation::new(mode);
+    v.root(&mut value);
+    let tool = read_model::<DocumentTree>(&mut v, value, 0);
+    (tool, v.finish())
+}
+
+const HEAD: &str = r#""atip": "0.6", "name": "t", "version": "1", "description": "d""#;
+
+#[test]
+fn a_value_nests_as_deep_as_serde_json_allows_and_no_deeper() {
+    for levels in [0, 1, 50, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 400] {
+        let text = nested(levels);
+        let whole = serde_json::from_str::<Value>(&text);
+        let mut de = serde_json::Deserializer::from_str(&text);
+        let ours = Bounded { room: MAX_DEPTH }.deserialize(&mut de);
+        assert_eq!(ours.is_ok(), whole.is_ok(), "{levels} levels");
+        if let (Ok(ours), Ok(whole)) = (ours, whole) {
+            assert_eq!(ours, whole);
+        }
+    }
+}
+
+#[test]
+fn a_document_reads_exactly_when_the_parser_takes_it_whole() {
+    // A member of a command two levels down, nested around the parser's limit, with the
+    // root's version before and after its commands (read in place, and deferred).
+    for atip_first in [true, false] {
+        for levels in [117, 118, 119, 120, 121, 122] {
+            let leaf = format!(r#"{{"description": "l", "x-deep": {}}}"#, nested(levels));
+            let commands = format!(
+                r#""commands": {{"s": {{"description": "s", "commands": {{"l": {leaf}}}}}}}"#
+            );
+            let text = if atip_first {
+                format!("{{{HEAD}, {commands}}}")
+            } else {
+                format!(
+                    r#"{{{commands}, "name": "t", "version": "1", "description": "d", "atip": "0.6"}}"#
+                )
+            };
+            let parses = serde_json::from_str::<Value>(&text).is_ok();
+            let mut v = Validation::new(Mode::Strict);
+            let read = read_document(&text, &mut v, &mut Anchors::default());
+            assert_eq!(
+                read.is_ok(),
+                parses,
+                "{levels} levels, atip first: {atip_first}"
+            );
+        }
+    }
+}
+
+/// Documents whose nodes come in every order the reader treats differently: `commands`
+/// before a node's other members, the version after the root's commands, a command name
+/// given twice, a `commands` member given twice, commands that are not objects, members of
+/// another schema version, lenient drops.
+fn documents() -> Vec<String> {
+    let tree = r#""commands": {
+        "a": {"commands": {"b": {"description": 5, "bogus": 1}, "c": "not an object"},
+              "description": 7, "odd": true},
+        "x": {"description": "first", "examples": [1], "homepage": 3},
+        "y": {"description": "y", "options": [
+            {"name": "tag", "flags": ["--tag"], "type": "string", "description": "t", "variadic": true}]},
+        "x": {"description": "last", "examples": ["x --go", 2]},
+        "z": {"commands": {"q": {"description": "q"}}, "description": "z", "commands": [1]},
+        "w": {"description": "w", "commands": {"v": {"description": "v", "commands": {"u": {"description": 1}}}}}
+    }"#;
+    let mut out = Vec::new();
+    for version in ["\"0.4\"", "{\"version\": \"0.6\"}", "\"9.9\""] {
+        let rest = r#""name": "t", "version": "1", "description": "d", "homepage": 5"#;
+        out.push(format!(r#"{{"atip": {version}, {rest}, {tree}}}"#));
+        out.push(format!(r#"{{{tree}, {rest}, "atip": {version}}}"#));
+        out.push(format!(r#"{{{rest}, {tree}}}"#));
+    }
+    out.push(format!(r#"{{{HEAD}, "commands": [1, 2]}}"#));
+    out.push(format!(
+        r#"{{{HEAD}, "commands": {{"a": {{"description": "a"}}}}, "commands": 3}}"#
+    ));
+    out.push(format!(
+        r#"{{{HEAD}, "commands": {{"a": {{"description": "a", "commands": {{}}}}}}}}"#
+    ));
+    out
+}
+
+/// Diagnostics in one order whatever order they were found in (a node checked whole reports
+/// its members after `commands` after its subcommands'; located, both are in document order).
+fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diagnostics.sort_by_cached_key(|d| (d.path.to_string(), d.message.clone()));
+    diagnostics
+}
+
+#[test]
+fn reading_node_by_node_finds_what_checking_the_whole_value_finds() {
+    for text in documents() {
+        for mode in [Mode::Strict, Mode::Lenient] {
+            let (tool, diagnostics, _) = by_node(&text, mode);
+            let (whole_tool, whole_diagnostics) = whole(&text, mode);
+            assert_eq!(
+                sorted(diagnostics),
+                sorted(whole_diagnostics),
+                "{mode:?}: {text}"
+            );
+            assert_eq!(tool, whole_tool, "{mode:?}: {text}");
+        }
+    }
+    // The model too, where a document has no error.
+    let text = format!(
+        r#"{{"commands": {{"a": {{"commands": {{"b": {{"description": "b", "x-n": 1}}}},
+            "description": "a", "examples": ["a b", 3]}}, "a2": {{"description": "a2"}}}}, {HEAD}}}"#
+    );
+    for mode in [Mode::Strict, Mode::Lenient] {
+        let (tool, diagnostics, _) = by_node(&text, mode);
+        let (whole_tool, whole_diagnostics) = whole(&text, mode);
+        assert_eq!(sorted(diagnostics), sorted(whole_diagnostics), "{mode:?}");
+        assert_eq!(tool, whole_tool, "{mode:?}");
+        assert_eq!(tool.is_some(), mode == Mode::Lenient);
+    }
+}
+
+#[test]
+fn each_command_is_anchored_at_its_object() {
+    let text = format!(
+        "{{{HEAD},\n \"commands\": {{\"a\": \n\t{{ \"description\": \"a\", \"commands\": {{\"b\": {{\"description\": \"b\"}}, \
+         \"c\":{{}}, \"e\": {{\"d\\u0065scription\": \"e\"}}}}}}}}}}"
+    );
+    let (_, _, anchors) = by_node(&text, Mode::Strict);
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let mut names: Vec<&Vec<String>> = anchors.keys().collect();
+    names.sort();
+    // `c` has no member to find it by; `e`'s first name has an escape, so the parser copied
+    // it (its diagnostics are located from `a`).
+    assert_eq!(
+        names,
+        [&vec!["a".to_string()], &vec!["a".into(), "b".into()]]
+    );
+    for (names, &start) in &anchors {
+        let mut expected = &value;
+        for name in names {
+            expected = &expected["commands"][name];
+        }
+        let mut de = serde_json::Deserializer::from_str(&text[start..]);
+        assert_eq!(
+            &<Value as serde::Deserialize>::deserialize(&mut de).unwrap(),
+            expected,
+            "{names:?}"
+        );
+    }
+}
