@@ -5,7 +5,9 @@
 
 use serde_json::{Map, Value};
 
-use super::walker::{Mode, Schema, Str, Validator, FEATURES_04, FEATURES_06, PARAM_TYPES};
+use super::walker::{
+    find_mut, Mode, Schema, Str, Validator, FEATURES_04, FEATURES_06, PARAM_TYPES,
+};
 use crate::diagnostic::{describe, quote};
 use crate::formats::*;
 
@@ -13,7 +15,7 @@ impl Validator {
     pub(super) fn root(&mut self, root: &mut Value) {
         let Some(m) = self.object(root) else { return };
         // The declared version picks the schema for everything else.
-        if let Some(atip) = m.get_mut("atip") {
+        if let Some(atip) = find_mut(m, "atip") {
             self.in_key("atip", |v| v.protocol(atip));
         }
         self.require(
@@ -32,7 +34,7 @@ impl Validator {
             v.string(x, Str::Pattern(is_tool_name, "^[a-zA-Z0-9_-]+$"))
         });
         self.member(m, "version", |v, x| v.string(x, Str::Any));
-        if let Some(desc) = m.get_mut("description") {
+        if let Some(desc) = find_mut(m, "description") {
             self.in_key("description", |v| {
                 v.string(desc, Str::Any);
                 if let Value::String(s) = desc {

@@ -284,7 +284,7 @@ impl Validator {
     /// Reports missing required members at the object's own path.
     pub(super) fn require(&mut self, m: &Map<String, Value>, keys: &[(&str, &str)]) {
         for (key, what) in keys {
-            if !m.contains_key(*key) {
+            if find(m, key).is_none() {
                 self.error(format!("missing required field `{key}` (expected {what})"));
             }
         }
@@ -308,7 +308,9 @@ impl Validator {
         added: &str,
         check: impl FnOnce(&mut Self, &mut Value),
     ) {
-        let Some(value) = m.get_mut(key) else { return };
+        let Some(value) = find_mut(m, key) else {
+            return;
+        };
         let declared = self.schema.name();
         let bad = self.in_key(key, |v| {
             v.warn(format!(
@@ -330,7 +332,9 @@ impl Validator {
         key: &'static str,
         check: impl FnOnce(&mut Self, &mut Value),
     ) {
-        let Some(value) = m.get_mut(key) else { return };
+        let Some(value) = find_mut(m, key) else {
+            return;
+        };
         if self.mode == Mode::Strict {
             self.in_key(key, |v| check(v, value));
             return;
@@ -347,7 +351,7 @@ impl Validator {
         key: &'static str,
         check: impl FnOnce(&mut Self, &mut Value),
     ) {
-        if let Some(value) = m.get_mut(key) {
+        if let Some(value) = find_mut(m, key) {
             self.in_key(key, |v| check(v, value));
         }
     }
@@ -478,7 +482,9 @@ impl Validator {
         key: &'static str,
         check: impl Fn(&mut Self, &mut Value),
     ) {
-        let Some(value) = m.get_mut(key) else { return };
+        let Some(value) = find_mut(m, key) else {
+            return;
+        };
         let lenient = self.mode == Mode::Lenient;
         let drop_all = self.in_key(key, |v| {
             if lenient && !value.is_array() {
@@ -509,6 +515,30 @@ impl Validator {
     }
 
     // ----- the document ----------------------------------------------------------------
+}
+
+/// Up to this many members an object's member is found by comparing names in order, which
+/// costs less than hashing the name (serde_json's maps hash with SipHash): the document's
+/// objects are small (an option has a handful of members) and each rule asks for every member
+/// it knows, most of them absent.
+const SCAN_MEMBERS: usize = 16;
+
+/// The member `key` of `m` ([`SCAN_MEMBERS`]).
+fn find<'m>(m: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if m.len() <= SCAN_MEMBERS {
+        m.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        m.get(key)
+    }
+}
+
+/// [`find`], to change the member in place.
+pub(super) fn find_mut<'m>(m: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Value> {
+    if m.len() <= SCAN_MEMBERS {
+        m.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        m.get_mut(key)
+    }
 }
 
 fn is_extension(key: &str) -> bool {
