@@ -41,6 +41,9 @@ use atip_runtime::{
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, Throughput};
 
+mod common {
+    pub mod real_aws;
+}
 mod report;
 use report::{median_ns, Report};
 
@@ -70,6 +73,10 @@ fn compile(c: &mut Criterion) {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });
     g.bench_function("load", |b| b.iter(|| lenient_load(black_box(&text))));
+    // The load without flattening: parse, validate, build the model (`atip_core::load`).
+    g.bench_function("load-tree", |b| {
+        b.iter(|| atip_core::load(black_box(&text), &LoadOptions::lenient()).unwrap())
+    });
     // First use of a generated module's `TOOLS`: reading its spec table (every command's
     // spec, texts borrowed) against serde_json's parse of the same text into a `Value`.
     let table: &'static str =
@@ -116,29 +123,9 @@ fn compile(c: &mut Criterion) {
 /// compared on. Runs only with `ATIP_BENCH_REAL_AWS=1` (it needs `../shared`, and fails when
 /// it is missing).
 fn real_aws(c: &mut Criterion) {
-    if std::env::var_os("ATIP_BENCH_REAL_AWS").is_none() {
+    let Some((one, text)) = common::real_aws::documents() else {
         return;
-    }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/atip/scale/aws-mid.json");
-    let one = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("ATIP_BENCH_REAL_AWS needs {}: {e}", path.display()));
-    let mut doc: serde_json::Value = serde_json::from_str(&one).unwrap();
-    let services = doc["commands"].as_object().unwrap().clone();
-    let mut repeated = serde_json::Map::new();
-    for i in 0..25 {
-        for (name, service) in &services {
-            let name = if i == 0 {
-                name.clone()
-            } else {
-                format!("{name}{i}")
-            };
-            repeated.insert(name, service.clone());
-        }
-    }
-    doc["commands"] = serde_json::Value::Object(repeated);
-    let text = serde_json::to_string_pretty(&doc).unwrap();
-    drop(doc);
+    };
     let mut g = c.benchmark_group("real-aws");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -147,6 +134,10 @@ fn real_aws(c: &mut Criterion) {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });
     g.bench_function("load", |b| b.iter(|| lenient_load(black_box(&text))));
+    // The load without flattening: parse, validate, build the model (`atip_core::load`).
+    g.bench_function("load-tree", |b| {
+        b.iter(|| atip_core::load(black_box(&text), &LoadOptions::lenient()).unwrap())
+    });
     // What reading the text straight into the model costs (serde's derive, no `Value`, no
     // validation, no flattening): the floor of a load that validates on the way.
     g.bench_function("model-parse", |b| {
