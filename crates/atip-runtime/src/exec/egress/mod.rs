@@ -66,6 +66,27 @@ pub const MAX_CONNECTIONS: usize = 64;
 /// greeting and command, and how long a name may take to resolve.
 pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Name lookups one run's proxy has in flight at once. The system resolver blocks a thread of
+/// tokio's blocking pool until it returns, which can be long after the proxy gave up on it
+/// ([`HANDSHAKE_TIMEOUT`]; a resolver with three silent name servers takes 30 s): a lookup
+/// counts until it really ends, so that names whose servers never answer cannot pile up
+/// threads in the runner as connection slots free. A connection that finds every lookup taken
+/// waits for one until its own time is up, then is refused.
+pub const MAX_LOOKUPS: usize = 8;
+
+/// Resolves a name and port to socket addresses, blocking: the system resolver
+/// (`getaddrinfo`), or a stand-in in tests.
+pub(super) type Resolver =
+    Arc<dyn Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync + 'static>;
+
+/// The system resolver.
+fn system_resolver() -> Resolver {
+    Arc::new(|name: &str, port: u16| {
+        use std::net::ToSocketAddrs;
+        Ok((name, port).to_socket_addrs()?.collect())
+    })
+}
+
 /// The largest request head the HTTP side reads (hyper's read buffer).
 pub(super) const MAX_HEAD_BYTES: usize = 64 * 1024;
 
@@ -150,6 +171,11 @@ struct Journal {
 pub(super) struct Shared {
     pub(super) rules: Egress,
     pub(super) slots: Arc<tokio::sync::Semaphore>,
+    /// [`MAX_LOOKUPS`] permits, each held by a lookup until the resolver returns.
+    lookups: Arc<tokio::sync::Semaphore>,
+    resolver: Resolver,
+    /// How long a name may take to resolve ([`HANDSHAKE_TIMEOUT`]).
+    lookup_timeout: Duration,
     journal: Mutex<Journal>,
     tasks: Mutex<JoinSet<()>>,
 }
@@ -256,9 +282,22 @@ impl EgressProxy {
     ///
     /// Outside a tokio runtime (it spawns its tasks on the current one).
     pub fn start(listener: TcpListener, rules: Egress) -> EgressProxy {
+        EgressProxy::start_with(listener, rules, system_resolver(), HANDSHAKE_TIMEOUT)
+    }
+
+    /// [`EgressProxy::start`] with names resolved by `resolver`, given `lookup_timeout`.
+    fn start_with(
+        listener: TcpListener,
+        rules: Egress,
+        resolver: Resolver,
+        lookup_timeout: Duration,
+    ) -> EgressProxy {
         let shared = Arc::new(Shared {
             rules,
             slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
+            lookups: Arc::new(tokio::sync::Semaphore::new(MAX_LOOKUPS)),
+            resolver,
+            lookup_timeout,
             journal: Mutex::new(Journal::default()),
             tasks: Mutex::new(JoinSet::new()),
         });
@@ -358,12 +397,9 @@ pub(super) async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpS
     let candidates: Vec<SocketAddr> = match host {
         Host::Address(a) => vec![SocketAddr::new(*a, port)],
         Host::Name(name) => {
-            let lookup = tokio::net::lookup_host((name.as_str(), port));
-            let resolved: Vec<SocketAddr> = tokio::time::timeout(HANDSHAKE_TIMEOUT, lookup)
+            let resolved = resolve(shared, name, port)
                 .await
-                .map_err(|_| Failure::Refused(Refusal::Unresolved("timed out".to_owned())))?
-                .map_err(|e| Failure::Refused(Refusal::Unresolved(e.to_string())))?
-                .collect();
+                .map_err(Failure::Refused)?;
             let mut allowed = Vec::new();
             let mut refused = Vec::new();
             for sa in resolved {
@@ -396,6 +432,29 @@ pub(super) async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpS
     Err(Failure::Unreachable(last))
 }
 
+/// Resolves `name` on the blocking pool, with one of [`MAX_LOOKUPS`] permits held until the
+/// resolver returns, whether or not the proxy still waits for it.
+async fn resolve(shared: &Shared, name: &str, port: u16) -> Result<Vec<SocketAddr>, Refusal> {
+    let deadline = tokio::time::Instant::now() + shared.lookup_timeout;
+    let unresolved = |why: &str| Refusal::Unresolved(why.to_owned());
+    let permit = tokio::time::timeout_at(deadline, Arc::clone(&shared.lookups).acquire_owned())
+        .await
+        .map_err(|_| unresolved("too many name lookups in flight"))?
+        .map_err(|_| unresolved("the proxy is stopping"))?;
+    let resolver = Arc::clone(&shared.resolver);
+    let name = name.to_owned();
+    let lookup = tokio::task::spawn_blocking(move || {
+        let resolved = resolver(&name, port);
+        drop(permit);
+        resolved
+    });
+    match tokio::time::timeout_at(deadline, lookup).await {
+        Err(_) => Err(unresolved("timed out")),
+        Ok(Err(_)) => Err(unresolved("the lookup failed")),
+        Ok(Ok(resolved)) => resolved.map_err(|e| Refusal::Unresolved(e.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::http::without_userinfo;
@@ -424,5 +483,84 @@ mod tests {
         );
         assert_eq!(without_userinfo("a:b@host:80"), "<userinfo>@host:80");
         assert_eq!(without_userinfo("host:80"), "host:80");
+    }
+
+    /// Opens a gate the stand-in resolver waits at when dropped (also when the test fails), so
+    /// that the blocking threads end and the runtime can shut down.
+    struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+    impl Drop for Gate {
+        fn drop(&mut self) {
+            *self.0 .0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+            self.0 .1.notify_all();
+        }
+    }
+
+    /// Names whose servers never answer cannot pile up the runner's threads: however many
+    /// connections ask for them, round after round as timed-out connections free their slots,
+    /// no more than [`MAX_LOOKUPS`] lookups are ever inside the resolver, and a connection
+    /// that finds none free is refused with that reason.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn lookups_in_flight_stay_bounded_when_the_resolver_hangs() {
+        use std::sync::atomic::AtomicUsize;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let inside = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let gate = Gate(Arc::new((Mutex::new(false), std::sync::Condvar::new())));
+        let resolver: Resolver = {
+            let (inside, most, gate) =
+                (Arc::clone(&inside), Arc::clone(&most), Arc::clone(&gate.0));
+            Arc::new(move |_: &str, _: u16| {
+                let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                let (open, opened) = &*gate;
+                let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
+                while !*open {
+                    open = opened.wait(open).unwrap_or_else(|p| p.into_inner());
+                }
+                inside.fetch_sub(1, Ordering::SeqCst);
+                Err(io::Error::other("no answer"))
+            })
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let rules = Egress {
+            allow: vec![crate::policy::HostPattern::parse("*.example").unwrap()],
+            deny: Vec::new(),
+        };
+        let proxy = EgressProxy::start_with(listener, rules, resolver, Duration::from_millis(300));
+        for round in 0..3 {
+            let mut clients = JoinSet::new();
+            for i in 0..20 {
+                clients.spawn(async move {
+                    let mut s = TcpStream::connect(addr).await.unwrap();
+                    let host = format!("h{round}-{i}.example:443");
+                    let request = format!("CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+                    s.write_all(request.as_bytes()).await.unwrap();
+                    let mut head = [0u8; 12];
+                    s.read_exact(&mut head).await.unwrap();
+                    head
+                });
+            }
+            while let Some(head) = clients.join_next().await {
+                assert_eq!(&head.unwrap(), b"HTTP/1.1 403", "round {round}");
+            }
+            assert_eq!(most.load(Ordering::SeqCst), MAX_LOOKUPS, "round {round}");
+        }
+        assert_eq!(inside.load(Ordering::SeqCst), MAX_LOOKUPS);
+        drop(gate);
+        let log = proxy.finish().await;
+        let reasons: Vec<&str> = log.refused.iter().map(|r| r.reason.as_str()).collect();
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.contains("too many name lookups in flight")),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons.iter().any(|r| r.contains("timed out")),
+            "{reasons:?}"
+        );
     }
 }
