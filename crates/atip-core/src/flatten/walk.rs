@@ -571,12 +571,12 @@ impl Walker<'_> {
 
     fn option(
         &mut self,
-        o: OptionSpec,
+        mut o: OptionSpec,
         name: String,
         origin: ParamOrigin,
         scope: OptionScope,
     ) -> Option<FlatParam> {
-        let flag = self.pick_flag(&o.flags, &origin)?;
+        let flag = self.pick_flag(std::mem::take(&mut o.flags), &origin)?;
         let (enum_values, listed_values) = self.values(o.ty, o.enum_values.as_deref(), &origin);
         let multiple = self.multiple(o.ty, o.variadic, &origin);
         let required = o.is_required();
@@ -597,7 +597,9 @@ impl Walker<'_> {
         })
     }
 
-    fn pick_flag(&mut self, flags: &[String], origin: &ParamOrigin) -> Option<Flag> {
+    /// The flag an option is passed with (its first long flag, else its first), taken out of
+    /// `flags`; `None`, with an error, when one of them cannot be passed on a command line.
+    fn pick_flag(&mut self, mut flags: Vec<String>, origin: &ParamOrigin) -> Option<Flag> {
         for (i, f) in flags.iter().enumerate() {
             let usable = f.len() >= 2
                 && f.starts_with('-')
@@ -616,13 +618,11 @@ impl Walker<'_> {
                 return None;
             }
         }
-        let chosen = flags
-            .iter()
-            .find(|f| f.starts_with("--"))
-            .or_else(|| flags.first())?;
+        let chosen = flags.iter().position(|f| f.starts_with("--")).unwrap_or(0);
+        let text = (chosen < flags.len()).then(|| flags.swap_remove(chosen))?;
         Some(Flag {
-            text: chosen.clone(),
-            attached: chosen.starts_with("--"),
+            attached: text.starts_with("--"),
+            text,
         })
     }
 
