@@ -73,12 +73,19 @@ pub(crate) fn parse_trust_rule(text: &str) -> Result<(String, atip_runtime::Trus
     Ok((glob.to_owned(), trust))
 }
 
-/// A single-threaded tokio runtime for the commands that run processes or serve.
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_current_thread()
+/// Runs `work` to completion on a single-threaded tokio runtime (the commands that run
+/// processes or serve), then stops the runtime without waiting more than a moment for its
+/// blocking threads: a name lookup of the egress proxy can sit in the system resolver long
+/// after its connection was refused (up to the resolver's own time limit), and the process
+/// exits next.
+pub(crate) fn block_on<F: std::future::Future>(work: F) -> Result<F::Output, Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Failure::new(format!("cannot start the async runtime: {e}")))
+        .map_err(|e| Failure::new(format!("cannot start the async runtime: {e}")))?;
+    let output = runtime.block_on(work);
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    Ok(output)
 }
 
 /// The policy `text` names: a file, or inline JSON (anything starting with `{`); the default

@@ -8,7 +8,7 @@ use atip_runtime::lifecycle::parse_response;
 use atip_runtime::Provider;
 use serde_json::{json, Value};
 
-use crate::exec::{runner, runtime, ExecArgs};
+use crate::exec::{block_on, runner, ExecArgs};
 use crate::load::{load_tools, Warnings};
 use crate::output::{emit, emit_json, read_input, Failure, Outcome};
 
@@ -193,7 +193,7 @@ pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
     let tools = load_tools(&calls.tools, false, None, Warnings::Each)?;
     let runner = runner(exec, &tools)?;
     let parsed = read_response(calls.provider, &calls.response)?;
-    let results: Vec<atip_runtime::ToolResult> = runtime()?.block_on(async {
+    let results: Vec<atip_runtime::ToolResult> = block_on(async {
         let mut results = Vec::new();
         for call in &parsed.tool_calls {
             let result = match atip_runtime::dispatch::Dispatch::invocation(&tools, call) {
@@ -210,7 +210,7 @@ pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
             results.push(result);
         }
         results
-    });
+    })?;
     let messages = atip_runtime::result_messages(calls.provider, &parsed.tool_calls, &results)
         .map_err(Failure::new)?;
     emit_json(&Value::Array(messages))
@@ -244,8 +244,6 @@ pub(crate) fn serve(files: &[PathBuf], meta_tools: bool, exec: &ExecArgs) -> Out
         if exec.no_sandbox { "off" } else { "on" },
         std::env::current_dir().map_or_else(|_| "?".to_owned(), |d| d.display().to_string()),
     );
-    runtime()?
-        .block_on(server.serve_stdio())
-        .map_err(Failure::new)?;
+    block_on(server.serve_stdio())?.map_err(Failure::new)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -404,7 +404,8 @@ pub enum Refusal {
     NotPublic(IpAddr),
     /// Every address the name resolved to was refused (each with its reason).
     Resolved(Vec<(IpAddr, Refusal)>),
-    /// The name did not resolve.
+    /// The name was not resolved: it does not exist, the lookup timed out, or the proxy had
+    /// too many lookups in flight (the reason says which).
     Unresolved(String),
     /// The request itself was malformed or used something the proxy does not relay.
     Request(String),
@@ -433,7 +434,7 @@ impl fmt::Display for Refusal {
                 }
                 Ok(())
             }
-            Refusal::Unresolved(why) => write!(f, "the name does not resolve ({why})"),
+            Refusal::Unresolved(why) => write!(f, "the name was not resolved ({why})"),
             Refusal::Request(why) => f.write_str(why),
         }
     }

@@ -74,6 +74,16 @@ pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// waits for one until its own time is up, then is refused.
 pub const MAX_LOOKUPS: usize = 8;
 
+/// Name lookups all the runs of the process have inside the resolver at once: runs that end
+/// leave their unanswered lookups behind (the resolver cannot be interrupted), and without a
+/// bound across runs they would add up until tokio's blocking pool (512 threads) had none left
+/// for anything else. Beyond it, a lookup waits like one beyond [`MAX_LOOKUPS`].
+pub const MAX_PROCESS_LOOKUPS: usize = 64;
+
+/// The [`MAX_PROCESS_LOOKUPS`] permits of the process.
+static PROCESS_LOOKUPS: tokio::sync::Semaphore =
+    tokio::sync::Semaphore::const_new(MAX_PROCESS_LOOKUPS);
+
 /// Resolves a name and port to socket addresses, blocking: the system resolver
 /// (`getaddrinfo`), or a stand-in in tests.
 pub(super) type Resolver =
@@ -173,6 +183,8 @@ pub(super) struct Shared {
     pub(super) slots: Arc<tokio::sync::Semaphore>,
     /// [`MAX_LOOKUPS`] permits, each held by a lookup until the resolver returns.
     lookups: Arc<tokio::sync::Semaphore>,
+    /// The process's permits ([`MAX_PROCESS_LOOKUPS`]), also held until the resolver returns.
+    process_lookups: &'static tokio::sync::Semaphore,
     resolver: Resolver,
     /// How long a name may take to resolve ([`HANDSHAKE_TIMEOUT`]).
     lookup_timeout: Duration,
@@ -282,22 +294,23 @@ impl EgressProxy {
     ///
     /// Outside a tokio runtime (it spawns its tasks on the current one).
     pub fn start(listener: TcpListener, rules: Egress) -> EgressProxy {
-        EgressProxy::start_with(listener, rules, system_resolver(), HANDSHAKE_TIMEOUT)
+        let lookups = Lookups {
+            resolver: system_resolver(),
+            timeout: HANDSHAKE_TIMEOUT,
+            process: &PROCESS_LOOKUPS,
+        };
+        EgressProxy::start_with(listener, rules, lookups)
     }
 
-    /// [`EgressProxy::start`] with names resolved by `resolver`, given `lookup_timeout`.
-    fn start_with(
-        listener: TcpListener,
-        rules: Egress,
-        resolver: Resolver,
-        lookup_timeout: Duration,
-    ) -> EgressProxy {
+    /// [`EgressProxy::start`] with names resolved as `lookups` says.
+    fn start_with(listener: TcpListener, rules: Egress, lookups: Lookups) -> EgressProxy {
         let shared = Arc::new(Shared {
             rules,
             slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
             lookups: Arc::new(tokio::sync::Semaphore::new(MAX_LOOKUPS)),
-            resolver,
-            lookup_timeout,
+            process_lookups: lookups.process,
+            resolver: lookups.resolver,
+            lookup_timeout: lookups.timeout,
             journal: Mutex::new(Journal::default()),
             tasks: Mutex::new(JoinSet::new()),
         });
@@ -432,20 +445,34 @@ pub(super) async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpS
     Err(Failure::Unreachable(last))
 }
 
-/// Resolves `name` on the blocking pool, with one of [`MAX_LOOKUPS`] permits held until the
-/// resolver returns, whether or not the proxy still waits for it.
+/// How a proxy resolves names: the resolver, how long a lookup may take, and the permits of
+/// the process ([`MAX_PROCESS_LOOKUPS`]; tests bring their own).
+struct Lookups {
+    resolver: Resolver,
+    timeout: Duration,
+    process: &'static tokio::sync::Semaphore,
+}
+
+/// Resolves `name` on the blocking pool, holding one of the run's [`MAX_LOOKUPS`] permits and
+/// one of the process's [`MAX_PROCESS_LOOKUPS`] until the resolver returns, whether or not the
+/// proxy still waits for it.
 async fn resolve(shared: &Shared, name: &str, port: u16) -> Result<Vec<SocketAddr>, Refusal> {
     let deadline = tokio::time::Instant::now() + shared.lookup_timeout;
     let unresolved = |why: &str| Refusal::Unresolved(why.to_owned());
-    let permit = tokio::time::timeout_at(deadline, Arc::clone(&shared.lookups).acquire_owned())
+    let busy = || unresolved("too many name lookups in flight");
+    let run = tokio::time::timeout_at(deadline, Arc::clone(&shared.lookups).acquire_owned())
         .await
-        .map_err(|_| unresolved("too many name lookups in flight"))?
-        .map_err(|_| unresolved("the proxy is stopping"))?;
+        .map_err(|_| busy())?
+        .map_err(|_| busy())?;
+    let process = tokio::time::timeout_at(deadline, shared.process_lookups.acquire())
+        .await
+        .map_err(|_| busy())?
+        .map_err(|_| busy())?;
     let resolver = Arc::clone(&shared.resolver);
     let name = name.to_owned();
     let lookup = tokio::task::spawn_blocking(move || {
         let resolved = resolver(&name, port);
-        drop(permit);
+        drop((run, process));
         resolved
     });
     match tokio::time::timeout_at(deadline, lookup).await {
@@ -496,22 +523,35 @@ mod tests {
         }
     }
 
-    /// Names whose servers never answer cannot pile up the runner's threads: however many
-    /// connections ask for them, round after round as timed-out connections free their slots,
-    /// no more than [`MAX_LOOKUPS`] lookups are ever inside the resolver, and a connection
-    /// that finds none free is refused with that reason.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn lookups_in_flight_stay_bounded_when_the_resolver_hangs() {
-        use std::sync::atomic::AtomicUsize;
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// A resolver whose servers never answer (until the gate opens), counting the lookups inside
+    /// it now and at most.
+    struct Hanging {
+        gate: Gate,
+        inside: Arc<std::sync::atomic::AtomicUsize>,
+        most: Arc<std::sync::atomic::AtomicUsize>,
+    }
 
-        let inside = Arc::new(AtomicUsize::new(0));
-        let most = Arc::new(AtomicUsize::new(0));
-        let gate = Gate(Arc::new((Mutex::new(false), std::sync::Condvar::new())));
-        let resolver: Resolver = {
-            let (inside, most, gate) =
-                (Arc::clone(&inside), Arc::clone(&most), Arc::clone(&gate.0));
-            Arc::new(move |_: &str, _: u16| {
+    impl Hanging {
+        fn new() -> Hanging {
+            Hanging {
+                gate: Gate(Arc::new((Mutex::new(false), std::sync::Condvar::new()))),
+                inside: Arc::default(),
+                most: Arc::default(),
+            }
+        }
+
+        /// A proxy for `*.example` on a listener of its own, resolving with this resolver
+        /// within 300 ms and `process`'s permits.
+        async fn proxy(
+            &self,
+            process: &'static tokio::sync::Semaphore,
+        ) -> (EgressProxy, SocketAddr) {
+            let (inside, most, gate) = (
+                Arc::clone(&self.inside),
+                Arc::clone(&self.most),
+                Arc::clone(&self.gate.0),
+            );
+            let resolver: Resolver = Arc::new(move |_: &str, _: u16| {
                 let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 let (open, opened) = &*gate;
@@ -521,35 +561,64 @@ mod tests {
                 }
                 inside.fetch_sub(1, Ordering::SeqCst);
                 Err(io::Error::other("no answer"))
-            })
-        };
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let rules = Egress {
-            allow: vec![crate::policy::HostPattern::parse("*.example").unwrap()],
-            deny: Vec::new(),
-        };
-        let proxy = EgressProxy::start_with(listener, rules, resolver, Duration::from_millis(300));
-        for round in 0..3 {
-            let mut clients = JoinSet::new();
-            for i in 0..20 {
-                clients.spawn(async move {
-                    let mut s = TcpStream::connect(addr).await.unwrap();
-                    let host = format!("h{round}-{i}.example:443");
-                    let request = format!("CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n\r\n");
-                    s.write_all(request.as_bytes()).await.unwrap();
-                    let mut head = [0u8; 12];
-                    s.read_exact(&mut head).await.unwrap();
-                    head
-                });
-            }
-            while let Some(head) = clients.join_next().await {
-                assert_eq!(&head.unwrap(), b"HTTP/1.1 403", "round {round}");
-            }
-            assert_eq!(most.load(Ordering::SeqCst), MAX_LOOKUPS, "round {round}");
+            });
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let rules = Egress {
+                allow: vec![crate::policy::HostPattern::parse("*.example").unwrap()],
+                deny: Vec::new(),
+            };
+            let lookups = Lookups {
+                resolver,
+                timeout: Duration::from_millis(300),
+                process,
+            };
+            (EgressProxy::start_with(listener, rules, lookups), addr)
         }
-        assert_eq!(inside.load(Ordering::SeqCst), MAX_LOOKUPS);
-        drop(gate);
+
+        fn most(&self) -> usize {
+            self.most.load(Ordering::SeqCst)
+        }
+    }
+
+    /// `count` clients at once asking `proxy` for `CONNECT` to names of their own; the status
+    /// line each gets.
+    async fn connect_all(proxy: SocketAddr, tag: &str, count: usize) -> Vec<String> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut clients = JoinSet::new();
+        for i in 0..count {
+            let host = format!("{tag}-{i}.example:443");
+            clients.spawn(async move {
+                let mut s = TcpStream::connect(proxy).await.unwrap();
+                let request = format!("CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+                s.write_all(request.as_bytes()).await.unwrap();
+                let mut head = [0u8; 12];
+                s.read_exact(&mut head).await.unwrap();
+                String::from_utf8_lossy(&head).into_owned()
+            });
+        }
+        let mut heads = Vec::new();
+        while let Some(head) = clients.join_next().await {
+            heads.push(head.unwrap());
+        }
+        heads
+    }
+
+    /// Names whose servers never answer cannot pile up the runner's threads: however many
+    /// connections ask for them, round after round as timed-out connections free their slots,
+    /// no more than [`MAX_LOOKUPS`] lookups of a run are ever inside the resolver, and a
+    /// connection that finds none free is refused with that reason.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn lookups_in_flight_stay_bounded_when_the_resolver_hangs() {
+        static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1000);
+        let hanging = Hanging::new();
+        let (proxy, addr) = hanging.proxy(&PROCESS).await;
+        for round in 0..3 {
+            let heads = connect_all(addr, &format!("r{round}"), 20).await;
+            assert!(heads.iter().all(|h| h == "HTTP/1.1 403"), "{heads:?}");
+            assert_eq!(hanging.most(), MAX_LOOKUPS, "round {round}");
+        }
+        drop(hanging);
         let log = proxy.finish().await;
         let reasons: Vec<&str> = log.refused.iter().map(|r| r.reason.as_str()).collect();
         assert!(
@@ -562,5 +631,27 @@ mod tests {
             reasons.iter().any(|r| r.contains("timed out")),
             "{reasons:?}"
         );
+    }
+
+    /// Runs that end leave their unanswered lookups behind; across runs the process's permits
+    /// bound them (here 12 stand for [`MAX_PROCESS_LOOKUPS`]): a third run finds none left and
+    /// its connections are refused, its lookups never reaching the resolver.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn lookups_left_behind_by_runs_stay_bounded_by_the_process() {
+        static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(12);
+        let hanging = Hanging::new();
+        for run in 0..3 {
+            let (proxy, addr) = hanging.proxy(&PROCESS).await;
+            let heads = connect_all(addr, &format!("run{run}"), 10).await;
+            assert!(heads.iter().all(|h| h == "HTTP/1.1 403"), "{heads:?}");
+            let log = proxy.finish().await;
+            if run == 2 {
+                assert!(log
+                    .refused
+                    .iter()
+                    .all(|r| r.reason.contains("too many name lookups in flight")));
+            }
+        }
+        assert_eq!(hanging.most(), 12);
     }
 }
