@@ -11,7 +11,12 @@
 //!
 //! The root is the exception when its `atip` member comes after `commands`: the schema the
 //! version selects is needed to check the subcommands, so they are kept as raw text and read
-//! when the root is done (their text is then read twice).
+//! when the root is done (their text is then read twice). A root that declares `atip` again
+//! after its subcommands were read, selecting another schema, is not read this way at all
+//! ([`Unread`]): checked as one value, the last declaration applies to everything.
+//!
+//! A name given twice (a command, or `commands` in one node) keeps its last value, as in a
+//! `Value`: what was read for the earlier one is dropped, its anchors too.
 //!
 //! The parser's depth limit (serde_json parses 127 levels of arrays and objects, which keeps
 //! its stack bounded) is kept for the whole text: each value is read with the room the
@@ -29,8 +34,10 @@ use crate::validate::Validation;
 /// Levels of arrays and objects serde_json parses (it refuses the 128th).
 pub(super) const MAX_DEPTH: usize = 127;
 
-/// The text did not parse as one JSON object within the parser's depth limit; parsing it
-/// as a whole value tells why (or finds it is another kind of value).
+/// The text did not parse as one JSON object within the parser's depth limit (parsing it as a
+/// whole value tells why, or finds it is another kind of value), or its root declares its
+/// version again after its subcommands were read, selecting another schema (checking it as a
+/// whole value applies the last declaration).
 #[derive(Debug)]
 pub(super) struct Unread;
 
@@ -51,6 +58,7 @@ pub(super) fn read_document(
         v,
         anchors,
         names: Vec::new(),
+        read_under: None,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let (mut value, commands) = RootSeed {
@@ -64,6 +72,7 @@ pub(super) fn read_document(
     r.v.root(&mut value);
     let mut tool = read_model::<DocumentTree>(r.v, value, mark);
     let read = match commands {
+        Commands::Read(_) if r.read_under != Some(r.v.schema_name()) => return Err(Unread),
         Commands::Read(read) => read,
         Commands::Raw(raw) => {
             // Read now that the schema is known, each as it would have been in place.
@@ -133,16 +142,27 @@ fn attach(
     }
 }
 
-/// What a pass over a document carries: the whole text (for anchors), the checks, and the
-/// names of the commands above the one being read.
+/// What a pass over a document carries: the whole text (for anchors), the checks, the names of
+/// the commands above the one being read, and the schema the root's subcommands were last
+/// read under.
 struct Reader<'t, 'a> {
     text: &'t str,
     v: &'a mut Validation,
     anchors: &'a mut Anchors,
     names: Vec<String>,
+    read_under: Option<&'static str>,
 }
 
 impl Reader<'_, '_> {
+    /// Forgets the anchors of what was read for the current command (`and_itself`) or below
+    /// it: a later member of the same name replaces it.
+    fn forget(&mut self, and_itself: bool) {
+        let names = &self.names;
+        let depth = names.len() + usize::from(!and_itself);
+        self.anchors
+            .retain(|k, _| !(k.len() >= depth && k.starts_with(names)));
+    }
+
     /// Records where the current command's object starts, from its first member's name
     /// (`key`, when the parser lent it from the text: a name without escapes).
     fn anchor(&mut self, key: &str) {
@@ -254,10 +274,14 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_, '_> {
         let mut commands = Commands::Other(Value::Null);
         while let Some(key) = map.next_key::<String>()? {
             let value = if key == "commands" {
+                if members.contains_key("commands") {
+                    self.r.forget(false);
+                }
                 // The subcommands are read in place once the version is known.
                 let defer = match members.get("atip") {
                     Some(atip) => {
                         self.r.v.select_schema(atip);
+                        self.r.read_under = Some(self.r.v.schema_name());
                         false
                     }
                     None => true,
@@ -329,7 +353,11 @@ impl<'de> Visitor<'de> for CommandsSeed<'_, '_, '_> {
         let r = self.r;
         let mut read = IndexMap::new();
         while let Some(name) = map.next_key::<String>()? {
+            let again = read.contains_key(&name);
             r.names.push(name);
+            if again {
+                r.forget(true);
+            }
             let loaded = map.next_value_seed(CommandSeed { r: &mut *r, room });
             let name = r.names.pop().unwrap_or_default();
             read.insert(name, loaded?);
@@ -402,6 +430,9 @@ impl<'de> Visitor<'de> for CommandSeed<'_, '_, '_> {
                 }
             }
             let value = if key.as_str() == "commands" {
+                if members.contains_key("commands") {
+                    r.forget(false);
+                }
                 let mut commands = map.next_value_seed(CommandsSeed {
                     r: &mut *r,
                     room,

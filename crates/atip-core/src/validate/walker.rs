@@ -109,8 +109,10 @@ impl Validation {
         }
     }
 
-    /// Checks the root; it also selects the schema from the declared version.
+    /// Checks the root; it also selects the schema from the declared version (the newest
+    /// when the version is not one this library knows), whatever was selected before.
     pub(crate) fn root(&mut self, root: &mut Value) {
+        self.v.schema = Schema::V06;
         self.v.root(root);
     }
 
@@ -127,11 +129,14 @@ impl Validation {
 
     /// Selects the schema from the root's `atip` member without checking it ([`Self::root`]
     /// checks it): for subcommands read before the rest of the root. An unknown version
-    /// leaves the newest schema, as [`Self::root`] does.
+    /// selects the newest schema, as [`Self::root`] does.
     pub(crate) fn select_schema(&mut self, atip: &Value) {
-        if let Some(schema) = Schema::declared(atip) {
-            self.v.schema = schema;
-        }
+        self.v.schema = Schema::declared(atip).unwrap_or(Schema::V06);
+    }
+
+    /// The schema checks use now, by its version (`"0.4"`, `"0.6"`).
+    pub(crate) fn schema_name(&self) -> &'static str {
+        self.v.schema.name()
     }
 
     /// Where the diagnostics of the next node begin: how many were reported so far.

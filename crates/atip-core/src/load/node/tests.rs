@@ -139,14 +139,88 @@ fn reading_node_by_node_finds_what_checking_the_whole_value_finds() {
     }
 }
 
+/// Checks that every anchor of `text` starts the value the whole `Value` has at its path
+/// (a name given twice: the last one).
+fn anchors_start_their_objects(text: &str) -> Anchors {
+    let (_, _, anchors) = by_node(text, Mode::Lenient);
+    let value: Value = serde_json::from_str(text).unwrap();
+    for (names, &start) in &anchors {
+        let mut expected = &value;
+        for name in names {
+            expected = &expected["commands"][name];
+        }
+        let mut de = serde_json::Deserializer::from_str(&text[start..]);
+        let found = <Value as serde::Deserialize>::deserialize(&mut de).unwrap();
+        assert_eq!(&found, expected, "{names:?} in {text}");
+    }
+    anchors
+}
+
+#[test]
+fn a_name_given_again_takes_the_place_of_the_first_and_of_its_anchors() {
+    // A command, or a node's `commands`, given again as something without a first name to
+    // anchor it by (an escaped name, no member, not an object).
+    for again in [r#"{"\u0064escription": 5}"#, "{}", "5"] {
+        let text = format!(
+            "{{{HEAD},\n\"commands\": {{\n\"a\": {{\"description\": \"first\", \"commands\": {{\"b\": {{\"description\": \"b\"}}}}}},\n\"a\": {again}}}}}"
+        );
+        let anchors = anchors_start_their_objects(&text);
+        assert!(anchors.is_empty(), "{again}: {anchors:?}");
+        let text = format!(
+            "{{{HEAD},\n\"commands\": {{\"a\": {{\"description\": \"a\", \"commands\": {{\"b\": {{\"description\": \"b\"}}}},\n\"commands\": {{\"b\": {again}}}}}}}}}"
+        );
+        let anchors = anchors_start_their_objects(&text);
+        assert_eq!(anchors.len(), 1, "{again}: {anchors:?}");
+        // The root's `commands` given again.
+        let text = format!(
+            "{{{HEAD},\n\"commands\": {{\"a\": {{\"description\": \"a\"}}}},\n\"commands\": {{\"a\": {again}}}}}"
+        );
+        assert!(anchors_start_their_objects(&text).is_empty(), "{again}");
+    }
+}
+
+/// The schema of the root's last `atip` applies to everything, as when the document is
+/// checked as one value: a root that declares another version after its subcommands were read
+/// is left to that path, whose result `load` gives.
+#[test]
+fn a_version_declared_again_after_the_commands_is_checked_as_one_value() {
+    let variadic = r#""commands": {"a": {"description": "a", "options": [
+        {"name": "tag", "flags": ["--tag"], "type": "string", "description": "t", "variadic": "yes"}]}}"#;
+    let essence = |d: &Diagnostic| (d.severity, d.path.to_string(), d.message.clone());
+    for (first, last, one_pass) in [
+        ("0.4", "0.6", false),
+        ("0.6", "0.4", false),
+        ("9.9", "0.4", false),
+        ("0.4", "0.4", true),
+        ("0.5", "0.6", true),
+    ] {
+        let text = format!(
+            r#"{{"atip": "{first}", "name": "t", "version": "1", "description": "d", {variadic}, "atip": "{last}"}}"#
+        );
+        let mut v = Validation::new(Mode::Strict);
+        let read = read_document(&text, &mut v, &mut Anchors::default());
+        assert_eq!(read.is_ok(), one_pass, "{first} then {last}");
+        let (tool, diagnostics) = whole(&text, Mode::Strict);
+        let mut expected: Vec<_> = diagnostics.iter().map(essence).collect();
+        let (loaded, mut got): (_, Vec<_>) =
+            match crate::load::load(&text, &crate::LoadOptions::strict()) {
+                Ok(t) => (Some(t.tool), t.warnings.iter().map(essence).collect()),
+                Err(e) => (None, e.diagnostics.iter().map(essence).collect()),
+            };
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "{first} then {last}");
+        assert_eq!(loaded, tool, "{first} then {last}");
+    }
+}
+
 #[test]
 fn each_command_is_anchored_at_its_object() {
     let text = format!(
         "{{{HEAD},\n \"commands\": {{\"a\": \n\t{{ \"description\": \"a\", \"commands\": {{\"b\": {{\"description\": \"b\"}}, \
          \"c\":{{}}, \"e\": {{\"d\\u0065scription\": \"e\"}}}}}}}}}}"
     );
-    let (_, _, anchors) = by_node(&text, Mode::Strict);
-    let value: Value = serde_json::from_str(&text).unwrap();
+    let anchors = anchors_start_their_objects(&text);
     let mut names: Vec<&Vec<String>> = anchors.keys().collect();
     names.sort();
     // `c` has no member to find it by; `e`'s first name has an escape, so the parser copied
@@ -155,16 +229,4 @@ fn each_command_is_anchored_at_its_object() {
         names,
         [&vec!["a".to_string()], &vec!["a".into(), "b".into()]]
     );
-    for (names, &start) in &anchors {
-        let mut expected = &value;
-        for name in names {
-            expected = &expected["commands"][name];
-        }
-        let mut de = serde_json::Deserializer::from_str(&text[start..]);
-        assert_eq!(
-            &<Value as serde::Deserialize>::deserialize(&mut de).unwrap(),
-            expected,
-            "{names:?}"
-        );
-    }
 }
