@@ -26,10 +26,12 @@ mod output;
 mod review;
 mod tool_calls;
 
-/// The allocator of the `atip` process: mimalloc. Loading a large document makes millions of
-/// small allocations and frees (a `Value` per command, read into the model and dropped); with
-/// the system allocator they were half of `atip compile`'s time on 20,000 aws commands
-/// (BENCHMARKS.md). The libraries leave the choice to the program that uses them.
+/// The allocator of the `atip` process: mimalloc, without transparent huge pages. Loading a
+/// large document makes millions of small allocations and frees (a `Value` per command, read
+/// into the model and dropped); with the system allocator they were half of `atip compile`'s
+/// time on 20,000 aws commands. Huge pages made the kernel compact memory on page faults:
+/// up to a second of system time, varying from run to run (BENCHMARKS.md). The libraries leave
+/// the choice to the program that uses them.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
