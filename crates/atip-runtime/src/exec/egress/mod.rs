@@ -68,7 +68,7 @@ pub(super) const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Name lookups one run's proxy has in flight at once. The system resolver blocks a thread of
 /// tokio's blocking pool until it returns, which can be long after the proxy gave up on it
-/// ([`HANDSHAKE_TIMEOUT`]; a resolver with three silent name servers takes 30 s): a lookup
+/// (10 s; a resolver with three silent name servers takes 30 s): a lookup
 /// counts until it really ends, so that names whose servers never answer cannot pile up
 /// threads in the runner as connection slots free. A connection that finds every lookup taken
 /// waits for one until its own time is up, then is refused.
