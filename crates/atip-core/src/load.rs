@@ -79,7 +79,9 @@ fn load_anchored(
     let tool = match node::read_document(text, &mut v, anchors) {
         Ok(tool) => tool,
         // Not an object, invalid JSON (a string escape such as a lone surrogate, a number out
-        // of range) or too deep: the whole-value path reports why, or checks the value.
+        // of range) or too deep: the whole-value path reports why, or checks the value. Also a
+        // root that declares another version after its commands were read: checked whole, the
+        // last declaration applies to every command.
         Err(node::Unread) => {
             v = Validation::new(options.mode);
             anchors.clear();

@@ -46,8 +46,9 @@ pub(super) struct Unread;
 ///
 /// # Errors
 ///
-/// [`Unread`] when `text` is not a JSON object that parses; `v` and `anchors` then hold
-/// whatever was found before the parser stopped, to be discarded.
+/// [`Unread`] when `text` is not a JSON object that parses, or its root declares another
+/// version after its commands were read; `v` and `anchors` then hold whatever was found
+/// before, to be discarded.
 pub(super) fn read_document(
     text: &str,
     v: &mut Validation,
