@@ -230,3 +230,190 @@ fn each_command_is_anchored_at_its_object() {
         [&vec!["a".to_string()], &vec!["a".into(), "b".into()]]
     );
 }
+
+/// Random documents in the shapes the reader treats differently — members in any order, names
+/// given twice, names with escapes, `commands` that are not objects, versions before, after
+/// and around the commands, known and unknown — against checking each as one `Value`.
+mod differential {
+    use super::*;
+    use crate::diagnostic::Severity;
+    use crate::{load, Document, FlattenOptions, LoadOptions};
+    use proptest::prelude::*;
+
+    /// A member name, sometimes with its first letter escaped.
+    fn name(key: &'static str) -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => Just(format!("\"{key}\"")),
+            1 => Just(format!("\"\\u{:04x}{}\"", key.as_bytes()[0], &key[1..])),
+        ]
+    }
+
+    /// An object of `members`, joined with whitespace of any kind.
+    fn object(members: Vec<(String, String)>, space: &str) -> String {
+        let inner: Vec<String> = members
+            .into_iter()
+            .map(|(k, v)| format!("{k}:{space}{v}"))
+            .collect();
+        format!("{{{space}{}{space}}}", inner.join(&format!(",{space}")))
+    }
+
+    fn space() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(" ".to_owned()),
+            Just("\n".to_owned()),
+            Just("\t \n  ".to_owned())
+        ]
+    }
+
+    fn option() -> impl Strategy<Value = String> {
+        let member = prop_oneof![
+            (name("name"), prop_oneof![Just("\"tag\""), Just("5")]),
+            (
+                name("flags"),
+                prop_oneof![Just("[\"--tag\"]"), Just("\"--tag\""), Just("[]")]
+            ),
+            (
+                name("type"),
+                prop_oneof![Just("\"string\""), Just("\"text\"")]
+            ),
+            (name("description"), prop_oneof![Just("\"t\""), Just("1")]),
+            (name("variadic"), prop_oneof![Just("true"), Just("\"yes\"")]),
+            (
+                name("envVar"),
+                prop_oneof![Just("\"TAG\""), Just("\"bad-var\"")]
+            ),
+            (name("odd"), Just("{}")),
+        ];
+        (prop::collection::vec(member, 0..6), space()).prop_map(|(members, space)| {
+            let members = members
+                .into_iter()
+                .map(|(k, v)| (k, v.to_owned()))
+                .collect();
+            object(members, &space)
+        })
+    }
+
+    fn command() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("{}".to_owned()),
+            Just("5".to_owned()),
+            Just("\"c\"".to_owned())
+        ];
+        let plain = |inner: BoxedStrategy<String>| {
+            let member = prop_oneof![
+                (
+                    name("description"),
+                    prop_oneof![Just("\"d\"".to_owned()), Just("7".to_owned())].boxed()
+                ),
+                (
+                    name("options"),
+                    prop::collection::vec(option(), 0..3)
+                        .prop_map(|o| format!("[{}]", o.join(",")))
+                        .boxed()
+                ),
+                (
+                    name("examples"),
+                    prop_oneof![Just("[\"x --go\"]".to_owned()), Just("[1]".to_owned())].boxed()
+                ),
+                (name("odd"), Just("true".to_owned()).boxed()),
+                (name("commands"), commands(inner.clone())),
+                (
+                    name("commands"),
+                    prop_oneof![Just("[1]".to_owned()), Just("{}".to_owned())].boxed()
+                ),
+            ];
+            (prop::collection::vec(member, 0..6), space())
+                .prop_map(|(members, space)| object(members, &space))
+        };
+        leaf.prop_recursive(3, 24, 4, move |inner| plain(inner.boxed()))
+    }
+
+    /// A `commands` object whose subcommands come from `inner`, names sometimes repeated.
+    fn commands(inner: BoxedStrategy<String>) -> BoxedStrategy<String> {
+        let child = (
+            prop_oneof![Just("\"a\""), Just("\"b\""), Just("\"\\u0061\"")],
+            inner,
+        );
+        (prop::collection::vec(child, 0..4), space())
+            .prop_map(|(children, space)| {
+                let members = children
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect();
+                object(members, &space)
+            })
+            .boxed()
+    }
+
+    fn document() -> impl Strategy<Value = String> {
+        let version = prop_oneof![
+            Just("\"0.4\""),
+            Just("\"0.6\""),
+            Just("\"9.9\""),
+            Just("{\"version\": \"0.5\"}"),
+        ];
+        let member = prop_oneof![
+            3 => (Just("\"atip\"".to_owned()), version.prop_map(str::to_owned)),
+            1 => (Just("\"name\"".to_owned()), Just("\"t\"".to_owned())),
+            1 => (Just("\"version\"".to_owned()), Just("\"1\"".to_owned())),
+            1 => (Just("\"description\"".to_owned()), Just("\"d\"".to_owned())),
+            3 => (Just("\"commands\"".to_owned()), commands(command().boxed())),
+        ];
+        (prop::collection::vec(member, 1..7), space())
+            .prop_map(|(members, space)| object(members, &space))
+    }
+
+    /// What a diagnostic says, wherever it is.
+    fn essence(d: &Diagnostic) -> (Severity, String, String) {
+        (d.severity, d.path.to_string(), d.message.clone())
+    }
+
+    /// Every located diagnostic is where a search from the root puts it.
+    fn located_as_from_the_root(
+        text: &str,
+        diagnostics: &[Diagnostic],
+    ) -> Result<(), TestCaseError> {
+        let mut fresh: Vec<Diagnostic> = diagnostics.to_vec();
+        for d in &mut fresh {
+            d.location = None;
+        }
+        crate::diagnostic::locate(text, &mut fresh);
+        let key = |d: &Diagnostic| (essence(d), d.location.map(|l| (l.line, l.column)));
+        let (mut ours, mut root): (Vec<_>, Vec<_>) = (
+            diagnostics.iter().map(key).collect(),
+            fresh.iter().map(key).collect(),
+        );
+        ours.sort();
+        root.sort();
+        prop_assert_eq!(ours, root);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn loading_finds_what_checking_the_whole_value_finds(text in document()) {
+            for mode in [Mode::Strict, Mode::Lenient] {
+                let options = LoadOptions { mode, file: None };
+                let (tool, diagnostics) = match load(&text, &options) {
+                    Ok(t) => (Some(t.tool), t.warnings),
+                    Err(e) => (None, e.diagnostics),
+                };
+                let (whole_tool, whole_diagnostics) = whole(&text, mode);
+                let whole_tool = whole_tool.filter(|_| !whole_diagnostics.iter().any(Diagnostic::is_error));
+                let mut ours: Vec<_> = diagnostics.iter().map(essence).collect();
+                let mut theirs: Vec<_> = whole_diagnostics.iter().map(essence).collect();
+                ours.sort();
+                theirs.sort();
+                prop_assert_eq!(ours, theirs, "{:?}", mode);
+                prop_assert_eq!(tool, whole_tool, "{:?}", mode);
+                located_as_from_the_root(&text, &diagnostics)?;
+                let flat = match Document::parse(&text, &options, &FlattenOptions::default()) {
+                    Ok(d) => d.warnings,
+                    Err(e) => e.diagnostics,
+                };
+                located_as_from_the_root(&text, &flat)?;
+            }
+        }
+    }
+}
