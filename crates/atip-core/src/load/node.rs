@@ -22,6 +22,8 @@
 //! its stack bounded) is kept for the whole text: each value is read with the room the
 //! levels above it leave, and a document that would nest deeper does not parse.
 
+use std::borrow::Cow;
+
 use indexmap::IndexMap;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -81,10 +83,10 @@ pub(super) fn read_document(
             for (name, text) in raw {
                 r.names.push(name);
                 let mut de = serde_json::Deserializer::from_str(text.get());
-                let loaded = CommandSeed {
+                let loaded = Seed(CommandNode {
                     r: &mut r,
                     room: MAX_DEPTH - 2,
-                }
+                })
                 .deserialize(&mut de)
                 .and_then(|loaded| de.end().map(|()| loaded));
                 let name = r.names.pop().unwrap_or_default();
@@ -204,50 +206,119 @@ fn inner<E: serde::de::Error>(room: usize) -> Result<usize, E> {
         .ok_or_else(|| E::custom("recursion limit exceeded"))
 }
 
-/// A member name, lent from the text when it has no escapes.
-enum Key<'de> {
-    Lent(&'de str),
-    Owned(String),
-}
-
-impl Key<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            Key::Lent(s) => s,
-            Key::Owned(s) => s,
-        }
-    }
-
-    fn into_string(self) -> String {
-        match self {
-            Key::Lent(s) => s.to_owned(),
-            Key::Owned(s) => s,
-        }
-    }
-}
-
+/// A member name, lent from the text when it has no escapes (serde_json then hands out a
+/// slice of the text: where it is tells where its object starts).
 struct KeySeed;
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key<'de>, D::Error> {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
 impl<'de> Visitor<'de> for KeySeed {
-    type Value = Key<'de>;
+    type Value = Cow<'de, str>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a member name")
     }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key::Lent(s))
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
     }
-    fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
-        Ok(Key::Owned(s.to_owned()))
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
     }
-    fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
-        Ok(Key::Owned(s))
+    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+/// What a value read with some room becomes: an object by [`Node::object`], anything else
+/// read as a [`Value`] (its arrays and objects within the room) and given to [`Node::other`].
+/// [`Seed`] is the one visitor of every kind of node, so each JSON type is read in one place.
+trait Node<'de>: Sized {
+    type Out;
+    /// Levels of arrays and objects the value may still open.
+    fn room(&self) -> usize;
+    fn object<A: MapAccess<'de>>(self, map: A) -> Result<Self::Out, A::Error>;
+    fn other(self, value: Value) -> Self::Out;
+}
+
+/// Reads one value as its [`Node`] says.
+struct Seed<N>(N);
+
+impl<'de, N: Node<'de>> DeserializeSeed<'de> for Seed<N> {
+    type Value = N::Out;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<N::Out, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, N: Node<'de>> Visitor<'de> for Seed<N> {
+    type Value = N::Out;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<N::Out, A::Error> {
+        self.0.object(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<N::Out, A::Error> {
+        let room = inner(self.0.room())?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(bounded(room))? {
+            items.push(item);
+        }
+        Ok(self.0.other(Value::Array(items)))
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::Bool(b)))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::from(n)))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::from(n)))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::from(n)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::String(s.to_owned())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::String(s)))
+    }
+    fn visit_unit<E>(self) -> Result<N::Out, E> {
+        Ok(self.0.other(Value::Null))
+    }
+}
+
+/// A plain [`Value`] with at most `room` levels of arrays and objects.
+struct Plain {
+    room: usize,
+}
+
+/// The seed of a plain value with `room` levels.
+fn bounded(room: usize) -> Seed<Plain> {
+    Seed(Plain { room })
+}
+
+impl<'de> Node<'de> for Plain {
+    type Out = Value;
+    fn room(&self) -> usize {
+        self.room
+    }
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let room = inner(self.room)?;
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(bounded(room))?;
+            members.insert(key, value);
+        }
+        Ok(Value::Object(members))
+    }
+    fn other(self, value: Value) -> Value {
+        value
     }
 }
 
@@ -287,14 +358,14 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_, '_> {
                     }
                     None => true,
                 };
-                commands = map.next_value_seed(CommandsSeed {
+                commands = map.next_value_seed(Seed(CommandsNode {
                     r: &mut *self.r,
                     room,
                     defer,
-                })?;
+                }))?;
                 commands.value()
             } else {
-                map.next_value_seed(Bounded { room })?
+                map.next_value_seed(bounded(room))?
             };
             members.insert(key, value);
         }
@@ -323,26 +394,19 @@ impl Commands<'_> {
     }
 }
 
-struct CommandsSeed<'r, 't, 'a> {
+/// A `commands` member: its subcommands read in place, or kept as text (`defer`).
+struct CommandsNode<'r, 't, 'a> {
     r: &'r mut Reader<'t, 'a>,
     room: usize,
-    /// Keep the subcommands as text instead of reading them.
     defer: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for CommandsSeed<'_, '_, '_> {
-    type Value = Commands<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
+impl<'de> Node<'de> for CommandsNode<'_, '_, '_> {
+    type Out = Commands<'de>;
+    fn room(&self) -> usize {
+        self.room
     }
-}
-
-impl<'de> Visitor<'de> for CommandsSeed<'_, '_, '_> {
-    type Value = Commands<'de>;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Commands<'de>, A::Error> {
         let room = inner(self.room)?;
         if self.defer {
             let mut raw = IndexMap::new();
@@ -359,66 +423,30 @@ impl<'de> Visitor<'de> for CommandsSeed<'_, '_, '_> {
             if again {
                 r.forget(true);
             }
-            let loaded = map.next_value_seed(CommandSeed { r: &mut *r, room });
+            let loaded = map.next_value_seed(Seed(CommandNode { r: &mut *r, room }));
             let name = r.names.pop().unwrap_or_default();
             read.insert(name, loaded?);
         }
         Ok(Commands::Read(read))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        Bounded { room: self.room }
-            .visit_seq(seq)
-            .map(Commands::Other)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::Bool(b)))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::from(n)))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::from(n)))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::from(n)))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::String(s.to_owned())))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::String(s)))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Commands::Other(Value::Null))
+    fn other(self, value: Value) -> Commands<'de> {
+        Commands::Other(value)
     }
 }
 
 /// A command, at the end of [`Reader::names`]: read, checked and built. A command that is
 /// not an object is checked as its value (validation reports it).
-struct CommandSeed<'r, 't, 'a> {
+struct CommandNode<'r, 't, 'a> {
     r: &'r mut Reader<'t, 'a>,
     room: usize,
 }
 
-impl CommandSeed<'_, '_, '_> {
-    fn value<E>(self, value: Result<Value, E>) -> Result<Loaded, E> {
-        Ok(self.r.command(value?, None))
+impl<'de> Node<'de> for CommandNode<'_, '_, '_> {
+    type Out = Loaded;
+    fn room(&self) -> usize {
+        self.room
     }
-}
-
-impl<'de> DeserializeSeed<'de> for CommandSeed<'_, '_, '_> {
-    type Value = Loaded;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Loaded, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CommandSeed<'_, '_, '_> {
-    type Value = Loaded;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Loaded, A::Error> {
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Loaded, A::Error> {
         let room = inner(self.room)?;
         let r = self.r;
         let mut members = Map::new();
@@ -426,19 +454,19 @@ impl<'de> Visitor<'de> for CommandSeed<'_, '_, '_> {
         let mut first = true;
         while let Some(key) = map.next_key_seed(KeySeed)? {
             if std::mem::take(&mut first) {
-                if let Key::Lent(name) = key {
+                if let Cow::Borrowed(name) = key {
                     r.anchor(name);
                 }
             }
-            let value = if key.as_str() == "commands" {
+            let value = if key == "commands" {
                 if members.contains_key("commands") {
                     r.forget(false);
                 }
-                let mut commands = map.next_value_seed(CommandsSeed {
+                let mut commands = map.next_value_seed(Seed(CommandsNode {
                     r: &mut *r,
                     room,
                     defer: false,
-                })?;
+                }))?;
                 let value = commands.value();
                 read = match commands {
                     Commands::Read(children) => Some(children),
@@ -446,93 +474,14 @@ impl<'de> Visitor<'de> for CommandSeed<'_, '_, '_> {
                 };
                 value
             } else {
-                map.next_value_seed(Bounded { room })?
+                map.next_value_seed(bounded(room))?
             };
-            members.insert(key.into_string(), value);
+            members.insert(key.into_owned(), value);
         }
         Ok(r.command(Value::Object(members), read))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Loaded, A::Error> {
-        let value = Bounded { room: self.room }.visit_seq(seq);
-        self.value(value)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Loaded, E> {
-        self.value(Ok(Value::Bool(b)))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Loaded, E> {
-        self.value(Ok(Value::from(n)))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Loaded, E> {
-        self.value(Ok(Value::from(n)))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Loaded, E> {
-        self.value(Ok(Value::from(n)))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Loaded, E> {
-        self.value(Ok(Value::String(s.to_owned())))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Loaded, E> {
-        self.value(Ok(Value::String(s)))
-    }
-    fn visit_unit<E>(self) -> Result<Loaded, E> {
-        self.value(Ok(Value::Null))
-    }
-}
-
-/// A [`Value`] with at most `room` levels of arrays and objects.
-struct Bounded {
-    room: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for Bounded {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Bounded {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let room = inner(self.room)?;
-        let mut members = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(Bounded { room })?;
-            members.insert(key, value);
-        }
-        Ok(Value::Object(members))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let room = inner(self.room)?;
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(Bounded { room })? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn other(self, value: Value) -> Loaded {
+        self.r.command(value, None)
     }
 }
 

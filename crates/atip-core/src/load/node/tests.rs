@@ -35,7 +35,7 @@ fn a_value_nests_as_deep_as_serde_json_allows_and_no_deeper() {
         let text = nested(levels);
         let whole = serde_json::from_str::<Value>(&text);
         let mut de = serde_json::Deserializer::from_str(&text);
-        let ours = Bounded { room: MAX_DEPTH }.deserialize(&mut de);
+        let ours = bounded(MAX_DEPTH).deserialize(&mut de);
         assert_eq!(ours.is_ok(), whole.is_ok(), "{levels} levels");
         if let (Ok(ours), Ok(whole)) = (ours, whole) {
             assert_eq!(ours, whole);

@@ -181,13 +181,9 @@ struct Journal {
 pub(super) struct Shared {
     pub(super) rules: Egress,
     pub(super) slots: Arc<tokio::sync::Semaphore>,
-    /// [`MAX_LOOKUPS`] permits, each held by a lookup until the resolver returns.
-    lookups: Arc<tokio::sync::Semaphore>,
-    /// The process's permits ([`MAX_PROCESS_LOOKUPS`]), also held until the resolver returns.
-    process_lookups: &'static tokio::sync::Semaphore,
-    resolver: Resolver,
-    /// How long a name may take to resolve ([`HANDSHAKE_TIMEOUT`]).
-    lookup_timeout: Duration,
+    /// The run's [`MAX_LOOKUPS`] permits, each held by a lookup until the resolver returns.
+    run_lookups: Arc<tokio::sync::Semaphore>,
+    lookups: Lookups,
     journal: Mutex<Journal>,
     tasks: Mutex<JoinSet<()>>,
 }
@@ -307,10 +303,8 @@ impl EgressProxy {
         let shared = Arc::new(Shared {
             rules,
             slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS)),
-            lookups: Arc::new(tokio::sync::Semaphore::new(MAX_LOOKUPS)),
-            process_lookups: lookups.process,
-            resolver: lookups.resolver,
-            lookup_timeout: lookups.timeout,
+            run_lookups: Arc::new(tokio::sync::Semaphore::new(MAX_LOOKUPS)),
+            lookups,
             journal: Mutex::new(Journal::default()),
             tasks: Mutex::new(JoinSet::new()),
         });
@@ -457,18 +451,18 @@ struct Lookups {
 /// one of the process's [`MAX_PROCESS_LOOKUPS`] until the resolver returns, whether or not the
 /// proxy still waits for it.
 async fn resolve(shared: &Shared, name: &str, port: u16) -> Result<Vec<SocketAddr>, Refusal> {
-    let deadline = tokio::time::Instant::now() + shared.lookup_timeout;
+    let deadline = tokio::time::Instant::now() + shared.lookups.timeout;
     let unresolved = |why: &str| Refusal::Unresolved(why.to_owned());
     let busy = || unresolved("too many name lookups in flight");
-    let run = tokio::time::timeout_at(deadline, Arc::clone(&shared.lookups).acquire_owned())
+    let run = tokio::time::timeout_at(deadline, Arc::clone(&shared.run_lookups).acquire_owned())
         .await
         .map_err(|_| busy())?
         .map_err(|_| busy())?;
-    let process = tokio::time::timeout_at(deadline, shared.process_lookups.acquire())
+    let process = tokio::time::timeout_at(deadline, shared.lookups.process.acquire())
         .await
         .map_err(|_| busy())?
         .map_err(|_| busy())?;
-    let resolver = Arc::clone(&shared.resolver);
+    let resolver = Arc::clone(&shared.lookups.resolver);
     let name = name.to_owned();
     let lookup = tokio::task::spawn_blocking(move || {
         let resolved = resolver(&name, port);
