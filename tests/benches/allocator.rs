@@ -7,7 +7,6 @@
 //! reference".
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use atip_core::{Document, FlattenOptions, LoadOptions};
 use criterion::Criterion;
@@ -23,10 +22,7 @@ fn real_aws_mimalloc(c: &mut Criterion) {
     let Some((_, text)) = common::real_aws::documents() else {
         return;
     };
-    let mut g = c.benchmark_group("real-aws-mimalloc");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(12));
+    let mut g = common::real_aws::group(c, "real-aws-mimalloc");
     g.bench_function("parse-floor", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });

@@ -126,10 +126,7 @@ fn real_aws(c: &mut Criterion) {
     let Some((one, text)) = common::real_aws::documents() else {
         return;
     };
-    let mut g = c.benchmark_group("real-aws");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(12));
+    let mut g = common::real_aws::group(c, "real-aws");
     g.bench_function("parse-floor", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });

@@ -31,3 +31,15 @@ pub fn documents() -> Option<(String, String)> {
     let text = serde_json::to_string_pretty(&doc).unwrap();
     Some((one, text))
 }
+
+/// A benchmark group for documents this size: ten samples of up to 12 s each.
+pub fn group<'c>(
+    c: &'c mut criterion::Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'c, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(12));
+    g
+}
