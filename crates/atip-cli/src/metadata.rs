@@ -10,7 +10,7 @@ use atip_runtime::{
 };
 
 use crate::load::{load_tools, Warnings};
-use crate::output::{emit, exiting, Failure, Outcome};
+use crate::output::{emit, emit_parts, exiting, Failure, Outcome};
 
 /// `atip check`: every file, every diagnostic; status 1 when any file has an error.
 pub(crate) fn check(files: &[PathBuf], lenient: bool, summary: bool) -> Outcome {
@@ -121,25 +121,30 @@ pub(crate) fn compile(
         .into_iter()
         .map(|t| t.global_options(globals.clone()))
         .collect();
-    // Each file's array, joined: written without building a JSON value of the whole, and
-    // without keeping every command's spec (the notes are found while writing).
-    let mut out = String::from("[");
+    // Each file's array, joined: written without building a JSON value of the whole, without
+    // keeping every command's spec (the notes are found while writing), and without copying
+    // the arrays into one text.
+    let mut arrays = Vec::with_capacity(tools.len());
     let mut notes = Vec::new();
     let mut count = 0;
     for t in &tools {
         let (array, found) = t.definitions_json_and_notes(provider);
         notes.extend(found);
         count += t.document().commands.len();
+        arrays.push(array);
+    }
+    let mut parts = vec!["["];
+    for array in &arrays {
         let inner = &array[1..array.len() - 1];
         if !inner.is_empty() {
-            if out.len() > 1 {
-                out.push(',');
+            if parts.len() > 1 {
+                parts.push(",");
             }
-            out.push_str(inner);
+            parts.push(inner);
         }
     }
-    out.push_str("]\n");
-    let code = emit(&out)?;
+    parts.push("]\n");
+    let code = emit_parts(&parts)?;
     // What had to give to fit the provider's documented limits (atip_runtime::limits).
     notes.extend(atip_runtime::limits::count_note(count, provider));
     for note in notes {

@@ -45,8 +45,18 @@ pub(crate) fn emit_json(value: &Value) -> Outcome {
 
 /// Writes to stdout; a closed pipe (`atip gen … | head`) ends quietly instead of panicking.
 pub(crate) fn emit(text: &str) -> Outcome {
+    emit_parts(&[text])
+}
+
+/// [`emit`] of `parts` one after the other, without joining them first (a compile's output is
+/// as large as its documents).
+pub(crate) fn emit_parts(parts: &[&str]) -> Outcome {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let written = parts
+        .iter()
+        .try_for_each(|part| out.write_all(part.as_bytes()))
+        .and_then(|()| out.flush());
+    match written {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(Failure::new(format!("cannot write the output: {e}"))),

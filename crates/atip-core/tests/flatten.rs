@@ -147,6 +147,28 @@ fn own_option_shadows_inherited_and_global_with_a_warning() {
 }
 
 #[test]
+fn an_inherited_option_shadowed_under_each_of_many_groups_is_reported_for_each() {
+    // Each group's option is shadowed in its only command, so nothing keeps it once the walk
+    // leaves the group: the next group's option may be given the same address, which must not
+    // pass for the option already reported.
+    let groups: Vec<String> = (0..50)
+        .map(|i| {
+            format!(
+                r#""g{i}": {{"description": "g", "options": [{o}], "commands": {{
+                    "c": {{"description": "c", "options": [{o}]}}}}}}"#,
+                o = opt("repo", r#""--repo""#)
+            )
+        })
+        .collect();
+    let d = doc(&tool(&format!(r#""commands": {{{}}}"#, groups.join(", "))));
+    let warned: Vec<String> = d.warnings.iter().map(|w| w.path.to_string()).collect();
+    let expected: Vec<String> = (0..50)
+        .map(|i| format!("$.commands.g{i}.options[0]"))
+        .collect();
+    assert_eq!(warned, expected);
+}
+
+#[test]
 fn argument_and_option_with_the_same_name_collide() {
     let err = doc_err(&tool(&format!(
         r#""commands": {{"a": {{"description": "a",

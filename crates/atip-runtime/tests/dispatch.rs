@@ -437,34 +437,74 @@ fn invocations_carry_the_environment_variables_their_command_declares() {
 /// texts, a giant enum) — whether or not the specs were built before.
 #[test]
 fn definitions_and_their_notes_in_one_pass_match_the_specs() {
-    use atip_runtime::limits;
-    use atip_runtime::Provider;
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
     let mut noted = 0;
     for file in ["hostile.json", "giant_enum.json", "wide.json"] {
         let path = fixtures.join(file);
-        let load = || {
+        noted += definitions_match_the_specs(file, || {
             RuntimeTool::from_path(
                 &path,
                 atip_runtime::Mode::Lenient,
                 &FlattenOptions::default(),
             )
             .unwrap()
-        };
-        for p in &Provider::ALL {
-            let streamed = load();
-            let (json, notes) = streamed.definitions_json_and_notes(*p);
-            let built = load();
-            let mut expected = limits::notes(built.specs(), *p);
-            if limits::count_note(built.specs().len(), *p).is_some() {
-                expected.pop();
-            }
-            assert_eq!(json, built.definitions_json(*p), "{file} {p:?}");
-            assert_eq!(notes, expected, "{file} {p:?}");
-            // With the specs built first, the same.
-            assert_eq!(built.definitions_json_and_notes(*p), (json, notes.clone()));
-            noted += notes.len();
-        }
+        });
     }
     assert!(noted > 0, "no fixture had to give");
+}
+
+/// The same for a document large enough to be written in two halves on two threads, with a
+/// command that must give in each half: the halves joined are the one-thread text, notes in
+/// command order.
+#[test]
+fn definitions_written_in_two_halves_match_the_specs() {
+    // 1,000 values of 24 characters: more than OpenAI's strict schemas take.
+    let values: Vec<String> = (0..1000).map(|v| format!("value-{v:018}")).collect();
+    let commands: serde_json::Map<String, serde_json::Value> = (0..6000)
+        .map(|i| {
+            let mut out = json!({"name": "out", "flags": ["--out"], "type": "string",
+                                 "description": "where"});
+            if i == 10 || i == 5000 {
+                out["enum"] = json!(values);
+            }
+            let command = json!({"description": format!("command {i}"), "options": [out]});
+            (format!("c{i}"), command)
+        })
+        .collect();
+    let text = json!({"atip": {"version": "0.6"}, "name": "big", "version": "1",
+                      "description": "d", "commands": commands})
+    .to_string();
+    let noted = definitions_match_the_specs("6,000 commands", || {
+        RuntimeTool::new(
+            Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
+            None,
+        )
+    });
+    assert!(
+        noted >= 2,
+        "{noted} notes: a command in each half must give"
+    );
+}
+
+/// Checks [`RuntimeTool::definitions_json_and_notes`] against the specs for every provider;
+/// the number of notes found.
+fn definitions_match_the_specs(label: &str, load: impl Fn() -> RuntimeTool) -> usize {
+    use atip_runtime::limits;
+    use atip_runtime::Provider;
+    let mut noted = 0;
+    for p in &Provider::ALL {
+        let streamed = load();
+        let (json, notes) = streamed.definitions_json_and_notes(*p);
+        let built = load();
+        let mut expected = limits::notes(built.specs(), *p);
+        if limits::count_note(built.specs().len(), *p).is_some() {
+            expected.pop();
+        }
+        assert_eq!(json, built.definitions_json(*p), "{label} {p:?}");
+        assert_eq!(notes, expected, "{label} {p:?}");
+        // With the specs built first, the same.
+        assert_eq!(built.definitions_json_and_notes(*p), (json, notes.clone()));
+        noted += notes.len();
+    }
+    noted
 }

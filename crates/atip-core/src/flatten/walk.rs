@@ -70,6 +70,7 @@ fn flatten_parts(
         names: HashMap::default(),
         diags: Vec::new(),
         shadow_seen: HashSet::default(),
+        global_shadow_reports: None,
         seen_paths: Vec::new(),
         lenient,
         problems: Vec::new(),
@@ -98,12 +99,7 @@ fn flatten_parts(
     w.problems.push(problems);
     let mut levels = vec![globals];
     let tool_effects = tool_effects.cloned().unwrap_or_default();
-    let mut visible = Vec::new();
-    let commands_path = root.key("commands");
-    for (name, cmd) in commands {
-        let json = commands_path.key(&name);
-        w.walk(&name, cmd, &mut visible, json, &mut levels, &tool_effects);
-    }
+    w.walk_root(commands, &root.key("commands"), &mut levels, &tool_effects);
 
     if let Some(filter) = &w.filter {
         for (entry, segs, hit) in filter {
@@ -147,28 +143,32 @@ fn flatten_parts(
     }
 }
 
-struct Walker<'a> {
-    tool_name: &'a str,
+pub(super) struct Walker<'a> {
+    pub(super) tool_name: &'a str,
     /// (entry as given, its segments, whether it matched a command)
-    filter: Option<Vec<(String, Vec<String>, bool)>>,
-    out: Vec<FlatCommand>,
-    names: HashMap<String, Arc<JsonPath>>,
-    diags: Vec<Diagnostic>,
+    pub(super) filter: Option<Vec<(String, Vec<String>, bool)>>,
+    pub(super) out: Vec<FlatCommand>,
+    pub(super) names: HashMap<String, Arc<JsonPath>>,
+    pub(super) diags: Vec<Diagnostic>,
     /// Shadowed options already reported (each is reported once, with its first shadower),
-    /// by the address of their shared value.
-    shadow_seen: HashSet<*const FlatParam>,
+    /// by the address of their shared value; an inherited level's are forgotten when the walk
+    /// leaves it (its values may be freed, and their addresses given to others).
+    pub(super) shadow_seen: HashSet<usize>,
+    /// Walking the second half of the root's commands ([`super::split`]): the shadowed global
+    /// options reported, as (index in `diags`, address), for the first half's reports to win.
+    pub(super) global_shadow_reports: Option<Vec<(usize, usize)>>,
     /// With a filter: every command path walked past, for "did you mean" hints.
-    seen_paths: Vec<String>,
+    pub(super) seen_paths: Vec<String>,
     /// Lenient: errors leave out the commands they touch (see [`Walker::level_problems`]).
-    lenient: bool,
+    pub(super) lenient: bool,
     /// Per level of `levels` (globals first): the errors found in it, as reasons.
-    problems: Vec<Vec<String>>,
-    skipped: Vec<SkippedCommand>,
-    merged_duplicates: usize,
+    pub(super) problems: Vec<Vec<String>>,
+    pub(super) skipped: Vec<SkippedCommand>,
+    pub(super) merged_duplicates: usize,
 }
 
 impl Walker<'_> {
-    fn walk(
+    pub(super) fn walk(
         &mut self,
         name: &str,
         cmd: CommandSpec,
@@ -237,7 +237,11 @@ impl Walker<'_> {
                     let json = children.key(&child_name);
                     self.walk(&child_name, child, visible, json, levels, &merged);
                 }
-                levels.pop();
+                if let Some(level) = levels.pop() {
+                    for p in &level {
+                        self.shadow_seen.remove(&(Arc::as_ptr(p) as usize));
+                    }
+                }
                 self.problems.pop();
             }
         }
@@ -357,7 +361,17 @@ impl Walker<'_> {
             let mut kept = Vec::with_capacity(level.len());
             for p in level {
                 if let Some(winner) = taken.get(p.name.as_str()) {
-                    if !std::ptr::eq(*winner, &**p) && self.shadow_seen.insert(Arc::as_ptr(p)) {
+                    if !std::ptr::eq(*winner, &**p)
+                        && self.shadow_seen.insert(Arc::as_ptr(p) as usize)
+                    {
+                        if let Some(reports) = &mut self.global_shadow_reports {
+                            if p.is_global() {
+                                reports.push((
+                                    self.diags.len() + shadowed.len(),
+                                    Arc::as_ptr(p) as usize,
+                                ));
+                            }
+                        }
                         shadowed.push(Diagnostic::warning(
                             p.json_path(),
                             format!(

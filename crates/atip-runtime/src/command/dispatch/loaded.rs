@@ -39,6 +39,11 @@ pub struct RuntimeTool {
     globals: atip_core::GlobalOptions,
 }
 
+/// Above this many commands, [`RuntimeTool::definitions_json`] writes the two halves of the
+/// document on two threads (when the machine has two cores): below it a thread costs more
+/// than it saves.
+const PARALLEL_DEFINITIONS: usize = 4096;
+
 /// What dispatch needs of every command, built once: its spec, and what each of its
 /// invocations shares.
 #[derive(Debug, Clone)]
@@ -212,7 +217,7 @@ impl RuntimeTool {
     /// [`crate::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
     /// command at a time without building every spec first.
     pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
-        self.write_definitions(provider, |_| {})
+        self.write_definitions(provider, false).0
     }
 
     /// [`RuntimeTool::definitions_json`] and, found in the same pass, the notes of every
@@ -224,35 +229,81 @@ impl RuntimeTool {
         &self,
         provider: crate::providers::Provider,
     ) -> (String, Vec<String>) {
-        let mut notes = Vec::new();
-        let json = self.write_definitions(provider, |spec| {
-            notes.extend(atip_core::providers::limits::fit(spec, provider).notes);
-        });
-        (json, notes)
+        self.write_definitions(provider, true)
     }
 
-    /// Writes every command's definition, handing each spec to `each` as it goes.
+    /// Writes every command's definition (and, with `notes`, what had to give to fit the
+    /// provider's limits), in declaration order.
+    ///
+    /// A document of more than [`PARALLEL_DEFINITIONS`] commands is written in two halves on
+    /// two threads when the machine has two cores or more: each command's definition depends
+    /// on that command alone, so the halves joined are the text one thread writes.
     fn write_definitions(
         &self,
         provider: crate::providers::Provider,
-        mut each: impl FnMut(&ToolSpec),
-    ) -> String {
+        notes: bool,
+    ) -> (String, Vec<String>) {
         if let Some(prepared) = self.prepared.get() {
-            prepared.specs.iter().for_each(&mut each);
-            return crate::providers::tool_definitions_json(&prepared.specs, provider);
+            let found = if notes {
+                prepared
+                    .specs
+                    .iter()
+                    .flat_map(|s| atip_core::providers::limits::fit(s, provider).notes)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let json = crate::providers::tool_definitions_json(&prepared.specs, provider);
+            return (json, found);
         }
+        let commands = &self.document.commands;
+        let two_threads = commands.len() > PARALLEL_DEFINITIONS
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+        if !two_threads {
+            let (mut out, found) = self.write_range("[", commands, provider, notes, 0);
+            out.push(']');
+            out.shrink_to_fit();
+            return (out, found);
+        }
+        let (first, second) = commands.split_at(commands.len() / 2);
+        let ((mut out, mut found), (rest, rest_found)) = std::thread::scope(|scope| {
+            let later = scope.spawn(|| self.write_range(",", second, provider, notes, 0));
+            let earlier = self.write_range("[", first, provider, notes, second.len());
+            // A panic of the other half (the writer has none on any document) goes on here.
+            let later = later
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (earlier, later)
+        });
+        out.reserve_exact(rest.len() + 1);
+        out.push_str(&rest);
+        out.push(']');
+        found.extend(rest_found);
+        (out, found)
+    }
+
+    /// The definitions of `commands`, joined by commas, after `lead`; with room at the end
+    /// for `room_after` more commands' worth of text (what another range will append).
+    fn write_range(
+        &self,
+        lead: &str,
+        commands: &[FlatCommand],
+        provider: crate::providers::Provider,
+        notes: bool,
+        room_after: usize,
+    ) -> (String, Vec<String>) {
         // The text is as large as the document: grown by estimate, not by doubling, so that
         // it never holds much more than it needs.
         const SAMPLE: usize = 64;
-        let commands = &self.document.commands;
-        let mut out = String::from("[");
+        let mut out = String::from(lead);
+        let mut found = Vec::new();
         // One spec, refilled per command: its texts are reused, so writing costs no
         // allocation per name, description and flag (which, in a heap the document's load
         // has fragmented, cost more than the writing).
         let mut spec: Option<ToolSpec> = None;
         for (i, c) in commands.iter().enumerate() {
             if i == SAMPLE && commands.len() > 2 * SAMPLE {
-                let estimate = out.len() / SAMPLE * commands.len();
+                let estimate = out.len() / SAMPLE * (commands.len() + room_after);
                 out.reserve_exact(estimate + estimate / 16 - out.len());
             } else if out.capacity() - out.len() < 4096 {
                 out.reserve_exact((out.len() / 4).max(1 << 16));
@@ -269,11 +320,11 @@ impl RuntimeTool {
             };
             spec.retain_global_options(&self.globals);
             crate::providers::write_definition(&mut out, spec, provider);
-            each(spec);
+            if notes {
+                found.extend(atip_core::providers::limits::fit(spec, provider).notes);
+            }
         }
-        out.push(']');
-        out.shrink_to_fit();
-        out
+        (out, found)
     }
 
     /// Checks `call` and builds the command line it asks for, with the same rules as a
