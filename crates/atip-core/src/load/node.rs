@@ -15,6 +15,11 @@
 //! after its subcommands were read, selecting another schema, is not read this way at all
 //! ([`Unread`]): checked as one value, the last declaration applies to everything.
 //!
+//! A large text (at least [`TWO_THREADS_MIN_BYTES`], on a machine with two cores) has its root's
+//! subcommands kept as raw text the same way, and read in two halves on two threads, each
+//! with its own checks and anchors: the halves' results, joined in order, are what one thread
+//! reads (every check of a subcommand depends only on it and on the schema).
+//!
 //! A name given twice (a command, or `commands` in one node) keeps its last value, as in a
 //! `Value`: what was read for the earlier one is dropped, its anchors too.
 //!
@@ -35,6 +40,32 @@ use crate::validate::Validation;
 
 /// Levels of arrays and objects serde_json parses (it refuses the 128th).
 pub(super) const MAX_DEPTH: usize = 127;
+
+/// From this size on, a text's root subcommands are read on two threads (when the machine
+/// has two cores): below it a thread costs more than it saves.
+const TWO_THREADS_MIN_BYTES: usize = 8 << 20;
+
+/// The stack of the second thread: reading recurses once per level of the text, as on the
+/// caller's thread, whose stack is usually this size.
+const TWO_THREADS_STACK: usize = 8 << 20;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests read texts of any size on two threads: the fewest bytes to do so at, and no check
+    /// of the machine's cores.
+    pub(super) static FORCE_TWO_THREADS_MIN_BYTES: std::cell::Cell<Option<usize>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Whether `text`'s root subcommands are read on two threads.
+fn two_threads(text: &str) -> bool {
+    #[cfg(test)]
+    if let Some(min) = FORCE_TWO_THREADS_MIN_BYTES.with(std::cell::Cell::get) {
+        return text.len() >= min;
+    }
+    text.len() >= TWO_THREADS_MIN_BYTES
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
 
 /// The text did not parse as one JSON object within the parser's depth limit (parsing it as a
 /// whole value tells why, or finds it is another kind of value), or its root declares its
@@ -62,6 +93,7 @@ pub(super) fn read_document(
         anchors,
         names: Vec::new(),
         read_under: None,
+        two_threads: two_threads(text),
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let (mut value, commands) = RootSeed {
@@ -77,27 +109,107 @@ pub(super) fn read_document(
     let read = match commands {
         Commands::Read(_) if r.read_under != Some(r.v.schema_name()) => return Err(Unread),
         Commands::Read(read) => read,
-        Commands::Raw(raw) => {
-            // Read now that the schema is known, each as it would have been in place.
-            let mut read = IndexMap::with_capacity(raw.len());
-            for (name, text) in raw {
-                r.names.push(name);
-                let mut de = serde_json::Deserializer::from_str(text.get());
-                let loaded = Seed(CommandNode {
-                    r: &mut r,
-                    room: MAX_DEPTH - 2,
-                })
-                .deserialize(&mut de)
-                .and_then(|loaded| de.end().map(|()| loaded));
-                let name = r.names.pop().unwrap_or_default();
-                read.insert(name, loaded.map_err(|_| Unread)?);
-            }
-            read
-        }
+        // Read now that the schema is known, each as it would have been in place.
+        Commands::Raw(raw) if r.two_threads && raw.len() >= 2 => read_in_halves(&mut r, raw)?,
+        Commands::Raw(raw) => read_raw(&mut r, raw)?,
         Commands::Other(_) => IndexMap::new(),
     };
     attach(r.v, tool.as_mut().map(|t| &mut t.commands), read);
     Ok(tool)
+}
+
+/// Reads the root's subcommands kept as text, in order, each as it would have been read in
+/// place.
+fn read_raw<'t>(
+    r: &mut Reader<'_, '_>,
+    raw: impl IntoIterator<Item = (String, &'t RawValue)>,
+) -> Result<IndexMap<String, Loaded>, Unread> {
+    let raw = raw.into_iter();
+    let mut read = IndexMap::with_capacity(raw.size_hint().0);
+    for (name, text) in raw {
+        r.names.push(name);
+        let mut de = serde_json::Deserializer::from_str(text.get());
+        let loaded = Seed(CommandNode {
+            r: &mut *r,
+            room: MAX_DEPTH - 2,
+        })
+        .deserialize(&mut de)
+        .and_then(|loaded| de.end().map(|()| loaded));
+        let name = r.names.pop().unwrap_or_default();
+        read.insert(name, loaded.map_err(|_| Unread)?);
+    }
+    Ok(read)
+}
+
+/// [`read_raw`] on two threads: the subcommands in two halves of about equal text, the second
+/// read with checks and anchors of its own (the same schema and mode, nothing found yet),
+/// then appended to the first's.
+fn read_in_halves(
+    r: &mut Reader<'_, '_>,
+    mut raw: IndexMap<String, &RawValue>,
+) -> Result<IndexMap<String, Loaded>, Unread> {
+    let total: usize = raw.values().map(|t| t.get().len()).sum();
+    let mut so_far = 0;
+    let at = raw
+        .values()
+        .position(|t| {
+            so_far += t.get().len();
+            2 * so_far >= total
+        })
+        .map_or(1, |i| i + 1)
+        .clamp(1, raw.len() - 1);
+    let mut second = Some(raw.split_off(at));
+    let mut checks = r.v.fork();
+    let mut anchors = Anchors::default();
+    let text = r.text;
+    let mut later = None;
+    let second_half = || {
+        if let Some(second) = second.take() {
+            let mut other = Reader {
+                text,
+                v: &mut checks,
+                anchors: &mut anchors,
+                names: Vec::new(),
+                read_under: None,
+                two_threads: false,
+            };
+            later = Some(read_raw(&mut other, second));
+        }
+    };
+    let first = std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .stack_size(TWO_THREADS_STACK)
+            .spawn_scoped(scope, second_half);
+        let first = read_raw(r, raw);
+        if let Ok(thread) = thread {
+            // A panic of the other half (reading has none on any text) goes on here.
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+        first
+    });
+    let later = match (later, second) {
+        (Some(later), _) => later,
+        // No thread was to be had: the second half is read after the first.
+        (None, Some(second)) => {
+            let mut other = Reader {
+                text,
+                v: &mut checks,
+                anchors: &mut anchors,
+                names: Vec::new(),
+                read_under: None,
+                two_threads: false,
+            };
+            read_raw(&mut other, second)
+        }
+        (None, None) => unreachable!("the second half is read on one thread or the other"),
+    };
+    let mut read = first?;
+    read.extend(later?);
+    r.anchors.extend(anchors);
+    r.v.append(checks.finish());
+    Ok(read)
 }
 
 /// Reads a checked node into the model; nothing when its checks (reported since `mark`)
@@ -154,6 +266,8 @@ struct Reader<'t, 'a> {
     anchors: &'a mut Anchors,
     names: Vec<String>,
     read_under: Option<&'static str>,
+    /// The root's subcommands are kept as text and read on two threads ([`two_threads`]).
+    two_threads: bool,
 }
 
 impl Reader<'_, '_> {
@@ -349,8 +463,10 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_, '_> {
                 if members.contains_key("commands") {
                     self.r.forget(false);
                 }
-                // The subcommands are read in place once the version is known.
+                // The subcommands are read in place once the version is known (or on two
+                // threads, after the root).
                 let defer = match members.get("atip") {
+                    _ if self.r.two_threads => true,
                     Some(atip) => {
                         self.r.v.select_schema(atip);
                         self.r.read_under = Some(self.r.v.schema_name());

@@ -109,6 +109,14 @@ impl Validation {
         }
     }
 
+    /// A validation in the same mode and schema as this one, with nothing found yet: for
+    /// subcommands checked on another thread, whose findings are [`Self::append`]ed after.
+    pub(crate) fn fork(&self) -> Self {
+        let mut fork = Validation::new(self.v.mode);
+        fork.v.schema = self.v.schema;
+        fork
+    }
+
     /// Checks the root; it also selects the schema from the declared version (the newest
     /// when the version is not one this library knows), whatever was selected before.
     pub(crate) fn root(&mut self, root: &mut Value) {

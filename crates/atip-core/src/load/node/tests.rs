@@ -393,7 +393,14 @@ mod differential {
         #![proptest_config(ProptestConfig::with_cases(512))]
         #[test]
         fn loading_finds_what_checking_the_whole_value_finds(text in document()) {
-            for mode in [Mode::Strict, Mode::Lenient] {
+            // On one thread, and with the root's subcommands read on two whatever the size.
+            for (force, mode) in [
+                (None, Mode::Strict),
+                (None, Mode::Lenient),
+                (Some(0), Mode::Strict),
+                (Some(0), Mode::Lenient),
+            ] {
+                super::super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(force));
                 let options = LoadOptions { mode, file: None };
                 let (tool, diagnostics) = match load(&text, &options) {
                     Ok(t) => (Some(t.tool), t.warnings),
@@ -413,6 +420,7 @@ mod differential {
                     Err(e) => e.diagnostics,
                 };
                 located_as_from_the_root(&text, &flat)?;
+                super::super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(None));
             }
         }
     }
