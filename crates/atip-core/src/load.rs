@@ -54,6 +54,10 @@ pub struct ValidatedTree {
 ///
 /// A leading UTF-8 byte-order mark is skipped. Unknown `x-`, `_` and `$` members are ignored.
 ///
+/// A text of 8 MiB or more (tens of thousands of commands) is read on two threads when the
+/// machine has two cores: the root's subcommands in two halves, joined in order, so the result
+/// is the one-thread result. When no thread can be started, it is read on the caller's.
+///
 /// # Errors
 ///
 /// [`LoadError`] with every error found (JSON syntax, schema violations, unsupported
@@ -187,6 +191,10 @@ impl Document {
     }
 
     /// Loads, validates and flattens `text`.
+    ///
+    /// Large documents use two threads when the machine has two cores: the load as [`load`]
+    /// says, and the flattening of more than 4,096 commands (the root's subcommands in two
+    /// halves, unless a flattened name would be in both). The result is the one-thread result.
     ///
     /// # Errors
     ///

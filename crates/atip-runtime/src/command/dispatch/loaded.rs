@@ -215,7 +215,8 @@ impl RuntimeTool {
 
     /// Every command as `provider` tool definitions: a compact JSON array, the same text as
     /// [`crate::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
-    /// command at a time without building every spec first.
+    /// command at a time without building every spec first (on two threads for more than
+    /// 4,096 commands, when the machine has two cores).
     pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
         self.write_definitions(provider, false).0
     }
@@ -267,12 +268,17 @@ impl RuntimeTool {
         }
         let (first, second) = commands.split_at(commands.len() / 2);
         let ((mut out, mut found), (rest, rest_found)) = std::thread::scope(|scope| {
-            let later = scope.spawn(|| self.write_range(",", second, provider, notes, 0));
+            let later = std::thread::Builder::new()
+                .spawn_scoped(scope, || self.write_range(",", second, provider, notes, 0));
             let earlier = self.write_range("[", first, provider, notes, second.len());
-            // A panic of the other half (the writer has none on any document) goes on here.
-            let later = later
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let later = match later {
+                // A panic of the other half (the writer has none on any document) goes on here.
+                Ok(later) => later
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread was to be had: the second half is written after the first.
+                Err(_) => self.write_range(",", second, provider, notes, 0),
+            };
             (earlier, later)
         });
         out.reserve_exact(rest.len() + 1);
