@@ -41,6 +41,7 @@ pub mod shared;
 pub mod shim;
 pub mod spec_table;
 pub mod tool;
+mod two_threads;
 pub mod validate;
 
 /// This crate's version (`CARGO_PKG_VERSION`).

@@ -32,10 +32,6 @@ use crate::names;
 /// half of the walk saves.
 const MIN_LEAVES: usize = 4096;
 
-/// The stack of the second walker's thread: the walk recurses once per command level, as on
-/// the caller's thread, whose stack is usually this size.
-pub(super) const STACK: usize = 8 << 20;
-
 #[cfg(test)]
 thread_local! {
     /// Tests split documents of any size: the fewest leaves to split at, and no check of the
@@ -65,8 +61,7 @@ pub(super) fn halves(
         Some(min) if total < min => return None,
         Some(_) => {}
         None => {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            if total < MIN_LEAVES || cores < 2 {
+            if total < MIN_LEAVES || !crate::two_threads::available() {
                 return None;
             }
         }
@@ -110,31 +105,13 @@ impl Walker<'_> {
     ) {
         match halves(self.tool_name, &commands, self.filter.is_none()) {
             Some(at) => {
-                let mut second = Some(commands.split_off(at));
+                let second = commands.split_off(at);
                 let mut other = self.second_half();
                 let mut other_levels = levels.clone();
-                let second_half = || {
-                    if let Some(second) = second.take() {
-                        other.walk_all(second, commands_path, &mut other_levels, effects);
-                    }
-                };
-                std::thread::scope(|scope| {
-                    let later = std::thread::Builder::new()
-                        .stack_size(STACK)
-                        .spawn_scoped(scope, second_half);
-                    self.walk_all(commands, commands_path, levels, effects);
-                    if let Ok(later) = later {
-                        // A panic of the other half (the walk has none on any document) goes on
-                        // here.
-                        later
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    }
-                });
-                // No thread was to be had: the second half is walked after the first.
-                if let Some(second) = second {
-                    other.walk_all(second, commands_path, &mut other_levels, effects);
-                }
+                crate::two_threads::join(
+                    || self.walk_all(commands, commands_path, levels, effects),
+                    || other.walk_all(second, commands_path, &mut other_levels, effects),
+                );
                 self.append(other);
             }
             None => self.walk_all(commands, commands_path, levels, effects),

@@ -45,10 +45,6 @@ pub(super) const MAX_DEPTH: usize = 127;
 /// has two cores): below it a thread costs more than it saves.
 const TWO_THREADS_MIN_BYTES: usize = 8 << 20;
 
-/// The stack of the second thread: reading recurses once per level of the text, as on the
-/// caller's thread, whose stack is usually this size.
-const TWO_THREADS_STACK: usize = 8 << 20;
-
 #[cfg(test)]
 thread_local! {
     /// Tests read texts of any size on two threads: the fewest bytes to do so at, and no check
@@ -63,8 +59,7 @@ fn two_threads(text: &str) -> bool {
     if let Some(min) = FORCE_TWO_THREADS_MIN_BYTES.with(std::cell::Cell::get) {
         return text.len() >= min;
     }
-    text.len() >= TWO_THREADS_MIN_BYTES
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+    text.len() >= TWO_THREADS_MIN_BYTES && crate::two_threads::available()
 }
 
 /// The text did not parse as one JSON object within the parser's depth limit (parsing it as a
@@ -158,41 +153,13 @@ fn read_in_halves(
         })
         .map_or(1, |i| i + 1)
         .clamp(1, raw.len() - 1);
-    let mut second = Some(raw.split_off(at));
+    let second = raw.split_off(at);
     let mut checks = r.v.fork();
     let mut anchors = Anchors::default();
     let text = r.text;
-    let mut later = None;
-    let second_half = || {
-        if let Some(second) = second.take() {
-            let mut other = Reader {
-                text,
-                v: &mut checks,
-                anchors: &mut anchors,
-                names: Vec::new(),
-                read_under: None,
-                two_threads: false,
-            };
-            later = Some(read_raw(&mut other, second));
-        }
-    };
-    let first = std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new()
-            .stack_size(TWO_THREADS_STACK)
-            .spawn_scoped(scope, second_half);
-        let first = read_raw(r, raw);
-        if let Ok(thread) = thread {
-            // A panic of the other half (reading has none on any text) goes on here.
-            thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        }
-        first
-    });
-    let later = match (later, second) {
-        (Some(later), _) => later,
-        // No thread was to be had: the second half is read after the first.
-        (None, Some(second)) => {
+    let (first, later) = crate::two_threads::join(
+        || read_raw(r, raw),
+        || {
             let mut other = Reader {
                 text,
                 v: &mut checks,
@@ -202,9 +169,8 @@ fn read_in_halves(
                 two_threads: false,
             };
             read_raw(&mut other, second)
-        }
-        (None, None) => unreachable!("the second half is read on one thread or the other"),
-    };
+        },
+    );
     let mut read = first?;
     read.extend(later?);
     r.anchors.extend(anchors);
