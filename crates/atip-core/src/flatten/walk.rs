@@ -562,8 +562,8 @@ impl Walker<'_> {
         reasons
     }
 
-    fn argument(&mut self, a: ArgumentSpec, name: String, origin: ParamOrigin) -> FlatParam {
-        let (enum_values, listed_values) = self.values(a.ty, a.enum_values.as_deref(), &origin);
+    fn argument(&mut self, mut a: ArgumentSpec, name: String, origin: ParamOrigin) -> FlatParam {
+        let (enum_values, listed_values) = self.values(a.ty, a.enum_values.take(), &origin);
         let multiple = self.multiple(a.ty, a.variadic, &origin);
         let required = a.is_required();
         FlatParam {
@@ -591,7 +591,7 @@ impl Walker<'_> {
         scope: OptionScope,
     ) -> Option<FlatParam> {
         let flag = self.pick_flag(std::mem::take(&mut o.flags), &origin)?;
-        let (enum_values, listed_values) = self.values(o.ty, o.enum_values.as_deref(), &origin);
+        let (enum_values, listed_values) = self.values(o.ty, o.enum_values.take(), &origin);
         let multiple = self.multiple(o.ty, o.variadic, &origin);
         let required = o.is_required();
         Some(FlatParam {
@@ -645,12 +645,16 @@ impl Walker<'_> {
     fn values(
         &mut self,
         ty: ParamType,
-        list: Option<&[EnumValue]>,
+        list: Option<Vec<EnumValue>>,
         origin: &ParamOrigin,
     ) -> (Option<Vec<String>>, Vec<String>) {
-        let mut texts: Vec<String> = Vec::new();
-        for v in list.unwrap_or_default() {
-            let t = v.as_text();
+        let list = list.unwrap_or_default();
+        let mut texts: Vec<String> = Vec::with_capacity(list.len());
+        for v in list {
+            let t = match v {
+                EnumValue::String(s) => s,
+                EnumValue::Number(n) => n.to_string(),
+            };
             if texts.contains(&t) {
                 self.diags.push(Diagnostic::warning(
                     origin.json_path().key("enum"),
