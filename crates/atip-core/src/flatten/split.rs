@@ -28,28 +28,29 @@ use crate::effects::Effects;
 use crate::model::CommandSpec;
 use crate::names;
 
-/// Below this many leaf commands the tree is walked on one thread: a thread costs more than
+/// Up to this many leaf commands the tree is walked on one thread: a thread costs more than
 /// half of the walk saves.
-const MIN_LEAVES: usize = 4096;
+const ONE_THREAD_MAX_LEAVES: usize = 4096;
 
 #[cfg(test)]
 thread_local! {
-    /// Tests split documents of any size: the fewest leaves to split at, and no check of the
-    /// machine's cores.
-    pub(super) static FORCE_MIN_LEAVES: std::cell::Cell<Option<usize>> =
+    /// Tests split documents of any size: the most leaves walked on one thread, and no check
+    /// of the machine's cores.
+    pub(super) static FORCE_ONE_THREAD_MAX_LEAVES: std::cell::Cell<Option<usize>> =
         const { std::cell::Cell::new(None) };
 }
 
 /// Where to split the root's `commands` (the index of the first command of the second half),
-/// or `None` to walk them on one thread: a filtered walk, fewer than [`MIN_LEAVES`] leaves, a
-/// machine with one core, or a leaf name found in both halves.
+/// or `None` to walk them on one thread: a filtered walk, no more than
+/// [`ONE_THREAD_MAX_LEAVES`] leaves, a machine with one core, or a leaf name found in both
+/// halves.
 pub(super) fn halves(
     tool: &str,
     commands: &IndexMap<String, CommandSpec>,
     unfiltered: bool,
 ) -> Option<usize> {
     #[cfg(test)]
-    let forced = FORCE_MIN_LEAVES.with(std::cell::Cell::get);
+    let forced = FORCE_ONE_THREAD_MAX_LEAVES.with(std::cell::Cell::get);
     #[cfg(not(test))]
     let forced: Option<usize> = None;
     if !unfiltered || commands.len() < 2 {
@@ -58,10 +59,10 @@ pub(super) fn halves(
     let counts: Vec<usize> = commands.values().map(leaves).collect();
     let total: usize = counts.iter().sum();
     match forced {
-        Some(min) if total < min => return None,
+        Some(min) if total <= min => return None,
         Some(_) => {}
         None => {
-            if total < MIN_LEAVES || !crate::two_threads::available() {
+            if total <= ONE_THREAD_MAX_LEAVES || !crate::two_threads::available() {
                 return None;
             }
         }
@@ -213,7 +214,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
-    use super::FORCE_MIN_LEAVES;
+    use super::FORCE_ONE_THREAD_MAX_LEAVES;
     use crate::flatten::walk::flatten_owned;
     use crate::flatten::{CommandTable, FlattenOptions};
     use crate::model::DocumentTree;
@@ -224,11 +225,11 @@ mod tests {
     /// whatever its size (`None` when [`super::halves`] declines to split it).
     fn both_ways(document: &Value, lenient: bool) -> (Flattened, Option<Flattened>) {
         let run = |force: Option<usize>| {
-            FORCE_MIN_LEAVES.with(|f| f.set(force));
+            FORCE_ONE_THREAD_MAX_LEAVES.with(|f| f.set(force));
             let mut tree: DocumentTree = serde_json::from_value(document.clone()).unwrap();
             let split = super::halves(&tree.name, &tree.commands, true).is_some();
             let table = flatten_owned(&mut tree, &FlattenOptions::default(), lenient);
-            FORCE_MIN_LEAVES.with(|f| f.set(None));
+            FORCE_ONE_THREAD_MAX_LEAVES.with(|f| f.set(None));
             (table, split)
         };
         let (one, split_alone) = run(None);

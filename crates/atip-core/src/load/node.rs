@@ -286,6 +286,19 @@ fn inner<E: serde::de::Error>(room: usize) -> Result<usize, E> {
         .ok_or_else(|| E::custom("recursion limit exceeded"))
 }
 
+/// Parses a subcommand's raw text that a later one of the same name replaced (or whose whole
+/// `commands` member a later one replaced), within `room` levels, and drops it. Keeping it as
+/// raw text only checked its brackets and quotes: numbers out of range, lone surrogates and
+/// nesting beyond the parser's limit are found here, and make the text unparsable as they
+/// would in place.
+fn parse_dropped<E: serde::de::Error>(text: &RawValue, room: usize) -> Result<(), E> {
+    let mut de = serde_json::Deserializer::from_str(text.get());
+    bounded(room)
+        .deserialize(&mut de)
+        .and_then(|_| de.end())
+        .map_err(E::custom)
+}
+
 /// A member name, lent from the text when it has no escapes (serde_json then hands out a
 /// slice of the text: where it is tells where its object starts).
 struct KeySeed;
@@ -428,6 +441,11 @@ impl<'de> Visitor<'de> for RootSeed<'_, '_, '_> {
             let value = if key == "commands" {
                 if members.contains_key("commands") {
                     self.r.forget(false);
+                    if let Commands::Raw(replaced) = &commands {
+                        for text in replaced.values() {
+                            parse_dropped(text, inner(room)?)?;
+                        }
+                    }
                 }
                 // The subcommands are read in place once the version is known (or on two
                 // threads, after the root).
@@ -493,7 +511,9 @@ impl<'de> Node<'de> for CommandsNode<'_, '_, '_> {
         if self.defer {
             let mut raw = IndexMap::new();
             while let Some((name, text)) = map.next_entry::<String, &'de RawValue>()? {
-                raw.insert(name, text);
+                if let Some(replaced) = raw.insert(name, text) {
+                    parse_dropped(replaced, room)?;
+                }
             }
             return Ok(Commands::Raw(raw));
         }

@@ -29,6 +29,46 @@ fn whole(text: &str, mode: Mode) -> (Option<DocumentTree>, Vec<Diagnostic>) {
 
 const HEAD: &str = r#""atip": "0.6", "name": "t", "version": "1", "description": "d""#;
 
+/// A subcommand a later one of the same name replaces, or a `commands` member a later one
+/// replaces, is text like any other: when it does not parse (a number out of range, a lone
+/// surrogate, nesting beyond the parser's limit), the document does not load — whether the
+/// subcommands are read in place, kept as text until the root's version is known, or read on
+/// two threads.
+#[test]
+fn replaced_text_that_does_not_parse_keeps_the_document_from_loading() {
+    let deep = format!("{{\"description\": \"x\", \"x-n\": {}}}", nested(130));
+    let faults = [
+        r#"{"description": "x", "x-n": 1e400}"#.to_owned(),
+        r#"{"description": "x", "x-n": "\udc00"}"#.to_owned(),
+        deep,
+    ];
+    for fault in &faults {
+        let good = r#"{"description": "y"}"#;
+        let twice = format!(r#""commands": {{"a": {fault}, "b": {good}, "a": {good}}}"#);
+        let members_twice = format!(r#""commands": {{"a": {fault}}}, "commands": {{"a": {good}}}"#);
+        for commands in [&twice, &members_twice] {
+            for text in [
+                format!("{{{HEAD}, {commands}}}"),
+                format!(
+                    r#"{{{commands}, "name": "t", "version": "1", "description": "d", "atip": "0.6"}}"#
+                ),
+            ] {
+                for force in [None, Some(0)] {
+                    super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(force));
+                    let loaded = crate::load(&text, &crate::LoadOptions::lenient());
+                    super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(None));
+                    let error = loaded.expect_err(&text);
+                    assert!(
+                        error.diagnostics[0].message.starts_with("invalid JSON"),
+                        "{text}: {:?}",
+                        error.diagnostics
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_value_nests_as_deep_as_serde_json_allows_and_no_deeper() {
     for levels in [0, 1, 50, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 400] {
@@ -294,10 +334,14 @@ mod differential {
     }
 
     fn command() -> impl Strategy<Value = String> {
+        // A number out of range and a lone surrogate: text that does not parse, wherever it
+        // is (also as a value a later one of the same name replaces).
         let leaf = prop_oneof![
-            Just("{}".to_owned()),
-            Just("5".to_owned()),
-            Just("\"c\"".to_owned())
+            4 => Just("{}".to_owned()),
+            4 => Just("5".to_owned()),
+            4 => Just("\"c\"".to_owned()),
+            1 => Just("1e400".to_owned()),
+            1 => Just("\"\\udc00\"".to_owned()),
         ];
         let plain = |inner: BoxedStrategy<String>| {
             let member = prop_oneof![
@@ -393,7 +437,10 @@ mod differential {
         #![proptest_config(ProptestConfig::with_cases(512))]
         #[test]
         fn loading_finds_what_checking_the_whole_value_finds(text in document()) {
-            // On one thread, and with the root's subcommands read on two whatever the size.
+            let parses = serde_json::from_str::<Value>(&text).is_ok();
+            // On one thread, then with the root's subcommands read on two whatever the size:
+            // the same diagnostics in the same order, the same model.
+            let mut one_thread = Vec::new();
             for (force, mode) in [
                 (None, Mode::Strict),
                 (None, Mode::Lenient),
@@ -402,10 +449,32 @@ mod differential {
             ] {
                 super::super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(force));
                 let options = LoadOptions { mode, file: None };
-                let (tool, diagnostics) = match load(&text, &options) {
+                let loaded = load(&text, &options);
+                let flattened = Document::parse(&text, &options, &FlattenOptions::default());
+                super::super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(None));
+                let (tool, diagnostics) = match loaded {
                     Ok(t) => (Some(t.tool), t.warnings),
                     Err(e) => (None, e.diagnostics),
                 };
+                let flat = match flattened {
+                    Ok(d) => d.warnings,
+                    Err(e) => e.diagnostics,
+                };
+                if force.is_none() {
+                    one_thread.push((tool.clone(), diagnostics.clone(), flat.clone()));
+                } else {
+                    let (one_tool, one_diagnostics, one_flat) = &one_thread[one_thread.len() - 2];
+                    prop_assert_eq!(&tool, one_tool, "{:?}", mode);
+                    prop_assert_eq!(&diagnostics, one_diagnostics, "{:?}", mode);
+                    prop_assert_eq!(&flat, one_flat, "{:?}", mode);
+                    one_thread.rotate_left(1);
+                }
+                if !parses {
+                    // Text that does not parse is refused, wherever the fault is.
+                    prop_assert!(tool.is_none(), "{:?}", mode);
+                    prop_assert!(flat.iter().any(Diagnostic::is_error), "{:?}", mode);
+                    continue;
+                }
                 let (whole_tool, whole_diagnostics) = whole(&text, mode);
                 let whole_tool = whole_tool.filter(|_| !whole_diagnostics.iter().any(Diagnostic::is_error));
                 let mut ours: Vec<_> = diagnostics.iter().map(essence).collect();
@@ -415,12 +484,7 @@ mod differential {
                 prop_assert_eq!(ours, theirs, "{:?}", mode);
                 prop_assert_eq!(tool, whole_tool, "{:?}", mode);
                 located_as_from_the_root(&text, &diagnostics)?;
-                let flat = match Document::parse(&text, &options, &FlattenOptions::default()) {
-                    Ok(d) => d.warnings,
-                    Err(e) => e.diagnostics,
-                };
                 located_as_from_the_root(&text, &flat)?;
-                super::super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(None));
             }
         }
     }

@@ -44,6 +44,12 @@ pub struct RuntimeTool {
 /// than it saves.
 const PARALLEL_DEFINITIONS: usize = 4096;
 
+/// [`RuntimeTool::estimated_len`]'s allowance per command and per parameter for what a
+/// definition writes around their texts (JSON members, the schema, flags and notes in
+/// descriptions), in bytes: about what the Anthropic definitions of real aws commands take.
+const COMMAND_ALLOWANCE: usize = 160;
+const PARAM_ALLOWANCE: usize = 96;
+
 /// What dispatch needs of every command, built once: its spec, and what each of its
 /// invocations shares.
 #[derive(Debug, Clone)]
@@ -261,23 +267,33 @@ impl RuntimeTool {
         let two_threads = commands.len() > PARALLEL_DEFINITIONS
             && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
         if !two_threads {
-            let (mut out, found) = self.write_range("[", commands, provider, notes, 0);
+            let room = self.estimated_len(commands, provider);
+            let (mut out, found) = self.write_range("[", commands, provider, notes, room);
             out.push(']');
-            out.shrink_to_fit();
             return (out, found);
         }
         let (first, second) = commands.split_at(commands.len() / 2);
         let ((mut out, mut found), (rest, rest_found)) = std::thread::scope(|scope| {
-            let later = std::thread::Builder::new()
-                .spawn_scoped(scope, || self.write_range(",", second, provider, notes, 0));
-            let earlier = self.write_range("[", first, provider, notes, second.len());
+            let later = std::thread::Builder::new().spawn_scoped(scope, || {
+                let room = self.estimated_len(second, provider);
+                self.write_range(",", second, provider, notes, room)
+            });
+            // Room for both halves: the second is appended to the first.
+            let room = self.estimated_len(commands, provider);
+            let earlier = self.write_range("[", first, provider, notes, room);
             let later = match later {
                 // A panic of the other half (the writer has none on any document) goes on here.
                 Ok(later) => later
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 // No thread was to be had: the second half is written after the first.
-                Err(_) => self.write_range(",", second, provider, notes, 0),
+                Err(_) => self.write_range(
+                    ",",
+                    second,
+                    provider,
+                    notes,
+                    self.estimated_len(second, provider),
+                ),
             };
             (earlier, later)
         });
@@ -288,30 +304,59 @@ impl RuntimeTool {
         (out, found)
     }
 
-    /// The definitions of `commands`, joined by commas, after `lead`; with room at the end
-    /// for `room_after` more commands' worth of text (what another range will append).
+    /// About how many bytes the definitions of `commands` take: their names, descriptions,
+    /// parameters and values, with an allowance per command and parameter for the JSON
+    /// around them and the notes added to descriptions. Counted from the commands themselves
+    /// (a sample of some commands, extrapolated, can be off by any factor: a few commands
+    /// with megabytes of text), so the text is reserved once and rarely grown.
+    fn estimated_len(
+        &self,
+        commands: &[FlatCommand],
+        provider: crate::providers::Provider,
+    ) -> usize {
+        let globals = !matches!(self.globals, atip_core::GlobalOptions::None);
+        // A description cut to the provider's limit (in characters: up to 4 bytes each).
+        let description = |d: &str| {
+            provider
+                .description_limit()
+                .map_or(d.len(), |chars| d.len().min(chars.saturating_mul(4)))
+        };
+        commands
+            .iter()
+            .map(|c| {
+                let params: usize = c
+                    .params()
+                    .filter(|p| globals || !p.is_global())
+                    .map(|p| {
+                        let values: usize =
+                            p.enum_values.iter().flatten().map(|v| v.len() + 3).sum();
+                        PARAM_ALLOWANCE + 2 * p.name.len() + p.description.len() + values
+                    })
+                    .sum();
+                COMMAND_ALLOWANCE + c.name.len() + description(&c.description) + params
+            })
+            .sum()
+    }
+
+    /// The definitions of `commands`, joined by commas, after `lead`, in a text of `room`
+    /// bytes reserved at once (grown by a quarter when that is not enough).
     fn write_range(
         &self,
         lead: &str,
         commands: &[FlatCommand],
         provider: crate::providers::Provider,
         notes: bool,
-        room_after: usize,
+        room: usize,
     ) -> (String, Vec<String>) {
-        // The text is as large as the document: grown by estimate, not by doubling, so that
-        // it never holds much more than it needs.
-        const SAMPLE: usize = 64;
-        let mut out = String::from(lead);
+        let mut out = String::with_capacity(room.max(lead.len()));
+        out.push_str(lead);
         let mut found = Vec::new();
         // One spec, refilled per command: its texts are reused, so writing costs no
         // allocation per name, description and flag (which, in a heap the document's load
         // has fragmented, cost more than the writing).
         let mut spec: Option<ToolSpec> = None;
         for (i, c) in commands.iter().enumerate() {
-            if i == SAMPLE && commands.len() > 2 * SAMPLE {
-                let estimate = out.len() / SAMPLE * (commands.len() + room_after);
-                out.reserve_exact(estimate + estimate / 16 - out.len());
-            } else if out.capacity() - out.len() < 4096 {
+            if out.capacity() - out.len() < 4096 {
                 out.reserve_exact((out.len() / 4).max(1 << 16));
             }
             if i > 0 {
