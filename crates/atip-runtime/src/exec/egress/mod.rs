@@ -84,6 +84,29 @@ pub const MAX_PROCESS_LOOKUPS: usize = 64;
 static PROCESS_LOOKUPS: tokio::sync::Semaphore =
     tokio::sync::Semaphore::const_new(MAX_PROCESS_LOOKUPS);
 
+/// Name lookups the runs of one program (by file name: `curl`, `gh`) have inside the resolver
+/// at once, across the process: a quarter of [`MAX_PROCESS_LOOKUPS`]. A tool allowed a
+/// wildcard over names whose servers never answer holds at most these until the resolver gives
+/// up on them (about 30 s), and the other tools' lookups still find permits. The sandbox's
+/// proxy counts them ([`EgressProxy::start_for_program`]); [`EgressProxy::start`] does not.
+pub const MAX_PROGRAM_LOOKUPS: usize = 16;
+
+/// The [`MAX_PROGRAM_LOOKUPS`] permits of `program`, shared by all its runs in the process.
+fn program_lookups(program: &str) -> Arc<tokio::sync::Semaphore> {
+    static PROGRAMS: std::sync::OnceLock<Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>> =
+        std::sync::OnceLock::new();
+    let mut programs = PROGRAMS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    // A program no proxy and no lookup holds has all its permits: forget it.
+    programs.retain(|_, permits| Arc::strong_count(permits) > 1);
+    let permits = programs
+        .entry(program.to_owned())
+        .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(MAX_PROGRAM_LOOKUPS)));
+    Arc::clone(permits)
+}
+
 /// Resolves a name and port to socket addresses, blocking: the system resolver
 /// (`getaddrinfo`), or a stand-in in tests.
 pub(super) type Resolver =
@@ -294,6 +317,24 @@ impl EgressProxy {
             resolver: system_resolver(),
             timeout: HANDSHAKE_TIMEOUT,
             process: &PROCESS_LOOKUPS,
+            program: None,
+        };
+        EgressProxy::start_with(listener, rules, lookups)
+    }
+
+    /// [`EgressProxy::start`] for a run of `program` (its file name): its name lookups also
+    /// count against the [`MAX_PROGRAM_LOOKUPS`] the program's runs share, so that one tool
+    /// cannot hold every lookup of the process. What the sandbox starts for each run.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime (it spawns its tasks on the current one).
+    pub fn start_for_program(listener: TcpListener, rules: Egress, program: &str) -> EgressProxy {
+        let lookups = Lookups {
+            resolver: system_resolver(),
+            timeout: HANDSHAKE_TIMEOUT,
+            process: &PROCESS_LOOKUPS,
+            program: Some(program_lookups(program)),
         };
         EgressProxy::start_with(listener, rules, lookups)
     }
@@ -439,17 +480,19 @@ pub(super) async fn open(shared: &Shared, host: &Host, port: u16) -> Result<TcpS
     Err(Failure::Unreachable(last))
 }
 
-/// How a proxy resolves names: the resolver, how long a lookup may take, and the permits of
-/// the process ([`MAX_PROCESS_LOOKUPS`]; tests bring their own).
+/// How a proxy resolves names: the resolver, how long a lookup may take, the permits of the
+/// process ([`MAX_PROCESS_LOOKUPS`]) and of the program that runs ([`MAX_PROGRAM_LOOKUPS`],
+/// when known); tests bring their own.
 struct Lookups {
     resolver: Resolver,
     timeout: Duration,
     process: &'static tokio::sync::Semaphore,
+    program: Option<Arc<tokio::sync::Semaphore>>,
 }
 
-/// Resolves `name` on the blocking pool, holding one of the run's [`MAX_LOOKUPS`] permits and
-/// one of the process's [`MAX_PROCESS_LOOKUPS`] until the resolver returns, whether or not the
-/// proxy still waits for it.
+/// Resolves `name` on the blocking pool, holding one of the run's [`MAX_LOOKUPS`] permits, one
+/// of its program's [`MAX_PROGRAM_LOOKUPS`] and one of the process's [`MAX_PROCESS_LOOKUPS`]
+/// until the resolver returns, whether or not the proxy still waits for it.
 async fn resolve(shared: &Shared, name: &str, port: u16) -> Result<Vec<SocketAddr>, Refusal> {
     let deadline = tokio::time::Instant::now() + shared.lookups.timeout;
     let unresolved = |why: &str| Refusal::Unresolved(why.to_owned());
@@ -458,6 +501,15 @@ async fn resolve(shared: &Shared, name: &str, port: u16) -> Result<Vec<SocketAdd
         .await
         .map_err(|_| busy())?
         .map_err(|_| busy())?;
+    let program = match &shared.lookups.program {
+        Some(permits) => Some(
+            tokio::time::timeout_at(deadline, Arc::clone(permits).acquire_owned())
+                .await
+                .map_err(|_| busy())?
+                .map_err(|_| busy())?,
+        ),
+        None => None,
+    };
     let process = tokio::time::timeout_at(deadline, shared.lookups.process.acquire())
         .await
         .map_err(|_| busy())?
@@ -466,7 +518,7 @@ async fn resolve(shared: &Shared, name: &str, port: u16) -> Result<Vec<SocketAdd
     let name = name.to_owned();
     let lookup = tokio::task::spawn_blocking(move || {
         let resolved = resolver(&name, port);
-        drop((run, process));
+        drop((run, program, process));
         resolved
     });
     match tokio::time::timeout_at(deadline, lookup).await {
@@ -539,6 +591,7 @@ mod tests {
         async fn proxy(
             &self,
             process: &'static tokio::sync::Semaphore,
+            program: Option<Arc<tokio::sync::Semaphore>>,
         ) -> (EgressProxy, SocketAddr) {
             let (inside, most, gate) = (
                 Arc::clone(&self.inside),
@@ -566,12 +619,18 @@ mod tests {
                 resolver,
                 timeout: Duration::from_millis(300),
                 process,
+                program,
             };
             (EgressProxy::start_with(listener, rules, lookups), addr)
         }
 
         fn most(&self) -> usize {
             self.most.load(Ordering::SeqCst)
+        }
+
+        /// Lookups inside the resolver now.
+        fn inside(&self) -> usize {
+            self.inside.load(Ordering::SeqCst)
         }
     }
 
@@ -606,7 +665,7 @@ mod tests {
     async fn lookups_in_flight_stay_bounded_when_the_resolver_hangs() {
         static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1000);
         let hanging = Hanging::new();
-        let (proxy, addr) = hanging.proxy(&PROCESS).await;
+        let (proxy, addr) = hanging.proxy(&PROCESS, None).await;
         for round in 0..3 {
             let heads = connect_all(addr, &format!("r{round}"), 20).await;
             assert!(heads.iter().all(|h| h == "HTTP/1.1 403"), "{heads:?}");
@@ -635,7 +694,7 @@ mod tests {
         static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(12);
         let hanging = Hanging::new();
         for run in 0..3 {
-            let (proxy, addr) = hanging.proxy(&PROCESS).await;
+            let (proxy, addr) = hanging.proxy(&PROCESS, None).await;
             let heads = connect_all(addr, &format!("run{run}"), 10).await;
             assert!(heads.iter().all(|h| h == "HTTP/1.1 403"), "{heads:?}");
             let log = proxy.finish().await;
@@ -647,5 +706,51 @@ mod tests {
             }
         }
         assert_eq!(hanging.most(), 12);
+    }
+
+    /// One program's runs hold at most its share of the process's lookups (here 4 of 12), so
+    /// another program still resolves names while the first one's hang: without the share the
+    /// first program's two runs take all 12 and the other's lookups never start.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_program_leaves_the_other_programs_lookups() {
+        static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(12);
+        let hanging = Hanging::new();
+        let greedy = Arc::new(tokio::sync::Semaphore::new(4));
+        for run in 0..2 {
+            let (proxy, addr) = hanging.proxy(&PROCESS, Some(Arc::clone(&greedy))).await;
+            connect_all(addr, &format!("greedy{run}"), 10).await;
+            proxy.finish().await;
+        }
+        assert_eq!(hanging.inside(), 4, "the greedy program's share");
+        let other = Arc::new(tokio::sync::Semaphore::new(4));
+        let (proxy, addr) = hanging.proxy(&PROCESS, Some(other)).await;
+        connect_all(addr, "other", 10).await;
+        proxy.finish().await;
+        assert_eq!(
+            hanging.inside(),
+            8,
+            "the other program's lookups reached the resolver"
+        );
+    }
+
+    /// The sandbox's proxies share a program's permits by its file name, and a program no run
+    /// or lookup holds any more is forgotten.
+    #[test]
+    fn runs_of_one_program_share_its_permits() {
+        let a = program_lookups("share-test-a");
+        let again = program_lookups("share-test-a");
+        assert!(Arc::ptr_eq(&a, &again));
+        assert!(!Arc::ptr_eq(&a, &program_lookups("share-test-b")));
+        assert_eq!(a.available_permits(), MAX_PROGRAM_LOOKUPS);
+        drop((a, again));
+        // Only the registry holds it now: asked again, it is a fresh one.
+        let held = program_lookups("share-test-a");
+        let permit = Arc::clone(&held).try_acquire_owned().unwrap();
+        drop(held);
+        assert_eq!(
+            program_lookups("share-test-a").available_permits(),
+            MAX_PROGRAM_LOOKUPS - 1
+        );
+        drop(permit);
     }
 }

@@ -566,6 +566,9 @@ pub(crate) struct Prepared {
     created: Vec<PathBuf>,
     /// The egress rules the run's proxy serves, when it has one.
     egress: Option<crate::policy::Egress>,
+    /// The file name of the program that runs: its proxy counts its name lookups against
+    /// the program's share ([`crate::exec::egress::MAX_PROGRAM_LOOKUPS`]).
+    program_name: Option<String>,
     #[cfg(target_os = "linux")]
     child: Option<child::ChildSetup>,
 }
@@ -613,6 +616,7 @@ pub(crate) fn prepare(
             scratch: None,
             created: Vec::new(),
             egress: None,
+            program_name: None,
             #[cfg(target_os = "linux")]
             child: None,
         });
@@ -639,6 +643,7 @@ pub(crate) fn prepare(
             report,
             scratch,
             egress,
+            program_name: plan.program_name.clone(),
             child: Some(child),
         })
     }
@@ -669,6 +674,7 @@ pub(crate) fn prepare(
             scratch,
             created: Vec::new(),
             egress: None,
+            program_name: None,
         })
     }
 }
@@ -750,9 +756,13 @@ impl Prepared {
             let listener = std::net::TcpListener::from(fd);
             listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(listener)?;
-            Ok(Some(crate::exec::egress::EgressProxy::start(
-                listener, rules,
-            )))
+            let proxy = match &self.program_name {
+                Some(program) => {
+                    crate::exec::egress::EgressProxy::start_for_program(listener, rules, program)
+                }
+                None => crate::exec::egress::EgressProxy::start(listener, rules),
+            };
+            Ok(Some(proxy))
         }
         #[cfg(not(target_os = "linux"))]
         {
