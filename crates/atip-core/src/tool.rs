@@ -316,12 +316,16 @@ impl GlobalOptions {
 
     /// Whether a model sees `param` (always, for a parameter that is not global).
     pub fn keeps(&self, param: &ParamSpec) -> bool {
-        !param.global
-            || match self {
-                GlobalOptions::All => true,
-                GlobalOptions::None => false,
-                GlobalOptions::Only(names) => names.iter().any(|n| **n == *param.name),
-            }
+        !param.global || self.keeps_global(&param.name)
+    }
+
+    /// Whether a model sees the global option whose parameter name is `name`.
+    pub fn keeps_global(&self, name: &str) -> bool {
+        match self {
+            GlobalOptions::All => true,
+            GlobalOptions::None => false,
+            GlobalOptions::Only(names) => names.iter().any(|n| n == name),
+        }
     }
 }
 

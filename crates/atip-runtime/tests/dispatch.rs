@@ -486,40 +486,6 @@ fn definitions_written_in_two_halves_match_the_specs() {
     );
 }
 
-/// The text of the definitions is reserved from what the commands hold, not extrapolated from
-/// the first ones: 64 commands with 100 kB descriptions ahead of 6,000 small ones once made it
-/// reserve about 600 MB for 7 MB (and a sample of megabyte descriptions, more than memory holds).
-#[test]
-fn definitions_reserve_about_what_they_take_whatever_the_first_commands_hold() {
-    let long = "word ".repeat(20_000);
-    let commands: serde_json::Map<String, serde_json::Value> = (0..6000)
-        .map(|i| {
-            let description = if i < 64 {
-                long.clone()
-            } else {
-                format!("command {i}")
-            };
-            (format!("c{i}"), json!({"description": description}))
-        })
-        .collect();
-    let text = json!({"atip": {"version": "0.6"}, "name": "big", "version": "1",
-                      "description": "d", "commands": commands})
-    .to_string();
-    let tool = RuntimeTool::new(
-        Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
-        None,
-    );
-    for p in &atip_runtime::Provider::ALL {
-        let json = tool.definitions_json(*p);
-        assert!(
-            json.capacity() <= 2 * json.len(),
-            "{p:?}: {} bytes reserved for {}",
-            json.capacity(),
-            json.len()
-        );
-    }
-}
-
 /// Checks [`RuntimeTool::definitions_json_and_notes`] against the specs for every provider;
 /// the number of notes found.
 fn definitions_match_the_specs(label: &str, load: impl Fn() -> RuntimeTool) -> usize {

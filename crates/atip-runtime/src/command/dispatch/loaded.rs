@@ -270,6 +270,8 @@ impl RuntimeTool {
             let room = self.estimated_len(commands, provider);
             let (mut out, found) = self.write_range("[", commands, provider, notes, room);
             out.push(']');
+            // Cheap when the estimate was close (allocators shrink a large block in place).
+            out.shrink_to_fit();
             return (out, found);
         }
         let (first, second) = commands.split_at(commands.len() / 2);
@@ -300,36 +302,49 @@ impl RuntimeTool {
         out.reserve_exact(rest.len() + 1);
         out.push_str(&rest);
         out.push(']');
+        out.shrink_to_fit();
         found.extend(rest_found);
         (out, found)
     }
 
     /// About how many bytes the definitions of `commands` take: their names, descriptions,
-    /// parameters and values, with an allowance per command and parameter for the JSON
-    /// around them and the notes added to descriptions. Counted from the commands themselves
-    /// (a sample of some commands, extrapolated, can be off by any factor: a few commands
-    /// with megabytes of text), so the text is reserved once and rarely grown.
+    /// parameters and values as `provider` sends them (descriptions cut to its limit, a large
+    /// enum of a strict format sent as text of at most
+    /// [`VALUES_IN_DESCRIPTION`](atip_core::providers::limits::VALUES_IN_DESCRIPTION)
+    /// characters, global options the tool hides left out), with an allowance per command and
+    /// parameter for the JSON around them. Counted from the commands themselves (a sample of
+    /// some commands, extrapolated, can be off by any factor: a few commands with megabytes of
+    /// text), so the text is reserved once and rarely grown; escapes and notes it does not
+    /// count only make it grow.
     fn estimated_len(
         &self,
         commands: &[FlatCommand],
         provider: crate::providers::Provider,
     ) -> usize {
-        let globals = !matches!(self.globals, atip_core::GlobalOptions::None);
-        // A description cut to the provider's limit (in characters: up to 4 bytes each).
-        let description = |d: &str| {
-            provider
-                .description_limit()
-                .map_or(d.len(), |chars| d.len().min(chars.saturating_mul(4)))
+        let description = |d: &str| match provider.description_limit() {
+            Some(chars) => d.char_indices().nth(chars).map_or(d.len(), |(end, _)| end),
+            None => d.len(),
         };
+        let values_as_text = atip_core::providers::limits::VALUES_IN_DESCRIPTION + 64;
         commands
             .iter()
             .map(|c| {
                 let params: usize = c
                     .params()
-                    .filter(|p| globals || !p.is_global())
+                    .filter(|p| !p.is_global() || self.globals.keeps_global(&p.name))
                     .map(|p| {
-                        let values: usize =
-                            p.enum_values.iter().flatten().map(|v| v.len() + 3).sum();
+                        let values: usize = p
+                            .enum_values
+                            .iter()
+                            .flatten()
+                            .chain(&p.listed_values)
+                            .map(|v| v.len() + 3)
+                            .sum();
+                        let values = if provider.is_strict() {
+                            values.min(values_as_text)
+                        } else {
+                            values
+                        };
                         PARAM_ALLOWANCE + 2 * p.name.len() + p.description.len() + values
                     })
                     .sum();
