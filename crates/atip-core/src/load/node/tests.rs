@@ -69,6 +69,33 @@ fn replaced_text_that_does_not_parse_keeps_the_document_from_loading() {
     }
 }
 
+/// At the parser's depth limit, a replaced subcommand is refused exactly when the whole text
+/// is, on every path: in place, kept as text until the version is known, on two threads.
+#[test]
+fn replaced_text_nests_as_deep_as_the_whole_text_allows() {
+    let mut outcomes = std::collections::BTreeSet::new();
+    for levels in [MAX_DEPTH - 4, MAX_DEPTH - 3, MAX_DEPTH - 2] {
+        let fault = format!("{{\"description\": \"x\", \"x-n\": {}}}", nested(levels));
+        let commands = format!(r#""commands": {{"a": {fault}, "a": {{"description": "y"}}}}"#);
+        for text in [
+            format!("{{{HEAD}, {commands}}}"),
+            format!(
+                r#"{{{commands}, "name": "t", "version": "1", "description": "d", "atip": "0.6"}}"#
+            ),
+        ] {
+            let parses = serde_json::from_str::<Value>(&text).is_ok();
+            outcomes.insert(parses);
+            for force in [None, Some(0)] {
+                super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(force));
+                let loaded = crate::load(&text, &crate::LoadOptions::lenient());
+                super::FORCE_TWO_THREADS_MIN_BYTES.with(|f| f.set(None));
+                assert_eq!(loaded.is_ok(), parses, "{levels} levels, {force:?}: {text}");
+            }
+        }
+    }
+    assert_eq!(outcomes.len(), 2, "the levels straddle the limit");
+}
+
 #[test]
 fn a_value_nests_as_deep_as_serde_json_allows_and_no_deeper() {
     for levels in [0, 1, 50, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 400] {
