@@ -756,13 +756,11 @@ impl Prepared {
             let listener = std::net::TcpListener::from(fd);
             listener.set_nonblocking(true)?;
             let listener = tokio::net::TcpListener::from_std(listener)?;
-            let proxy = match &self.program_name {
-                Some(program) => {
-                    crate::exec::egress::EgressProxy::start_for_program(listener, rules, program)
-                }
-                None => crate::exec::egress::EgressProxy::start(listener, rules),
-            };
-            Ok(Some(proxy))
+            // A program whose path was not resolved shares the permits of the others like it.
+            let program = self.program_name.as_deref().unwrap_or("");
+            Ok(Some(crate::exec::egress::EgressProxy::start_for_program(
+                listener, rules, program,
+            )))
         }
         #[cfg(not(target_os = "linux"))]
         {
