@@ -87,8 +87,11 @@ static PROCESS_LOOKUPS: tokio::sync::Semaphore =
 /// Name lookups the runs of one program (by file name: `curl`, `gh`) have inside the resolver
 /// at once, across the process: a quarter of [`MAX_PROCESS_LOOKUPS`]. A tool allowed a
 /// wildcard over names whose servers never answer holds at most these until the resolver gives
-/// up on them (about 30 s), and the other tools' lookups still find permits. The sandbox's
-/// proxy counts them ([`EgressProxy::start_for_program`]); [`EgressProxy::start`] does not.
+/// up on them (about 30 s), and other programs' lookups still find permits. The share is the
+/// file name's, not a tool's: tools run through one interpreter (`python3`, `node`) share it,
+/// and meanwhile later runs of that program find none (their connections are refused). The
+/// sandbox's proxy counts them ([`EgressProxy::start_for_program`]; a program whose path was
+/// not resolved counts as the one named `""`); [`EgressProxy::start`] does not.
 pub const MAX_PROGRAM_LOOKUPS: usize = 16;
 
 /// The [`MAX_PROGRAM_LOOKUPS`] permits of `program`, shared by all its runs in the process.
@@ -733,8 +736,9 @@ mod tests {
         );
     }
 
-    /// The sandbox's proxies share a program's permits by its file name, and a program no run
-    /// or lookup holds any more is forgotten.
+    /// The sandbox's proxies share a program's permits by its file name; a program no run
+    /// or lookup holds any more is forgotten (the registry does not grow with every name
+    /// ever run), one whose lookup still holds a permit is not.
     #[test]
     fn runs_of_one_program_share_its_permits() {
         let a = program_lookups("share-test-a");
@@ -742,14 +746,22 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &again));
         assert!(!Arc::ptr_eq(&a, &program_lookups("share-test-b")));
         assert_eq!(a.available_permits(), MAX_PROGRAM_LOOKUPS);
+        let forgotten = Arc::downgrade(&a);
         drop((a, again));
-        // Only the registry holds it now: asked again, it is a fresh one.
+        // The next use of the registry drops what only it held.
+        drop(program_lookups("share-test-c"));
+        assert!(
+            forgotten.upgrade().is_none(),
+            "a program nobody holds is forgotten"
+        );
         let held = program_lookups("share-test-a");
         let permit = Arc::clone(&held).try_acquire_owned().unwrap();
         drop(held);
+        drop(program_lookups("share-test-c"));
         assert_eq!(
             program_lookups("share-test-a").available_permits(),
-            MAX_PROGRAM_LOOKUPS - 1
+            MAX_PROGRAM_LOOKUPS - 1,
+            "a lookup's permit keeps its program's share"
         );
         drop(permit);
     }
