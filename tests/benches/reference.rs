@@ -101,24 +101,31 @@ fn side_by_side(c: &mut Criterion) {
     .expect("the reference's script");
     let (ours_out, theirs_out) = (dir.join("ours.json"), dir.join("theirs.json"));
 
+    let ours = || {
+        run(
+            Command::new(&atip)
+                .args(["compile", "--lenient", "--globals", "none"])
+                .args([
+                    "--provider".as_ref(),
+                    "anthropic".as_ref(),
+                    document.as_os_str(),
+                ]),
+            Some(&ours_out),
+        )
+    };
+    let theirs = || {
+        run(
+            Command::new("node")
+                .arg(&script)
+                .arg(&document)
+                .arg(&theirs_out),
+            None,
+        )
+    };
+
     // Both write a tool per command: a check that the work is the same.
-    run(
-        Command::new(&atip)
-            .args(["compile", "--lenient", "--globals", "none"])
-            .args([
-                "--provider".as_ref(),
-                "anthropic".as_ref(),
-                document.as_os_str(),
-            ]),
-        Some(&ours_out),
-    );
-    run(
-        Command::new("node")
-            .arg(&script)
-            .arg(&document)
-            .arg(&theirs_out),
-        None,
-    );
+    ours();
+    theirs();
     let count = |path: &Path| {
         let tools: serde_json::Value =
             serde_json::from_slice(&std::fs::read(path).expect("an output")).expect("JSON");
@@ -136,31 +143,8 @@ fn side_by_side(c: &mut Criterion) {
     g.bench_function("parse-floor", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
     });
-    g.bench_function("ours", |b| {
-        b.iter(|| {
-            run(
-                Command::new(&atip)
-                    .args(["compile", "--lenient", "--globals", "none"])
-                    .args([
-                        "--provider".as_ref(),
-                        "anthropic".as_ref(),
-                        document.as_os_str(),
-                    ]),
-                Some(&ours_out),
-            )
-        })
-    });
-    g.bench_function("typescript", |b| {
-        b.iter(|| {
-            run(
-                Command::new("node")
-                    .arg(&script)
-                    .arg(&document)
-                    .arg(&theirs_out),
-                None,
-            )
-        })
-    });
+    g.bench_function("ours", |b| b.iter(ours));
+    g.bench_function("typescript", |b| b.iter(theirs));
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
