@@ -82,8 +82,9 @@ fn side_by_side(c: &mut Criterion) {
     let Some((index, atip)) = programs() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("atip-bench-reference-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    // Removed when dropped, also when a check below fails.
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let dir = scratch.path();
     let document = dir.join("aws25.json");
     std::fs::write(&document, &text).expect("the document");
     let script = dir.join("compile.mjs");
@@ -146,7 +147,6 @@ fn side_by_side(c: &mut Criterion) {
     g.bench_function("ours", |b| b.iter(ours));
     g.bench_function("typescript", |b| b.iter(theirs));
     g.finish();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 criterion::criterion_group!(benches, side_by_side);
