@@ -1,0 +1,283 @@
+//! The proxy's limits on name lookups, and the cut of refusal text.
+
+use super::http::without_userinfo;
+use super::*;
+
+#[test]
+fn cuts_leave_no_fragment_of_a_word() {
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    let text = format!("{} {token} tail", "x ".repeat(90));
+    let cut = cut_at_word(&text, 200);
+    assert!(cut.ends_with(" …") || cut.ends_with('…'), "{cut}");
+    assert!(
+        !cut.contains("ghp_"),
+        "the token straddling the cut goes whole: {cut}"
+    );
+    assert_eq!(cut_at_word("short", 200), "short");
+    assert_eq!(
+        cut_at_word(&"y".repeat(500), 10),
+        "…",
+        "one long word goes whole"
+    );
+    assert_eq!(printable("a\nb", 200), "a\\nb");
+    assert_eq!(
+        without_userinfo("http://alice:pw@example.com/x"),
+        "http://<userinfo>@example.com/x"
+    );
+    assert_eq!(without_userinfo("a:b@host:80"), "<userinfo>@host:80");
+    assert_eq!(without_userinfo("host:80"), "host:80");
+}
+
+/// Opens a gate the stand-in resolver waits at when dropped (also when the test fails), so
+/// that the blocking threads end and the runtime can shut down.
+struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        *self.0 .0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.0 .1.notify_all();
+    }
+}
+
+/// A resolver whose servers never answer (until the gate opens), counting the lookups inside
+/// it now and at most.
+struct Hanging {
+    gate: Gate,
+    inside: Arc<std::sync::atomic::AtomicUsize>,
+    most: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Hanging {
+    fn new() -> Hanging {
+        Hanging {
+            gate: Gate(Arc::new((Mutex::new(false), std::sync::Condvar::new()))),
+            inside: Arc::default(),
+            most: Arc::default(),
+        }
+    }
+
+    /// A proxy for `*.example` on a listener of its own, resolving with this resolver
+    /// within 300 ms and `process`'s permits.
+    async fn proxy(
+        &self,
+        process: &'static tokio::sync::Semaphore,
+        program: Option<Arc<tokio::sync::Semaphore>>,
+    ) -> (EgressProxy, SocketAddr) {
+        let (inside, most, gate) = (
+            Arc::clone(&self.inside),
+            Arc::clone(&self.most),
+            Arc::clone(&self.gate.0),
+        );
+        let resolver: Resolver = Arc::new(move |_: &str, _: u16| {
+            let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            let (open, opened) = &*gate;
+            let mut open = open.lock().unwrap_or_else(|p| p.into_inner());
+            while !*open {
+                open = opened.wait(open).unwrap_or_else(|p| p.into_inner());
+            }
+            inside.fetch_sub(1, Ordering::SeqCst);
+            Err(io::Error::other("no answer"))
+        });
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let rules = Egress {
+            allow: vec![crate::policy::HostPattern::parse("*.example").unwrap()],
+            deny: Vec::new(),
+        };
+        let lookups = Lookups {
+            resolver,
+            timeout: Duration::from_millis(300),
+            process,
+            program,
+        };
+        (EgressProxy::start_with(listener, rules, lookups), addr)
+    }
+
+    fn most(&self) -> usize {
+        self.most.load(Ordering::SeqCst)
+    }
+
+    /// Lookups inside the resolver now.
+    fn inside(&self) -> usize {
+        self.inside.load(Ordering::SeqCst)
+    }
+}
+
+/// `count` clients at once asking `proxy` for `CONNECT` to names of their own; the status
+/// line each gets.
+async fn connect_all(proxy: SocketAddr, tag: &str, count: usize) -> Vec<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut clients = JoinSet::new();
+    for i in 0..count {
+        let host = format!("{tag}-{i}.example:443");
+        clients.spawn(async move {
+            let mut s = TcpStream::connect(proxy).await.unwrap();
+            let request = format!("CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            s.write_all(request.as_bytes()).await.unwrap();
+            let mut head = [0u8; 12];
+            s.read_exact(&mut head).await.unwrap();
+            String::from_utf8_lossy(&head).into_owned()
+        });
+    }
+    let mut heads = Vec::new();
+    while let Some(head) = clients.join_next().await {
+        heads.push(head.unwrap());
+    }
+    heads
+}
+
+/// Names whose servers never answer cannot pile up the runner's threads: however many
+/// connections ask for them, round after round as timed-out connections free their slots,
+/// no more than [`MAX_LOOKUPS`] lookups of a run are ever inside the resolver, and a
+/// connection that finds none free is refused with that reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookups_in_flight_stay_bounded_when_the_resolver_hangs() {
+    static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1000);
+    let hanging = Hanging::new();
+    let (proxy, addr) = hanging.proxy(&PROCESS, None).await;
+    for round in 0..3 {
+        let heads = connect_all(addr, &format!("r{round}"), 20).await;
+        assert!(heads.iter().all(|h| h == "HTTP/1.1 403"), "{heads:?}");
+        assert_eq!(hanging.most(), MAX_LOOKUPS, "round {round}");
+    }
+    drop(hanging);
+    let log = proxy.finish().await;
+    let reasons: Vec<&str> = log.refused.iter().map(|r| r.reason.as_str()).collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("too many name lookups in flight")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("timed out")),
+        "{reasons:?}"
+    );
+}
+
+/// Runs that end leave their unanswered lookups behind; across runs the process's permits
+/// bound them (here 12 stand for [`MAX_PROCESS_LOOKUPS`]): a third run finds none left and
+/// its connections are refused, its lookups never reaching the resolver.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookups_left_behind_by_runs_stay_bounded_by_the_process() {
+    static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(12);
+    let hanging = Hanging::new();
+    for run in 0..3 {
+        let (proxy, addr) = hanging.proxy(&PROCESS, None).await;
+        let heads = connect_all(addr, &format!("run{run}"), 10).await;
+        assert!(heads.iter().all(|h| h == "HTTP/1.1 403"), "{heads:?}");
+        let log = proxy.finish().await;
+        if run == 2 {
+            assert!(log
+                .refused
+                .iter()
+                .all(|r| r.reason.contains("too many name lookups in flight")));
+        }
+    }
+    assert_eq!(hanging.most(), 12);
+}
+
+/// One program's runs hold at most its share of the process's lookups (here 4 of 12), so
+/// another program still resolves names while the first one's hang: without the share the
+/// first program's two runs take all 12 and the other's lookups never start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_program_leaves_the_other_programs_lookups() {
+    static PROCESS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(12);
+    let hanging = Hanging::new();
+    let greedy = Arc::new(tokio::sync::Semaphore::new(4));
+    for run in 0..2 {
+        let (proxy, addr) = hanging.proxy(&PROCESS, Some(Arc::clone(&greedy))).await;
+        connect_all(addr, &format!("greedy{run}"), 10).await;
+        proxy.finish().await;
+    }
+    assert_eq!(hanging.inside(), 4, "the greedy program's share");
+    let other = Arc::new(tokio::sync::Semaphore::new(4));
+    let (proxy, addr) = hanging.proxy(&PROCESS, Some(other)).await;
+    connect_all(addr, "other", 10).await;
+    proxy.finish().await;
+    assert_eq!(
+        hanging.inside(),
+        8,
+        "the other program's lookups reached the resolver"
+    );
+}
+
+/// The sandbox's proxies share a program's permits by its file name; a program no run
+/// or lookup holds any more is forgotten (the registry does not grow with every name
+/// ever run), one whose lookup still holds a permit is not.
+#[test]
+fn runs_of_one_program_share_its_permits() {
+    let a = program_lookups("share-test-a");
+    let again = program_lookups("share-test-a");
+    assert!(Arc::ptr_eq(&a, &again));
+    assert!(!Arc::ptr_eq(&a, &program_lookups("share-test-b")));
+    assert_eq!(a.available_permits(), MAX_PROGRAM_LOOKUPS);
+    let forgotten = Arc::downgrade(&a);
+    drop((a, again));
+    // The next use of the registry drops what only it held.
+    drop(program_lookups("share-test-c"));
+    assert!(
+        forgotten.upgrade().is_none(),
+        "a program nobody holds is forgotten"
+    );
+    let held = program_lookups("share-test-a");
+    let permit = Arc::clone(&held).try_acquire_owned().unwrap();
+    drop(held);
+    drop(program_lookups("share-test-c"));
+    assert_eq!(
+        program_lookups("share-test-a").available_permits(),
+        MAX_PROGRAM_LOOKUPS - 1,
+        "a lookup's permit keeps its program's share"
+    );
+    drop(permit);
+}
+
+/// The sandbox starts each run's proxy with the program's share: while a real sandboxed
+/// `bash` with egress rules runs, `bash`'s permits are held by its proxy, and when the run
+/// ends, by nobody.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sandboxed_run_counts_its_lookups_against_its_program() {
+    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip") {
+        eprintln!("skipped: ATIP_SANDBOX_TESTS=skip");
+        return;
+    }
+    // Holders of `bash`'s permits besides the registry and this test's own handle.
+    let held_by_runs = || Arc::strong_count(&program_lookups("bash")) - 2;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let policy =
+        crate::policy::Policy::from_json(r#"{"egress": {"allow": ["127.0.0.1:9"]}}"#).unwrap();
+    let mut invocation = crate::Invocation::new(
+        "probe",
+        vec!["bash".into(), "-c".into(), "sleep 2".into()],
+        crate::Effects::UNKNOWN,
+    );
+    invocation.effects = crate::Shared::new(
+        serde_json::from_str(
+            r#"{"destructive": false, "network": true,
+                "filesystem": {"read": true, "write": false}}"#,
+        )
+        .unwrap(),
+    );
+    let runner = crate::Runner::new()
+        .current_dir(dir.path())
+        .policy(policy)
+        .timeout(Duration::from_secs(20));
+    let (most, output) = rt.block_on(async {
+        let run = tokio::spawn(async move { runner.run(&invocation).await });
+        let mut most = 0;
+        while !run.is_finished() {
+            most = most.max(held_by_runs());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        (most, run.await.unwrap().unwrap())
+    });
+    assert!(output.sandbox.egress.is_some(), "{}", output.sandbox);
+    assert_eq!(most, 1, "the run's proxy holds bash's share while it runs");
+    assert_eq!(held_by_runs(), 0, "and lets it go when the run ends");
+}
