@@ -41,7 +41,8 @@ pub mod shared;
 pub mod shim;
 pub mod spec_table;
 pub mod tool;
-mod two_threads;
+#[doc(hidden)]
+pub mod two_threads;
 pub mod validate;
 
 /// This crate's version (`CARGO_PKG_VERSION`).

@@ -1,22 +1,23 @@
-//! Two pieces of work on two threads, for the large documents whose load and flattening
-//! divide into independent halves (`load::node`, `flatten::split`).
+//! Two pieces of work on two threads, for the large documents whose load, flattening and
+//! tool definitions divide into independent halves (`load::node`, `flatten::split`,
+//! `atip_runtime::RuntimeTool::definitions_json`).
+//!
+//! Public only so that the workspace's other crates share it (hidden from the docs): not part
+//! of the API, and may change in any release.
 
 /// The stack of the second thread: the work recurses once per level of a document, as on the
 /// caller's thread, whose stack is usually this size.
 const STACK: usize = 8 << 20;
 
 /// Whether the machine has two cores or more (when it cannot tell: no).
-pub(crate) fn available() -> bool {
+pub fn available() -> bool {
     std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
 }
 
 /// Runs `first` on this thread and `second` on another, and returns both results. When no
 /// thread can be started, `second` runs here after `first`. A panic of `second` carries on
 /// here once `first` is done.
-pub(crate) fn join<A, B: Send>(
-    first: impl FnOnce() -> A,
-    second: impl FnOnce() -> B + Send,
-) -> (A, B) {
+pub fn join<A, B: Send>(first: impl FnOnce() -> A, second: impl FnOnce() -> B + Send) -> (A, B) {
     let mut second = Some(second);
     let mut later = None;
     let a = std::thread::scope(|scope| {

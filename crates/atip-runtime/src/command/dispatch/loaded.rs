@@ -264,8 +264,8 @@ impl RuntimeTool {
             return (json, found);
         }
         let commands = &self.document.commands;
-        let two_threads = commands.len() > PARALLEL_DEFINITIONS
-            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+        let two_threads =
+            commands.len() > PARALLEL_DEFINITIONS && atip_core::two_threads::available();
         if !two_threads {
             let room = self.estimated_len(commands, provider);
             let (mut out, found) = self.write_range("[", commands, provider, notes, room);
@@ -275,30 +275,27 @@ impl RuntimeTool {
             return (out, found);
         }
         let (first, second) = commands.split_at(commands.len() / 2);
-        let ((mut out, mut found), (rest, rest_found)) = std::thread::scope(|scope| {
-            let later = std::thread::Builder::new().spawn_scoped(scope, || {
-                let room = self.estimated_len(second, provider);
-                self.write_range(",", second, provider, notes, room)
-            });
+        let ((mut out, mut found), (rest, rest_found)) = atip_core::two_threads::join(
             // Room for both halves: the second is appended to the first.
-            let room = self.estimated_len(commands, provider);
-            let earlier = self.write_range("[", first, provider, notes, room);
-            let later = match later {
-                // A panic of the other half (the writer has none on any document) goes on here.
-                Ok(later) => later
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread was to be had: the second half is written after the first.
-                Err(_) => self.write_range(
+            || {
+                self.write_range(
+                    "[",
+                    first,
+                    provider,
+                    notes,
+                    self.estimated_len(commands, provider),
+                )
+            },
+            || {
+                self.write_range(
                     ",",
                     second,
                     provider,
                     notes,
                     self.estimated_len(second, provider),
-                ),
-            };
-            (earlier, later)
-        });
+                )
+            },
+        );
         out.reserve_exact(rest.len() + 1);
         out.push_str(&rest);
         out.push(']');
