@@ -87,6 +87,14 @@ impl fmt::Display for Host {
     }
 }
 
+impl From<IpAddr> for Host {
+    /// The address in its one form: an IPv4-mapped IPv6 address becomes its IPv4 address, as
+    /// [`Host::parse`] reads it (a SOCKS5 request names its target as bytes, not text).
+    fn from(addr: IpAddr) -> Host {
+        Host::Address(canonical(addr))
+    }
+}
+
 impl Host {
     /// Reads a host as a command wrote it (brackets around IPv6 allowed). Every notation of an
     /// IPv4 address a resolver accepts — `127.0.0.1`, `2130706433`, `0x7f.1`, `0177.0.0.01`,

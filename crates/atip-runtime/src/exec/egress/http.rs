@@ -166,7 +166,7 @@ async fn request(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Body> 
                 &shown,
                 &Refusal::Request(format!(
                     "the Host header `{}` names another host than the URL",
-                    String::from_utf8_lossy(h.as_bytes())
+                    without_userinfo(&String::from_utf8_lossy(h.as_bytes()))
                 )),
             );
         }

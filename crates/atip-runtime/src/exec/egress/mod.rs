@@ -169,11 +169,30 @@ impl fmt::Display for Refused {
     }
 }
 
+/// Traffic with the hosts a log does not list one by one (beyond [`MAX_REACHED`]), added up.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OtherHosts {
+    /// Connections opened to them.
+    pub connections: u64,
+    /// Bytes sent by the command to them.
+    pub bytes_out: u64,
+    /// Bytes received from them.
+    pub bytes_in: u64,
+}
+
 /// What went through the egress proxy during one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EgressLog {
-    /// Hosts reached, in the order first reached, with their traffic.
+    /// Hosts reached, in the order first reached, with their traffic (the first
+    /// [`MAX_REACHED`] hosts; the traffic with later ones is in [`EgressLog::other_hosts`]).
     pub reached: Vec<Reached>,
+    /// Traffic with hosts reached after the first [`MAX_REACHED`], added up; `None` when
+    /// every host is listed. A command allowed a wildcard can make up any number of names
+    /// below it: the log, the tool result's metadata and the audit line stay bounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_hosts: Option<OtherHosts>,
     /// Connections and requests refused, in order (at most [`MAX_REFUSALS`] kept).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<Refused>,
@@ -189,6 +208,10 @@ fn is_zero(n: &u64) -> bool {
 /// Refusals a log keeps one by one; later ones are counted in [`EgressLog::refused_omitted`].
 pub const MAX_REFUSALS: usize = 32;
 
+/// Hosts a log lists one by one ([`EgressLog::reached`]); traffic with later ones is added up
+/// in [`EgressLog::other_hosts`].
+pub const MAX_REACHED: usize = 64;
+
 #[derive(Default)]
 pub(super) struct Traffic {
     connections: AtomicU64,
@@ -200,6 +223,8 @@ pub(super) struct Traffic {
 struct Journal {
     reached: Vec<(String, Arc<Traffic>)>,
     index: HashMap<String, usize>,
+    /// Traffic with hosts beyond [`MAX_REACHED`].
+    others: Option<Arc<Traffic>>,
     refused: Vec<Refused>,
     refused_omitted: u64,
 }
@@ -246,6 +271,7 @@ impl Shared {
         let mut j = self.journal();
         let t = match j.index.get(target) {
             Some(&i) => Arc::clone(&j.reached[i].1),
+            None if j.reached.len() >= MAX_REACHED => Arc::clone(j.others.get_or_insert_default()),
             None => {
                 let t = Arc::new(Traffic::default());
                 let i = j.reached.len();
@@ -259,15 +285,19 @@ impl Shared {
     }
 }
 
-/// `text` with control characters escaped (what a command wrote into a request cannot add
-/// lines to a tool result), cut to at most `max` characters by [`cut_at_word`].
+/// `text` with every character but printable ASCII escaped (`\n`, `\u{2028}`), cut to at
+/// most `max` characters by [`cut_at_word`]. What a command wrote into a request cannot add
+/// lines to a tool result, whatever a reader takes for a line end (Unicode's line and paragraph
+/// separators, `U+0085`), nor reorder or hide text (bidirectional and zero-width format
+/// characters), nor pass one host off as another in look-alike letters. Host names are ASCII
+/// (internationalised ones travel as `xn--` labels) and the proxy's own reasons are too.
 pub(super) fn printable(text: &str, max: usize) -> String {
     let mut out = String::new();
     for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
+        if c == ' ' || c.is_ascii_graphic() {
             out.push(c);
+        } else {
+            out.extend(c.escape_default());
         }
         if out.len() > 4 * max {
             break;
@@ -388,6 +418,11 @@ impl EgressProxy {
                     bytes_in: t.bytes_in.load(Ordering::Relaxed),
                 })
                 .collect(),
+            other_hosts: j.others.as_ref().map(|t| OtherHosts {
+                connections: t.connections.load(Ordering::Relaxed),
+                bytes_out: t.bytes_out.load(Ordering::Relaxed),
+                bytes_in: t.bytes_in.load(Ordering::Relaxed),
+            }),
             refused: j.refused.clone(),
             refused_omitted: j.refused_omitted,
         }

@@ -22,7 +22,7 @@ pub(super) async fn serve(stream: TcpStream, shared: Arc<Shared>) {
         return;
     };
     let (host, port) = match &to {
-        TargetAddr::Ip(sa) => (Ok(Host::Address(sa.ip())), sa.port()),
+        TargetAddr::Ip(sa) => (Ok(Host::from(sa.ip())), sa.port()),
         TargetAddr::Domain(name, port) => (Host::parse(name), *port),
     };
     let shown = match &host {
@@ -48,11 +48,14 @@ pub(super) async fn serve(stream: TcpStream, shared: Arc<Shared>) {
     };
     match open(&shared, &host, port).await {
         Ok(upstream) => {
-            let local = upstream
-                .local_addr()
-                .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
             let traffic = shared.traffic(&shown);
-            if let Ok(client) = proto.reply_success(local).await {
+            // The reply's bound address is left unset (`0.0.0.0:0`, which clients of a
+            // `CONNECT` ignore): the upstream connection's own would tell the command the
+            // runner's address on the host's network, which its namespace hides from it.
+            if let Ok(client) = proto
+                .reply_success(SocketAddr::from(([0, 0, 0, 0], 0)))
+                .await
+            {
                 tunnel::tcp_tunnel(client, upstream, traffic).await;
             }
         }
