@@ -49,7 +49,7 @@ pub(super) async fn tcp_tunnel(client: TcpStream, upstream: TcpStream, traffic: 
             &upstream,
             &client,
             &traffic.bytes_in,
-            Some(splice::DOWNLOAD_PIPE_BYTES)
+            Some(&splice::LARGE_PIPES)
         ));
         // A direction that ended cleanly waits for the other (a half-closed connection); one
         // that failed ends both.
@@ -74,27 +74,52 @@ mod splice {
     /// Bytes one `splice` call asks for (at most what the pipe holds).
     const PIPE_BYTES: usize = 1 << 20;
 
-    /// The pipe of a tunnel's download direction: 512 KiB (128 pages). The upload direction
-    /// keeps the default 64 KiB, so that [`super::MAX_CONNECTIONS`] tunnels take 9,216 pages,
-    /// within the kernel's per-user pipe budget (`pipe-user-pages-soft`, 16,384 pages), beyond
-    /// which every new pipe of the user would shrink to two pages. With default pipes both
-    /// ways a 1 GiB download ran at half the rate (BENCHMARKS.md).
+    /// The pipe of a tunnel's download direction while the process has one of its
+    /// [`MAX_LARGE_PIPES`] free: 512 KiB (128 pages). Other pipes keep the default 64 KiB
+    /// (16 pages). With default pipes both ways a 1 GiB download ran at half the rate
+    /// (BENCHMARKS.md).
     pub(super) const DOWNLOAD_PIPE_BYTES: usize = 512 * 1024;
 
-    /// A pipe of `size` bytes (the default where the kernel refuses it).
-    fn pipe(size: Option<usize>) -> io::Result<(OwnedFd, OwnedFd)> {
+    /// Download pipes of [`DOWNLOAD_PIPE_BYTES`] the process holds at once, across all runs:
+    /// one run's [`super::super::MAX_CONNECTIONS`]. Pipes are bought with the kernel's budget
+    /// per user (`pipe-user-pages-soft`, 16,384 pages), beyond which every new pipe of the
+    /// user — the runner's and any other program's — shrinks to two pages. One full run takes
+    /// 9,216 pages; with the bound, about 280 tunnels (four runs of 64 at once) stay within
+    /// the budget instead of 113, and later tunnels get default pipes (slower bulk downloads).
+    pub(super) const MAX_LARGE_PIPES: usize = super::super::MAX_CONNECTIONS;
+
+    /// The process's [`MAX_LARGE_PIPES`] permits.
+    pub(super) static LARGE_PIPES: tokio::sync::Semaphore =
+        tokio::sync::Semaphore::const_new(MAX_LARGE_PIPES);
+
+    /// A pipe: of [`DOWNLOAD_PIPE_BYTES`] when `large` has a permit free (held with the
+    /// pipe) and the kernel grants the size, else of the default size.
+    pub(super) fn pipe(
+        large: Option<&'static tokio::sync::Semaphore>,
+    ) -> io::Result<(
+        OwnedFd,
+        OwnedFd,
+        Option<tokio::sync::SemaphorePermit<'static>>,
+    )> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe2 into a local array; both descriptors are new and owned here.
-        unsafe {
+        let (r, w) = unsafe {
             if libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            let (r, w) = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
-            if let Some(size) = size {
-                libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, size as libc::c_int);
+            (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+        };
+        let permit = large.and_then(|l| l.try_acquire().ok()).filter(|_| {
+            // SAFETY: fcntl on a descriptor owned here.
+            unsafe {
+                libc::fcntl(
+                    w.as_raw_fd(),
+                    libc::F_SETPIPE_SZ,
+                    DOWNLOAD_PIPE_BYTES as libc::c_int,
+                ) >= 0
             }
-            Ok((r, w))
-        }
+        });
+        Ok((r, w, permit))
     }
 
     /// `SIOCATMARK` (`<asm-generic/sockios.h>`; the libc crate does not define it).
@@ -176,9 +201,9 @@ mod splice {
         src: &TcpStream,
         dst: &TcpStream,
         count: &AtomicU64,
-        pipe_size: Option<usize>,
+        large: Option<&'static tokio::sync::Semaphore>,
     ) -> io::Result<()> {
-        let (r, w) = pipe(pipe_size)?;
+        let (r, w, _large) = pipe(large)?;
         let mut in_pipe = 0usize;
         loop {
             if in_pipe == 0 {
@@ -262,5 +287,58 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::os::fd::{AsRawFd, OwnedFd};
+
+    use super::splice::{pipe, DOWNLOAD_PIPE_BYTES, LARGE_PIPES, MAX_LARGE_PIPES};
+
+    fn size(fd: &OwnedFd) -> usize {
+        // SAFETY: fcntl on a descriptor the test holds.
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) as usize }
+    }
+
+    /// Large download pipes come out of the process's permits: once they are all held, a
+    /// tunnel gets a default pipe; when one is closed, its permit serves the next.
+    #[test]
+    fn large_pipes_are_bounded_across_the_process() {
+        static LARGE: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+        let first = pipe(Some(&LARGE)).unwrap();
+        let second = pipe(Some(&LARGE)).unwrap();
+        assert_eq!(size(&first.1), DOWNLOAD_PIPE_BYTES);
+        assert_eq!(size(&second.1), DOWNLOAD_PIPE_BYTES);
+        let third = pipe(Some(&LARGE)).unwrap();
+        assert!(third.2.is_none());
+        assert!(size(&third.1) < DOWNLOAD_PIPE_BYTES, "{}", size(&third.1));
+        let upload = pipe(None).unwrap();
+        assert!(upload.2.is_none() && size(&upload.1) < DOWNLOAD_PIPE_BYTES);
+        drop(first);
+        let fourth = pipe(Some(&LARGE)).unwrap();
+        assert_eq!(size(&fourth.1), DOWNLOAD_PIPE_BYTES);
+        assert_eq!(LARGE.available_permits(), 0);
+    }
+
+    /// A tunnel's download pipe is one of the process's large pipes while the tunnel is open.
+    #[tokio::test]
+    async fn an_open_tunnel_holds_a_large_pipe() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::net::{TcpListener, TcpStream};
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut command = TcpStream::connect(addr).await.unwrap();
+        let (client, _) = listener.accept().await.unwrap();
+        let upstream = TcpStream::connect(addr).await.unwrap();
+        let (mut host, _) = listener.accept().await.unwrap();
+        let traffic = std::sync::Arc::new(super::Traffic::default());
+        let tunnel = tokio::spawn(super::tcp_tunnel(client, upstream, traffic));
+        host.write_all(b"x").await.unwrap();
+        let mut byte = [0u8; 1];
+        command.read_exact(&mut byte).await.unwrap();
+        assert!(LARGE_PIPES.available_permits() < MAX_LARGE_PIPES);
+        drop((command, host));
+        tunnel.await.unwrap();
     }
 }
