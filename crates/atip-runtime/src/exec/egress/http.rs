@@ -98,16 +98,18 @@ pub(super) fn without_userinfo(text: &str) -> String {
 /// A host and port from an authority (`host:port`, `[v6]:port`), with `default` when it has
 /// none.
 fn authority(a: &hyper::http::uri::Authority, default: Option<u16>) -> Result<(Host, u16), String> {
-    let port = a
-        .port_u16()
-        .or(default)
-        .ok_or_else(|| format!("`{a}` has no port"))?;
+    // User information first: without a port, `alice:pw@host` reads as host `alice` with a
+    // port that is no number, and the whole authority would be repeated.
     if a.as_str().contains('@') {
         return Err(format!(
             "`{}` holds user information",
             without_userinfo(a.as_str())
         ));
     }
+    let port = a
+        .port_u16()
+        .or(default)
+        .ok_or_else(|| format!("`{a}` has no port"))?;
     Ok((Host::parse(a.host())?, port))
 }
 

@@ -169,7 +169,7 @@ impl fmt::Display for Refused {
     }
 }
 
-/// Traffic with the hosts a log does not list one by one (beyond [`MAX_REACHED`]), added up.
+/// Traffic with the hosts a log does not list one by one ([`MAX_REACHED`]), added up.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OtherHosts {
@@ -185,12 +185,14 @@ pub struct OtherHosts {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EgressLog {
-    /// Hosts reached, in the order first reached, with their traffic (the first
-    /// [`MAX_REACHED`] hosts; the traffic with later ones is in [`EgressLog::other_hosts`]).
+    /// Hosts reached, in the order first reached, with their traffic: the first
+    /// [`MAX_REACHED`], then the [`MAX_HEAVIEST`] of the later ones with the most traffic
+    /// (bytes either way); the traffic with the rest is in [`EgressLog::other_hosts`].
     pub reached: Vec<Reached>,
-    /// Traffic with hosts reached after the first [`MAX_REACHED`], added up; `None` when
-    /// every host is listed. A command allowed a wildcard can make up any number of names
-    /// below it: the log, the tool result's metadata and the audit line stay bounded.
+    /// Traffic with the hosts [`EgressLog::reached`] leaves out, added up; `None` when every
+    /// host is listed. A command allowed a wildcard can make up any number of names below it:
+    /// the log, the tool result's metadata and the audit line stay bounded, and a destination
+    /// hidden behind made-up names still shows when it carries more than they do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_hosts: Option<OtherHosts>,
     /// Connections and requests refused, in order (at most [`MAX_REFUSALS`] kept).
@@ -208,9 +210,18 @@ fn is_zero(n: &u64) -> bool {
 /// Refusals a log keeps one by one; later ones are counted in [`EgressLog::refused_omitted`].
 pub const MAX_REFUSALS: usize = 32;
 
-/// Hosts a log lists one by one ([`EgressLog::reached`]); traffic with later ones is added up
-/// in [`EgressLog::other_hosts`].
+/// Hosts a log lists one by one in the order first reached ([`EgressLog::reached`]); of later
+/// ones it lists the [`MAX_HEAVIEST`] with the most traffic and adds up the rest in
+/// [`EgressLog::other_hosts`].
 pub const MAX_REACHED: usize = 64;
+
+/// Hosts reached after the first [`MAX_REACHED`] that a log still lists: those with the most
+/// traffic (bytes either way), among the first [`MAX_TRACKED`] hosts.
+pub const MAX_HEAVIEST: usize = 16;
+
+/// Hosts whose traffic a proxy counts one by one; traffic with hosts reached after them is
+/// only added up (the proxy's memory stays bounded however many names a command makes up).
+pub const MAX_TRACKED: usize = 1_024;
 
 #[derive(Default)]
 pub(super) struct Traffic {
@@ -223,7 +234,7 @@ pub(super) struct Traffic {
 struct Journal {
     reached: Vec<(String, Arc<Traffic>)>,
     index: HashMap<String, usize>,
-    /// Traffic with hosts beyond [`MAX_REACHED`].
+    /// Traffic with hosts beyond [`MAX_TRACKED`].
     others: Option<Arc<Traffic>>,
     refused: Vec<Refused>,
     refused_omitted: u64,
@@ -271,7 +282,7 @@ impl Shared {
         let mut j = self.journal();
         let t = match j.index.get(target) {
             Some(&i) => Arc::clone(&j.reached[i].1),
-            None if j.reached.len() >= MAX_REACHED => Arc::clone(j.others.get_or_insert_default()),
+            None if j.reached.len() >= MAX_TRACKED => Arc::clone(j.others.get_or_insert_default()),
             None => {
                 let t = Arc::new(Traffic::default());
                 let i = j.reached.len();
@@ -407,22 +418,47 @@ impl EgressProxy {
     /// What the proxy has seen so far.
     pub fn log(&self) -> EgressLog {
         let j = self.shared.journal();
+        let reached = |host: &str, t: &Traffic| Reached {
+            host: host.to_owned(),
+            connections: t.connections.load(Ordering::Relaxed),
+            bytes_out: t.bytes_out.load(Ordering::Relaxed),
+            bytes_in: t.bytes_in.load(Ordering::Relaxed),
+        };
+        let first = j.reached.len().min(MAX_REACHED);
+        let mut listed: Vec<Reached> = j.reached[..first]
+            .iter()
+            .map(|(h, t)| reached(h, t))
+            .collect();
+        let later: Vec<Reached> = j.reached[first..]
+            .iter()
+            .map(|(h, t)| reached(h, t))
+            .collect();
+        // The heaviest of the later hosts, listed in the order first reached (a stable sort:
+        // of equal ones, the earlier).
+        let mut by_weight: Vec<usize> = (0..later.len()).collect();
+        by_weight.sort_by_key(|&i| std::cmp::Reverse(later[i].bytes_out + later[i].bytes_in));
+        let mut heavy = vec![false; later.len()];
+        for &i in by_weight.iter().take(MAX_HEAVIEST) {
+            heavy[i] = true;
+        }
+        let mut others = j.others.as_ref().map(|t| OtherHosts {
+            connections: t.connections.load(Ordering::Relaxed),
+            bytes_out: t.bytes_out.load(Ordering::Relaxed),
+            bytes_in: t.bytes_in.load(Ordering::Relaxed),
+        });
+        for (r, heavy) in later.into_iter().zip(heavy) {
+            if heavy {
+                listed.push(r);
+            } else {
+                let o = others.get_or_insert_default();
+                o.connections += r.connections;
+                o.bytes_out += r.bytes_out;
+                o.bytes_in += r.bytes_in;
+            }
+        }
         EgressLog {
-            reached: j
-                .reached
-                .iter()
-                .map(|(host, t)| Reached {
-                    host: host.clone(),
-                    connections: t.connections.load(Ordering::Relaxed),
-                    bytes_out: t.bytes_out.load(Ordering::Relaxed),
-                    bytes_in: t.bytes_in.load(Ordering::Relaxed),
-                })
-                .collect(),
-            other_hosts: j.others.as_ref().map(|t| OtherHosts {
-                connections: t.connections.load(Ordering::Relaxed),
-                bytes_out: t.bytes_out.load(Ordering::Relaxed),
-                bytes_in: t.bytes_in.load(Ordering::Relaxed),
-            }),
+            reached: listed,
+            other_hosts: others,
             refused: j.refused.clone(),
             refused_omitted: j.refused_omitted,
         }

@@ -345,15 +345,20 @@ async fn answering_proxy(allow: &[String]) -> (EgressProxy, SocketAddr) {
 }
 
 /// A command allowed a wildcard can make up any number of names below it: the log lists the
-/// first [`MAX_REACHED`] hosts and adds up the traffic with the rest.
+/// first [`MAX_REACHED`] hosts, then the [`MAX_HEAVIEST`] later ones with the most traffic —
+/// a destination hidden behind made-up names shows when it carries more than they do — and
+/// adds up the traffic with the rest, also past the [`MAX_TRACKED`] hosts counted one by one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hosts_beyond_the_listed_ones_are_added_up() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let port = greeting_server().await;
     let allow = [format!("*.example:{port}"), format!("127.0.0.1:{port}")];
     let (proxy, addr) = answering_proxy(&allow).await;
-    let extra = 10;
-    for i in 0..MAX_REACHED + extra {
+    // The real destination comes after the listed hosts and as many equal ones as are listed
+    // by weight: only its traffic can put it in the list.
+    let hidden = MAX_REACHED + MAX_HEAVIEST + 5;
+    let total = MAX_TRACKED + 5;
+    for i in 0..total {
         let mut s = TcpStream::connect(addr).await.unwrap();
         let request = format!("CONNECT made-up-{i}.example:{port} HTTP/1.1\r\n\r\n");
         s.write_all(request.as_bytes()).await.unwrap();
@@ -365,18 +370,32 @@ async fn hosts_beyond_the_listed_ones_are_added_up() {
         let mut hi = [0u8; 2];
         s.read_exact(&mut hi).await.unwrap();
         assert_eq!(&hi, b"hi");
+        if i == hidden {
+            s.write_all(&[b'x'; 1000]).await.unwrap();
+        }
     }
     let log = proxy.finish().await;
-    assert_eq!(log.reached.len(), MAX_REACHED);
-    assert_eq!(log.reached[0].host, format!("made-up-0.example:{port}"));
+    let hosts: Vec<String> = log.reached.iter().map(|r| r.host.clone()).collect();
+    let name = |i: usize| format!("made-up-{i}.example:{port}");
+    let mut expected: Vec<String> = (0..MAX_REACHED + MAX_HEAVIEST - 1).map(name).collect();
+    expected.push(name(hidden));
+    assert_eq!(hosts, expected);
+    assert_eq!(log.reached.last().unwrap().bytes_out, 1000);
     let others = log
         .other_hosts
         .as_ref()
         .expect("the hosts past the list are added up");
-    assert_eq!(others.connections, extra as u64);
-    assert_eq!(others.bytes_in, 2 * extra as u64);
+    let left_out = (total - expected.len()) as u64;
+    assert_eq!(others.connections, left_out);
+    assert_eq!(others.bytes_in, 2 * left_out);
+    assert_eq!(others.bytes_out, 0);
     let json = serde_json::to_value(&log).unwrap();
-    assert_eq!(json["otherHosts"]["bytesIn"], 2 * extra as u64, "{json}");
+    assert_eq!(json["otherHosts"]["bytesIn"], 2 * left_out, "{json}");
+    assert!(
+        json.to_string().len() < 16_000,
+        "bounded: {}",
+        json.to_string().len()
+    );
 }
 
 /// The reply to a SOCKS5 `CONNECT` names no address of the runner's, and a target given as an
@@ -410,7 +429,8 @@ async fn socks_replies_hide_the_runners_address_and_log_one_form_of_an_address()
     assert_eq!(hosts, [format!("127.0.0.1:{port}")]);
 }
 
-/// A password in a `Host` header that does not match the URL is not repeated in the refusal.
+/// A password in a `Host` header that does not match the URL, or in a `CONNECT` target
+/// without a port, is not repeated in the refusal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_password_in_a_host_header_is_not_repeated() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -425,8 +445,19 @@ async fn a_password_in_a_host_header_is_not_repeated() {
     s.read_exact(&mut status).await.unwrap();
     assert_eq!(&status, b"HTTP/1.1 403");
     drop(s);
+    // Nor one in a `CONNECT` target without a port (it reads as a port that is no number).
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"CONNECT alice:Hunter2Pw@example.com HTTP/1.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut status = [0u8; 12];
+    s.read_exact(&mut status).await.unwrap();
+    assert_eq!(&status, b"HTTP/1.1 403");
+    drop(s);
     let log = proxy.finish().await;
-    let reason = &log.refused[0].reason;
-    assert!(reason.contains("Host header"), "{reason}");
-    assert!(!reason.contains("Hunter2Pw"), "{reason}");
+    assert_eq!(log.refused.len(), 2, "{:?}", log.refused);
+    assert!(log.refused[0].reason.contains("Host header"), "{log:?}");
+    for r in &log.refused {
+        assert!(!r.to_string().contains("Hunter2Pw"), "{r}");
+    }
 }
