@@ -230,6 +230,17 @@ pub(super) struct Traffic {
     pub(super) bytes_in: AtomicU64,
 }
 
+impl Traffic {
+    /// The counts so far.
+    fn totals(&self) -> OtherHosts {
+        OtherHosts {
+            connections: self.connections.load(Ordering::Relaxed),
+            bytes_out: self.bytes_out.load(Ordering::Relaxed),
+            bytes_in: self.bytes_in.load(Ordering::Relaxed),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Journal {
     reached: Vec<(String, Arc<Traffic>)>,
@@ -418,11 +429,14 @@ impl EgressProxy {
     /// What the proxy has seen so far.
     pub fn log(&self) -> EgressLog {
         let j = self.shared.journal();
-        let reached = |host: &str, t: &Traffic| Reached {
-            host: host.to_owned(),
-            connections: t.connections.load(Ordering::Relaxed),
-            bytes_out: t.bytes_out.load(Ordering::Relaxed),
-            bytes_in: t.bytes_in.load(Ordering::Relaxed),
+        let reached = |host: &str, t: &Traffic| {
+            let t = t.totals();
+            Reached {
+                host: host.to_owned(),
+                connections: t.connections,
+                bytes_out: t.bytes_out,
+                bytes_in: t.bytes_in,
+            }
         };
         let first = j.reached.len().min(MAX_REACHED);
         let mut listed: Vec<Reached> = j.reached[..first]
@@ -441,11 +455,7 @@ impl EgressProxy {
         for &i in by_weight.iter().take(MAX_HEAVIEST) {
             heavy[i] = true;
         }
-        let mut others = j.others.as_ref().map(|t| OtherHosts {
-            connections: t.connections.load(Ordering::Relaxed),
-            bytes_out: t.bytes_out.load(Ordering::Relaxed),
-            bytes_in: t.bytes_in.load(Ordering::Relaxed),
-        });
+        let mut others = j.others.as_ref().map(|t| t.totals());
         for (r, heavy) in later.into_iter().zip(heavy) {
             if heavy {
                 listed.push(r);
