@@ -83,7 +83,7 @@ impl Scanner {
         // letters, digits or punctuation, where both kinds agree.
         let patterns: Vec<String> = specs
             .iter()
-            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
+            .map(|s| after_escapes(&s.pattern.replace(r"\b", r"(?-u:\b)")))
             .collect();
         let regex = meta::Builder::new()
             .configure(
@@ -141,6 +141,11 @@ impl Scanner {
                 (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
                 (None, None) => (m.span(), spec.check),
             };
+            let mut secret = secret;
+            if secret.start == m.start() {
+                // A match that began at an escape (see `after_escapes`) keeps the escape.
+                secret.start += escape_len(&text.as_bytes()[secret.start..secret.end]);
+            }
             let accepted = !secret.is_empty()
                 && check.is_none_or(|accept| accept(&text[secret.start..secret.end]));
             if accepted {
@@ -154,6 +159,39 @@ impl Scanner {
                 at += 1;
             }
         }
+    }
+}
+
+/// What a rule's leading word boundary also accepts: an escape of JSON or C text that ends in
+/// a letter or digit (`\n`, `\t`, `\r`, `\b`, `\f`, `\u0009`). In `"FOO=1\nghp_…"`, as a
+/// command prints JSON, the token follows the letter `n` and a plain `\b` would not see where
+/// it starts.
+const ESCAPE_OR_BOUNDARY: &str = r"(?:(?-u:\b)|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+
+/// `pattern` (word boundaries already ASCII) with a leading word boundary, bare or first in a
+/// case-insensitive group, widened by [`ESCAPE_OR_BOUNDARY`]; other patterns unchanged.
+fn after_escapes(pattern: &str) -> String {
+    const BOUNDARY: &str = r"(?-u:\b)";
+    if let Some(rest) = pattern.strip_prefix(BOUNDARY) {
+        format!("{ESCAPE_OR_BOUNDARY}{rest}")
+    } else if let Some(rest) = pattern
+        .strip_prefix("(?i:")
+        .and_then(|p| p.strip_prefix(BOUNDARY))
+    {
+        format!("{ESCAPE_OR_BOUNDARY}(?i:{rest}")
+    } else {
+        pattern.to_owned()
+    }
+}
+
+/// The length in bytes of the escape [`ESCAPE_OR_BOUNDARY`] accepts at the start of `text`, or 0.
+fn escape_len(text: &[u8]) -> usize {
+    match text {
+        [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {
+            6
+        }
+        [b'\\', b'n' | b'r' | b't' | b'b' | b'f', ..] => 2,
+        _ => 0,
     }
 }
 

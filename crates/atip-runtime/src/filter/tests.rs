@@ -188,3 +188,42 @@ fn a_stream_gives_the_same_text_whatever_the_chunks() {
         assert_eq!(out, whole, "chunks of {size}");
     }
 }
+
+/// A token right after an escape that ends in a letter or digit, as a command prints JSON
+/// (`"FOO=1\nghp_…"`), is redacted, and the escape stays.
+#[test]
+fn a_token_after_a_json_escape_is_redacted() {
+    let f = ResultFilter::default();
+    let cases = [
+        (
+            r#"{"env":"FOO=1\nghp_0123456789abcdefghijklmnopqrstuvwxyz"}"#,
+            r#"{"env":"FOO=1\n[REDACTED]"}"#,
+        ),
+        (
+            r#"{"env":"x\tghp_0123456789abcdefghijklmnopqrstuvwxyz y"}"#,
+            r#"{"env":"x\t[REDACTED] y"}"#,
+        ),
+        (
+            r#"{"k":"x\r\nglpat-0123456789abcdefghij"}"#,
+            r#"{"k":"x\r\n[REDACTED]"}"#,
+        ),
+        (
+            r#"{"k":"x\u0009xoxb-123456789012-1234567890123-abcdefghijabcd"}"#,
+            r#"{"k":"x\u0009[REDACTED]"}"#,
+        ),
+        (
+            r#"{"k":"a\nBearer abcdefghij0123456789XYZ"}"#,
+            r#"{"k":"a\nBearer [REDACTED]"}"#,
+        ),
+        (
+            r#"{"jwt":"x\neyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstu"}"#,
+            r#"{"jwt":"x\n[REDACTED]"}"#,
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(f.redact(text).0, want, "{text}");
+    }
+    // A word that only contains a token's prefix is still not one.
+    let prose = r#"{"k":"see\nxghp_0123456789abcdefghijklmnopqrstuvwxyz"}"#;
+    assert_eq!(f.redact(prose).0, prose);
+}
