@@ -83,7 +83,7 @@ impl Scanner {
         // letters, digits or punctuation, where both kinds agree.
         let patterns: Vec<String> = specs
             .iter()
-            .map(|s| after_escapes(&s.pattern.replace(r"\b", r"(?-u:\b)")))
+            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
             .collect();
         let regex = meta::Builder::new()
             .configure(
@@ -106,85 +106,99 @@ impl Scanner {
         Ok(Scanner { specs, regex })
     }
 
-    /// Every secret span in `text`, in order, as `(start, end)` byte offsets.
+    /// Every secret span in `text`, in order and not overlapping, as `(start, end)` byte
+    /// offsets: the matches in the text's own context, then those right after an escape
+    /// ([`Scanner::spans_after_escapes`]).
     fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        self.spans_in(text, 0, text.len(), &mut out);
-        out
-    }
-
-    /// The secret spans of the matches that lie in `text[start..end]` (matched in the context
-    /// of the whole text), appended to `out`.
-    fn spans_in(&self, text: &str, start: usize, end: usize, out: &mut Vec<(usize, usize)>) {
-        let mut at = start;
         let mut caps = self.regex.create_captures();
-        while at < end {
-            let Some(m) = self.regex.search(&Input::new(text).range(at..end)) else {
+        let mut at = 0;
+        while at < text.len() {
+            let Some(m) = self.regex.search(&Input::new(text).range(at..)) else {
                 break;
             };
-            let spec = &self.specs[m.pattern().as_usize()];
-            // The same rule again, anchored where it matched, for its `secret` group.
-            self.regex.search_captures(
-                &Input::new(text)
-                    .range(m.start()..m.end())
-                    .anchored(Anchored::Pattern(m.pattern())),
-                &mut caps,
-            );
-            // The secret: a group named `secret` (or `secret2`…`secret4` for other forms)
-            // judged by the rule's check, or `loose`, which must look like a credential;
-            // without a group, the whole match.
-            let strict = ["secret", "secret2", "secret3", "secret4"]
-                .into_iter()
-                .find_map(|g| caps.get_group_by_name(g));
-            let (secret, check) = match (strict, caps.get_group_by_name("loose")) {
-                (Some(s), _) => (s, spec.check),
-                (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
-                (None, None) => (m.span(), spec.check),
-            };
-            let mut secret = secret;
-            if secret.start == m.start() {
-                // A match that began at an escape (see `after_escapes`) keeps the escape.
-                secret.start += escape_len(&text.as_bytes()[secret.start..secret.end]);
-            }
-            let accepted = !secret.is_empty()
-                && check.is_none_or(|accept| accept(&text[secret.start..secret.end]));
-            if accepted {
-                out.push((secret.start, secret.end));
+            if let Some(secret) = self.secret_of(text, m, &mut caps) {
+                out.push(secret);
                 at = m.end().max(m.start() + 1);
             } else {
                 // Turned down: another rule may still match from the next character on.
                 at = m.start() + 1;
             }
-            while at < end && !text.is_char_boundary(at) {
+            while at < text.len() && !text.is_char_boundary(at) {
                 at += 1;
+            }
+        }
+        let found = out.len();
+        self.spans_after_escapes(text, &mut out);
+        if out.len() > found {
+            out.sort_unstable();
+            out = merge(out);
+        }
+        out
+    }
+
+    /// The secret of the match `m` in `haystack`, if its rule accepts it: a group named
+    /// `secret` (or `secret2`…`secret4` for other forms) judged by the rule's check, or
+    /// `loose`, which must look like a credential; without a group, the whole match.
+    fn secret_of(
+        &self,
+        haystack: &str,
+        m: regex_automata::Match,
+        caps: &mut regex_automata::util::captures::Captures,
+    ) -> Option<(usize, usize)> {
+        let spec = &self.specs[m.pattern().as_usize()];
+        // The same rule again, anchored where it matched, for its groups.
+        self.regex.search_captures(
+            &Input::new(haystack)
+                .range(m.start()..m.end())
+                .anchored(Anchored::Pattern(m.pattern())),
+            caps,
+        );
+        let strict = ["secret", "secret2", "secret3", "secret4"]
+            .into_iter()
+            .find_map(|g| caps.get_group_by_name(g));
+        let (secret, check) = match (strict, caps.get_group_by_name("loose")) {
+            (Some(s), _) => (s, spec.check),
+            (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
+            (None, None) => (m.span(), spec.check),
+        };
+        let accepted = !secret.is_empty()
+            && check.is_none_or(|accept| accept(&haystack[secret.start..secret.end]));
+        accepted.then_some((secret.start, secret.end))
+    }
+
+    /// The secrets that start right after an escape of JSON or C text ending in a letter or
+    /// digit (`\n`, `\t`, `\r`, `\b`, `\f`, `\u0009`), appended to `out`. In
+    /// `"FOO=1\nghp_…"`, as a command prints JSON, the token follows the letter `n`, so a
+    /// rule's leading word boundary does not hold in the text's own context; here each such
+    /// position is matched as the start of a text of its own (anchored: a cost per escape
+    /// followed by a letter or digit, not per byte). The escape stays.
+    fn spans_after_escapes(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        let bytes = text.as_bytes();
+        let mut caps = self.regex.create_captures();
+        let mut covered = 0;
+        for (at, _) in text.match_indices('\\') {
+            let start = at + escape_len(&bytes[at..]);
+            if start == at
+                || start < covered
+                || !bytes.get(start).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                continue;
+            }
+            let rest = &text[start..];
+            let Some(m) = self.regex.search(&Input::new(rest).anchored(Anchored::Yes)) else {
+                continue;
+            };
+            if let Some((s, e)) = self.secret_of(rest, m, &mut caps) {
+                out.push((start + s, start + e));
+                covered = start + e;
             }
         }
     }
 }
 
-/// What a rule's leading word boundary also accepts: an escape of JSON or C text that ends in
-/// a letter or digit (`\n`, `\t`, `\r`, `\b`, `\f`, `\u0009`). In `"FOO=1\nghp_…"`, as a
-/// command prints JSON, the token follows the letter `n` and a plain `\b` would not see where
-/// it starts.
-const ESCAPE_OR_BOUNDARY: &str = r"(?:(?-u:\b)|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
-
-/// `pattern` (word boundaries already ASCII) with a leading word boundary, bare or first in a
-/// case-insensitive group, widened by [`ESCAPE_OR_BOUNDARY`]; other patterns unchanged.
-fn after_escapes(pattern: &str) -> String {
-    const BOUNDARY: &str = r"(?-u:\b)";
-    if let Some(rest) = pattern.strip_prefix(BOUNDARY) {
-        format!("{ESCAPE_OR_BOUNDARY}{rest}")
-    } else if let Some(rest) = pattern
-        .strip_prefix("(?i:")
-        .and_then(|p| p.strip_prefix(BOUNDARY))
-    {
-        format!("{ESCAPE_OR_BOUNDARY}(?i:{rest}")
-    } else {
-        pattern.to_owned()
-    }
-}
-
-/// The length in bytes of the escape [`ESCAPE_OR_BOUNDARY`] accepts at the start of `text`, or 0.
+/// The length in bytes of an escape ending in a letter or digit at the start of `text`
+/// (`\n`, `\r`, `\t`, `\b`, `\f`: 2; `\u` and four hex digits: 6), or 0.
 fn escape_len(text: &[u8]) -> usize {
     match text {
         [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {

@@ -223,6 +223,15 @@ fn a_token_after_a_json_escape_is_redacted() {
     for (text, want) in cases {
         assert_eq!(f.redact(text).0, want, "{text}");
     }
+    // Output that arrives in pieces, cut anywhere (the escape's two bytes included).
+    let text = format!("{}{}", "y".repeat(5000), cases[0].0);
+    for cut in 4990..text.len() {
+        let mut s = StreamRedactor::new(&f, None);
+        let mut out = s.push(&text.as_bytes()[..cut]);
+        out.push_str(&s.push(&text.as_bytes()[cut..]));
+        out.push_str(&s.finish());
+        assert!(out.ends_with(cases[0].1), "cut at {cut}: {out}");
+    }
     // A word that only contains a token's prefix is still not one.
     let prose = r#"{"k":"see\nxghp_0123456789abcdefghijklmnopqrstuvwxyz"}"#;
     assert_eq!(f.redact(prose).0, prose);
