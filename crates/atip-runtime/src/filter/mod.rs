@@ -26,17 +26,17 @@
 //! caught.
 
 mod rules;
+mod scanner;
 mod stream;
 pub mod structured;
 
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
-use regex_automata::{meta, Anchored, Input};
-
 pub use stream::{StreamRedactor, STREAM_HOLD_BYTES};
 
-use rules::{SecretCheck, BUILTIN};
+use rules::BUILTIN;
+use scanner::{Scanner, Spec};
 
 /// The text that replaces a secret.
 pub const REDACTED: &str = "[REDACTED]";
@@ -61,153 +61,6 @@ impl std::fmt::Display for PatternError {
 }
 
 impl std::error::Error for PatternError {}
-
-/// One rule as given.
-#[derive(Clone)]
-struct Spec {
-    name: String,
-    pattern: String,
-    check: SecretCheck,
-}
-
-/// Rules compiled into one multi-pattern automaton.
-struct Scanner {
-    specs: Vec<Spec>,
-    regex: meta::Regex,
-}
-
-impl Scanner {
-    fn new(specs: Vec<Spec>) -> Result<Self, PatternError> {
-        // ASCII word boundaries: a Unicode `\b` stops the lazy DFA on any non-ASCII text and
-        // sends the search to a slower engine. Every rule's boundaries sit next to ASCII
-        // letters, digits or punctuation, where both kinds agree.
-        let patterns: Vec<String> = specs
-            .iter()
-            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
-            .collect();
-        let regex = meta::Builder::new()
-            .configure(
-                meta::Config::new()
-                    .nfa_size_limit(Some(64 << 20))
-                    .dfa_size_limit(Some(64 << 20))
-                    .hybrid_cache_capacity(16 << 20),
-            )
-            .build_many(&patterns)
-            .map_err(|e| {
-                let name = e
-                    .pattern()
-                    .and_then(|p| specs.get(p.as_usize()))
-                    .map_or("?", |s| s.name.as_str());
-                PatternError {
-                    name: name.to_owned(),
-                    message: e.to_string(),
-                }
-            })?;
-        Ok(Scanner { specs, regex })
-    }
-
-    /// Every secret span in `text`, in order and not overlapping, as `(start, end)` byte
-    /// offsets: the matches in the text's own context, then those right after an escape
-    /// ([`Scanner::spans_after_escapes`]).
-    fn spans(&self, text: &str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut caps = self.regex.create_captures();
-        let mut at = 0;
-        while at < text.len() {
-            let Some(m) = self.regex.search(&Input::new(text).range(at..)) else {
-                break;
-            };
-            if let Some(secret) = self.secret_of(text, m, &mut caps) {
-                out.push(secret);
-                at = m.end().max(m.start() + 1);
-            } else {
-                // Turned down: another rule may still match from the next character on.
-                at = m.start() + 1;
-            }
-            while at < text.len() && !text.is_char_boundary(at) {
-                at += 1;
-            }
-        }
-        let found = out.len();
-        self.spans_after_escapes(text, &mut out);
-        if out.len() > found {
-            out.sort_unstable();
-            out = merge(out);
-        }
-        out
-    }
-
-    /// The secret of the match `m` in `haystack`, if its rule accepts it: a group named
-    /// `secret` (or `secret2`…`secret4` for other forms) judged by the rule's check, or
-    /// `loose`, which must look like a credential; without a group, the whole match.
-    fn secret_of(
-        &self,
-        haystack: &str,
-        m: regex_automata::Match,
-        caps: &mut regex_automata::util::captures::Captures,
-    ) -> Option<(usize, usize)> {
-        let spec = &self.specs[m.pattern().as_usize()];
-        // The same rule again, anchored where it matched, for its groups.
-        self.regex.search_captures(
-            &Input::new(haystack)
-                .range(m.start()..m.end())
-                .anchored(Anchored::Pattern(m.pattern())),
-            caps,
-        );
-        let strict = ["secret", "secret2", "secret3", "secret4"]
-            .into_iter()
-            .find_map(|g| caps.get_group_by_name(g));
-        let (secret, check) = match (strict, caps.get_group_by_name("loose")) {
-            (Some(s), _) => (s, spec.check),
-            (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
-            (None, None) => (m.span(), spec.check),
-        };
-        let accepted = !secret.is_empty()
-            && check.is_none_or(|accept| accept(&haystack[secret.start..secret.end]));
-        accepted.then_some((secret.start, secret.end))
-    }
-
-    /// The secrets that start right after an escape of JSON or C text ending in a letter or
-    /// digit (`\n`, `\t`, `\r`, `\b`, `\f`, `\u0009`), appended to `out`. In
-    /// `"FOO=1\nghp_…"`, as a command prints JSON, the token follows the letter `n`, so a
-    /// rule's leading word boundary does not hold in the text's own context; here each such
-    /// position is matched as the start of a text of its own (anchored: a cost per escape
-    /// followed by a letter or digit, not per byte). The escape stays.
-    fn spans_after_escapes(&self, text: &str, out: &mut Vec<(usize, usize)>) {
-        let bytes = text.as_bytes();
-        let mut caps = self.regex.create_captures();
-        let mut covered = 0;
-        for (at, _) in text.match_indices('\\') {
-            let start = at + escape_len(&bytes[at..]);
-            if start == at
-                || start < covered
-                || !bytes.get(start).is_some_and(u8::is_ascii_alphanumeric)
-            {
-                continue;
-            }
-            let rest = &text[start..];
-            let Some(m) = self.regex.search(&Input::new(rest).anchored(Anchored::Yes)) else {
-                continue;
-            };
-            if let Some((s, e)) = self.secret_of(rest, m, &mut caps) {
-                out.push((start + s, start + e));
-                covered = start + e;
-            }
-        }
-    }
-}
-
-/// The length in bytes of an escape ending in a letter or digit at the start of `text`
-/// (`\n`, `\r`, `\t`, `\b`, `\f`: 2; `\u` and four hex digits: 6), or 0.
-fn escape_len(text: &[u8]) -> usize {
-    match text {
-        [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {
-            6
-        }
-        [b'\\', b'n' | b'r' | b't' | b'b' | b'f', ..] => 2,
-        _ => 0,
-    }
-}
 
 /// Redacts secrets and caps the size of command output. Cheap to clone.
 #[derive(Clone)]

@@ -57,9 +57,18 @@ const fn rule(
     }
 }
 
-/// Values that stand for "no secret here".
+/// The longest value taken for a placeholder, in bytes. A longer one is judged as a value:
+/// `${…}`, `<…>` and `{{…}}` that run on for kilobytes are not what a placeholder looks like,
+/// and a match turned down as one sends the search back to its next character — over a long
+/// value holding further keys (`token=${token=${…`) that made the scan quadratic.
+pub(crate) const MAX_PLACEHOLDER_BYTES: usize = 256;
+
+/// Values that stand for "no secret here" (at most [`MAX_PLACEHOLDER_BYTES`] long).
 pub(crate) fn is_placeholder(value: &str) -> bool {
     let v = value.trim();
+    if v.len() > MAX_PLACEHOLDER_BYTES {
+        return false;
+    }
     if v.is_empty()
         || v.chars()
             .all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '-' | '#'))

@@ -236,3 +236,54 @@ fn a_token_after_a_json_escape_is_redacted() {
     let prose = r#"{"k":"see\nxghp_0123456789abcdefghijklmnopqrstuvwxyz"}"#;
     assert_eq!(f.redact(prose).0, prose);
 }
+
+/// Output a command can print to make the filter slow: matches turned down (placeholders)
+/// that run over further matches, after escapes or not. Each must take about as long as
+/// ordinary output of its size, not the square of it.
+#[test]
+fn turned_down_matches_do_not_make_the_scan_quadratic() {
+    let f = ResultFilter::default();
+    let units = [
+        "token=${",
+        "\\nauth=${",
+        "\\npass=${",
+        "\\nset-cookie:a=<",
+        "\\u001b[1mtoken=${",
+    ];
+    for unit in units {
+        let text = format!("{}}}", unit.repeat((64 << 10) / unit.len()));
+        let started = std::time::Instant::now();
+        let _ = f.redact(&text);
+        // Ordinary 64 KiB takes about a millisecond in a release build and tens in a debug
+        // one; the quadratic scan took minutes.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{unit:?}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// After an escape, rules anchored at a line start do not match: an escape is not a line
+/// start, and in minified JSON the "line" would run to the end of the document.
+#[test]
+fn line_anchored_rules_do_not_match_after_an_escape() {
+    let f = ResultFilter::default();
+    let json = r#"{"req":"GET / HTTP/1.1\nCookie: sid=abc","status":200,"body":"hello world"}"#;
+    assert_eq!(f.redact(json).0, json);
+}
+
+/// A terminal's colour codes before a token do not hide it (`ESC[32m` ends in a letter).
+#[test]
+fn a_token_after_a_colour_code_is_redacted() {
+    let f = ResultFilter::default();
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    for text in [
+        format!("token: \x1b[32m{token}\x1b[0m"),
+        format!("\x1b[1;32m{token}"),
+        format!(r#"{{"log":"\u001b[32m{token}\u001b[0m"}}"#),
+    ] {
+        let (out, n) = f.redact(&text);
+        assert!(!out.contains(token) && n == 1, "{text:?} became {out:?}");
+    }
+}

@@ -307,26 +307,22 @@ impl Shared {
     }
 }
 
-/// `text` with every character but printable ASCII escaped as `\u{…}` (`\u{a}` for a line
-/// feed, `\u{2028}`) and a backslash doubled, cut to at most `max` characters by
-/// [`cut_at_word`]. What a command wrote into a request cannot add lines to a tool result,
-/// whatever a reader takes for a line end (Unicode's line and paragraph separators, `U+0085`),
-/// nor reorder or hide text (bidirectional and zero-width format characters), nor pass one host
-/// off as another in look-alike letters, nor pass its own `\u{…}` off as the runner's escape.
-/// Every escape ends in `}`, so a secret after a line end or a tab keeps the word boundary the
-/// redaction rules look for (`\nghp_…` would glue an `n` to the token). Host names are ASCII
-/// (internationalised ones travel as `xn--` labels) and the proxy's own reasons are too.
+/// `text` with every character but printable ASCII escaped (`\n`, `\u{2028}`), cut to at
+/// most `max` characters by [`cut_at_word`]. What a command wrote into a request cannot add
+/// lines to a tool result, whatever a reader takes for a line end (Unicode's line and paragraph
+/// separators, `U+0085`), nor reorder or hide text (bidirectional and zero-width format
+/// characters), nor pass one host off as another in look-alike letters. Host names are ASCII
+/// (internationalised ones travel as `xn--` labels) and the proxy's own reasons are too. Line ends
+/// stay `\n`, `\r`, `\t` and backslashes stay single, the forms the redaction rules know
+/// (a JSON-escaped private key, a quoted value with `\"`); a token right after such an escape
+/// is found by the filter's search after escapes.
 pub(super) fn printable(text: &str, max: usize) -> String {
-    use std::fmt::Write as _;
     let mut out = String::new();
     for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            ' ' => out.push(c),
-            c if c.is_ascii_graphic() => out.push(c),
-            c => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
+        if c == ' ' || c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            out.extend(c.escape_default());
         }
         if out.len() > 4 * max {
             break;

@@ -1,0 +1,225 @@
+//! The rules compiled into one multi-pattern automaton, and the search for secrets in a text:
+//! in the text's own context, and again right after each escape that ends in a letter or digit.
+
+use std::sync::OnceLock;
+
+use regex_automata::util::captures::Captures;
+use regex_automata::{meta, Anchored, Input, Match};
+
+use super::rules::{self, SecretCheck};
+use super::{merge, PatternError};
+
+/// One rule as given.
+#[derive(Clone)]
+pub(super) struct Spec {
+    pub(super) name: String,
+    pub(super) pattern: String,
+    pub(super) check: SecretCheck,
+}
+
+/// Some of the rules in one automaton: its pattern `i` is the rule `rules[i]`.
+struct Automaton {
+    regex: meta::Regex,
+    rules: Vec<usize>,
+}
+
+impl Automaton {
+    fn new(patterns: &[String], rules: Vec<usize>) -> Result<Self, (usize, String)> {
+        let regex = meta::Builder::new()
+            .configure(
+                meta::Config::new()
+                    .nfa_size_limit(Some(64 << 20))
+                    .dfa_size_limit(Some(64 << 20))
+                    .hybrid_cache_capacity(16 << 20),
+            )
+            .build_many(&rules.iter().map(|&r| &patterns[r]).collect::<Vec<_>>())
+            .map_err(|e| {
+                let rule = e.pattern().map_or(usize::MAX, |p| rules[p.as_usize()]);
+                (rule, e.to_string())
+            })?;
+        Ok(Automaton { regex, rules })
+    }
+}
+
+/// Rules compiled into one multi-pattern automaton.
+pub(super) struct Scanner {
+    /// The rules as given.
+    pub(super) specs: Vec<Spec>,
+    /// Each rule's pattern as compiled (ASCII word boundaries).
+    patterns: Vec<String>,
+    all: Automaton,
+    /// The rules without a line or text anchor, for the searches after escapes; built the
+    /// first time a text has such an escape (`None`: they did not compile on their own).
+    after_escapes: OnceLock<Option<Automaton>>,
+}
+
+impl Scanner {
+    pub(super) fn new(specs: Vec<Spec>) -> Result<Self, PatternError> {
+        // ASCII word boundaries: a Unicode `\b` stops the lazy DFA on any non-ASCII text and
+        // sends the search to a slower engine. Every rule's boundaries sit next to ASCII
+        // letters, digits or punctuation, where both kinds agree.
+        let patterns: Vec<String> = specs
+            .iter()
+            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
+            .collect();
+        let all = Automaton::new(&patterns, (0..specs.len()).collect()).map_err(|(rule, e)| {
+            PatternError {
+                name: specs.get(rule).map_or("?", |s| s.name.as_str()).to_owned(),
+                message: e,
+            }
+        })?;
+        Ok(Scanner {
+            specs,
+            patterns,
+            all,
+            after_escapes: OnceLock::new(),
+        })
+    }
+
+    /// Every secret span in `text`, in order and not overlapping, as `(start, end)` byte
+    /// offsets: the matches in the text's own context, then those right after an escape
+    /// ([`Scanner::spans_after_escapes`]).
+    pub(super) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut caps = self.all.regex.create_captures();
+        let mut at = 0;
+        while at < text.len() {
+            let Some(m) = self.all.regex.search(&Input::new(text).range(at..)) else {
+                break;
+            };
+            if let Some(secret) = self.secret_of(&self.all, text, m, &mut caps) {
+                out.push(secret);
+                at = m.end().max(m.start() + 1);
+            } else {
+                // Turned down: another rule may still match from the next character on.
+                at = m.start() + 1;
+            }
+            while at < text.len() && !text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+        let found = out.len();
+        self.spans_after_escapes(text, &mut out);
+        if out.len() > found {
+            out.sort_unstable();
+            out = merge(out);
+        }
+        out
+    }
+
+    /// The secret of the match `m` of `automaton` in `haystack`, if its rule accepts it: a
+    /// group named `secret` (or `secret2`…`secret4` for other forms) judged by the rule's
+    /// check, or `loose`, which must look like a credential; without a group, the whole match.
+    fn secret_of(
+        &self,
+        automaton: &Automaton,
+        haystack: &str,
+        m: Match,
+        caps: &mut Captures,
+    ) -> Option<(usize, usize)> {
+        let spec = &self.specs[automaton.rules[m.pattern().as_usize()]];
+        // The same rule again, anchored where it matched, for its groups.
+        automaton.regex.search_captures(
+            &Input::new(haystack)
+                .range(m.start()..m.end())
+                .anchored(Anchored::Pattern(m.pattern())),
+            caps,
+        );
+        let strict = ["secret", "secret2", "secret3", "secret4"]
+            .into_iter()
+            .find_map(|g| caps.get_group_by_name(g));
+        let (secret, check) = match (strict, caps.get_group_by_name("loose")) {
+            (Some(s), _) => (s, spec.check),
+            (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
+            (None, None) => (m.span(), spec.check),
+        };
+        let accepted = !secret.is_empty()
+            && check.is_none_or(|accept| accept(&haystack[secret.start..secret.end]));
+        accepted.then_some((secret.start, secret.end))
+    }
+
+    /// The rules without a line or text anchor (`^`), compiled on first use.
+    fn after_escapes(&self) -> Option<&Automaton> {
+        self.after_escapes
+            .get_or_init(|| {
+                let unanchored = (0..self.patterns.len())
+                    .filter(|&r| {
+                        regex_automata::util::syntax::parse(&self.patterns[r])
+                            .is_ok_and(|hir| !hir.properties().look_set().contains_anchor())
+                    })
+                    .collect();
+                Automaton::new(&self.patterns, unanchored).ok()
+            })
+            .as_ref()
+    }
+
+    /// The secrets that start right after an escape ending in a letter or digit
+    /// ([`escape_len`]: `\n`, `\t`, `\u0009` as JSON writes them, a terminal's colour codes),
+    /// appended to `out`. In `"FOO=1\nghp_…"`, as a command prints JSON, the token follows the
+    /// letter `n`, so a rule's leading word boundary does not hold in the text's own context;
+    /// here each such position is matched as the start of a text of its own (anchored: a cost
+    /// per escape followed by a letter or digit, not per byte), by the rules that do not
+    /// anchor at a line start (an escape is not one). The escape stays.
+    fn spans_after_escapes(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        let bytes = text.as_bytes();
+        let mut automaton = None;
+        let mut caps = None;
+        let mut covered = 0;
+        for (at, _) in text.match_indices(['\\', '\x1b']) {
+            let start = at + escape_len(&bytes[at..]);
+            if start == at
+                || start < covered
+                || !bytes.get(start).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                continue;
+            }
+            let Some(automaton) = *automaton.get_or_insert_with(|| self.after_escapes()) else {
+                return;
+            };
+            let caps = caps.get_or_insert_with(|| automaton.regex.create_captures());
+            let rest = &text[start..];
+            let Some(m) = automaton
+                .regex
+                .search(&Input::new(rest).anchored(Anchored::Yes))
+            else {
+                continue;
+            };
+            if let Some((s, e)) = self.secret_of(automaton, rest, m, caps) {
+                out.push((start + s, start + e));
+                covered = start + e;
+            }
+        }
+    }
+}
+
+/// The length in bytes of an escape ending in a letter or digit at the start of `text`, or 0:
+/// JSON's and C's `\n`, `\r`, `\t`, `\b`, `\f` (2), JSON's `\u` and four hex digits (6), and a
+/// terminal's control sequence (`ESC [ 1 ; 32 m`, ECMA-48 CSI), also with its `ESC` written as
+/// `\u001b`.
+fn escape_len(text: &[u8]) -> usize {
+    let esc = match text {
+        [0x1b, ..] => 1,
+        [b'\\', b'u', b'0', b'0', b'1', b'b' | b'B', ..] => 6,
+        [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {
+            return 6
+        }
+        [b'\\', b'n' | b'r' | b't' | b'b' | b'f', ..] => return 2,
+        _ => return 0,
+    };
+    // ECMA-48 CSI: `[`, parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, a final byte
+    // 0x40–0x7E.
+    let Some(b'[') = text.get(esc) else {
+        return esc;
+    };
+    let mut end = esc + 1;
+    while text.get(end).is_some_and(|b| (0x30..=0x3f).contains(b)) {
+        end += 1;
+    }
+    while text.get(end).is_some_and(|b| (0x20..=0x2f).contains(b)) {
+        end += 1;
+    }
+    match text.get(end) {
+        Some(0x40..=0x7e) => end + 1,
+        _ => esc,
+    }
+}
