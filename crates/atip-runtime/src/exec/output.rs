@@ -165,7 +165,10 @@ impl Output {
             let json = (options.structured && self.stdout_dropped == 0)
                 .then(|| structured::detect(&stdout))
                 .flatten()
-                .and_then(|value| structured::fit(value, stdout_budget));
+                .and_then(|mut value| {
+                    redactions += structured::redact_strings(&mut value, filter, tool);
+                    structured::fit(value, stdout_budget)
+                });
             match json {
                 Some(fitted) => {
                     elided = fitted.elided;
@@ -323,6 +326,31 @@ mod tests {
             duration: Duration::from_millis(5),
             sandbox: SandboxReport::default(),
         }
+    }
+
+    /// Secrets that escapes hid from the text's redaction are redacted once the JSON is parsed:
+    /// the parsed value and its compact text are what a model gets.
+    #[test]
+    fn secrets_hidden_by_json_escapes_are_redacted_in_structured_results() {
+        let hook =
+            r"https:\/\/hooks.slack.com\/services\/T0000AAAA\/B0000BBBB\/abcdefghijklmnopqrstuvwx";
+        let token = "0123456789abcdefghijklmnopqrstuvwxyz";
+        let stdout = format!(
+            r#"{{"hook":"{hook}","sas":"https://x.blob.core.windows.net/c?sv=2024\u0026sig=Zm9vYmFyYmF6cXV4cXV1eA%3D%3D","gh":"gh\u0070_{token}","gh\u0070_{token}":1,"ghp_{token}":2}}"#
+        );
+        let r = out(&stdout, "").to_tool_result();
+        let value = r.structured.as_ref().expect("JSON output stays structured");
+        let shown = format!("{}\n{value}", r.content);
+        for secret in ["abcdefghijklmnopqrstuvwx", "Zm9vYmFyYmF6cXV4cXV1eA", token] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert_eq!(value["hook"], "https://hooks.slack.com/services/[REDACTED]");
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["hook", "sas", "gh", "[REDACTED]", "[REDACTED] (2)"],
+            "keys keep their order, and two keys redacted alike stay two"
+        );
     }
 
     #[test]

@@ -40,6 +40,54 @@ pub fn detect(text: &str) -> Option<Value> {
     }
 }
 
+/// Redacts every string and object key of `value` as a text of its own with `filter` (the
+/// rules for the command `tool` included); the number of secrets replaced. For a value parsed
+/// from output that was already redacted as text: parsing decodes escapes that hid a secret
+/// from the rules there (`https:\/\/hooks.slack.com\/…`, `\u0026sig=…` as Go writes `&`,
+/// `gh\u0070_…`), and the value and its compact text are what reach the model. Keys keep
+/// their order.
+pub fn redact_strings(
+    value: &mut Value,
+    filter: &super::ResultFilter,
+    tool: Option<&str>,
+) -> usize {
+    let mut count = 0;
+    let mut redact = |s: &mut String| {
+        let (out, n) = filter.redact_for(tool, s);
+        if n > 0 {
+            *s = out.into_owned();
+            count += n;
+        }
+    };
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => redact(s),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => {
+                let keys_hide_secrets = map.keys().any(|k| filter.redact_for(tool, k).1 > 0);
+                if keys_hide_secrets {
+                    let old = std::mem::take(map);
+                    for (mut k, v) in old {
+                        redact(&mut k);
+                        // Two keys redacted alike stay two keys.
+                        let base = k.clone();
+                        let mut n = 1;
+                        while map.contains_key(&k) {
+                            n += 1;
+                            k = format!("{base} ({n})");
+                        }
+                        map.insert(k, v);
+                    }
+                }
+                stack.extend(map.values_mut());
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
 /// Fits `value` into `max_bytes` bytes of compact JSON by removing items from the end of its
 /// largest array (the one with the longest compact text, anywhere in the value), as many as
 /// the excess needs, then from the next largest, for at most [`MAX_ELISION_ROUNDS`] arrays.
