@@ -336,7 +336,7 @@ mod tests {
             r"https:\/\/hooks.slack.com\/services\/T0000AAAA\/B0000BBBB\/abcdefghijklmnopqrstuvwx";
         let token = "0123456789abcdefghijklmnopqrstuvwxyz";
         let stdout = format!(
-            r#"{{"hook":"{hook}","sas":"https://x.blob.core.windows.net/c?sv=2024\u0026sig=Zm9vYmFyYmF6cXV4cXV1eA%3D%3D","gh":"gh\u0070_{token}","gh\u0070_{token}":1,"ghp_{token}":2}}"#
+            r#"{{"hook":"{hook}","sas":"https://x.blob.core.windows.net/c?sv=2024\u0026sig=Zm9vYmFyYmF6cXV4cXV1eA%3D%3D","gh":"gh\u0070_{token}","gh\u0070_{token}":1,"ghp_{token}":2,"n":[[{{"x":"a\u0020gh\u0070_{token}"}}]]}}"#
         );
         let r = out(&stdout, "").to_tool_result();
         let value = r.structured.as_ref().expect("JSON output stays structured");
@@ -345,10 +345,11 @@ mod tests {
             assert!(!shown.contains(secret), "{secret} in {shown}");
         }
         assert_eq!(value["hook"], "https://hooks.slack.com/services/[REDACTED]");
+        assert_eq!(value["n"][0][0]["x"], "a [REDACTED]", "nested strings too");
         let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
         assert_eq!(
             keys,
-            ["hook", "sas", "gh", "[REDACTED]", "[REDACTED] (2)"],
+            ["hook", "sas", "gh", "[REDACTED]", "[REDACTED] (2)", "n"],
             "keys keep their order, and two keys redacted alike stay two"
         );
     }

@@ -308,7 +308,7 @@ fn merge(spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
 }
 
 /// `text` with each span replaced by [`REDACTED`].
-fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
+pub(super) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
     if spans.is_empty() {
         return Cow::Borrowed(text);
     }

@@ -40,52 +40,90 @@ pub fn detect(text: &str) -> Option<Value> {
     }
 }
 
-/// Redacts every string and object key of `value` as a text of its own with `filter` (the
-/// rules for the command `tool` included); the number of secrets replaced. For a value parsed
-/// from output that was already redacted as text: parsing decodes escapes that hid a secret
-/// from the rules there (`https:\/\/hooks.slack.com\/…`, `\u0026sig=…` as Go writes `&`,
-/// `gh\u0070_…`), and the value and its compact text are what reach the model. Keys keep
-/// their order.
+/// Redacts every string and object key of `value` with `filter` (the rules for the command
+/// `tool` included); the number of secrets replaced. For a value parsed from output that was
+/// already redacted as text: parsing decodes escapes that hid a secret from the rules there
+/// (`https:\/\/hooks.slack.com\/…`, `\u0026sig=…` as Go writes `&`, `gh\u0070_…`), and the
+/// value and its compact text are what reach the model.
+///
+/// One scan: the strings and keys are joined, each on a line of its own, and redacted as one
+/// text (a rule sees each at the start of a line, as on its own); a secret that runs across
+/// two of them is redacted in both. Keys keep their order; two keys redacted alike stay two
+/// (`[REDACTED]`, `[REDACTED] (2)`).
 pub fn redact_strings(
     value: &mut Value,
     filter: &super::ResultFilter,
     tool: Option<&str>,
 ) -> usize {
-    let mut count = 0;
-    let mut redact = |s: &mut String| {
-        let (out, n) = filter.redact_for(tool, s);
-        if n > 0 {
-            *s = out.into_owned();
-            count += n;
-        }
-    };
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) => redact(s),
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            Value::Object(map) => {
-                let keys_hide_secrets = map.keys().any(|k| filter.redact_for(tool, k).1 > 0);
-                if keys_hide_secrets {
-                    let old = std::mem::take(map);
-                    for (mut k, v) in old {
-                        redact(&mut k);
-                        // Two keys redacted alike stay two keys.
-                        let base = k.clone();
-                        let mut n = 1;
-                        while map.contains_key(&k) {
-                            n += 1;
-                            k = format!("{base} ({n})");
-                        }
-                        map.insert(k, v);
-                    }
-                }
-                stack.extend(map.values_mut());
-            }
-            _ => {}
-        }
+    let mut joined = String::new();
+    let mut ranges = Vec::new();
+    visit(value, &mut |s| {
+        let start = joined.len();
+        joined.push_str(s);
+        ranges.push((start, joined.len()));
+        joined.push('\n');
+        None
+    });
+    let spans = filter.secret_spans(&joined, tool);
+    if spans.is_empty() {
+        return 0;
     }
-    count
+    let mut item = 0;
+    let mut next_span = 0;
+    visit(value, &mut |s| {
+        let (start, end) = ranges[item];
+        item += 1;
+        while next_span < spans.len() && spans[next_span].1 <= start {
+            next_span += 1;
+        }
+        let inside: Vec<(usize, usize)> = spans[next_span..]
+            .iter()
+            .take_while(|&&(s, _)| s < end)
+            .map(|&(s, e)| (s.max(start) - start, e.min(end) - start))
+            .collect();
+        (!inside.is_empty()).then(|| super::replace(s, &inside).into_owned())
+    });
+    spans.len()
+}
+
+/// Calls `f` on every string and key of `value`, depth first, keys before their values, and
+/// puts what it returns in place of the string or key.
+fn visit(value: &mut Value, f: &mut impl FnMut(&str) -> Option<String>) {
+    match value {
+        Value::String(s) => {
+            if let Some(new) = f(s) {
+                *s = new;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| visit(v, f)),
+        Value::Object(map) => {
+            let mut renamed = Vec::new();
+            for (i, (k, v)) in map.iter_mut().enumerate() {
+                if let Some(new) = f(k) {
+                    renamed.push((i, new));
+                }
+                visit(v, f);
+            }
+            if !renamed.is_empty() {
+                let old = std::mem::take(map);
+                let mut renamed = renamed.into_iter().peekable();
+                for (i, (k, v)) in old.into_iter().enumerate() {
+                    let mut key = match renamed.next_if(|(at, _)| *at == i) {
+                        Some((_, new)) => new,
+                        None => k,
+                    };
+                    let base = key.clone();
+                    let mut n = 1;
+                    while map.contains_key(&key) {
+                        n += 1;
+                        key = format!("{base} ({n})");
+                    }
+                    map.insert(key, v);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Fits `value` into `max_bytes` bytes of compact JSON by removing items from the end of its
