@@ -165,10 +165,7 @@ impl Output {
             let json = (options.structured && self.stdout_dropped == 0)
                 .then(|| structured::detect(&stdout))
                 .flatten()
-                .and_then(|mut value| {
-                    redactions += structured::redact_strings(&mut value, filter, tool);
-                    structured::fit(value, stdout_budget)
-                });
+                .and_then(|value| structured::fit(value, stdout_budget));
             match json {
                 Some(fitted) => {
                     elided = fitted.elided;
@@ -328,30 +325,43 @@ mod tests {
         }
     }
 
-    /// Secrets that escapes hid from the text's redaction are redacted once the JSON is parsed:
-    /// the parsed value and its compact text are what a model gets.
+    /// Secrets that JSON escapes spell (`\/`, `\uXXXX`) are redacted as such, in a structured
+    /// result (the parsed value and its text) and in plain text alike (JSON lines).
     #[test]
-    fn secrets_hidden_by_json_escapes_are_redacted_in_structured_results() {
+    fn secrets_spelled_with_json_escapes_are_redacted() {
         let hook =
             r"https:\/\/hooks.slack.com\/services\/T0000AAAA\/B0000BBBB\/abcdefghijklmnopqrstuvwx";
         let token = "0123456789abcdefghijklmnopqrstuvwxyz";
-        let stdout = format!(
-            r#"{{"hook":"{hook}","sas":"https://x.blob.core.windows.net/c?sv=2024\u0026sig=Zm9vYmFyYmF6cXV4cXV1eA%3D%3D","gh":"gh\u0070_{token}","gh\u0070_{token}":1,"ghp_{token}":2,"n":[[{{"x":"a\u0020gh\u0070_{token}"}}]]}}"#
+        let doc = format!(
+            r#"{{"hook":"{hook}","sas":"https://x.blob.core.windows.net/c?sv=2024\u0026sig=Zm9vYmFyYmF6cXV4cXV1eA%3D%3D","gh":"gh\u0070_{token}","gh\u0070_{token}x":1,"pass\u0077ord":"hunter22","n":[[{{"x":"a\u0020gh\u0070_{token}"}}]]}}"#
         );
-        let r = out(&stdout, "").to_tool_result();
+        let secrets = [
+            "abcdefghijklmnopqrstuvwx",
+            "Zm9vYmFyYmF6cXV4cXV1eA",
+            token,
+            "hunter22",
+        ];
+        let r = out(&doc, "").to_tool_result();
         let value = r.structured.as_ref().expect("JSON output stays structured");
         let shown = format!("{}\n{value}", r.content);
-        for secret in ["abcdefghijklmnopqrstuvwx", "Zm9vYmFyYmF6cXV4cXV1eA", token] {
+        for secret in secrets {
             assert!(!shown.contains(secret), "{secret} in {shown}");
         }
         assert_eq!(value["hook"], "https://hooks.slack.com/services/[REDACTED]");
         assert_eq!(value["n"][0][0]["x"], "a [REDACTED]", "nested strings too");
+        assert_eq!(value["password"], "[REDACTED]");
         let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
-        assert_eq!(
-            keys,
-            ["hook", "sas", "gh", "[REDACTED]", "[REDACTED] (2)", "n"],
-            "keys keep their order, and two keys redacted alike stay two"
-        );
+        assert_eq!(keys, ["hook", "sas", "gh", "[REDACTED]", "password", "n"]);
+        // JSON lines are not one document: the text goes as text, redacted the same way.
+        let lines = out(&format!("{doc}\n{doc}\n"), "").to_tool_result();
+        assert!(lines.structured.is_none());
+        for secret in secrets {
+            assert!(
+                !lines.content.contains(secret),
+                "{secret} in {}",
+                lines.content
+            );
+        }
     }
 
     #[test]

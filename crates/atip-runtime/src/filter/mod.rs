@@ -29,6 +29,7 @@ mod rules;
 mod scanner;
 mod stream;
 pub mod structured;
+mod unescape;
 
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
@@ -226,11 +227,16 @@ impl ResultFilter {
 
     /// The secret spans of `text` as `(start, end)` byte offsets, in order and not
     /// overlapping, for the output of the command `tool` (its extra rules included) or of any
-    /// command (`None`). Empty when redaction is off.
+    /// command (`None`). Empty when redaction is off. The rules read `text` with JSON's `\/`
+    /// and `\uXXXX` escapes decoded, as a parser or a model reads it (`gh\u0070_…` is a
+    /// token); a span that covers part of an escape covers all of it.
     pub fn secret_spans(&self, text: &str, tool: Option<&str>) -> Vec<(usize, usize)> {
         if !self.redact {
             return Vec::new();
         }
+        // The rules read the text with its `\/` and `\uXXXX` escapes decoded.
+        let decoded = unescape::decode(text);
+        let text = decoded.text.as_ref();
         let mut spans = self.builtin.spans(text);
         let mut extra = false;
         if let Some(custom) = &self.custom {
@@ -249,7 +255,7 @@ impl ResultFilter {
             spans.sort_unstable();
             spans = merge(spans);
         }
-        spans
+        decoded.to_output(spans)
     }
 
     /// Replaces every secret in `text` with [`REDACTED`]; returns the text and the count.

@@ -192,6 +192,9 @@ impl Scanner {
     }
 }
 
+/// The most parameter and intermediate bytes of a control sequence [`escape_len`] reads.
+const MAX_CSI_BYTES: usize = 64;
+
 /// The length in bytes of an escape ending in a letter or digit at the start of `text`, or 0:
 /// JSON's and C's `\n`, `\r`, `\t`, `\b`, `\f` (2), JSON's `\u` and four hex digits (6), and a
 /// terminal's control sequence (`ESC [ 1 ; 32 m`, ECMA-48 CSI), also with its `ESC` written as
@@ -211,11 +214,15 @@ fn escape_len(text: &[u8]) -> usize {
     let Some(b'[') = text.get(esc) else {
         return esc;
     };
+    // At most `MAX_CSI_BYTES` of parameters: the streaming redactor holds back 4 KiB of an
+    // unfinished line, and the whole sequence must still be there when the token after it
+    // arrives (a longer one is taken for no sequence, as a terminal would give up on it).
     let mut end = esc + 1;
-    while text.get(end).is_some_and(|b| (0x30..=0x3f).contains(b)) {
+    let limit = end + MAX_CSI_BYTES;
+    while end < limit && text.get(end).is_some_and(|b| (0x30..=0x3f).contains(b)) {
         end += 1;
     }
-    while text.get(end).is_some_and(|b| (0x20..=0x2f).contains(b)) {
+    while end < limit && text.get(end).is_some_and(|b| (0x20..=0x2f).contains(b)) {
         end += 1;
     }
     match text.get(end) {

@@ -287,3 +287,24 @@ fn a_token_after_a_colour_code_is_redacted() {
         assert!(!out.contains(token) && n == 1, "{text:?} became {out:?}");
     }
 }
+
+/// A colour code before a token is found in a stream too, and one with more parameters than a
+/// terminal reads is no colour code (the whole text and the stream agree either way).
+#[test]
+fn colour_codes_in_a_stream_agree_with_the_whole_text() {
+    let f = ResultFilter::default();
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    for params in [";".repeat(20), ";".repeat(5000)] {
+        let text = format!("x \x1b[{params}m{token} end\n");
+        let whole = f.redact(&text).0.into_owned();
+        let mut s = StreamRedactor::new(&f, None);
+        let mut streamed = String::new();
+        for chunk in text.as_bytes().chunks(1000) {
+            streamed.push_str(&s.push(chunk));
+        }
+        streamed.push_str(&s.finish());
+        assert_eq!(streamed, whole, "{} parameters", params.len());
+    }
+    let short = format!("x \x1b[{}m{token} end\n", ";".repeat(20));
+    assert!(!f.redact(&short).0.contains(token));
+}
