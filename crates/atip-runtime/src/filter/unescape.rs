@@ -33,7 +33,7 @@ pub(super) fn decode(text: &str) -> Decoded<'_> {
     let mut out = String::new();
     let mut copied = 0;
     let mut at = 0;
-    while let Some(found) = bytes[at..].iter().position(|&b| b == b'\\') {
+    while let Some(found) = text[at..].find('\\') {
         let p = at + found;
         let (len, decoded) = match bytes.get(p + 1) {
             Some(b'/') => (2, Some('/')),
@@ -48,7 +48,9 @@ pub(super) fn decode(text: &str) -> Decoded<'_> {
                 Some(u) => (6, char::from_u32(u).filter(|c| !matches!(c, '"' | '\\'))),
                 None => (2, None),
             },
-            _ => (2, None),
+            // An escaped backslash starts no escape; anything else is passed over.
+            Some(b'\\') => (2, None),
+            _ => (1, None),
         };
         if let Some(c) = decoded {
             out.push_str(&text[copied..p]);
