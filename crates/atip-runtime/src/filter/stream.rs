@@ -158,6 +158,9 @@ impl StreamRedactor {
                 }
             }
         }
+        if !end && !open_key {
+            safe = outside_escapes(text, safe);
+        }
         let done: Vec<(usize, usize)> = spans.into_iter().filter(|&(_, e)| e <= safe).collect();
         self.redactions += done.len();
         out.push_str(&replace(&text[..safe], &done));
@@ -172,6 +175,30 @@ impl StreamRedactor {
 fn label_start(text: &str, s: usize) -> usize {
     let from = floor_boundary(text, s.saturating_sub(256));
     text[from..s].rfind('\n').map_or(from, |i| from + i + 1)
+}
+
+/// `at` moved back so that the text after it reads its escapes as the whole text does (the
+/// rules read JSON's `\uXXXX` decoded, `filter/unescape.rs`): not inside an escape or
+/// between the two of a surrogate pair (12 bytes), and after an even number of a run of
+/// backslashes — with an odd one, the next release would pair them differently and read
+/// `\\u0067hp_…` where the whole text has `\` and `\u0067hp_…`. Every earlier cut kept that
+/// parity, so the part of a run already passed on is even. At most 13 bytes back.
+fn outside_escapes(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let window = at.saturating_sub(11);
+    let mut at = bytes[window..at]
+        .iter()
+        .position(|&b| b == b'\\')
+        .map_or(at, |i| window + i);
+    let run = bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    if run % 2 == 1 {
+        at -= 1;
+    }
+    at
 }
 
 fn opens_private_key(before: &str) -> bool {

@@ -308,3 +308,33 @@ fn colour_codes_in_a_stream_agree_with_the_whole_text() {
     let short = format!("x \x1b[{}m{token} end\n", ";".repeat(20));
     assert!(!f.redact(&short).0.contains(token));
 }
+
+/// A stream cut never changes how the rest reads its escapes: not inside a `\uXXXX`, and not
+/// after an odd number of a run of backslashes (`\\` pairs, then `\u0067hp_…`).
+#[test]
+fn stream_cuts_keep_escapes_whole() {
+    let f = ResultFilter::default();
+    let token = "hp_0123456789abcdefghijABCDEFGHIJabcdef";
+    for run in [5000, 5001, 4999, 4500] {
+        let text = format!("x{}u0067{token} end\n", "\\".repeat(run));
+        let whole = f.redact(&text).0.into_owned();
+        for cut in [run + 1, run, run + 2, run + 5, run + 7] {
+            let mut s = StreamRedactor::new(&f, None);
+            let mut streamed = s.push(&text.as_bytes()[..cut]);
+            streamed.push_str(&s.push(&text.as_bytes()[cut..]));
+            streamed.push_str(&s.finish());
+            assert_eq!(streamed, whole, "run of {run}, first chunk {cut}");
+        }
+    }
+    // Inside `\uXXXX` and between the halves of a surrogate pair.
+    let text = format!("{} \\u0067{token} \\ud83d\\ude00 end\n", "y".repeat(4200));
+    let whole = f.redact(&text).0.into_owned();
+    assert!(!whole.contains(token));
+    for cut in 4190..4260 {
+        let mut s = StreamRedactor::new(&f, None);
+        let mut streamed = s.push(&text.as_bytes()[..cut]);
+        streamed.push_str(&s.push(&text.as_bytes()[cut..]));
+        streamed.push_str(&s.finish());
+        assert_eq!(streamed, whole, "first chunk {cut}");
+    }
+}
