@@ -82,7 +82,7 @@ pub(super) fn decode(text: &str) -> Decoded<'_> {
 /// The code unit of a `\uXXXX` escape at `at`, if there is one.
 fn unit(bytes: &[u8], at: usize) -> Option<u32> {
     let hex = bytes.get(at..at + 6)?;
-    if hex[0] != b'\\' || hex[1] != b'u' {
+    if hex[0] != b'\\' || hex[1] != b'u' || !hex[2..].iter().all(u8::is_ascii_hexdigit) {
         return None;
     }
     u32::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
