@@ -165,7 +165,7 @@ impl Scanner {
         let mut automaton = None;
         let mut caps = None;
         let mut covered = 0;
-        for (at, _) in text.match_indices(['\\', '\x1b']) {
+        for at in memchr::memchr2_iter(b'\\', 0x1b, bytes) {
             let start = at + escape_len(&bytes[at..]);
             if start == at
                 || start < covered
