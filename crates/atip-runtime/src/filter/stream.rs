@@ -159,7 +159,13 @@ impl StreamRedactor {
             }
         }
         if !end && !open_key {
-            safe = outside_escapes(text, safe);
+            // Moved back, the cut may fall inside a secret that ended before it: hold that
+            // one back from its label too.
+            let mut cut = outside_escapes(text, safe);
+            while let Some(&(s, _)) = spans.iter().find(|&&(s, e)| s < cut && cut < e) {
+                cut = outside_escapes(text, label_start(text, s));
+            }
+            safe = cut;
         }
         let done: Vec<(usize, usize)> = spans.into_iter().filter(|&(_, e)| e <= safe).collect();
         self.redactions += done.len();
