@@ -197,12 +197,11 @@ const MAX_CSI_BYTES: usize = 64;
 
 /// The length in bytes of an escape ending in a letter or digit at the start of `text`, or 0:
 /// JSON's and C's `\n`, `\r`, `\t`, `\b`, `\f` (2), JSON's `\u` and four hex digits (6), and a
-/// terminal's control sequence (`ESC [ 1 ; 32 m`, ECMA-48 CSI), also with its `ESC` written as
-/// `\u001b`.
+/// terminal's control sequence (`ESC [ 1 ; 32 m`, ECMA-48 CSI). The rules read `\u001b` already
+/// decoded to `ESC` (`filter/unescape.rs`), so the sequence is found in that form too.
 fn escape_len(text: &[u8]) -> usize {
     let esc = match text {
         [0x1b, ..] => 1,
-        [b'\\', b'u', b'0', b'0', b'1', b'b' | b'B', ..] => 6,
         [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {
             return 6
         }
