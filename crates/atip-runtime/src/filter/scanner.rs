@@ -82,29 +82,53 @@ impl Scanner {
     pub(super) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut caps = self.all.regex.create_captures();
-        let mut at = 0;
-        while at < text.len() {
-            let Some(m) = self.all.regex.search(&Input::new(text).range(at..)) else {
-                break;
-            };
-            if let Some(secret) = self.secret_of(&self.all, text, m, &mut caps) {
-                out.push(secret);
-                at = m.end().max(m.start() + 1);
-            } else {
-                // Turned down: another rule may still match from the next character on.
-                at = m.start() + 1;
-            }
-            while at < text.len() && !text.is_char_boundary(at) {
-                at += 1;
-            }
-        }
+        self.scan(text, 0..text.len(), &mut caps, &mut out, true);
+        out.sort_unstable();
         let found = out.len();
         self.spans_after_escapes(text, &mut out);
         if out.len() > found {
             out.sort_unstable();
-            out = merge(out);
         }
-        out
+        merge(out)
+    }
+
+    /// The accepted matches of every rule in `text[range]` (the text around it read for word
+    /// boundaries), appended to `out`. The search goes on from the end of each match, so with
+    /// `labels` each match's label (what it matched before its secret: the user of
+    /// `https://user:password@`, the `login` of a netrc line) is searched on its own after it,
+    /// once: `https://ghp_…:x-oauth-basic@` has a token there. Labels of the matches found in
+    /// a label are not searched again, which keeps the work linear in the text.
+    fn scan(
+        &self,
+        text: &str,
+        range: std::ops::Range<usize>,
+        caps: &mut Captures,
+        out: &mut Vec<(usize, usize)>,
+        labels: bool,
+    ) {
+        let mut at = range.start;
+        while at < range.end {
+            let Some(m) = self
+                .all
+                .regex
+                .search(&Input::new(text).range(at..range.end))
+            else {
+                break;
+            };
+            if let Some(secret) = self.secret_of(&self.all, text, m, caps) {
+                out.push(secret);
+                at = m.end().max(m.start() + 1);
+                if labels && secret.0 > m.start() + 1 {
+                    self.scan(text, m.start() + 1..secret.0, caps, out, false);
+                }
+            } else {
+                // Turned down: another rule may still match from the next character on.
+                at = m.start() + 1;
+            }
+            while at < range.end && !text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
     }
 
     /// The secret of the match `m` of `automaton` in `haystack`, if its rule accepts it: a

@@ -338,3 +338,43 @@ fn stream_cuts_keep_escapes_whole() {
         assert_eq!(streamed, whole, "first chunk {cut}");
     }
 }
+
+#[test]
+fn a_token_in_the_label_of_another_secret_is_redacted() {
+    // A rule's match holds a label before its secret; a token in that label was passed over
+    // when the search went on from the end of the match.
+    let ghp = "ghp_0123456789abcdefghijABCDEFGHIJabcdef12";
+    let glpat = "glpat-AbCdEfGhIjKlMnOpQrSt";
+    let cases = [
+        format!("git clone https://{ghp}:x-oauth-basic@github.com/o/r.git"),
+        format!("remote: https://{glpat}:x@gitlab.com/o/r"),
+        format!("machine github.com login {ghp} password x-oauth-basic"),
+        format!("{{\"url\": \"https://{ghp}:pw@h/\"}}"),
+    ];
+    for text in &cases {
+        let out = r(text);
+        assert!(
+            !out.contains("ghp_0123") && !out.contains("glpat-AbC"),
+            "{text} → {out}"
+        );
+        assert!(
+            out.contains("[REDACTED]@") || out.contains("password [REDACTED]"),
+            "{out}"
+        );
+        let f = ResultFilter::new();
+        for size in [1, 2, 5, 16, text.len()] {
+            let mut s = StreamRedactor::new(&f, None);
+            let mut streamed = String::new();
+            for chunk in text.as_bytes().chunks(size) {
+                streamed.push_str(&s.push(chunk));
+            }
+            streamed.push_str(&s.finish());
+            assert_eq!(streamed, out, "chunks of {size}");
+        }
+    }
+    // A plain user name stays.
+    assert_eq!(
+        r("https://ada:hunter2@example.com/"),
+        "https://ada:[REDACTED]@example.com/"
+    );
+}
