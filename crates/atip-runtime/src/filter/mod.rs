@@ -231,31 +231,39 @@ impl ResultFilter {
     /// and `\uXXXX` escapes decoded, as a parser or a model reads it (`gh\u0070_…` is a
     /// token); a span that covers part of an escape covers all of it.
     pub fn secret_spans(&self, text: &str, tool: Option<&str>) -> Vec<(usize, usize)> {
+        self.secrets(text, tool)
+            .into_iter()
+            .map(|f| (f.start, f.end))
+            .collect()
+    }
+
+    /// [`ResultFilter::secret_spans`] with where each secret's match begins (its label).
+    fn secrets(&self, text: &str, tool: Option<&str>) -> Vec<Found> {
         if !self.redact {
             return Vec::new();
         }
         // The rules read the text with its `\/` and `\uXXXX` escapes decoded.
         let decoded = unescape::decode(text);
         let text = decoded.text.as_ref();
-        let mut spans = self.builtin.spans(text);
+        let mut found = self.builtin.spans(text);
         let mut extra = false;
         if let Some(custom) = &self.custom {
-            spans.extend(custom.spans(text));
+            found.extend(custom.spans(text));
             extra = true;
         }
         if let Some(tool) = tool {
             for (glob, scanner) in self.tool_rules.iter() {
                 if crate::policy::name_matches(glob, tool) {
-                    spans.extend(scanner.spans(text));
+                    found.extend(scanner.spans(text));
                     extra = true;
                 }
             }
         }
         if extra {
-            spans.sort_unstable();
-            spans = merge(spans);
+            found.sort_unstable();
+            found = merge(found);
         }
-        decoded.to_output(spans)
+        decoded.to_output(found)
     }
 
     /// Replaces every secret in `text` with [`REDACTED`]; returns the text and the count.
@@ -301,13 +309,26 @@ fn custom(name: &str, pattern: &str) -> Spec {
     }
 }
 
-/// Overlapping or touching spans as one.
-fn merge(spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
-    for (s, e) in spans {
+/// A secret found in a text: its span (`start..end`, byte offsets) and where the match that
+/// found it begins (`label`: `password=`, `Authorization: Bearer `, `https://user:`), which a
+/// stream holds back with it. Ordered by span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Found {
+    start: usize,
+    end: usize,
+    label: usize,
+}
+
+/// Overlapping or touching secrets as one (the earliest label kept); `found` is in order.
+fn merge(found: Vec<Found>) -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::with_capacity(found.len());
+    for f in found {
         match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
+            Some(last) if f.start <= last.end => {
+                last.end = last.end.max(f.end);
+                last.label = last.label.min(f.label);
+            }
+            _ => out.push(f),
         }
     }
     out

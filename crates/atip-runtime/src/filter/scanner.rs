@@ -7,7 +7,7 @@ use regex_automata::util::captures::Captures;
 use regex_automata::{meta, Anchored, Input, Match};
 
 use super::rules::{self, SecretCheck};
-use super::{merge, PatternError};
+use super::{merge, Found, PatternError};
 
 /// One rule as given.
 #[derive(Clone)]
@@ -76,10 +76,10 @@ impl Scanner {
         })
     }
 
-    /// Every secret span in `text`, in order and not overlapping, as `(start, end)` byte
-    /// offsets: the matches in the text's own context, then those right after an escape
+    /// Every secret in `text`, in order and not overlapping, with where its match begins: the
+    /// matches in the text's own context, then those right after an escape
     /// ([`Scanner::spans_after_escapes`]).
-    pub(super) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+    pub(super) fn spans(&self, text: &str) -> Vec<Found> {
         let mut out = Vec::new();
         let mut caps = self.all.regex.create_captures();
         self.scan(text, 0..text.len(), &mut caps, &mut out, true);
@@ -103,7 +103,7 @@ impl Scanner {
         text: &str,
         range: std::ops::Range<usize>,
         caps: &mut Captures,
-        out: &mut Vec<(usize, usize)>,
+        out: &mut Vec<Found>,
         labels: bool,
     ) {
         let mut at = range.start;
@@ -115,11 +115,15 @@ impl Scanner {
             else {
                 break;
             };
-            if let Some(secret) = self.secret_of(&self.all, text, m, caps) {
-                out.push(secret);
+            if let Some((start, end)) = self.secret_of(&self.all, text, m, caps) {
+                out.push(Found {
+                    start,
+                    end,
+                    label: m.start(),
+                });
                 at = m.end().max(m.start() + 1);
-                if labels && secret.0 > m.start() + 1 {
-                    self.scan(text, m.start() + 1..secret.0, caps, out, false);
+                if labels && start > m.start() + 1 {
+                    self.scan(text, m.start() + 1..start, caps, out, false);
                 }
             } else {
                 // Turned down: another rule may still match from the next character on.
@@ -184,7 +188,7 @@ impl Scanner {
     /// here each such position is matched as the start of a text of its own (anchored: a cost
     /// per escape followed by a letter or digit, not per byte), by the rules that do not
     /// anchor at a line start (an escape is not one). The escape stays.
-    fn spans_after_escapes(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+    fn spans_after_escapes(&self, text: &str, out: &mut Vec<Found>) {
         let bytes = text.as_bytes();
         let mut automaton = None;
         let mut caps = None;
@@ -209,7 +213,12 @@ impl Scanner {
                 continue;
             };
             if let Some((s, e)) = self.secret_of(automaton, rest, m, caps) {
-                out.push((start + s, start + e));
+                // The escape is held with the secret in a stream, as its label.
+                out.push(Found {
+                    start: start + s,
+                    end: start + e,
+                    label: at,
+                });
                 covered = start + e;
             }
         }
@@ -220,8 +229,11 @@ impl Scanner {
 const MAX_CSI_BYTES: usize = 64;
 
 /// The length in bytes of an escape ending in a letter or digit at the start of `text`, or 0:
-/// JSON's and C's `\n`, `\r`, `\t`, `\b`, `\f` (2), JSON's `\u` and four hex digits (6), and a
-/// terminal's control sequence (`ESC [ 1 ; 32 m`, ECMA-48 CSI). The rules read `\u001b` already
+/// JSON's and C's `\n`, `\r`, `\t`, `\b`, `\f`, C's `\v`, `\a`, `\0` and the shell's `\e` (2),
+/// C's and Python's `\x` and two hex digits and three octal digits (4), JSON's `\u` and four hex
+/// digits (6), Go's `\U` and eight (10), and a terminal's control sequence
+/// (`ESC [ 1 ; 32 m`, ECMA-48 CSI). At most 12 bytes but for the last, as the stream's cuts
+/// rely on (`stream.rs`, `outside_escapes`). The rules read `\u001b` already
 /// decoded to `ESC` (`filter/unescape.rs`), so the sequence is found in that form too.
 fn escape_len(text: &[u8]) -> usize {
     let esc = match text {
@@ -229,7 +241,13 @@ fn escape_len(text: &[u8]) -> usize {
         [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {
             return 6
         }
-        [b'\\', b'n' | b'r' | b't' | b'b' | b'f', ..] => return 2,
+        // Go's `%q` (`\U0001f600`), C's and Python's `\x0b` and octal `\012`.
+        [b'\\', b'U', hex @ ..] if hex.len() >= 8 && hex[..8].iter().all(u8::is_ascii_hexdigit) => {
+            return 10
+        }
+        [b'\\', b'x', h1, h2, ..] if h1.is_ascii_hexdigit() && h2.is_ascii_hexdigit() => return 4,
+        [b'\\', b'0'..=b'3', b'0'..=b'7', b'0'..=b'7', ..] => return 4,
+        [b'\\', b'n' | b'r' | b't' | b'b' | b'f' | b'v' | b'a' | b'e' | b'0', ..] => return 2,
         _ => return 0,
     };
     // ECMA-48 CSI: `[`, parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, a final byte

@@ -1,6 +1,6 @@
 //! Redaction of output as it arrives, chunk by chunk.
 
-use super::{replace, ResultFilter};
+use super::{replace, Found, ResultFilter};
 
 /// How much of an unfinished line a [`StreamRedactor`] holds back at most before passing it
 /// on, in bytes: more than the longest secret any bounded rule matches together with its label
@@ -129,7 +129,7 @@ impl StreamRedactor {
             }
         }
         let text = &self.pending;
-        let spans = self.filter.secret_spans(text, self.tool.as_deref());
+        let found = self.filter.secrets(text, self.tool.as_deref());
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
         let mut safe = if end {
@@ -141,17 +141,20 @@ impl StreamRedactor {
                 text.len().saturating_sub(STREAM_HOLD_BYTES),
             ))
         };
-        // A match that reaches into the window may still grow: hold it back from its start
-        // (its label included), unless it is held longer than the limit allows.
+        // A match that reaches into the window may still grow: hold it back from where the
+        // match begins (its label: passed on alone, the rest would no longer read as a
+        // secret), unless it is held longer than the limit allows.
         let mut open_key = false;
         if !end {
             // A match reaching the end of what has arrived may grow too (a token, a PEM block).
             let len = text.len();
-            if let Some(&(s, e)) = spans.iter().find(|&&(_, e)| e > safe || e == len) {
-                let label = label_start(text, s);
+            let open = |f: &&Found| f.end > safe || f.end == len;
+            if let Some(first) = found.iter().find(open) {
+                let label = found.iter().filter(open).map(|f| f.label).min();
+                let label = label.unwrap_or(first.label);
                 if len - label <= MAX_HOLD_BYTES {
                     safe = safe.min(label);
-                } else if e == len && opens_private_key(&text[..s]) {
+                } else if first.end == len && opens_private_key(&text[..first.start]) {
                     // An enormous open PEM block: pass it on redacted, suppress the rest.
                     safe = len;
                     open_key = true;
@@ -159,28 +162,25 @@ impl StreamRedactor {
             }
         }
         if !end && !open_key {
-            // Moved back, the cut may fall inside a secret that ended before it: hold that
-            // one back from its label too.
+            // Moved back, the cut may fall inside a secret, or its label, that ended before
+            // it: hold that one back from its label too.
             let mut cut = outside_escapes(text, safe);
-            while let Some(&(s, _)) = spans.iter().find(|&&(s, e)| s < cut && cut < e) {
-                cut = outside_escapes(text, label_start(text, s));
+            while let Some(f) = found.iter().find(|f| f.label < cut && cut < f.end) {
+                cut = outside_escapes(text, f.label);
             }
             safe = cut;
         }
-        let done: Vec<(usize, usize)> = spans.into_iter().filter(|&(_, e)| e <= safe).collect();
+        let done: Vec<(usize, usize)> = found
+            .into_iter()
+            .filter(|f| f.end <= safe)
+            .map(|f| (f.start, f.end))
+            .collect();
         self.redactions += done.len();
         out.push_str(&replace(&text[..safe], &done));
         self.pending.drain(..safe);
         self.in_private_key = open_key;
         out
     }
-}
-
-/// Where the line holding a secret that starts at `s` begins, or at most 256 bytes back: the
-/// label in front of a secret (`password=`, `Authorization: Bearer `) is held with it.
-fn label_start(text: &str, s: usize) -> usize {
-    let from = floor_boundary(text, s.saturating_sub(256));
-    text[from..s].rfind('\n').map_or(from, |i| from + i + 1)
 }
 
 /// `at` moved back so that the text after it reads its escapes as the whole text does (the

@@ -378,3 +378,97 @@ fn a_token_in_the_label_of_another_secret_is_redacted() {
         "https://ada:[REDACTED]@example.com/"
     );
 }
+
+/// A label far before its secret (`Authorization:`, a run of spaces, the value) is held with
+/// the secret in a stream: passed on alone, the rest would no longer read as a secret. Within
+/// the window a stream holds (`STREAM_HOLD_BYTES`), whatever the chunks; beyond it, when the
+/// label arrives with enough of its secret to match (one read of a pipe).
+#[test]
+fn a_long_label_is_held_with_its_secret_in_a_stream() {
+    let f = ResultFilter::default();
+    let stream = |text: &str, size: usize| {
+        let mut s = StreamRedactor::new(&f, None);
+        let mut streamed = String::new();
+        for chunk in text.as_bytes().chunks(size) {
+            streamed.push_str(&s.push(chunk));
+        }
+        streamed.push_str(&s.finish());
+        streamed
+    };
+    for label in ["Authorization:", "password:", "{\"password\":"] {
+        let value = if label.starts_with('{') {
+            "\"s3cr3t-v4lue\"}"
+        } else {
+            "s3cr3tv4lue99"
+        };
+        let text = |pad: usize| format!("{label}{}{value}\nnext line\n", " ".repeat(pad));
+        for pad in (200..4050).step_by(97) {
+            let text = text(pad);
+            let whole = f.redact(&text).0.into_owned();
+            assert!(!whole.contains("s3cr3t"), "{label} {pad}: {whole}");
+            for size in [64, 1000, 4096, 5000] {
+                assert_eq!(
+                    stream(&text, size),
+                    whole,
+                    "{label} {pad}, chunks of {size}"
+                );
+            }
+        }
+        // A quoted value matches once its closing quote is there; until then nothing says
+        // that the label is one, and beyond the window it goes.
+        if label.starts_with('{') {
+            continue;
+        }
+        for pad in [4177, 5000, 20_000, 60_000] {
+            let text = text(pad);
+            let whole = f.redact(&text).0.into_owned();
+            assert!(!whole.contains("s3cr3t"), "{label} {pad}");
+            // Everything up to the middle of the value in one read, the rest in another.
+            let cut = text.find("v4lue").unwrap();
+            let mut s = StreamRedactor::new(&f, None);
+            let mut streamed = s.push(&text.as_bytes()[..cut]);
+            streamed.push_str(&s.push(&text.as_bytes()[cut..]));
+            streamed.push_str(&s.finish());
+            assert_eq!(streamed, whole, "{label} {pad}, two reads");
+        }
+    }
+}
+
+/// The escapes other languages print before a token: C's and Python's `\v`, `\a`, `\x0b` and
+/// octal `\012` (`repr`, `printf %q`), Go's `%q` `\U0001f600`, shell `\e`. Each ends in a letter
+/// or digit, so the token's leading word boundary does not hold after it.
+#[test]
+fn a_token_after_other_languages_escapes_is_redacted() {
+    let f = ResultFilter::default();
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    for escape in [
+        r"\v",
+        r"\a",
+        r"\e",
+        r"\0",
+        r"\x0b",
+        r"\x1B",
+        r"\012",
+        r"\U0001f600",
+    ] {
+        let text = format!("'FOO=1{escape}{token}'");
+        assert_eq!(
+            f.redact(&text).0,
+            format!("'FOO=1{escape}[REDACTED]'"),
+            "{escape}"
+        );
+        // In a stream cut anywhere.
+        let text = format!("{}{text}", "y".repeat(4100));
+        let whole = f.redact(&text).0.into_owned();
+        for cut in 4090..4130 {
+            let mut s = StreamRedactor::new(&f, None);
+            let mut out = s.push(&text.as_bytes()[..cut]);
+            out.push_str(&s.push(&text.as_bytes()[cut..]));
+            out.push_str(&s.finish());
+            assert_eq!(out, whole, "{escape}, cut at {cut}");
+        }
+    }
+    // Not escapes: a word that holds a token's prefix stays.
+    let prose = r"see \xzz ghp_ \q";
+    assert_eq!(f.redact(prose).0, prose);
+}

@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 
+use super::Found;
+
 /// One decoded escape: `raw_len` bytes at `raw` in the output became `view_len` bytes at
 /// `view` in the decoded text.
 #[derive(Debug, Clone, Copy)]
@@ -89,15 +91,19 @@ fn unit(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 impl Decoded<'_> {
-    /// Spans of the decoded text as spans of the output, in order and not overlapping: a span
-    /// that starts or ends inside a decoded escape takes the whole escape.
-    pub(super) fn to_output(&self, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    /// Secrets found in the decoded text as secrets of the output, in order and not
+    /// overlapping: a span that starts or ends inside a decoded escape takes the whole escape.
+    pub(super) fn to_output(&self, found: Vec<Found>) -> Vec<Found> {
         if self.escapes.is_empty() {
-            return spans;
+            return found;
         }
-        let mapped = spans
+        let mapped = found
             .into_iter()
-            .map(|(s, e)| (self.start(s), self.end(e)))
+            .map(|f| Found {
+                start: self.start(f.start),
+                end: self.end(f.end),
+                label: self.start(f.label),
+            })
             .collect();
         super::merge(mapped)
     }
@@ -129,7 +135,18 @@ impl Decoded<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use super::{decode, Found};
+
+    /// The secret `start..end` of the decoded text (its label at `start`), in the output.
+    fn out(d: &super::Decoded, start: usize, end: usize) -> (usize, usize) {
+        let f = d.to_output(vec![Found {
+            start,
+            end,
+            label: start,
+        }])[0];
+        assert_eq!(f.label, f.start);
+        (f.start, f.end)
+    }
 
     #[test]
     fn decodes_slashes_and_unicode_escapes_and_maps_spans_back() {
@@ -138,12 +155,12 @@ mod tests {
         assert_eq!(d.text, r#"a/b ghp_x 😀 \u0022 \\u0070 \u12"#);
         // `ghp_x` in the decoded text is `gh\u0070_x` in the output.
         let at = d.text.find("ghp_x").unwrap();
-        let spans = d.to_output(vec![(at, at + 5)]);
-        assert_eq!(&raw[spans[0].0..spans[0].1], r"gh\u0070_x");
+        let (s, e) = out(&d, at, at + 5);
+        assert_eq!(&raw[s..e], r"gh\u0070_x");
         // A span ending inside an escape takes all of it; one starting inside one too.
         let smile = d.text.find('😀').unwrap();
-        let spans = d.to_output(vec![(smile + 1, smile + 2)]);
-        assert_eq!(&raw[spans[0].0..spans[0].1], r"\ud83d\ude00");
+        let (s, e) = out(&d, smile + 1, smile + 2);
+        assert_eq!(&raw[s..e], r"\ud83d\ude00");
         assert!(matches!(
             decode("plain").text,
             std::borrow::Cow::Borrowed(_)
