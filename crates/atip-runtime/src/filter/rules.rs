@@ -150,6 +150,17 @@ pub(crate) fn not_placeholder(value: &str) -> bool {
     !is_placeholder(value)
 }
 
+/// Whether `s`, base64 from `LS0tLS1CRUdJTi` (`-----BEGIN`) on, encodes a private key's BEGIN
+/// line (a certificate's is no secret): its first 64 characters decoded hold `PRIVATE KEY`.
+fn base64_private_key(s: &str) -> bool {
+    use base64::Engine as _;
+    let head: String = s.chars().filter(|c| !c.is_whitespace()).take(64).collect();
+    let head = &head[..head.len() / 4 * 4];
+    base64::engine::general_purpose::STANDARD
+        .decode(head)
+        .is_ok_and(|bytes| bytes.windows(11).any(|w| w == b"PRIVATE KEY"))
+}
+
 fn basic_credentials(s: &str) -> bool {
     s.len() >= 12
         && s.chars()
@@ -182,6 +193,14 @@ pub(crate) const BUILTIN: &[Builtin] = &[
         "RFC 7468 (PEM) labels; OpenSSH PROTOCOL.key; RFC 4880 armor",
     ),
     rule(
+        "base64-private-key",
+        // A whole PEM private key in base64 (Kubernetes Secrets' `data`, `tls.key`), on one
+        // line or wrapped (`base64` wraps at 76): `LS0tLS1CRUdJTi` is `-----BEGIN` encoded.
+        r"\bLS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}(?:\r?\n[ \t]*[A-Za-z0-9+/]{16,}={0,2}(?m:$))*",
+        Some(base64_private_key),
+        "RFC 7468 labels in base64 (RFC 4648 §4), as Kubernetes Secret `data` holds them",
+    ),
+    rule(
         "age-secret-key",
         r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b",
         None,
@@ -196,15 +215,31 @@ pub(crate) const BUILTIN: &[Builtin] = &[
         "Azure Storage / Service Bus connection strings (learn.microsoft.com, 'Configure Azure Storage connection strings')",
     ),
     rule(
+        "json-environment-entry",
+        // `"NAME=value"`, a string of a JSON array (`docker inspect`'s `Config.Env`): the value
+        // runs to the closing quote, spaces included, and the next strings stay.
+        concat!(
+            r#""(?i:[A-Za-z0-9_.\-]*"#,
+            key_end!(),
+            r#")=(?P<secret>(?:[^"\\\r\n]|\\.)*)"?"#
+        ),
+        Some(not_placeholder),
+        "environment entries as JSON strings (`docker inspect` `Config.Env`, Kubernetes `env`)",
+    ),
+    rule(
         "keyed-secret",
         // One keyword set, then the form: a JSON member, a quoted value, an environment
         // assignment, or a free value (`password: …`, `token = …`) that must look like a
         // credential (group `loose`). Alternatives in that order: the first form that fits wins.
+        // A quoted value whose closing quote never comes (output cut by the capture cap or a
+        // timeout, a line printed so) runs to the end of the line.
         concat!(
             r#"(?i:"#,
             key_end!(),
-            r#")(?:"[ \t]*:[ \t]*"(?P<secret>(?:[^"\\\r\n]|\\.)*)""#,
-            r#"|[ \t]*[:=][ \t]*(?:"(?P<secret2>(?:[^"\\\r\n]|\\.)*)"|'(?P<secret3>[^'\r\n]*)')"#,
+            r#")(?:"[ \t]*:[ \t]*"(?P<secret>(?:[^"\\\r\n]|\\.)*)"?"#,
+            // A member of JSON inside a JSON string, at any depth: `\"password\":\"…\"`.
+            r#"|\\+"[ \t]*:[ \t]*\\+"(?P<secret5>(?:[^"\\\r\n]|\\+[^"\\\r\n])*)\\+""#,
+            r#"|[ \t]*[:=][ \t]*(?:"(?P<secret2>(?:[^"\\\r\n]|\\.)*)"?|'(?P<secret3>[^'\r\n]*)'?)"#,
             r#"|=(?P<secret4>[^\s"'][^\s]*)"#,
             r#"|[ \t]*[:=][ \t]*(?P<loose>[^\s"',;&]+))"#
         ),

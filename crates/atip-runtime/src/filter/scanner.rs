@@ -136,7 +136,7 @@ impl Scanner {
     }
 
     /// The secret of the match `m` of `automaton` in `haystack`, if its rule accepts it: a
-    /// group named `secret` (or `secret2`…`secret4` for other forms) judged by the rule's
+    /// group named `secret` (or `secret2`…`secret5` for other forms) judged by the rule's
     /// check, or `loose`, which must look like a credential; without a group, the whole match.
     fn secret_of(
         &self,
@@ -153,7 +153,7 @@ impl Scanner {
                 .anchored(Anchored::Pattern(m.pattern())),
             caps,
         );
-        let strict = ["secret", "secret2", "secret3", "secret4"]
+        let strict = ["secret", "secret2", "secret3", "secret4", "secret5"]
             .into_iter()
             .find_map(|g| caps.get_group_by_name(g));
         let (secret, check) = match (strict, caps.get_group_by_name("loose")) {

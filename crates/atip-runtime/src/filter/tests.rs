@@ -472,3 +472,101 @@ fn a_token_after_other_languages_escapes_is_redacted() {
     let prose = r"see \xzz ghp_ \q";
     assert_eq!(f.redact(prose).0, prose);
 }
+
+/// JSON inside a JSON string, as `aws secretsmanager get-secret-value` prints `SecretString`
+/// and kubectl prints `last-applied-configuration`: the inner keys and values are written
+/// with escaped quotes, at any depth.
+#[test]
+fn secrets_in_json_inside_a_json_string_are_redacted() {
+    let f = ResultFilter::default();
+    let cases = [
+        (
+            r#"{"SecretString":"{\"user\":\"diegor\",\"password\":\"EXAMPLE-PASSWORD\"}"}"#,
+            r#"{"SecretString":"{\"user\":\"diegor\",\"password\":\"[REDACTED]\"}"}"#,
+        ),
+        (
+            r#"{"data":"{\"api_key\": \"abcd1234efgh5678\", \"client_secret\":\"s3cr3t v4lu3\"}"}"#,
+            r#"{"data":"{\"api_key\": \"[REDACTED]\", \"client_secret\":\"[REDACTED]\"}"}"#,
+        ),
+        // Two levels down, and a value with an escaped newline in it.
+        (
+            r#"{"a":"{\"b\":\"{\\\"token\\\":\\\"t0k3n-\\\\nvalue\\\"}\"}"}"#,
+            r#"{"a":"{\"b\":\"{\\\"token\\\":\\\"[REDACTED]\\\"}\"}"}"#,
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(f.redact(text).0, want, "{text}");
+    }
+    // Still JSON, and the structure stays.
+    let out = f.redact(cases[0].0).0.into_owned();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["SecretString"].as_str().unwrap().contains("diegor"));
+}
+
+/// An environment entry inside a JSON string (`docker inspect`'s `Config.Env`, a Kubernetes
+/// pod's `env`) is a value up to its closing quote: all of it goes, spaces included, and the
+/// rest of the array stays.
+#[test]
+fn environment_entries_in_json_strings_end_at_their_quote() {
+    let f = ResultFilter::default();
+    let text =
+        r#"{"Env":["PATH=/usr/bin","DB_PASSWORD=correct horse battery staple","HOME=/root"]}"#;
+    assert_eq!(
+        f.redact(text).0,
+        r#"{"Env":["PATH=/usr/bin","DB_PASSWORD=[REDACTED]","HOME=/root"]}"#
+    );
+    // Outside a JSON string the value still ends at whitespace.
+    assert_eq!(
+        f.redact("DB_PASSWORD=abc123 next").0,
+        "DB_PASSWORD=[REDACTED] next"
+    );
+}
+
+/// A private key that is base64 as a whole (`kubectl get secret -o yaml`, `tls.key`), but
+/// not a certificate, which is no secret.
+#[test]
+fn base64_encoded_private_keys_are_redacted() {
+    use base64::Engine as _;
+    let f = ResultFilter::default();
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    for label in [
+        "PRIVATE KEY",
+        "RSA PRIVATE KEY",
+        "EC PRIVATE KEY",
+        "OPENSSH PRIVATE KEY",
+    ] {
+        let key = b64(&format!(
+            "-----BEGIN {label}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END {label}-----\n"
+        ));
+        let text = format!("data:\n  tls.key: {key}\n  other: x\n");
+        assert_eq!(
+            f.redact(&text).0,
+            "data:\n  tls.key: [REDACTED]\n  other: x\n",
+            "{label}"
+        );
+    }
+    let cert = b64("-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n");
+    let text = format!("  tls.crt: {cert}\n");
+    assert_eq!(f.redact(&text).0, text);
+}
+
+/// A quoted value cut off before its closing quote (the capture cap, a timeout, a line printed
+/// so) is a secret up to the end of the line: spaces do not end it.
+#[test]
+fn a_quoted_value_without_its_closing_quote_is_redacted_to_the_line_end() {
+    let cases = [
+        (
+            "export DB_PASSWORD=\"correct horse battery",
+            "export DB_PASSWORD=\"[REDACTED]",
+        ),
+        (
+            "{\"password\": \"correct horse",
+            "{\"password\": \"[REDACTED]",
+        ),
+        ("token = 'correct horse\nnext", "token = '[REDACTED]\nnext"),
+        ("[\"DB_PASSWORD=correct horse", "[\"DB_PASSWORD=[REDACTED]"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(r(text), want, "{text}");
+    }
+}
