@@ -412,6 +412,7 @@ fn printed(stdout: String) -> Output {
         timeout: Duration::from_secs(30),
         duration: Duration::from_millis(1),
         sandbox: SandboxReport::default(),
+        known_secrets: Default::default(),
     }
 }
 

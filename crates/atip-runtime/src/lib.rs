@@ -100,7 +100,7 @@ pub use atip_macros::include_atip;
 pub mod canonical;
 
 pub mod filter;
-pub use filter::ResultFilter;
+pub use filter::{KnownSecrets, ResultFilter};
 
 pub mod policy;
 pub use policy::{

@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::filter::ResultFilter;
+use crate::filter::{KnownSecrets, ResultFilter};
 use crate::policy::{Decision, Policy};
 use crate::{Effects, Invocation, ToInvocation, ToolResult};
 
@@ -688,11 +688,21 @@ impl Runner {
         let child_env =
             environment::build(&self.settings.env_base, &self.settings.env, &invocation.env);
         prepared.report.env_removed = child_env.removed;
+        // The values of the secret variables the command gets are redacted by value from its
+        // output, streamed or not.
+        let known = match &child_env.vars {
+            Some(vars) => KnownSecrets::from_env(vars.iter().map(|(k, v)| (&**k, &**v))),
+            None => {
+                let vars: Vec<_> = std::env::vars_os().collect();
+                KnownSecrets::from_env(vars.iter().map(|(k, v)| (&**k, &**v)))
+            }
+        };
+        let filter = self.filter.with_known_secrets(&known);
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
         let stream = sink.map(|tx| process::Stream {
             tx,
-            filter: &self.filter,
+            filter: &filter,
         });
         tracing::debug!(
             enforced = prepared.report.enforced.len(),
@@ -714,6 +724,7 @@ impl Runner {
             .await
         };
         if let Ok(output) = &mut result {
+            output.known_secrets = known;
             // Hosts and reasons in the egress log are the command's own words: redacted
             // before they reach the tool result's metadata, an MCP client or the audit line.
             let tool = Some(output.name.as_str());
@@ -721,17 +732,14 @@ impl Runner {
                 // Redacted whole, then cut (a cut first could leave a fragment of a secret
                 // that redaction no longer recognises).
                 let clean = |text: &str| {
-                    egress::cut_at_word(
-                        &self.filter.redact_for(tool, text).0,
-                        egress::MAX_REFUSAL_TEXT,
-                    )
+                    egress::cut_at_word(&filter.redact_for(tool, text).0, egress::MAX_REFUSAL_TEXT)
                 };
                 for r in &mut log.refused {
                     r.target = clean(&r.target);
                     r.reason = clean(&r.reason);
                 }
                 for r in &mut log.reached {
-                    r.host = self.filter.redact_for(tool, &r.host).0.into_owned();
+                    r.host = filter.redact_for(tool, &r.host).0.into_owned();
                 }
             }
         }

@@ -11,7 +11,7 @@ use super::sandbox::SandboxReport;
 /// Egress refusals a tool result shows one by one (each at most a few hundred bytes); the rest
 /// are counted.
 const REFUSALS_SHOWN: usize = 8;
-use crate::filter::{cut, drop_partial_tail, structured, ResultFilter};
+use crate::filter::{cut, drop_partial_tail, structured, KnownSecrets, ResultFilter};
 use crate::ToolResult;
 
 /// How a finished command ended.
@@ -65,6 +65,10 @@ pub struct Output {
     pub duration: Duration,
     /// What the sandbox enforced for this run, and what it could not.
     pub sandbox: SandboxReport,
+    /// The values of the secret variables the command was given ([`KnownSecrets::from_env`]),
+    /// redacted wherever they occur in what [`Output::format`] makes for a model. Not in
+    /// `Debug`.
+    pub known_secrets: KnownSecrets,
 }
 
 impl Output {
@@ -126,6 +130,13 @@ impl Output {
     /// [`ToolResult::meta`]: `exitCode` or `signal`, `timedOut`, `durationMs`, `redactions`,
     /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`super::SandboxReport`]).
     pub fn format(&self, filter: &ResultFilter, options: &ResultOptions) -> ToolResult {
+        let with_known;
+        let filter = if self.known_secrets.is_empty() {
+            filter
+        } else {
+            with_known = filter.with_known_secrets(&self.known_secrets);
+            &with_known
+        };
         let tool = Some(self.name.as_str());
         let mut meta = serde_json::Map::new();
         let mut redactions = 0;
@@ -322,6 +333,7 @@ mod tests {
             timeout: Duration::from_secs(30),
             duration: Duration::from_millis(5),
             sandbox: SandboxReport::default(),
+            known_secrets: KnownSecrets::default(),
         }
     }
 

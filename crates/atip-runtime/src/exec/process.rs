@@ -284,6 +284,7 @@ pub(crate) async fn run(
         timeout: settings.timeout,
         duration,
         sandbox: std::mem::take(&mut sandbox.report),
+        known_secrets: crate::filter::KnownSecrets::default(),
     })
 }
 

@@ -9,7 +9,7 @@
 //! the automaton stays small: matches start at a keyword or a literal prefix, never at an
 //! open-ended identifier, and no repetition is bounded above without need.
 //!
-//! The built-in rules ([`ResultFilter::kinds`], 48 kinds, each with the source of its format in
+//! The built-in rules ([`ResultFilter::kinds`], 50 kinds, each with the source of its format in
 //! `filter/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
 //! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
 //! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
@@ -25,6 +25,7 @@
 //! [`STREAM_HOLD_BYTES`] of an unfinished line, so that a secret split across chunks is still
 //! caught.
 
+mod known;
 mod rules;
 mod scanner;
 mod stream;
@@ -34,6 +35,7 @@ mod unescape;
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
+pub use known::{is_secret_name, KnownSecrets, MIN_KNOWN_SECRET_BYTES};
 pub use stream::{StreamRedactor, STREAM_HOLD_BYTES};
 
 use rules::BUILTIN;
@@ -71,6 +73,8 @@ pub struct ResultFilter {
     custom: Option<Arc<Scanner>>,
     /// Extra rules for the output of some commands: (glob over flattened names, rules).
     tool_rules: Arc<Vec<(String, Scanner)>>,
+    /// Values redacted wherever they occur (a run's secret variables).
+    known: KnownSecrets,
     redact: bool,
     max_bytes: usize,
 }
@@ -121,6 +125,7 @@ static DEFAULT_FILTER: LazyLock<ResultFilter> = LazyLock::new(|| ResultFilter {
     builtin: Arc::clone(&BUILTIN_SCANNER),
     custom: None,
     tool_rules: Arc::new(Vec::new()),
+    known: KnownSecrets::default(),
     redact: true,
     max_bytes: DEFAULT_MAX_BYTES,
 });
@@ -142,6 +147,16 @@ impl ResultFilter {
     /// The built-in rules, capped at [`DEFAULT_MAX_BYTES`] per result.
     pub fn new() -> Self {
         ResultFilter::default()
+    }
+
+    /// This filter, also redacting `known` values wherever they occur, whatever their shape
+    /// (the runner gives each run's output a filter with the values of the secret variables it
+    /// handed the command: [`KnownSecrets::from_env`]). Nothing changes when redaction is off.
+    pub fn with_known_secrets(&self, known: &KnownSecrets) -> ResultFilter {
+        ResultFilter {
+            known: known.clone(),
+            ..self.clone()
+        }
     }
 
     /// The names of the kinds of secrets this filter redacts, built-in first
@@ -258,6 +273,15 @@ impl ResultFilter {
                     extra = true;
                 }
             }
+        }
+        if !self.known.is_empty() {
+            let spans = self.known.spans(text);
+            extra |= !spans.is_empty();
+            found.extend(spans.into_iter().map(|(start, end)| Found {
+                start,
+                end,
+                label: start,
+            }));
         }
         if extra {
             found.sort_unstable();
