@@ -570,3 +570,22 @@ fn a_quoted_value_without_its_closing_quote_is_redacted_to_the_line_end() {
         assert_eq!(r(text), want, "{text}");
     }
 }
+
+/// A quoted value longer than the stream's window, still open when the window is passed
+/// (`"client-key-data": "…5 KiB…"` in two reads): it reads as a secret up to where it has
+/// arrived, so it is held with its label, not passed on before its closing quote arrives.
+#[test]
+fn a_long_quoted_value_is_held_until_it_closes() {
+    let f = ResultFilter::default();
+    let body = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo".repeat(150);
+    let text = format!("{{\"client-key-data\": \"{body}\"}}\n");
+    let whole = f.redact(&text).0.into_owned();
+    assert_eq!(whole, "{\"client-key-data\": \"[REDACTED]\"}\n");
+    for cut in [4600, 4097, 5000] {
+        let mut s = StreamRedactor::new(&f, None);
+        let mut out = s.push(&text.as_bytes()[..cut]);
+        out.push_str(&s.push(&text.as_bytes()[cut..]));
+        out.push_str(&s.finish());
+        assert_eq!(out, whole, "first read {cut}");
+    }
+}
