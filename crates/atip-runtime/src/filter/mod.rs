@@ -407,3 +407,6 @@ pub fn drop_partial_tail(text: &str) -> (&str, usize) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod escape_tests;

@@ -82,7 +82,7 @@ impl Scanner {
     pub(super) fn spans(&self, text: &str) -> Vec<Found> {
         let mut out = Vec::new();
         let mut caps = self.all.regex.create_captures();
-        self.scan(text, 0..text.len(), &mut caps, &mut out, true);
+        self.scan(text, 0..text.len(), &mut caps, &mut out, LABEL_DEPTH);
         out.sort_unstable();
         let found = out.len();
         self.spans_after_escapes(text, &mut out);
@@ -93,18 +93,18 @@ impl Scanner {
     }
 
     /// The accepted matches of every rule in `text[range]` (the text around it read for word
-    /// boundaries), appended to `out`. The search goes on from the end of each match, so with
-    /// `labels` each match's label (what it matched before its secret: the user of
+    /// boundaries), appended to `out`. The search goes on from the end of each match, so each
+    /// match's label (what it matched before its secret: the user of
     /// `https://user:password@`, the `login` of a netrc line) is searched on its own after it,
-    /// once: `https://ghp_…:x-oauth-basic@` has a token there. Labels of the matches found in
-    /// a label are not searched again, which keeps the work linear in the text.
+    /// and the labels found in that one, `depth` levels down (a credential URL as a netrc
+    /// login): each level reads a part of the text at most once, so the work stays linear.
     fn scan(
         &self,
         text: &str,
         range: std::ops::Range<usize>,
         caps: &mut Captures,
         out: &mut Vec<Found>,
-        labels: bool,
+        depth: u8,
     ) {
         let mut at = range.start;
         while at < range.end {
@@ -122,8 +122,8 @@ impl Scanner {
                     label: m.start(),
                 });
                 at = m.end().max(m.start() + 1);
-                if labels && start > m.start() + 1 {
-                    self.scan(text, m.start() + 1..start, caps, out, false);
+                if depth > 0 && start > m.start() + 1 {
+                    self.scan(text, m.start() + 1..start, caps, out, depth - 1);
                 }
             } else {
                 // Turned down: another rule may still match from the next character on.
@@ -193,7 +193,15 @@ impl Scanner {
         let mut automaton = None;
         let mut caps = None;
         let mut covered = 0;
-        for at in memchr::memchr2_iter(b'\\', 0x1b, bytes) {
+        // Backslashes, ESC and `%` in one pass, carets in a second (positions start over).
+        let positions =
+            memchr::memchr3_iter(b'\\', 0x1b, b'%', bytes).chain(memchr::memchr_iter(b'^', bytes));
+        let mut last = 0;
+        for at in positions {
+            if at < last {
+                covered = 0;
+            }
+            last = at;
             let start = at + escape_len(&bytes[at..]);
             if start == at
                 || start < covered
@@ -225,31 +233,79 @@ impl Scanner {
     }
 }
 
+/// How many levels of labels within labels are searched for secrets.
+const LABEL_DEPTH: u8 = 3;
+
 /// The most parameter and intermediate bytes of a control sequence [`escape_len`] reads.
 const MAX_CSI_BYTES: usize = 64;
 
-/// The length in bytes of an escape ending in a letter or digit at the start of `text`, or 0:
-/// JSON's and C's `\n`, `\r`, `\t`, `\b`, `\f`, C's `\v`, `\a`, `\0` and the shell's `\e` (2),
-/// C's and Python's `\x` and two hex digits and three octal digits (4), JSON's `\u` and four hex
-/// digits (6), Go's `\U` and eight (10), and a terminal's control sequence
-/// (`ESC [ 1 ; 32 m`, ECMA-48 CSI). At most 12 bytes but for the last, as the stream's cuts
-/// rely on (`stream.rs`, `outside_escapes`). The rules read `\u001b` already
-/// decoded to `ESC` (`filter/unescape.rs`), so the sequence is found in that form too.
+/// The length in bytes of an escape or encoded character at the start of `text` (one that
+/// can end in a letter or digit, so that a token right after it has no word boundary), or 0:
+///
+/// * C's, JSON's and the shell's one-letter escapes `\n`, `\r`, `\t`, `\b`, `\f`, `\v`, `\a`,
+///   `\e`, `\E` (2); octal `\0`, `\12`, `\012` (2–4); `\x0b` (4); JSON's `\u0009` (6); Rust's
+///   `\u{1b}` (4–10); Go's `\U0001f600` (10);
+/// * URL encoding `%0A` (3) and caret notation `^I` (`cat -v`; 2);
+/// * ESC and one character (`ESC 7`, 2), a character set (`ESC ( B`, 3), and a terminal's
+///   control sequence (`ESC [ 1 ; 32 m`, ECMA-48 CSI) after an ESC in any of the forms above.
+///
+/// At most 12 bytes but for a control sequence, as the stream's cuts rely on (`stream.rs`,
+/// `outside_escapes`). The rules read `\u001b` already decoded to `ESC`
+/// (`filter/unescape.rs`), so the sequence is found in that form too.
 fn escape_len(text: &[u8]) -> usize {
-    let esc = match text {
-        [0x1b, ..] => 1,
-        [b'\\', b'u', hex @ ..] if hex.len() >= 4 && hex[..4].iter().all(u8::is_ascii_hexdigit) => {
-            return 6
+    let hex = |from: usize, n: usize| {
+        text.get(from..from + n)
+            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    };
+    let octal = |from: usize| {
+        text[from.min(text.len())..]
+            .iter()
+            .take(3)
+            .take_while(|b| (b'0'..=b'7').contains(*b))
+            .count()
+    };
+    // The length of an escape, and whether it stands for ESC (a control sequence may follow).
+    let (len, is_esc) = match text {
+        [0x1b, b'(' | b')', 0x30..=0x7e, ..] => return 3,
+        [0x1b, b'[', ..] => (1, true),
+        [0x1b, 0x30..=0x7e, ..] => return 2,
+        [0x1b, ..] => (1, true),
+        [b'%', ..] if hex(1, 2) => return 3,
+        [b'^', b'@'..=b'_' | b'?', ..] => return 2,
+        [b'\\', b'u', b'{', ..] => {
+            let digits = text[3..]
+                .iter()
+                .take(6)
+                .take_while(|b| b.is_ascii_hexdigit())
+                .count();
+            match text.get(3 + digits) {
+                Some(b'}') if digits > 0 => {
+                    let value = std::str::from_utf8(&text[3..3 + digits])
+                        .ok()
+                        .and_then(|d| u32::from_str_radix(d, 16).ok());
+                    (4 + digits, value == Some(0x1b))
+                }
+                _ => return 0,
+            }
         }
-        // Go's `%q` (`\U0001f600`), C's and Python's `\x0b` and octal `\012`.
-        [b'\\', b'U', hex @ ..] if hex.len() >= 8 && hex[..8].iter().all(u8::is_ascii_hexdigit) => {
-            return 10
+        [b'\\', b'u', ..] if hex(2, 4) => return 6,
+        [b'\\', b'U', ..] if hex(2, 8) => (
+            10,
+            &text[2..10] == b"0000001b" || &text[2..10] == b"0000001B",
+        ),
+        [b'\\', b'x', ..] if hex(2, 2) => (4, text[2..4].eq_ignore_ascii_case(b"1b")),
+        [b'\\', b'0'..=b'7', ..] => {
+            let n = octal(1);
+            (1 + n, &text[1..1 + n] == b"033")
         }
-        [b'\\', b'x', h1, h2, ..] if h1.is_ascii_hexdigit() && h2.is_ascii_hexdigit() => return 4,
-        [b'\\', b'0'..=b'3', b'0'..=b'7', b'0'..=b'7', ..] => return 4,
-        [b'\\', b'n' | b'r' | b't' | b'b' | b'f' | b'v' | b'a' | b'e' | b'0', ..] => return 2,
+        [b'\\', b'e' | b'E', ..] => (2, true),
+        [b'\\', b'n' | b'r' | b't' | b'b' | b'f' | b'v' | b'a', ..] => return 2,
         _ => return 0,
     };
+    if !is_esc {
+        return len;
+    }
+    let esc = len;
     // ECMA-48 CSI: `[`, parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, a final byte
     // 0x40–0x7E.
     let Some(b'[') = text.get(esc) else {

@@ -10,9 +10,13 @@ use super::{replace, Found, ResultFilter};
 pub const STREAM_HOLD_BYTES: usize = 4096;
 
 /// The most a redactor holds while a match is still open (a PEM block without its END line
-/// yet): beyond it, the open part is passed on redacted and whatever follows up to the END
-/// line is replaced as well.
+/// yet, a value that runs on): beyond it, the open part is passed on redacted and whatever
+/// follows up to the END line, or the end of the line, is replaced as well.
 const MAX_HOLD_BYTES: usize = 64 * 1024;
+
+/// How many new bytes without a line end a redactor collects before it reads what it holds
+/// again (when it holds more than that).
+const RELEASE_BYTES: usize = 256;
 
 /// Applies a [`ResultFilter`]'s rules to a stream (a command's stdout or stderr) as it
 /// arrives: [`StreamRedactor::push`] returns the redacted text that is safe to pass on now,
@@ -25,10 +29,16 @@ pub struct StreamRedactor {
     tool: Option<String>,
     /// Bytes not yet decoded: the start of a UTF-8 sequence cut by a chunk boundary.
     undecoded: Vec<u8>,
-    /// Decoded text held back.
+    /// Decoded text held back, after `passed` bytes already passed on: the character before
+    /// the cut, kept so that the next release reads what starts there in its context (a word
+    /// boundary, a line start) as the whole text does.
     pending: String,
-    /// Inside a private key whose beginning was passed on redacted: replace until its END.
-    in_private_key: bool,
+    passed: usize,
+    /// Bytes added to `pending` since the last release.
+    fresh: usize,
+    /// Inside a secret whose beginning was passed on redacted because it was held longer than
+    /// the limit allows: the rest is replaced until its end.
+    inside: Option<Inside>,
     redactions: usize,
 }
 
@@ -41,7 +51,9 @@ impl StreamRedactor {
             tool: tool.map(str::to_owned),
             undecoded: Vec::new(),
             pending: String::new(),
-            in_private_key: false,
+            passed: 0,
+            fresh: 0,
+            inside: None,
             redactions: 0,
         }
     }
@@ -54,9 +66,18 @@ impl StreamRedactor {
     /// Takes the next chunk; returns the redacted text that can be passed on (possibly empty:
     /// the end of the text is held back until it can no longer be part of a secret).
     pub fn push(&mut self, chunk: &[u8]) -> String {
+        let before = self.pending.len();
         self.decode(chunk);
         if !self.filter.redacts() {
             return std::mem::take(&mut self.pending);
+        }
+        // Each release reads all that is held again: output that arrives a few bytes at a time
+        // is read again once a line ends or [`RELEASE_BYTES`] have come, not per write (a long
+        // held label, then a byte per write, took seconds).
+        self.fresh += self.pending.len() - before;
+        let line_ended = self.pending[before..].contains('\n');
+        if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
+            return String::new();
         }
         self.release(false)
     }
@@ -108,15 +129,25 @@ impl StreamRedactor {
     /// everything before the hold window and before any match that reaches into it.
     fn release(&mut self, end: bool) -> String {
         let mut out = String::new();
-        if self.in_private_key {
-            match find_end_line(&self.pending) {
+        self.fresh = 0;
+        if let Some(inside) = self.inside {
+            // What is held of the secret was never passed on; the context goes with it.
+            self.passed = 0;
+            let close = match inside {
+                Inside::PrivateKey => find_end_line(&self.pending),
+                // The line's end is passed on as it is.
+                Inside::Line => self.pending.find('\n'),
+            };
+            match close {
                 Some(at) => {
-                    out.push_str(super::REDACTED);
+                    if at > 0 {
+                        out.push_str(super::REDACTED);
+                    }
                     self.pending.drain(..at);
-                    self.in_private_key = false;
+                    self.inside = None;
                 }
                 None => {
-                    // Still inside the key: nothing of it may pass.
+                    // Still inside: nothing of it may pass.
                     let keep = self.pending.len().saturating_sub(64);
                     let keep = floor_boundary(&self.pending, keep);
                     self.pending.drain(..keep);
@@ -129,13 +160,14 @@ impl StreamRedactor {
             }
         }
         let text = &self.pending;
+        let passed = self.passed;
         let found = self.filter.secrets(text, self.tool.as_deref());
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
+        let lines = text.rfind('\n').map_or(0, |i| i + 1);
         let mut safe = if end {
             text.len()
         } else {
-            let lines = text.rfind('\n').map_or(0, |i| i + 1);
             lines.max(floor_boundary(
                 text,
                 text.len().saturating_sub(STREAM_HOLD_BYTES),
@@ -144,43 +176,75 @@ impl StreamRedactor {
         // A match that reaches into the window may still grow: hold it back from where the
         // match begins (its label: passed on alone, the rest would no longer read as a
         // secret), unless it is held longer than the limit allows.
-        let mut open_key = false;
+        let mut inside = None;
         if !end {
-            // A match reaching the end of what has arrived may grow too (a token, a PEM block).
+            // A match reaching the end of what has arrived may grow too (a token, a PEM block),
+            // and so may one that ends where the unfinished last line begins (a PEM block cut
+            // inside a header line or between the `\r` and `\n` of a line).
             let len = text.len();
-            let open = |f: &&Found| f.end > safe || f.end == len;
+            let open = |f: &&Found| f.end > safe || f.end == len || (f.end == lines && lines < len);
             if let Some(first) = found.iter().find(open) {
                 let label = found.iter().filter(open).map(|f| f.label).min();
                 let label = label.unwrap_or(first.label);
                 if len - label <= MAX_HOLD_BYTES {
                     safe = safe.min(label);
-                } else if first.end == len && opens_private_key(&text[..first.start]) {
-                    // An enormous open PEM block: pass it on redacted, suppress the rest.
+                } else if first.end == len {
+                    // An enormous secret still growing (a PEM block, a value without a space
+                    // on a line of megabytes): pass it on redacted, replace the rest of the
+                    // block or line.
                     safe = len;
-                    open_key = true;
+                    inside = Some(if opens_private_key(&text[..first.start]) {
+                        Inside::PrivateKey
+                    } else {
+                        Inside::Line
+                    });
                 }
             }
         }
-        if !end && !open_key {
+        if !end && inside.is_none() {
             // Moved back, the cut may fall inside a secret, or its label, that ended before
             // it: hold that one back from its label too.
             let mut cut = outside_escapes(text, safe);
             while let Some(f) = found.iter().find(|f| f.label < cut && cut < f.end) {
-                cut = outside_escapes(text, f.label);
+                let next = outside_escapes(text, f.label);
+                if next >= cut {
+                    break;
+                }
+                cut = next;
             }
             safe = cut;
         }
+        // Nothing before what was passed on can be held back any more: a cut before it passes
+        // nothing new.
+        let safe = safe.max(passed);
         let done: Vec<(usize, usize)> = found
             .into_iter()
-            .filter(|f| f.end <= safe)
-            .map(|f| (f.start, f.end))
+            .filter(|f| f.end <= safe && f.end > passed)
+            .map(|f| (f.start.max(passed) - passed, f.end - passed))
             .collect();
         self.redactions += done.len();
-        out.push_str(&replace(&text[..safe], &done));
-        self.pending.drain(..safe);
-        self.in_private_key = open_key;
+        out.push_str(&replace(&text[passed..safe], &done));
+        // Keep the character before the cut as the next release's context — but a backslash,
+        // which would pair with what follows (`outside_escapes` keeps the runs even).
+        let keep = if end || safe == 0 || text.as_bytes()[safe - 1] == b'\\' {
+            safe
+        } else {
+            floor_boundary(text, safe - 1)
+        };
+        self.pending.drain(..keep);
+        self.passed = safe - keep;
+        self.inside = inside;
         out
     }
+}
+
+/// A secret a redactor passed on redacted before its end arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inside {
+    /// A PEM private key: replaced until its END line.
+    PrivateKey,
+    /// Any other: replaced until the end of its line.
+    Line,
 }
 
 /// `at` moved back so that the text after it reads its escapes as the whole text does (the
