@@ -7,7 +7,10 @@
 
 #![cfg(all(unix, feature = "exec"))]
 
+mod common;
+
 use atip_runtime::{Effects, Invocation, OutputChunk, Runner, Sandbox};
+use common::rt;
 
 const HEX: &str = "4f1c2b9a8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b";
 const OPAQUE: &str = "abcdEFGH1234ijklMNOP5678qrstUVWX";
@@ -29,13 +32,6 @@ fn runner() -> Runner {
         .env("AWS_SECRET_ACCESS_KEY", AWS_SECRET)
         .env("AWS_REGION", "eu-central-1")
         .env("SHORT_KEY", "abc12")
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 #[test]

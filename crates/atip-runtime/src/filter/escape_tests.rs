@@ -1,26 +1,13 @@
 //! Cases from the attack review of 2026-11-28: left context in streams, labels within
 //! labels, escapes written as text, encodings before a token, PEM blocks cut mid-line.
 
+use super::tests::streamed;
 use super::*;
 
 const GHP: &str = "ghp_0123456789abcdefghijABCDEFGHIJabcdef12";
 
 fn whole(f: &ResultFilter, text: &str) -> String {
     f.redact(text).0.into_owned()
-}
-
-/// `text` streamed in the pieces that `cuts` (byte offsets) make.
-fn streamed(f: &ResultFilter, text: &str, cuts: &[usize]) -> String {
-    let mut s = StreamRedactor::new(f, None);
-    let mut out = String::new();
-    let mut last = 0;
-    for &c in cuts {
-        out.push_str(&s.push(&text.as_bytes()[last..c]));
-        last = c;
-    }
-    out.push_str(&s.push(&text.as_bytes()[last..]));
-    out.push_str(&s.finish());
-    out
 }
 
 /// A secret whose rule starts with a non-word character after a word boundary (an Azure AD

@@ -4,6 +4,27 @@ fn r(text: &str) -> String {
     ResultFilter::new().redact(text).0.into_owned()
 }
 
+/// `text` streamed through a redactor with `f`'s rules in the pieces `cuts` (byte offsets)
+/// make.
+pub(super) fn streamed(f: &ResultFilter, text: &str, cuts: &[usize]) -> String {
+    let mut s = StreamRedactor::new(f, None);
+    let mut out = String::new();
+    let mut last = 0;
+    for &c in cuts {
+        out.push_str(&s.push(&text.as_bytes()[last..c]));
+        last = c;
+    }
+    out.push_str(&s.push(&text.as_bytes()[last..]));
+    out.push_str(&s.finish());
+    out
+}
+
+/// `text` streamed through a redactor with `f`'s rules in chunks of `size` bytes.
+fn in_chunks(f: &ResultFilter, text: &str, size: usize) -> String {
+    let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+    streamed(f, text, &cuts)
+}
+
 #[test]
 fn the_catalog_has_at_least_forty_kinds() {
     let kinds = ResultFilter::new().kinds().len();
@@ -179,12 +200,7 @@ fn a_stream_gives_the_same_text_whatever_the_chunks() {
     let whole = r(text);
     let f = ResultFilter::new();
     for size in [1, 2, 3, 7, 16, 64, text.len()] {
-        let mut s = StreamRedactor::new(&f, None);
-        let mut out = String::new();
-        for chunk in text.as_bytes().chunks(size) {
-            out.push_str(&s.push(chunk));
-        }
-        out.push_str(&s.finish());
+        let out = in_chunks(&f, &text, size);
         assert_eq!(out, whole, "chunks of {size}");
     }
 }
@@ -226,10 +242,7 @@ fn a_token_after_a_json_escape_is_redacted() {
     // Output that arrives in pieces, cut anywhere (the escape's two bytes included).
     let text = format!("{}{}", "y".repeat(5000), cases[0].0);
     for cut in 4990..text.len() {
-        let mut s = StreamRedactor::new(&f, None);
-        let mut out = s.push(&text.as_bytes()[..cut]);
-        out.push_str(&s.push(&text.as_bytes()[cut..]));
-        out.push_str(&s.finish());
+        let out = streamed(&f, &text, &[cut]);
         assert!(out.ends_with(cases[0].1), "cut at {cut}: {out}");
     }
     // A word that only contains a token's prefix is still not one.
@@ -297,12 +310,7 @@ fn colour_codes_in_a_stream_agree_with_the_whole_text() {
     for params in [";".repeat(20), ";".repeat(5000)] {
         let text = format!("x \x1b[{params}m{token} end\n");
         let whole = f.redact(&text).0.into_owned();
-        let mut s = StreamRedactor::new(&f, None);
-        let mut streamed = String::new();
-        for chunk in text.as_bytes().chunks(1000) {
-            streamed.push_str(&s.push(chunk));
-        }
-        streamed.push_str(&s.finish());
+        let streamed = in_chunks(&f, &text, 1000);
         assert_eq!(streamed, whole, "{} parameters", params.len());
     }
     let short = format!("x \x1b[{}m{token} end\n", ";".repeat(20));
@@ -319,10 +327,7 @@ fn stream_cuts_keep_escapes_whole() {
         let text = format!("x{}u0067{token} end\n", "\\".repeat(run));
         let whole = f.redact(&text).0.into_owned();
         for cut in [run + 1, run, run + 2, run + 5, run + 7] {
-            let mut s = StreamRedactor::new(&f, None);
-            let mut streamed = s.push(&text.as_bytes()[..cut]);
-            streamed.push_str(&s.push(&text.as_bytes()[cut..]));
-            streamed.push_str(&s.finish());
+            let streamed = streamed(&f, &text, &[cut]);
             assert_eq!(streamed, whole, "run of {run}, first chunk {cut}");
         }
     }
@@ -331,10 +336,7 @@ fn stream_cuts_keep_escapes_whole() {
     let whole = f.redact(&text).0.into_owned();
     assert!(!whole.contains(token));
     for cut in 4190..4260 {
-        let mut s = StreamRedactor::new(&f, None);
-        let mut streamed = s.push(&text.as_bytes()[..cut]);
-        streamed.push_str(&s.push(&text.as_bytes()[cut..]));
-        streamed.push_str(&s.finish());
+        let streamed = streamed(&f, &text, &[cut]);
         assert_eq!(streamed, whole, "first chunk {cut}");
     }
 }
@@ -363,12 +365,7 @@ fn a_token_in_the_label_of_another_secret_is_redacted() {
         );
         let f = ResultFilter::new();
         for size in [1, 2, 5, 16, text.len()] {
-            let mut s = StreamRedactor::new(&f, None);
-            let mut streamed = String::new();
-            for chunk in text.as_bytes().chunks(size) {
-                streamed.push_str(&s.push(chunk));
-            }
-            streamed.push_str(&s.finish());
+            let streamed = in_chunks(&f, &text, size);
             assert_eq!(streamed, out, "chunks of {size}");
         }
     }
@@ -387,12 +384,7 @@ fn a_token_in_the_label_of_another_secret_is_redacted() {
 fn a_long_label_is_held_with_its_secret_in_a_stream() {
     let f = ResultFilter::default();
     let stream = |text: &str, size: usize| {
-        let mut s = StreamRedactor::new(&f, None);
-        let mut streamed = String::new();
-        for chunk in text.as_bytes().chunks(size) {
-            streamed.push_str(&s.push(chunk));
-        }
-        streamed.push_str(&s.finish());
+        let streamed = in_chunks(&f, &text, size);
         streamed
     };
     for label in ["Authorization:", "password:", "{\"password\":"] {
@@ -425,10 +417,7 @@ fn a_long_label_is_held_with_its_secret_in_a_stream() {
             assert!(!whole.contains("s3cr3t"), "{label} {pad}");
             // Everything up to the middle of the value in one read, the rest in another.
             let cut = text.find("v4lue").unwrap();
-            let mut s = StreamRedactor::new(&f, None);
-            let mut streamed = s.push(&text.as_bytes()[..cut]);
-            streamed.push_str(&s.push(&text.as_bytes()[cut..]));
-            streamed.push_str(&s.finish());
+            let streamed = streamed(&f, &text, &[cut]);
             assert_eq!(streamed, whole, "{label} {pad}, two reads");
         }
     }
@@ -461,10 +450,7 @@ fn a_token_after_other_languages_escapes_is_redacted() {
         let text = format!("{}{text}", "y".repeat(4100));
         let whole = f.redact(&text).0.into_owned();
         for cut in 4090..4130 {
-            let mut s = StreamRedactor::new(&f, None);
-            let mut out = s.push(&text.as_bytes()[..cut]);
-            out.push_str(&s.push(&text.as_bytes()[cut..]));
-            out.push_str(&s.finish());
+            let out = streamed(&f, &text, &[cut]);
             assert_eq!(out, whole, "{escape}, cut at {cut}");
         }
     }
@@ -582,10 +568,7 @@ fn a_long_quoted_value_is_held_until_it_closes() {
     let whole = f.redact(&text).0.into_owned();
     assert_eq!(whole, "{\"client-key-data\": \"[REDACTED]\"}\n");
     for cut in [4600, 4097, 5000] {
-        let mut s = StreamRedactor::new(&f, None);
-        let mut out = s.push(&text.as_bytes()[..cut]);
-        out.push_str(&s.push(&text.as_bytes()[cut..]));
-        out.push_str(&s.finish());
+        let out = streamed(&f, &text, &[cut]);
         assert_eq!(out, whole, "first read {cut}");
     }
 }
