@@ -176,3 +176,71 @@ fn a_secret_growing_past_the_hold_limit_is_passed_on_redacted() {
         started.elapsed()
     );
 }
+
+/// A filter that knows the values of `env`'s secret variables.
+fn knowing(env: &[(&str, &str)]) -> ResultFilter {
+    let known = KnownSecrets::from_env(
+        env.iter()
+            .map(|(k, v)| (std::ffi::OsStr::new(k), std::ffi::OsStr::new(v))),
+    );
+    ResultFilter::default().with_known_secrets(&known)
+}
+
+/// Known values spelled as JSON writes them (`\"`, `\\`, `\t`) and values that hold `\/`
+/// themselves, printed raw.
+#[test]
+fn known_values_are_found_in_their_json_spelling_and_raw() {
+    let f = knowing(&[
+        ("DB_PASSWORD", "Zx9\"Qw7Lm2Np"),
+        ("API_TOKEN", "Ab3\\Cd4Ef5Gh"),
+        ("TAB_SECRET", "Tb1\tTb2Tb3Tb4"),
+        ("GH_PAT", "Qw7\\/Lm2NpZx9Tr5"),
+    ]);
+    let text = r#"{"note":"Zx9\"Qw7Lm2Np","other":"Ab3\\Cd4Ef5Gh","t":"Tb1\tTb2Tb3Tb4"}"#;
+    assert_eq!(
+        whole(&f, text),
+        r#"{"note":"[REDACTED]","other":"[REDACTED]","t":"[REDACTED]"}"#
+    );
+    assert_eq!(whole(&f, "Qw7\\/Lm2NpZx9Tr5\n"), "[REDACTED]\n");
+}
+
+/// A known value longer than the stream's window is redacted in a stream too: its pieces
+/// are known values of their own.
+#[test]
+fn a_known_value_longer_than_the_window_stays_redacted_in_a_stream() {
+    let value: String = (0..5000)
+        .map(|i| char::from(b'a' + (i * 7 % 26) as u8))
+        .collect();
+    let f = knowing(&[("SESSION_TOKEN", &value)]);
+    let text = format!("x {value} y\n");
+    assert_eq!(whole(&f, &text), "x [REDACTED] y\n");
+    for cuts in [vec![2502, 4502], (100..text.len()).step_by(100).collect()] {
+        let out = streamed(&f, &text, &cuts);
+        assert!(
+            !out.contains(&value[..64]) && !out.contains(&value[4900..]),
+            "{out}"
+        );
+        assert!(
+            out.starts_with("x [REDACTED]") && out.ends_with(" y\n"),
+            "{out}"
+        );
+    }
+}
+
+/// Values that are words, paths or plain URLs are not redacted wherever they occur: a
+/// `POSTGRES_PASSWORD=postgres` would take every `postgres` out of `docker ps`.
+#[test]
+fn known_values_that_are_words_paths_or_urls_are_left_to_the_rules() {
+    let f = knowing(&[
+        ("POSTGRES_PASSWORD", "postgres"),
+        ("MYSQL_ROOT_PASSWORD", "password"),
+        (
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "/home/u/.config/gcloud/key.json",
+        ),
+        ("OS_AUTH_URL", "https://keystone.example.com:5000/v3"),
+        ("GIT_CONFIG_KEY_0", "user.name"),
+    ]);
+    let text = "abc postgres:16 \"docker-entrypoint.sh postgres\"\n(using password: YES)\ncat /home/u/.config/gcloud/key.json\nendpoint https://keystone.example.com:5000/v3 identity\ngit config user.name\n";
+    assert_eq!(whole(&f, text), text);
+}

@@ -25,10 +25,21 @@ impl fmt::Debug for KnownSecrets {
 
 impl KnownSecrets {
     /// The values of the variables in `vars` whose names say they hold a secret
-    /// ([`is_secret_name`]), at least [`MIN_KNOWN_SECRET_BYTES`] long and UTF-8; each line of a
-    /// value of several lines (a PEM key) counts on its own too.
+    /// ([`is_secret_name`]) and that look like one: at least [`MIN_KNOWN_SECRET_BYTES`] long,
+    /// UTF-8, random-looking by the same test as a free keyed value (letters and digits, a
+    /// symbol, mixed case or length: `postgres` and `password` are not, so they do not take
+    /// every such word out of the output), and neither a path nor a URL without a password
+    /// (the rules find a URL's password). Each line of a value of several lines (a PEM key)
+    /// counts on its own too, each 1 KiB piece of a longer value too (so that a stream, which
+    /// holds 4 KiB, finds them before it passes them on), and the JSON spelling of a value
+    /// with `"`, `\\` or control characters.
     pub fn from_env<'a>(vars: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>) -> Self {
         let mut values: Vec<String> = Vec::new();
+        let mut add = |v: &str| {
+            if v.len() >= MIN_KNOWN_SECRET_BYTES && !values.iter().any(|have| have == v) {
+                values.push(v.to_owned());
+            }
+        };
         for (name, value) in vars {
             let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
                 continue;
@@ -38,8 +49,17 @@ impl KnownSecrets {
             }
             let lines = value.lines().map(str::trim).filter(|l| *l != value);
             for v in std::iter::once(value).chain(lines) {
-                if v.len() >= MIN_KNOWN_SECRET_BYTES && !values.iter().any(|have| have == v) {
-                    values.push(v.to_owned());
+                if !looks_secret(v) {
+                    continue;
+                }
+                add(v);
+                // JSON's spelling: `serde_json` escapes `"`, `\` and control characters.
+                let json = serde_json::to_string(v).unwrap_or_default();
+                add(json
+                    .get(1..json.len().saturating_sub(1))
+                    .unwrap_or_default());
+                for piece in pieces(v) {
+                    add(piece);
                 }
             }
         }
@@ -74,35 +94,81 @@ impl KnownSecrets {
     }
 }
 
+/// The most bytes of a known value found as one piece; longer ones are also found by pieces.
+const PIECE_BYTES: usize = 1024;
+
+/// `value` in pieces of [`PIECE_BYTES`] (on character boundaries), when it is longer.
+fn pieces(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    if value.len() <= PIECE_BYTES {
+        return out;
+    }
+    let mut at = 0;
+    while at < value.len() {
+        let mut end = (at + PIECE_BYTES).min(value.len());
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push(&value[at..end]);
+        at = end;
+    }
+    out
+}
+
+/// Whether a value is worth redacting wherever it occurs: random-looking
+/// ([`super::rules::looks_like_credential`]), not a path, not a URL without a password.
+fn looks_secret(value: &str) -> bool {
+    let path = value.starts_with(['/', '~', '.']) || value.get(1..3) == Some(":\\");
+    let url = value.split_once("://").is_some_and(|(scheme, rest)| {
+        scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !rest.split('/').next().unwrap_or("").contains(':')
+    });
+    !path && !url && super::rules::looks_like_credential(value)
+}
+
 /// Whether a variable named `name` holds a secret, by the words of its name (split at `_`,
-/// `-` and `.`, any case): a word that is `KEY`, `PAT` or `AUTH`, or that ends in `TOKEN`,
-/// `SECRET`, `PASSWORD`, `PASSWD`, `PASSPHRASE`, `APIKEY` or `CREDENTIAL(S)` (`GITHUB_TOKEN`,
-/// `OPENAI_API_KEY`, `PGPASSWORD`, `GH_PAT`), or `PWD` after the first word (`MYSQL_PWD`).
-/// Names of places are not secrets: `PWD` itself, and names ending in `_FILE`, `_PATH`,
-/// `_DIR` or `_SOCK` (`GOOGLE_APPLICATION_CREDENTIALS_FILE`, `SSH_AUTH_SOCK`).
+/// `-` and `.`, any case): a word that is `PAT`, `AUTH`, `JWT`, `SESSION`, `DSN` or `COOKIE`,
+/// or that ends in `KEY`, `TOKEN`, `SECRET`, `PASS`, `PASSWORD`, `PASSWD`, `PASSPHRASE` or
+/// `CREDENTIAL(S)` (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `MINIO_ACCESSKEY`, `PGPASSWORD`,
+/// `SSHPASS`, `GH_PAT`, `BW_SESSION`, `CI_JOB_JWT`), or `PWD` or `PW` after the first word
+/// (`MYSQL_PWD`, `LDAP_BIND_PW`). Names of places and kinds are not: `PWD` itself, and names
+/// ending in `_FILE`, `_PATH`, `_DIR`, `_SOCK`, `_URL`, `_URI`, `_LOCATION`, `_TYPE`,
+/// `_METHOD`, `_NAME` or `_ID` (`SSH_AUTH_SOCK`, `OS_AUTH_URL`, `GPG_KEY_ID`).
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    if ["_FILE", "_PATH", "_DIR", "_SOCK"]
-        .iter()
-        .any(|s| upper.ends_with(s))
-    {
+    let places = [
+        "_FILE",
+        "_PATH",
+        "_DIR",
+        "_SOCK",
+        "_URL",
+        "_URI",
+        "_LOCATION",
+        "_TYPE",
+        "_METHOD",
+        "_NAME",
+        "_ID",
+    ];
+    if places.iter().any(|s| upper.ends_with(s)) {
         return false;
     }
+    let endings = [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASS",
+        "PASSWORD",
+        "PASSWD",
+        "PASSPHRASE",
+        "CREDENTIAL",
+        "CREDENTIALS",
+    ];
     upper.split(['_', '-', '.']).enumerate().any(|(i, word)| {
-        matches!(word, "KEY" | "PAT" | "AUTH")
-            || (i > 0 && word == "PWD")
-            || [
-                "TOKEN",
-                "SECRET",
-                "PASSWORD",
-                "PASSWD",
-                "PASSPHRASE",
-                "APIKEY",
-                "CREDENTIAL",
-                "CREDENTIALS",
-            ]
-            .iter()
-            .any(|end| word.ends_with(end))
+        matches!(word, "PAT" | "AUTH" | "JWT" | "SESSION" | "DSN" | "COOKIE")
+            || (i > 0 && matches!(word, "PWD" | "PW"))
+            || endings.iter().any(|end| word.ends_with(end))
     })
 }
 
@@ -123,6 +189,13 @@ mod tests {
             "npm_config__authToken",
             "VAULT_TOKEN",
             "DOCKER_AUTH",
+            "SSHPASS",
+            "RABBITMQ_DEFAULT_PASS",
+            "BW_SESSION",
+            "OP_SESSION_my",
+            "CI_JOB_JWT_V2",
+            "MINIO_ACCESSKEY",
+            "LDAP_BIND_PW",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
@@ -134,6 +207,8 @@ mod tests {
             "SSH_AUTH_SOCK",
             "GOOGLE_APPLICATION_CREDENTIALS_FILE",
             "KEYBOARD_LAYOUT",
+            "OS_AUTH_URL",
+            "GPG_KEY_ID",
             "TOKENIZERS_PARALLELISM",
             "HOME",
         ] {
@@ -149,15 +224,17 @@ mod tests {
             ("AWS_REGION", "eu-central-1"),
             (
                 "SSH_KEY",
-                "-----BEGIN X-----\nAAAABBBBCCCCDDDD\n-----END X-----",
+                "-----BEGIN X-----\nAAAABBBBCCCCDDD1\n-----END X-----",
             ),
         ];
         let known = KnownSecrets::from_env(env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))));
-        let text = "x ghp_short AAAABBBBCCCCDDDD abc eu-central-1";
+        let text = "x ghp_short AAAABBBBCCCCDDD1 abc eu-central-1";
         let mut spans = known.spans(text);
         spans.sort_unstable();
         let found: Vec<&str> = spans.iter().map(|&(s, e)| &text[s..e]).collect();
-        assert_eq!(found, ["ghp_short", "AAAABBBBCCCCDDDD"]);
-        assert_eq!(format!("{known:?}"), "KnownSecrets(5 values)");
+        assert_eq!(found, ["ghp_short", "AAAABBBBCCCCDDD1"]);
+        // The whole key, its JSON spelling and its middle line (BEGIN and END are no
+        // secrets), and the token.
+        assert_eq!(format!("{known:?}"), "KnownSecrets(4 values)");
     }
 }

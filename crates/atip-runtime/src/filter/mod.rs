@@ -258,7 +258,8 @@ impl ResultFilter {
             return Vec::new();
         }
         // The rules read the text with its `\/` and `\uXXXX` escapes decoded.
-        let decoded = unescape::decode(text);
+        let raw = text;
+        let decoded = unescape::decode(raw);
         let text = decoded.text.as_ref();
         let mut found = self.builtin.spans(text);
         let mut extra = false;
@@ -287,7 +288,21 @@ impl ResultFilter {
             found.sort_unstable();
             found = merge(found);
         }
-        decoded.to_output(found)
+        let mut found = decoded.to_output(found);
+        // Known values as written too: one that holds `\/` itself reads differently decoded.
+        if !self.known.is_empty() && raw != text {
+            let spans = self.known.spans(raw);
+            if !spans.is_empty() {
+                found.extend(spans.into_iter().map(|(start, end)| Found {
+                    start,
+                    end,
+                    label: start,
+                }));
+                found.sort_unstable();
+                found = merge(found);
+            }
+        }
+        found
     }
 
     /// Replaces every secret in `text` with [`REDACTED`]; returns the text and the count.

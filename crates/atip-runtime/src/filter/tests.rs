@@ -200,7 +200,7 @@ fn a_stream_gives_the_same_text_whatever_the_chunks() {
     let whole = r(text);
     let f = ResultFilter::new();
     for size in [1, 2, 3, 7, 16, 64, text.len()] {
-        let out = in_chunks(&f, &text, size);
+        let out = in_chunks(&f, text, size);
         assert_eq!(out, whole, "chunks of {size}");
     }
 }
@@ -365,7 +365,7 @@ fn a_token_in_the_label_of_another_secret_is_redacted() {
         );
         let f = ResultFilter::new();
         for size in [1, 2, 5, 16, text.len()] {
-            let streamed = in_chunks(&f, &text, size);
+            let streamed = in_chunks(&f, text, size);
             assert_eq!(streamed, out, "chunks of {size}");
         }
     }
@@ -383,10 +383,7 @@ fn a_token_in_the_label_of_another_secret_is_redacted() {
 #[test]
 fn a_long_label_is_held_with_its_secret_in_a_stream() {
     let f = ResultFilter::default();
-    let stream = |text: &str, size: usize| {
-        let streamed = in_chunks(&f, &text, size);
-        streamed
-    };
+    let stream = |text: &str, size: usize| in_chunks(&f, text, size);
     for label in ["Authorization:", "password:", "{\"password\":"] {
         let value = if label.starts_with('{') {
             "\"s3cr3t-v4lue\"}"
