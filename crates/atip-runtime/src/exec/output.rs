@@ -66,8 +66,8 @@ pub struct Output {
     /// What the sandbox enforced for this run, and what it could not.
     pub sandbox: SandboxReport,
     /// The values of the secret variables the command was given ([`KnownSecrets::from_env`]),
-    /// redacted wherever they occur in what [`Output::format`] makes for a model. Not in
-    /// `Debug`.
+    /// redacted wherever they occur in what [`Output::format`] makes for a model. `Debug`
+    /// shows how many, never the values.
     pub known_secrets: KnownSecrets,
 }
 

@@ -7,12 +7,14 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::sync::Arc;
 
+use super::Found;
+
 /// Values shorter than this (bytes) are not redacted by value: a short value redacted wherever
 /// it occurs would take words and numbers out of ordinary output with it.
 pub const MIN_KNOWN_SECRET_BYTES: usize = 8;
 
 /// Values of secret variables a run was given, redacted by value in what a model is sent
-/// ([`crate::ResultFilter::with_known_secrets`]). Its `Debug` shows how many, never the values.
+/// ([`crate::ResultFilter::with_known_secrets`]; the result filter of spec §11.3). Its `Debug` shows how many, never the values.
 /// Cheap to clone.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct KnownSecrets(Arc<[String]>);
@@ -78,19 +80,19 @@ impl KnownSecrets {
         self.0.len()
     }
 
-    /// Where the values occur in `text`, as `(start, end)` byte offsets (possibly
-    /// overlapping, in no order).
-    pub(super) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
+    /// Where the values occur in `text`, appended to `out` as secrets without a label
+    /// (possibly overlapping, in no order); whether any was found.
+    pub(super) fn find_in(&self, text: &str, out: &mut Vec<Found>) -> bool {
+        let before = out.len();
         for value in self.0.iter() {
             let finder = memchr::memmem::Finder::new(value.as_bytes());
-            out.extend(
-                finder
-                    .find_iter(text.as_bytes())
-                    .map(|at| (at, at + value.len())),
-            );
+            out.extend(finder.find_iter(text.as_bytes()).map(|start| Found {
+                start,
+                end: start + value.len(),
+                label: start,
+            }));
         }
-        out
+        out.len() > before
     }
 }
 
@@ -229,9 +231,10 @@ mod tests {
         ];
         let known = KnownSecrets::from_env(env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))));
         let text = "x ghp_short AAAABBBBCCCCDDD1 abc eu-central-1";
-        let mut spans = known.spans(text);
+        let mut spans = Vec::new();
+        known.find_in(text, &mut spans);
         spans.sort_unstable();
-        let found: Vec<&str> = spans.iter().map(|&(s, e)| &text[s..e]).collect();
+        let found: Vec<&str> = spans.iter().map(|f| &text[f.start..f.end]).collect();
         assert_eq!(found, ["ghp_short", "AAAABBBBCCCCDDD1"]);
         // The whole key, its JSON spelling and its middle line (BEGIN and END are no
         // secrets), and the token.

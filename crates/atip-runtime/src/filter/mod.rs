@@ -275,32 +275,16 @@ impl ResultFilter {
                 }
             }
         }
-        if !self.known.is_empty() {
-            let spans = self.known.spans(text);
-            extra |= !spans.is_empty();
-            found.extend(spans.into_iter().map(|(start, end)| Found {
-                start,
-                end,
-                label: start,
-            }));
-        }
+        extra |= self.known.find_in(text, &mut found);
         if extra {
             found.sort_unstable();
             found = merge(found);
         }
         let mut found = decoded.to_output(found);
         // Known values as written too: one that holds `\/` itself reads differently decoded.
-        if !self.known.is_empty() && raw != text {
-            let spans = self.known.spans(raw);
-            if !spans.is_empty() {
-                found.extend(spans.into_iter().map(|(start, end)| Found {
-                    start,
-                    end,
-                    label: start,
-                }));
-                found.sort_unstable();
-                found = merge(found);
-            }
+        if raw != text && self.known.find_in(raw, &mut found) {
+            found.sort_unstable();
+            found = merge(found);
         }
         found
     }
