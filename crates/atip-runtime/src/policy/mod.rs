@@ -35,6 +35,7 @@
 mod arguments;
 mod egress;
 mod examples;
+mod limits;
 mod presets;
 mod sources;
 
@@ -49,6 +50,10 @@ use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
 pub use egress::{is_public, Egress, EgressRule, Host, HostPattern, Refusal};
 pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
+pub use limits::{
+    default_memory_bytes, ResourceLimits, DEFAULT_FILE_SIZE_BYTES, DEFAULT_PROCESSES,
+    DEFAULT_SCRATCH_BYTES,
+};
 #[cfg(feature = "exec")]
 pub(crate) use sources::brought_by;
 
@@ -62,38 +67,6 @@ pub enum EffectRule {
     Confirm,
     /// Refuse it.
     Deny,
-}
-
-/// Resource limits applied to a sandboxed run and every process it starts (`setrlimit(2)`);
-/// `None` leaves the inherited limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct ResourceLimits {
-    /// CPU time in seconds (`RLIMIT_CPU`), per process — each process of the run has its own
-    /// budget: the process gets SIGXCPU, then SIGKILL. The run's time limit bounds the whole.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpu_seconds: Option<u64>,
-    /// Address space in bytes (`RLIMIT_AS`), per process: allocations beyond it fail.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_bytes: Option<u64>,
-    /// Processes of the user (`RLIMIT_NPROC`, counted over every process of the user, not per
-    /// run): `fork` beyond it fails. The kernel does not apply it to root; a root runner's
-    /// report lists it under `not_enforced`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub processes: Option<u64>,
-    /// Largest file the run may write, in bytes (`RLIMIT_FSIZE`): writes beyond it fail.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file_size_bytes: Option<u64>,
-}
-
-impl ResourceLimits {
-    /// Whether any limit is set.
-    pub fn any(&self) -> bool {
-        self.cpu_seconds.is_some()
-            || self.memory_bytes.is_some()
-            || self.processes.is_some()
-            || self.file_size_bytes.is_some()
-    }
 }
 
 /// What the gate checks. Deserialises from camelCase JSON (`{"destructive": "deny",
@@ -150,8 +123,14 @@ pub struct Policy {
     /// Landlock, no network namespace, another OS) instead of running with less. Default
     /// `false`: the run goes ahead and its `Output` says what was not enforced.
     pub require_sandbox: bool,
-    /// Resource limits for every run. Default: none.
+    /// Resource limits for every run. Default: [`ResourceLimits::default`] (memory, processes,
+    /// file size and scratch space bounded, CPU time not).
     pub limits: ResourceLimits,
+    /// Pathname Unix sockets every sandboxed run may connect to (`~/` is the home directory,
+    /// `$XDG_RUNTIME_DIR/` the runtime directory): a run reaches no other, unless its program
+    /// owns one ([`crate::exec::sandbox::protect::stores::DAEMON_SOCKETS`]). Default: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unix_sockets: Vec<String>,
     /// Hosts every command that may use the network may reach (see [`Egress`]; enforced by
     /// the sandbox's egress proxy). Default: none, the network is left as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,6 +166,7 @@ impl Default for Policy {
             require_known_effects: false,
             require_sandbox: false,
             limits: ResourceLimits::default(),
+            unix_sockets: Vec::new(),
             egress: None,
             egress_rules: Vec::new(),
             examples: Vec::new(),

@@ -165,6 +165,7 @@ fn linux_checks() -> Vec<Check> {
         ipc: false,
         offline: false,
         inet_only: false,
+        no_unix: false,
     });
     out.push(Check {
         layer: "seccomp",

@@ -406,11 +406,24 @@ pub(super) fn prepare_on(
     report.enforced.push(Containment::NoNewPrivs);
     report.enforced.push(Containment::NoCapabilities);
 
+    // Unix sockets by allow-list: a run opens none unless its program owns a daemon's socket
+    // or the policy lists one.
+    let roots = writable_roots(plan);
+    let owner = trusted_program_name(plan, &roots);
+    let owned = super::protect::owned_sockets(&plan.places, owner.as_deref());
+    let listed: Vec<PathBuf> = plan
+        .unix_sockets
+        .iter()
+        .filter(|p| p.exists())
+        .cloned()
+        .collect();
+    let unix_allowed = !owned.is_empty() || !listed.is_empty();
     let seccomp_rules = super::seccomp::Rules {
         metadata: matches!(&plan.writes, Some(paths) if paths.is_empty()),
         ipc: plan.writes.is_some(),
         offline: plan.no_network,
         inet_only: has_egress,
+        no_unix: !unix_allowed && !plan.no_network && !has_egress,
     };
     let seccomp = match super::seccomp::program(seccomp_rules) {
         Ok(program) => {
@@ -427,6 +440,9 @@ pub(super) fn prepare_on(
             if seccomp_rules.inet_only {
                 report.enforced.push(Containment::InetSocketsOnly);
             }
+            if seccomp_rules.no_unix {
+                report.enforced.push(Containment::NoUnixSockets);
+            }
             Some(program)
         }
         Err(why) => {
@@ -436,40 +452,88 @@ pub(super) fn prepare_on(
             None
         }
     };
-    // A daemon behind a pathname socket (dockerd, the D-Bus buses) acts for whoever connects:
-    // a read-only run that reaches one can have it write. Offline runs have no sockets at all.
-    if seccomp_rules.metadata && !seccomp_rules.offline && !support.resolve_unix() {
+    // A daemon behind a pathname socket (dockerd, the D-Bus buses) acts for whoever connects.
+    // A run that may open Unix sockets (its program owns one, or the policy lists one) could
+    // reach any other socket file too, until Landlock can refuse that by path; the session's
+    // known sockets are hidden from it meanwhile.
+    if unix_allowed && !plan.no_network && !has_egress && !support.resolve_unix() {
+        let mut granted: Vec<String> = owned
+            .iter()
+            .chain(&listed)
+            .map(|p| p.display().to_string())
+            .collect();
+        granted.dedup();
         report.not_enforced.push(kernel(
             9,
-            "connections to pathname Unix sockets outside writable paths (a daemon such as \
-             dockerd could write for the run)",
+            &format!(
+                "connections to pathname Unix sockets other than {} (the run may open Unix \
+                 sockets for those; the session's known sockets are hidden)",
+                granted.join(", ")
+            ),
         ));
     }
 
+    let joined = ChildSetup::own_user_namespace(network)
+        || egress.as_ref().is_some_and(|e| e.user_namespace);
     let mounts = shield(
         plan,
         root,
-        ChildSetup::own_user_namespace(network)
-            || egress.as_ref().is_some_and(|e| e.user_namespace),
+        joined,
+        &super::protect::Target {
+            writable: plan.writes.as_ref().map(|_| roots.as_slice()),
+            working_dir: &plan.working_dir,
+            declared: &plan.declared,
+            program: plan.program.as_deref(),
+            unix_sockets: unix_allowed,
+            listed_sockets: &listed,
+        },
+        owner.as_deref(),
+        scratch,
         &mut report,
-    );
+    )?;
+    let own_user_namespace = joined
+        || mounts
+            .as_ref()
+            .is_some_and(|(m, _)| m.enters_user_namespace());
 
-    let limits = plan.limits;
-    if root && limits.processes.is_some() {
-        // RLIMIT_NPROC is never checked for the initial user's root.
+    let mut limits = plan.limits;
+    // RLIMIT_NPROC counts the processes of a user: per run only in a user namespace of the
+    // run's own, and never for root (uid 0). The default is dropped where it would count
+    // something else or nothing; a limit the policy sets is reported.
+    if root || !own_user_namespace {
+        if limits.processes == Some(crate::policy::DEFAULT_PROCESSES) {
+            limits.processes = None;
+        } else if limits.processes.is_some() {
+            if root {
+                report.not_enforced.push(
+                    "limit on processes: RLIMIT_NPROC does not apply to root (uid 0), which \
+                     runs this agent"
+                        .to_owned(),
+                );
+                limits.processes = None;
+            } else {
+                report.not_enforced.push(
+                    "limit on processes counted per run: no user namespace of the run's own \
+                     here, so RLIMIT_NPROC counts every process of the user"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+    let mut shown = limits;
+    shown.scratch_bytes = mounts.as_ref().and_then(|(_, s)| *s);
+    if shown.any() || shown.scratch_bytes.is_some() {
+        report.enforced.push(Containment::Limits(shown));
+    }
+    if scratch.is_some() && plan.limits.scratch_bytes.is_some() && shown.scratch_bytes.is_none()
+    {
         report.not_enforced.push(
-            "limit on processes: RLIMIT_NPROC does not apply to root (uid 0), which runs this \
-             agent"
+            "size of the scratch directory: no mount namespace here, so a run can fill the \
+             disk through it"
                 .to_owned(),
         );
     }
-    let mut shown = limits;
-    if root {
-        shown.processes = None;
-    }
-    if shown.any() {
-        report.enforced.push(Containment::Limits(shown));
-    }
+    let mounts = mounts.map(|(m, _)| m);
     Ok((
         ChildSetup {
             ruleset,
@@ -545,51 +609,75 @@ fn egress_child(
     })
 }
 
+/// The roots a run may write under, for its protections: its writable paths and the
+/// caller's, or the working directory when writes are not confined.
+fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
+    match &plan.writes {
+        Some(paths) => paths.iter().chain(&plan.extra_writable).cloned().collect(),
+        None => vec![plan.working_dir.clone()],
+    }
+}
+
+/// The program's file name for owning stores and sockets, when it resolves outside every
+/// writable root (a run could have written a program of any name there).
+fn trusted_program_name(plan: &Plan, roots: &[PathBuf]) -> Option<String> {
+    let inside = plan
+        .program
+        .as_ref()
+        .and_then(|p| p.canonicalize().ok())
+        .is_some_and(|real| roots.iter().any(|r| real.starts_with(r)));
+    if inside {
+        None
+    } else {
+        plan.program_name.clone()
+    }
+}
+
 /// The run's mount namespace for `plan` (protected paths, hidden credential stores and
-/// sockets), with the report's lines for it; `None` when there is nothing to mount, or no
-/// mount namespace to be had here.
+/// sockets, the scratch directory's size), with the report's lines for it, and the scratch
+/// size it enforces; `None` when there is no mount namespace to be had here.
+///
+/// Every run that can have one gets a user namespace of its own with it, so that its process
+/// limit counts its own processes.
+#[allow(clippy::too_many_arguments)]
 fn shield(
     plan: &Plan,
     root: bool,
     joined: bool,
+    target: &super::protect::Target<'_>,
+    owner: Option<&str>,
+    scratch: Option<&Path>,
     report: &mut SandboxReport,
-) -> Option<super::mounts::Mounts> {
-    let roots: Option<Vec<PathBuf>> = plan
-        .writes
-        .as_ref()
-        .map(|paths| paths.iter().chain(&plan.extra_writable).cloned().collect());
-    let roots = roots.unwrap_or_else(|| vec![plan.working_dir.clone()]);
-    let writable = plan.writes.as_ref().map(|_| roots.as_slice());
-    let shield = super::protect::plan(
-        Some(writable.unwrap_or(&roots)),
-        &plan.declared,
-        &plan.places,
-        plan.program_name.as_deref(),
-        &plan.credentials,
-    );
+) -> Result<Option<(super::mounts::Mounts, Option<u64>)>, SandboxError> {
+    let shield =
+        super::protect::plan(target, &plan.places, owner, &plan.credentials);
     report.not_enforced.extend(shield.notes.iter().cloned());
-    report.created = shield.created.clone();
-    if shield.is_empty() {
-        return None;
-    }
     use super::mounts::{available, Entry, Mounts};
     let entry = if joined {
         Entry::Joined
+    } else if available(root) {
+        Entry::OwnUserNamespace
     } else if root {
         Entry::Root
-    } else if available(false) {
-        Entry::OwnUserNamespace
     } else {
-        report.not_enforced.push(
-            "protected paths and credential stores: no mount namespace here (unprivileged user \
-             namespaces are disabled); see `atip doctor`"
-                .to_owned(),
-        );
-        return None;
+        if !shield.is_empty() {
+            report.not_enforced.push(
+                "protected paths and credential stores: no mount namespace here \
+                 (unprivileged user namespaces are disabled); see `atip doctor`"
+                    .to_owned(),
+            );
+        }
+        return Ok(None);
     };
+    report.placeholders = shield.placeholders();
     if !shield.read_only.is_empty() {
         report.enforced.push(Containment::ReadOnly {
             paths: shield.read_only.clone(),
+        });
+    }
+    if !shield.pins.is_empty() || !shield.link_pins.is_empty() {
+        report.enforced.push(Containment::Pinned {
+            paths: shield.pins.iter().chain(&shield.link_pins).cloned().collect(),
         });
     }
     if !shield.hidden.is_empty() {
@@ -601,7 +689,12 @@ fn shield(
                 .collect(),
         });
     }
-    Some(Mounts::prepare(&shield, entry))
+    let scratch_bytes = plan.limits.scratch_bytes.filter(|_| scratch.is_some());
+    let mounts = Mounts::prepare(shield, entry, scratch.zip(scratch_bytes))
+        .map_err(|e| SandboxError {
+            message: format!("cannot set up the sandbox (mounts): {e}"),
+        })?;
+    Ok(Some((mounts, scratch_bytes)))
 }
 
 #[cfg(test)]
@@ -622,7 +715,9 @@ mod tests {
             declared: Vec::new(),
             places: Default::default(),
             program_name: None,
+            program: None,
             credentials: Vec::new(),
+            unix_sockets: Vec::new(),
         }
     }
 
@@ -660,12 +755,19 @@ mod tests {
         if here.abi >= 6 {
             assert!(not_enforced(here.abi).is_empty());
         }
-        // An online read-only run could reach a daemon's socket before ABI 9.
+        // An online run opens no Unix socket at all; one whose policy lists a socket may open
+        // Unix sockets, and could reach another socket file before ABI 9.
         let mut online = offline_read_only();
         online.no_network = false;
         let (_, report) = prepare_on(Support { abi: 8 }, false, &online, None, None).unwrap();
+        assert!(report.enforces(&Containment::NoUnixSockets), "{report}");
+        assert!(!has(&report.not_enforced, "Unix sockets"), "{report}");
+        let listed = tempfile::NamedTempFile::new().unwrap();
+        online.unix_sockets = vec![listed.path().to_path_buf()];
+        let (_, report) = prepare_on(Support { abi: 8 }, false, &online, None, None).unwrap();
+        assert!(!report.enforces(&Containment::NoUnixSockets), "{report}");
         assert!(
-            has(&report.not_enforced, "pathname Unix sockets"),
+            has(&report.not_enforced, "pathname Unix sockets other than"),
             "{report}"
         );
         if here.abi >= 9 {
@@ -683,9 +785,17 @@ mod tests {
         assert!(!root
             .enforced
             .iter()
-            .any(|c| matches!(c, Containment::Limits(_))));
+            .any(|c| matches!(c, Containment::Limits(l) if l.processes.is_some())));
         let (_, user) = prepare_on(Support { abi: 7 }, false, &plan, None, None).unwrap();
         assert!(user.not_enforced.is_empty(), "{user}");
-        assert!(user.enforces(&Containment::Limits(plan.limits)));
+        let shown = crate::policy::ResourceLimits {
+            scratch_bytes: None,
+            ..plan.limits
+        };
+        assert!(user.enforces(&Containment::Limits(shown)), "{user}");
+        // The default is dropped for root, which the kernel does not count: no report line.
+        let plan = offline_read_only();
+        let (_, root) = prepare_on(Support { abi: 7 }, true, &plan, None, None).unwrap();
+        assert!(root.not_enforced.is_empty(), "{root}");
     }
 }

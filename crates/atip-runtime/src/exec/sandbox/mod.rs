@@ -205,12 +205,24 @@ pub enum Containment {
     /// `chown`, `utimensat`, `setxattr` and their relatives fail with `EPERM`). Landlock does
     /// not cover these, so runs whose writes are denied get them refused this way.
     NoMetadataChanges,
-    /// Paths kept read-only inside writable roots (protected paths: git hooks and config,
-    /// shell start-up files, editor and agent configuration; [`protect`]).
+    /// Paths kept read-only inside writable roots (protected paths: repositories, editor,
+    /// agent and build-tool configuration, shell start-up files; [`protect`]), placeholders of
+    /// those that do not exist among them.
     ReadOnly {
         /// The paths.
         paths: Vec<PathBuf>,
     },
+    /// Directories (and symbolic links) that are mount points for the run, so that it can
+    /// neither rename nor remove them: those that hold protected paths, up to the writable
+    /// root ([`protect`]).
+    Pinned {
+        /// The paths.
+        paths: Vec<PathBuf>,
+    },
+    /// No Unix sockets (seccomp: `socket(AF_UNIX)` and datagram socket pairs fail with
+    /// `EPERM`): no connection to a daemon's socket, which acts for whoever connects. A run
+    /// whose program owns a daemon's socket, or whose policy lists one, is not held to this.
+    NoUnixSockets,
     /// Credential stores and daemon sockets the program does not own, replaced by empty ones
     /// ([`protect::CREDENTIAL_STORES`], [`protect::DAEMON_SOCKETS`]).
     Hidden {
@@ -289,6 +301,10 @@ impl fmt::Display for Containment {
             Containment::NoCapabilities => f.write_str("no capabilities"),
             Containment::NoSystemVIpc => f.write_str("no System V IPC (seccomp)"),
             Containment::ReadOnly { paths: p } => write!(f, "read-only: {}", paths(p)),
+            Containment::Pinned { paths: p } => {
+                write!(f, "neither renamed nor removed: {}", paths(p))
+            }
+            Containment::NoUnixSockets => f.write_str("no Unix sockets (seccomp)"),
             Containment::Hidden { paths: p } => write!(f, "hidden: {}", paths(p)),
             Containment::NoSockets => {
                 f.write_str("no sockets but netlink and stream socket pairs (seccomp)")
@@ -305,10 +321,13 @@ impl fmt::Display for Containment {
                     parts.push(format!("memory {v} bytes per process"));
                 }
                 if let Some(v) = l.processes {
-                    parts.push(format!("{v} processes of this user in all"));
+                    parts.push(format!("{v} processes of the run"));
                 }
                 if let Some(v) = l.file_size_bytes {
                     parts.push(format!("files up to {v} bytes"));
+                }
+                if let Some(v) = l.scratch_bytes {
+                    parts.push(format!("scratch directory of {v} bytes"));
                 }
                 write!(f, "limits: {}", parts.join(", "))
             }
@@ -328,11 +347,11 @@ pub struct SandboxReport {
     /// 0700) and removed with everything in it after the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scratch_dir: Option<PathBuf>,
-    /// Protected directories that did not exist and were created empty before the run, so
-    /// that the run could not create them (`.git/hooks`, `.git/info`); removed after it if
-    /// still empty.
+    /// Protected names that did not exist, held for the run by an empty read-only placeholder
+    /// so that it could not create them (`.vscode`, `.envrc`, `.git/hooks`, …); removed after
+    /// it if unchanged.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub created: Vec<PathBuf>,
+    pub placeholders: Vec<PathBuf>,
     /// Names (never values) of the runner's environment variables the command did not get:
     /// neither in the base set, nor declared by the command, nor passed or allowed by the
     /// caller (see [`crate::exec::environment`]). Sorted.
@@ -422,8 +441,12 @@ pub(crate) struct Plan {
     pub places: protect::Places,
     /// The file name of the program that runs, for credential ownership.
     pub program_name: Option<String>,
+    /// The program that runs, resolved.
+    pub program: Option<PathBuf>,
     /// The caller's credential grants.
     pub credentials: Vec<protect::Grant>,
+    /// The pathname Unix sockets the policy lets every run reach.
+    pub unix_sockets: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -491,7 +514,9 @@ impl Plan {
             program_name: program
                 .and_then(Path::file_name)
                 .map(|n| n.to_string_lossy().into_owned()),
+            program: program.map(Path::to_path_buf),
             credentials: sandbox.credentials.clone(),
+            unix_sockets: Vec::new(),
             writes,
             reads: sandbox.readable.clone(),
             no_network: effects.network == Some(false) && !sandbox.allow_network,
@@ -562,8 +587,6 @@ pub(crate) struct Prepared {
     pub report: SandboxReport,
     /// The run's own scratch directory, removed when this is dropped after the run.
     pub scratch: Option<tempfile::TempDir>,
-    /// Protected directories created for the run, removed (if still empty) when this goes.
-    created: Vec<PathBuf>,
     /// The egress rules the run's proxy serves, when it has one.
     egress: Option<crate::policy::Egress>,
     /// The file name of the program that runs: its proxy counts its name lookups against
@@ -614,7 +637,6 @@ pub(crate) fn prepare(
         return Ok(Prepared {
             report,
             scratch: None,
-            created: Vec::new(),
             egress: None,
             program_name: None,
             #[cfg(target_os = "linux")]
@@ -639,7 +661,6 @@ pub(crate) fn prepare(
             .then(|| plan.egress.clone())
             .flatten();
         Ok(Prepared {
-            created: report.created.clone(),
             report,
             scratch,
             egress,
@@ -672,7 +693,6 @@ pub(crate) fn prepare(
         Ok(Prepared {
             report,
             scratch,
-            created: Vec::new(),
             egress: None,
             program_name: None,
         })
@@ -689,16 +709,6 @@ fn scratch_dir() -> std::io::Result<tempfile::TempDir> {
         builder.permissions(std::fs::Permissions::from_mode(0o700));
     }
     builder.tempdir()
-}
-
-impl Drop for Prepared {
-    fn drop(&mut self) {
-        // Only empty directories go: whatever the run left in one (it could not, read-only)
-        // or another process put there since stays.
-        for dir in self.created.iter().rev() {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
 }
 
 impl Prepared {

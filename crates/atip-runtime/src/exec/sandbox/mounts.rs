@@ -10,6 +10,7 @@
 
 use std::ffi::{CStr, CString};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -20,17 +21,29 @@ use super::protect::{Hidden, Shield};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Entry {
     /// It already entered a user namespace of its own, holding every capability there
-    /// (offline runs of a runner that is not root).
+    /// (offline and egress runs of a runner that is not root).
     Joined,
-    /// The runner is root in the initial user namespace.
+    /// The runner is root in the initial user namespace, which cannot have a user namespace
+    /// here (user namespaces are switched off): a mount namespace alone.
     Root,
-    /// A user namespace of its own, mapping the runner's ids onto themselves.
+    /// A user namespace of its own, mapping the runner's ids onto themselves (root's too).
     OwnUserNamespace,
 }
 
 /// One mount, prepared in the parent.
 #[derive(Debug)]
 enum Step {
+    /// Bind a directory onto itself (with what is mounted below it): a mount point cannot be
+    /// renamed or removed, so the directory stays where protected paths are looked for.
+    Pin { path: CString },
+    /// Bind a symbolic link onto itself through its `O_PATH` descriptor (`/proc/self/fd/N`,
+    /// which names the link, not its target): the link cannot be removed or replaced.
+    PinLink {
+        proc_path: CString,
+        _link: std::os::fd::OwnedFd,
+    },
+    /// A size-limited tmpfs over the run's scratch directory.
+    Scratch { path: CString, options: CString },
     /// Bind `path` over itself, then remount it read-only keeping `locked` flags.
     ReadOnly {
         path: CString,
@@ -51,13 +64,16 @@ enum Step {
 pub(crate) struct Mounts {
     entry: Entry,
     steps: Vec<Step>,
+    /// The placeholders and scaffolds the steps bind, held until the run is over.
+    _held: Vec<super::protect::placeholders::Held>,
 }
 
-/// Whether this process can give a run a mount namespace: root can; others need unprivileged
-/// user namespaces (probed once, in a child process).
-pub(super) fn available(root: bool) -> bool {
+/// Whether this process can give a run a user namespace of its own with its mount namespace
+/// (probed once, in a child process): root can unless user namespaces are switched off;
+/// others need unprivileged user namespaces.
+pub(super) fn available(_root: bool) -> bool {
     static PROBE: OnceLock<bool> = OnceLock::new();
-    root || *PROBE.get_or_init(|| {
+    *PROBE.get_or_init(|| {
         // SAFETY: the child only makes system calls and `_exit`s.
         match unsafe { libc::fork() } {
             0 => unsafe {
@@ -105,35 +121,83 @@ fn locked_flags(path: &CString) -> libc::c_ulong {
 }
 
 impl Mounts {
-    /// The mounts for `shield`, entered as `entry`.
-    pub(super) fn prepare(shield: &Shield, entry: Entry) -> Mounts {
-        let mut steps = Vec::new();
-        for path in &shield.read_only {
-            if let Some(path) = c_path(path) {
+    /// The mounts for `shield`, entered as `entry`, with a tmpfs of `scratch.1` bytes over the
+    /// scratch directory `scratch.0` when given. Steps go shallowest path first, so that a
+    /// directory is pinned or made read-only before anything is mounted inside it.
+    pub(super) fn prepare(
+        shield: Shield,
+        entry: Entry,
+        scratch: Option<(&Path, u64)>,
+    ) -> io::Result<Mounts> {
+        let mut steps: Vec<(usize, Step)> = Vec::new();
+        let depth = |p: &Path| p.components().count();
+        for p in &shield.pins {
+            if let Some(path) = c_path(p) {
+                steps.push((depth(p), Step::Pin { path }));
+            }
+        }
+        for p in &shield.link_pins {
+            let link = nix::fcntl::open(
+                p,
+                nix::fcntl::OFlag::O_PATH
+                    | nix::fcntl::OFlag::O_NOFOLLOW
+                    | nix::fcntl::OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            )
+            .map_err(io::Error::from)?;
+            let link = super::child::above_stdio(link)?;
+            let proc_path =
+                CString::new(format!("/proc/self/fd/{}", link.as_raw_fd())).map_err(io::Error::other)?;
+            steps.push((
+                depth(p),
+                Step::PinLink {
+                    proc_path,
+                    _link: link,
+                },
+            ));
+        }
+        for p in &shield.read_only {
+            if let Some(path) = c_path(p) {
                 let locked = locked_flags(&path);
-                steps.push(Step::ReadOnly { path, locked });
+                steps.push((depth(p), Step::ReadOnly { path, locked }));
             }
         }
         let null = c"/dev/null".to_owned();
         let null_locked = locked_flags(&null);
         for hidden in &shield.hidden {
-            match hidden {
-                Hidden::Dir(p) => {
-                    if let Some(path) = c_path(p) {
-                        steps.push(Step::EmptyDir { path });
-                    }
-                }
-                Hidden::File(p) => {
-                    if let Some(path) = c_path(p) {
-                        steps.push(Step::EmptyFile {
-                            path,
-                            locked: null_locked,
-                        });
-                    }
-                }
+            let p = hidden.path();
+            let Some(path) = c_path(p) else {
+                continue;
+            };
+            let step = match hidden {
+                Hidden::Dir(_) => Step::EmptyDir { path },
+                Hidden::File(_) => Step::EmptyFile {
+                    path,
+                    locked: null_locked,
+                },
+            };
+            steps.push((depth(p), step));
+        }
+        if let Some((dir, bytes)) = scratch {
+            if let Some(path) = c_path(dir) {
+                let options = CString::new(format!("size={bytes},mode=0700"))
+                    .map_err(io::Error::other)?;
+                steps.push((depth(dir), Step::Scratch { path, options }));
             }
         }
-        Mounts { entry, steps }
+        // Stable: at one depth, pins before read-only binds before covers, as pushed.
+        steps.sort_by_key(|(d, _)| *d);
+        Ok(Mounts {
+            entry,
+            steps: steps.into_iter().map(|(_, s)| s).collect(),
+            // Dropped in order: a placeholder before the scaffold that holds it.
+            _held: shield.held.into_iter().rev().collect(),
+        })
+    }
+
+    /// Whether the child enters a user namespace of its own with these mounts.
+    pub(super) fn enters_user_namespace(&self) -> bool {
+        self.entry == Entry::OwnUserNamespace
     }
 
     /// In the child: enters a mount namespace of its own (with a user namespace mapped by
@@ -159,6 +223,27 @@ impl Mounts {
             ))?;
             for step in &self.steps {
                 match step {
+                    Step::Pin { path } => check(libc::mount(
+                        path.as_ptr(),
+                        path.as_ptr(),
+                        std::ptr::null(),
+                        libc::MS_BIND | libc::MS_REC,
+                        std::ptr::null(),
+                    ))?,
+                    Step::PinLink { proc_path, .. } => check(libc::mount(
+                        proc_path.as_ptr(),
+                        proc_path.as_ptr(),
+                        std::ptr::null(),
+                        libc::MS_BIND,
+                        std::ptr::null(),
+                    ))?,
+                    Step::Scratch { path, options } => check(libc::mount(
+                        c"none".as_ptr(),
+                        path.as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        options.as_ptr().cast(),
+                    ))?,
                     Step::ReadOnly { path, locked } => bind_read_only(path, path, *locked)?,
                     Step::EmptyDir { path } => check(libc::mount(
                         c"none".as_ptr(),

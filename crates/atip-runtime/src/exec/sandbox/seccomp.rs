@@ -19,6 +19,7 @@
 //! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
 //! | `network: false` | `socket` of any family but `AF_NETLINK`; `socketpair` of type `SOCK_DGRAM` (stream and seqpacket pairs stay) | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects, journald forwards what it is sent), which Landlock covers only from ABI 9: a datagram pair may `connect` to any socket file |
 //! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK`; `socketpair` of type `SOCK_DGRAM` | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub, the system log) would relay traffic past the egress proxy |
+//! | other runs, unless the program owns a daemon's socket or the policy lists one | `socket(AF_UNIX)`; `socketpair` of type `SOCK_DGRAM` | a daemon behind a pathname socket (the D-Bus session bus and `systemd-run --user`, systemd, the display, tmux, dockerd) acts for whoever connects, outside the sandbox |
 //!
 //! Programs built for another architecture than the runtime's (i386 binaries on x86-64) are
 //! killed at their first system call: the filter cannot vouch for a second numbering.
@@ -43,6 +44,8 @@ pub(super) struct Rules {
     /// Refuse sockets of every family but IPv4, IPv6 and netlink (egress through the proxy:
     /// a Unix socket could reach a relay outside the run's network namespace).
     pub inet_only: bool,
+    /// Refuse Unix sockets (a daemon behind one acts for whoever connects).
+    pub no_unix: bool,
 }
 
 /// The compiled filter for `rules`, or why this system cannot have one (an architecture the
@@ -85,6 +88,7 @@ const AF_INET: u64 = 2;
 /// The socket type without `SOCK_NONBLOCK` and `SOCK_CLOEXEC`.
 const SOCKET_TYPE_MASK: u64 = 0xf;
 const AF_INET6: u64 = 10;
+const AF_UNIX: u64 = 1;
 
 fn compile(rules: Rules) -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|_| {
@@ -162,7 +166,7 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
             map.insert(call, Vec::new());
         }
     }
-    if rules.offline || rules.inet_only {
+    if rules.offline || rules.inet_only || rules.no_unix {
         // A datagram socket pair may `connect` or `sendto` any Unix socket file: the way to a
         // relay outside the network namespace that `socket(AF_UNIX)` would otherwise be.
         map.insert(
@@ -190,6 +194,11 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
                 SeccompRule::new(vec![not(AF_INET)?, not(AF_INET6)?, not(AF_NETLINK)?])
                     .map_err(fail)?,
             ],
+        );
+    } else if rules.no_unix {
+        map.insert(
+            libc::SYS_socket,
+            vec![arg(0, SeccompCmpOp::Eq, AF_UNIX)?],
         );
     }
     let filter = SeccompFilter::new(
@@ -308,12 +317,14 @@ mod tests {
             ipc: false,
             offline: false,
             inet_only: false,
+            no_unix: false,
         };
         let all = Rules {
             metadata: true,
             ipc: true,
             offline: true,
             inet_only: false,
+            no_unix: false,
         };
         let egress = Rules {
             offline: false,

@@ -1,0 +1,289 @@
+//! Version-control metadata by allow-list (gitrepository-layout(5)).
+//!
+//! A repository a run can write is found in every writable root: the root's own (`.git`
+//! there, or the root inside a git directory), those nested below it down to
+//! [`MAX_DEPTH`] levels, the submodules under each `modules/`, and the real git directory a
+//! `.git` file names (a worktree's, a submodule's checkout's). For each:
+//!
+//! * every program but git gets the git directory read-only as a whole — a mount point, so
+//!   it cannot be renamed and replaced either;
+//! * git (the run's program is `git`, resolved to a path outside every writable root) writes
+//!   what it writes in normal use — objects, refs, logs, the index, `HEAD` and the other
+//!   `*_HEAD` files, lock files, the state of merges and rebases, new worktrees — while what
+//!   makes git run programs or read another repository stays read-only: `config`, `hooks/`,
+//!   `info/`, `commondir`, `gitdir`, `config.worktree`, the legacy `remotes/` and
+//!   `branches/`, and the same inside each existing `worktrees/<id>/` and `modules/<name>/`.
+//!   Missing `hooks/` and `info/` are held by empty read-only directories, a missing
+//!   `commondir` by one reading `.` (the repository itself, which git reads as if there were
+//!   none) and a missing `config.worktree` by an empty file;
+//! * a `.git` *file* (worktree or submodule checkout) is read-only for every program;
+//! * the directories that hold a repository, up to the writable root, are mount points, so
+//!   that none of them can be renamed and a new repository put in its place.
+//!
+//! A command that declares a path in or at a git directory in its `filesystem.paths` may
+//! write that path (and the rest is held as for git).
+
+use std::path::{Path, PathBuf};
+
+use super::Builder;
+
+/// How many directory levels below a writable root are searched for repositories.
+pub const MAX_DEPTH: usize = 6;
+
+/// How many directories are read, at most, per writable root while searching.
+pub const MAX_DIRECTORIES: usize = 50_000;
+
+/// How many `modules/` levels are followed for submodules of submodules.
+const MAX_MODULE_DEPTH: usize = 4;
+
+/// What the search of one writable root found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The directories that hold a `.git` (directory or file), the root's own first.
+    pub work_trees: Vec<PathBuf>,
+    /// Directories read.
+    pub directories: usize,
+    /// Whether the search stopped before the whole tree: deeper than [`MAX_DEPTH`], or past
+    /// [`MAX_DIRECTORIES`].
+    pub cut: bool,
+}
+
+/// The repositories at and below `root`, searched breadth-first down to `max_depth` levels and
+/// at most `max_directories` directories. Symbolic links are not followed; a git directory is
+/// not entered (its submodules are found by [`apply`]).
+pub(crate) fn find(root: &Path, max_depth: usize, max_directories: usize) -> Found {
+    let mut found = Found::default();
+    let mut level = vec![root.to_path_buf()];
+    for depth in 0..=max_depth {
+        let mut next = Vec::new();
+        for dir in level {
+            if found.directories >= max_directories {
+                found.cut = true;
+                return found;
+            }
+            found.directories += 1;
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if name == ".git" {
+                    found.work_trees.push(dir.clone());
+                    continue;
+                }
+                if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    continue;
+                }
+                if depth == max_depth {
+                    found.cut = true;
+                } else {
+                    next.push(entry.path());
+                }
+            }
+        }
+        level = next;
+        if level.is_empty() {
+            break;
+        }
+    }
+    found
+}
+
+/// The git directory a `.git` file names (`gitdir: PATH`, relative to the file's directory),
+/// when it is one (holds `HEAD`).
+pub(crate) fn linked_git_dir(work_tree: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(work_tree.join(".git")).ok()?;
+    let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    let dir = work_tree.join(named).canonicalize().ok()?;
+    is_git_dir(&dir).then_some(dir)
+}
+
+/// Whether `dir` looks like a git directory: it holds `HEAD`.
+pub(crate) fn is_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file()
+}
+
+/// The common directory a git directory's `commondir` names, when that is a git directory
+/// other than itself.
+fn common_dir(git_dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(git_dir.join("commondir")).ok()?;
+    let dir = git_dir.join(text.trim_end()).canonicalize().ok()?;
+    (dir != git_dir && is_git_dir(&dir)).then_some(dir)
+}
+
+/// Applies the rules to the repository whose work tree is `work_tree` (it holds `.git`).
+pub(super) fn apply(b: &mut Builder<'_>, work_tree: &Path, git: bool) {
+    let dot_git = work_tree.join(".git");
+    let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
+        return;
+    };
+    if meta.is_dir() {
+        git_dir(b, &dot_git, git, 0);
+    } else {
+        // A worktree's or a submodule checkout's link: read-only for everyone (git rewrites it
+        // only in `worktree move` and `repair`), and the directory it names held as well.
+        b.protect(&dot_git, Missing::Leave);
+        if let Some(dir) = linked_git_dir(work_tree) {
+            if b.is_writable(&dir) {
+                git_dir(b, &dir, git, 0);
+            }
+            if let Some(common) = common_dir(&dir) {
+                if b.is_writable(&common) {
+                    git_dir(b, &common, git, 0);
+                }
+            }
+        }
+    }
+}
+
+/// Applies the rules to the git directory at `dir` for a root inside it (the working
+/// directory is `.git`, or `.git/hooks`): the same, limited to what lies in the roots.
+pub(super) fn enclosing(b: &mut Builder<'_>, dir: &Path, git: bool) {
+    git_dir(b, dir, git, 0);
+}
+
+/// What to do with a protected path that does not exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Missing {
+    /// Nothing: it stays possible to create (a name git itself creates, or none that
+    /// matters).
+    Leave,
+    /// Hold it with an empty read-only directory.
+    Dir,
+    /// Hold it with a read-only file with these contents.
+    File(&'static [u8]),
+}
+
+fn git_dir(b: &mut Builder<'_>, dir: &Path, git: bool, depth: usize) {
+    if b.declares(dir) {
+        // The command declares the git directory itself: no protection for it.
+        return;
+    }
+    if !git && !b.declares_inside(dir) {
+        b.protect(dir, Missing::Leave);
+        return;
+    }
+    b.pin(dir);
+    for (name, missing) in [
+        ("config", Missing::Leave),
+        ("hooks", Missing::Dir),
+        ("info", Missing::Dir),
+        ("commondir", Missing::File(b".\n")),
+        ("config.worktree", Missing::File(b"")),
+        ("gitdir", Missing::Leave),
+        ("remotes", Missing::Leave),
+        ("branches", Missing::Leave),
+    ] {
+        // An existing `commondir` names the common directory: a worktree's own.
+        b.protect(&dir.join(name), missing);
+    }
+    let worktrees = dir.join("worktrees");
+    if worktrees.is_dir() {
+        b.pin(&worktrees);
+        for entry in read_dirs(&worktrees) {
+            b.pin(&entry);
+            for name in ["commondir", "gitdir", "config.worktree"] {
+                b.protect(&entry.join(name), Missing::Leave);
+            }
+        }
+    }
+    let modules = dir.join("modules");
+    if modules.is_dir() && depth < MAX_MODULE_DEPTH {
+        b.pin(&modules);
+        for module in module_dirs(&modules) {
+            git_dir(b, &module, git, depth + 1);
+        }
+    }
+}
+
+/// The subdirectories of `dir`, not following links.
+fn read_dirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The git directories under `modules/` (a submodule's name may hold `/`: `modules/a/b`),
+/// at most [`MAX_DEPTH`] levels down.
+fn module_dirs(modules: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut level = vec![modules.to_path_buf()];
+    for _ in 0..MAX_DEPTH {
+        let mut next = Vec::new();
+        for dir in level {
+            for sub in read_dirs(&dir) {
+                if is_git_dir(&sub) {
+                    out.push(sub);
+                } else {
+                    next.push(sub);
+                }
+            }
+        }
+        level = next;
+    }
+    out
+}
+
+/// Whether the resolved `program` is git for the purposes of these rules: its file name is
+/// `git` and it lies outside every writable root (`roots`), where a run could have put a
+/// program of that name.
+pub(crate) fn is_git(program: Option<&Path>, roots: &[PathBuf]) -> bool {
+    let Some(program) = program else {
+        return false;
+    };
+    let Ok(real) = program.canonicalize() else {
+        return false;
+    };
+    real.file_name().is_some_and(|n| n == "git") && !roots.iter().any(|r| real.starts_with(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repositories_are_found_down_to_the_depth_and_no_deeper() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for repo in ["", "a/inner", "b/c/d/deep", "x/1/2/3/4/5/6/too-deep"] {
+            std::fs::create_dir_all(root.join(repo).join(".git")).unwrap();
+        }
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+        let found = find(root, MAX_DEPTH, MAX_DIRECTORIES);
+        let mut trees: Vec<_> = found
+            .work_trees
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_path_buf())
+            .collect();
+        trees.sort();
+        assert_eq!(
+            trees,
+            ["", "a/inner", "b/c/d/deep", "sub"].map(PathBuf::from)
+        );
+        assert!(found.cut, "x/1/2/3/4/5/6 lies deeper than the search");
+        let shallow = find(root, 0, MAX_DIRECTORIES);
+        assert_eq!(shallow.work_trees, [root.to_path_buf()]);
+        assert!(shallow.cut);
+        let few = find(root, MAX_DEPTH, 3);
+        assert!(few.cut && few.directories == 3, "{few:?}");
+    }
+
+    #[test]
+    fn git_is_git_only_outside_the_writable_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let planted = dir.path().join("git");
+        std::fs::write(&planted, "#!/bin/sh\n").unwrap();
+        assert!(!is_git(Some(&planted), &[dir.path().to_path_buf()]));
+        assert!(is_git(Some(&planted), &[PathBuf::from("/nonexistent")]));
+        assert!(!is_git(Some(Path::new("/bin/sh")), &[]));
+        assert!(!is_git(None, &[]));
+    }
+}

@@ -1,0 +1,544 @@
+//! What stays out of a run's reach even where it may write or read. Protection is by
+//! allow-list: what a run may write is what its effects declare, and inside that, whatever
+//! programs outside any sandbox would later run stays read-only — including names that do not
+//! exist yet, renames of the directories that hold them, and other repositories under a
+//! writable root. The sandbox applies the result with a private mount namespace (read-only
+//! bind mounts, mount points that cannot be renamed, empty mounts over hidden stores), under
+//! Landlock.
+//!
+//! * **Protected names** ([`names`]): inside every writable root ([`names::IN_ROOT`]: editor
+//!   tasks, direnv, coding agents' and MCP clients' configuration, git attributes and modules,
+//!   CI workflows, build-tool configuration), in the home directory when it is writable
+//!   ([`names::IN_HOME`]: shell start-up files, git and ssh configuration, user services,
+//!   autostart, build-tool configuration, this library's macro cache), where variables such
+//!   as `XDG_CONFIG_HOME` or `CARGO_HOME` point ([`names::IN_VARIABLES`]), and every directory
+//!   on the run's `PATH` inside a writable root. An existing one is read-only; a missing one is
+//!   held by an empty read-only directory for the run ([`placeholders`]) and removed after it.
+//!   A command whose own `filesystem.paths` names one of them, or a path inside it, may write
+//!   that one.
+//! * **Version control** ([`git`]): every repository a run can write — the root's, nested
+//!   ones, submodules, a worktree's real git directory — is read-only to every program but
+//!   git, and git writes only what it writes in normal use.
+//! * **Renames**: every directory between a writable root and a protected path is a mount point
+//!   (bound onto itself), so it cannot be renamed and replaced by a tree of the run's making;
+//!   a protected path that is a symbolic link is pinned itself (the link cannot be replaced)
+//!   and its target is read-only.
+//! * **Credential stores and daemon sockets** ([`stores`]): a run sees only those its program
+//!   owns (by the program's file name, resolved outside every writable root: `ssh`, `aws`, …)
+//!   and those the caller grants ([`super::Sandbox::credentials`]); the others are covered by
+//!   an empty directory or file with no permissions, wherever the tool's variables say they are
+//!   (`KUBECONFIG`, `GNUPGHOME`, `XDG_CONFIG_HOME`, …). Runs that may open Unix sockets also
+//!   find the session's sockets (D-Bus, systemd, the display, tmux) covered.
+
+pub mod git;
+pub mod names;
+pub(crate) mod placeholders;
+pub mod stores;
+
+use std::path::{Path, PathBuf};
+
+use git::Missing;
+use placeholders::{Held, Kind};
+
+/// How many placeholders and scaffolds one run may create (the working directory's names, a
+/// writable home's, and those of repositories nested below); past it, names stay creatable and
+/// the report says so.
+pub const MAX_PLACEHOLDERS: usize = 256;
+
+/// What to hide and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Hidden {
+    /// A directory, covered by an empty one.
+    Dir(PathBuf),
+    /// A file or socket, covered by an empty one.
+    File(PathBuf),
+}
+
+impl Hidden {
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            Hidden::Dir(p) | Hidden::File(p) => p,
+        }
+    }
+}
+
+/// The places a run's environment says its tools keep things: the home directory, and the
+/// values of the variables the tables name ([`stores::variables`]), from both the child's
+/// environment and the runner's (a store is hidden wherever either says it is).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Places {
+    pub home: Option<PathBuf>,
+    /// `(name, value)`; a name may appear twice with different values.
+    pub vars: Vec<(String, PathBuf)>,
+}
+
+impl Places {
+    /// The values of `name`.
+    pub fn var(&self, name: &str) -> Vec<PathBuf> {
+        self.vars
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// The absolute directories on `PATH`.
+    pub fn path_dirs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for value in self.var("PATH") {
+            for dir in std::env::split_paths(value.as_os_str()) {
+                if !out.contains(&dir) {
+                    out.push(dir);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A caller's grant of a credential store to programs matching a glob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Grant {
+    pub program: String,
+    pub path: PathBuf,
+}
+
+/// What the mount namespace does for one run.
+#[derive(Debug, Default)]
+pub(crate) struct Shield {
+    /// Directories bound onto themselves: they cannot be renamed or removed.
+    pub pins: Vec<PathBuf>,
+    /// Symbolic links bound onto themselves: they cannot be replaced.
+    pub link_pins: Vec<PathBuf>,
+    /// Existing paths (and placeholders) to make read-only.
+    pub read_only: Vec<PathBuf>,
+    /// Stores and sockets to hide.
+    pub hidden: Vec<Hidden>,
+    /// Placeholders and scaffolds created for the run, released when this goes.
+    pub held: Vec<Held>,
+    /// Sentences for the report's `not_enforced`.
+    pub notes: Vec<String>,
+}
+
+impl Shield {
+    /// Whether there is anything to mount.
+    pub fn is_empty(&self) -> bool {
+        self.read_only.is_empty()
+            && self.hidden.is_empty()
+            && self.pins.is_empty()
+            && self.link_pins.is_empty()
+    }
+
+    /// The placeholders (not the scaffolds) it holds.
+    pub fn placeholders(&self) -> Vec<PathBuf> {
+        self.held
+            .iter()
+            .filter(|h| h.is_placeholder())
+            .map(|h| h.path().to_path_buf())
+            .collect()
+    }
+}
+
+/// What a run may write and who runs, for planning its shield.
+pub(crate) struct Target<'a> {
+    /// The roots it may write under; `None`: anywhere (the shield then covers the working
+    /// directory and the home directory).
+    pub writable: Option<&'a [PathBuf]>,
+    /// The working directory.
+    pub working_dir: &'a Path,
+    /// The paths its command names in `filesystem.paths`.
+    pub declared: &'a [PathBuf],
+    /// The resolved program.
+    pub program: Option<&'a Path>,
+    /// Whether the run may open Unix sockets (its session's sockets are hidden then).
+    pub unix_sockets: bool,
+    /// Unix sockets the policy lists: never hidden.
+    pub listed_sockets: &'a [PathBuf],
+}
+
+/// Collects the shield of one run.
+struct Builder<'a> {
+    /// The roots protections are planned for.
+    roots: Vec<PathBuf>,
+    /// Writes are not confined (everything counts as writable).
+    unconfined: bool,
+    declared: &'a [PathBuf],
+    shield: Shield,
+    budget: usize,
+    placeholder_failures: usize,
+}
+
+impl<'a> Builder<'a> {
+    fn new(roots: Vec<PathBuf>, unconfined: bool, declared: &'a [PathBuf]) -> Self {
+        Builder {
+            roots,
+            unconfined,
+            declared,
+            shield: Shield::default(),
+            budget: MAX_PLACEHOLDERS,
+            placeholder_failures: 0,
+        }
+    }
+
+    /// Whether the run may write `p`.
+    fn is_writable(&self, p: &Path) -> bool {
+        self.unconfined || self.roots.iter().any(|r| p.starts_with(r))
+    }
+
+    /// Whether the command declares exactly `p`.
+    fn declares(&self, p: &Path) -> bool {
+        self.declared.iter().any(|d| d == p)
+    }
+
+    /// Whether the command declares a path strictly inside `p`.
+    fn declares_inside(&self, p: &Path) -> bool {
+        self.declared.iter().any(|d| d != p && d.starts_with(p))
+    }
+
+    /// Whether `p`, or a path inside it, is declared: its protection is lifted.
+    fn named(&self, p: &Path) -> bool {
+        self.declares(p) || self.declares_inside(p)
+    }
+
+    /// The outermost writable root holding `p`.
+    fn root_of(&self, p: &Path) -> Option<&Path> {
+        self.roots
+            .iter()
+            .filter(|r| p.starts_with(r))
+            .min_by_key(|r| r.components().count())
+            .map(PathBuf::as_path)
+    }
+
+    /// Pins every directory between `p`'s writable root (exclusive) and `p` (exclusive).
+    fn pin_ancestors(&mut self, p: &Path) {
+        let Some(root) = self.root_of(p).map(Path::to_path_buf) else {
+            return;
+        };
+        let mut between: Vec<PathBuf> = p
+            .ancestors()
+            .skip(1)
+            .take_while(|a| *a != root && a.starts_with(&root))
+            .map(Path::to_path_buf)
+            .collect();
+        between.reverse();
+        for a in between {
+            self.pin_one(&a);
+        }
+    }
+
+    fn pin_one(&mut self, p: &Path) {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if !self.shield.link_pins.iter().any(|x| x == p) {
+                    self.shield.link_pins.push(p.to_path_buf());
+                }
+            }
+            Ok(m) if m.is_dir() => {
+                if !self.shield.pins.iter().any(|x| x == p) {
+                    self.shield.pins.push(p.to_path_buf());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Makes `p` (a directory) a mount point, and the directories above it up to its root.
+    fn pin(&mut self, p: &Path) {
+        if !self.is_writable(p) {
+            return;
+        }
+        self.pin_ancestors(p);
+        self.pin_one(p);
+    }
+
+    /// Keeps `p` as it is: read-only if it exists (a symbolic link pinned and its target
+    /// read-only), held as `missing` says if it does not; the directories above it pinned.
+    fn protect(&mut self, p: &Path, missing: Missing) {
+        if self.named(p)
+            || !self.is_writable(p)
+            || self.shield.read_only.iter().any(|x| x == p)
+        {
+            return;
+        }
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                self.pin_ancestors(p);
+                self.pin_one(p);
+                if p.exists() {
+                    self.shield.read_only.push(p.to_path_buf());
+                } else {
+                    self.shield.notes.push(format!(
+                        "{} is a symbolic link to a path that does not exist: a run that may \
+                         write there could create it",
+                        p.display()
+                    ));
+                }
+            }
+            Ok(_) => {
+                self.pin_ancestors(p);
+                self.shield.read_only.push(p.to_path_buf());
+            }
+            Err(_) => {
+                let kind = match missing {
+                    Missing::Leave => return,
+                    Missing::Dir => Kind::Dir,
+                    Missing::File(contents) => Kind::File(contents),
+                };
+                if self.hold(p, kind) {
+                    self.pin_ancestors(p);
+                    self.shield.read_only.push(p.to_path_buf());
+                }
+            }
+        }
+    }
+
+    /// Creates the placeholder `p` (and the scaffolds on the way to it); whether it now
+    /// exists to be bound.
+    fn hold(&mut self, p: &Path, kind: Kind) -> bool {
+        let Some(parent) = p.parent() else {
+            return false;
+        };
+        let missing_parents: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|a| !a.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        if self.budget < missing_parents.len() + 1 {
+            self.placeholder_failures += 1;
+            return false;
+        }
+        for dir in missing_parents.iter().rev() {
+            if !self.is_writable(dir) {
+                return false;
+            }
+            match placeholders::hold(dir, Kind::Scaffold) {
+                Ok(Some(held)) => {
+                    self.budget -= 1;
+                    self.shield.held.push(held);
+                }
+                Ok(None) => {}
+                Err(_) => return false,
+            }
+        }
+        match placeholders::hold(p, kind) {
+            Ok(Some(held)) => {
+                self.budget -= 1;
+                self.shield.held.push(held);
+                true
+            }
+            // Something appeared meanwhile: protect it as it is.
+            Ok(None) => p.exists(),
+            // The runner cannot create it, so neither can the run (same user, fewer rights).
+            Err(_) => false,
+        }
+    }
+
+    fn finish(mut self) -> Shield {
+        if self.placeholder_failures > 0 {
+            self.shield.notes.push(format!(
+                "{} protected names that do not exist were not held (more than {} \
+                 placeholders): a run could create them",
+                self.placeholder_failures, MAX_PLACEHOLDERS
+            ));
+        }
+        self.shield
+    }
+}
+
+/// Plans the shield of a run.
+pub(crate) fn plan(
+    target: &Target<'_>,
+    places: &Places,
+    program_name: Option<&str>,
+    grants: &[Grant],
+) -> Shield {
+    let unconfined = target.writable.is_none();
+    let mut roots: Vec<PathBuf> = match target.writable {
+        Some(roots) => roots.to_vec(),
+        None => vec![target.working_dir.to_path_buf()],
+    };
+    if unconfined {
+        roots.extend(places.home.clone());
+    }
+    roots.sort();
+    roots.dedup();
+    let git = git::is_git(target.program, &roots);
+    let mut b = Builder::new(roots.clone(), unconfined, target.declared);
+    for root in &roots {
+        plan_root(&mut b, root, git);
+    }
+    if let Some(home) = &places.home {
+        if b.is_writable(home) {
+            for entry in names::IN_HOME {
+                b.protect(&home.join(entry.path), Missing::Dir);
+            }
+        }
+    }
+    for (name, rel, _) in names::IN_VARIABLES {
+        for value in places.var(name) {
+            if value.is_absolute() {
+                let p = if rel.is_empty() {
+                    value
+                } else {
+                    value.join(rel)
+                };
+                b.protect(&p, Missing::Dir);
+            }
+        }
+    }
+    for dir in places.path_dirs() {
+        if !dir.is_absolute() {
+            b.shield.notes.push(format!(
+                "PATH holds the relative directory {:?}: a program a run writes there could \
+                 later run in place of another",
+                dir.display().to_string()
+            ));
+        } else if roots.iter().any(|r| r.starts_with(&dir)) {
+            b.shield.notes.push(format!(
+                "PATH holds {}, which a run may write: a program it writes there could later \
+                 run in place of another",
+                dir.display()
+            ));
+        } else {
+            b.protect(&dir, Missing::Dir);
+        }
+    }
+    let mut shield = b.finish();
+    hide_stores(target, places, program_name, grants, &mut shield);
+    shield
+}
+
+/// The protections of one writable root: its repositories, its protected names, and the
+/// protected names of the repositories nested in it.
+fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
+    // A root inside a git directory (the working directory is `.git`, or `.git/hooks`): that
+    // git directory's rules, for the part of it in the roots.
+    if let Some(dir) = root
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".git") && a.is_dir())
+    {
+        enclosing(b, dir, git);
+        return;
+    }
+    let found = git::find(root, git::MAX_DEPTH, git::MAX_DIRECTORIES);
+    if found.cut {
+        b.shield.notes.push(format!(
+            "repositories more than {} directories below {} (or past the first {} \
+             directories) were not searched: their hooks and configuration are not protected",
+            git::MAX_DEPTH,
+            root.display(),
+            git::MAX_DIRECTORIES
+        ));
+    }
+    for tree in &found.work_trees {
+        git::apply(b, tree, git);
+    }
+    let mut trees: Vec<&Path> = vec![root];
+    trees.extend(
+        found
+            .work_trees
+            .iter()
+            .map(PathBuf::as_path)
+            .filter(|t| *t != root),
+    );
+    for tree in trees {
+        for entry in names::IN_ROOT {
+            // An existing `.git` is the repository rules' business.
+            let p = tree.join(entry.path);
+            if entry.path == ".git" && std::fs::symlink_metadata(&p).is_ok() {
+                continue;
+            }
+            b.protect(&p, Missing::Dir);
+        }
+    }
+}
+
+/// A root inside the git directory `dir`: for every program but git the whole directory is
+/// read-only (the root with it); for git, the git rules where they fall inside the roots.
+fn enclosing(b: &mut Builder<'_>, dir: &Path, git: bool) {
+    if !git && !b.declares_inside(dir) && !b.declares(dir) {
+        if !b.shield.read_only.iter().any(|x| x == dir) {
+            b.shield.read_only.push(dir.to_path_buf());
+        }
+        return;
+    }
+    git::enclosing(b, dir, git);
+}
+
+/// Whether `program` (a file name) matches `pattern` (a glob, or a plain name).
+fn program_matches(pattern: &str, program: &str) -> bool {
+    match glob::Pattern::new(pattern) {
+        Ok(g) => g.matches(program),
+        Err(_) => pattern == program,
+    }
+}
+
+fn hide_stores(
+    target: &Target<'_>,
+    places: &Places,
+    program: Option<&str>,
+    grants: &[Grant],
+    shield: &mut Shield,
+) {
+    let owns = |owners: &[&str]| program.is_some_and(|p| owners.contains(&p));
+    let granted = |path: &Path| {
+        grants.iter().any(|g| {
+            program.is_some_and(|p| program_matches(&g.program, p))
+                && (path == g.path || path.starts_with(&g.path))
+        })
+            || target
+                .listed_sockets
+                .iter()
+                .any(|l| path == l || l.starts_with(path))
+    };
+    let var = |name: &str| places.var(name);
+    let mut hide = |path: PathBuf| {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return;
+        };
+        if granted(&path) || shield.hidden.iter().any(|h| h.path() == path) {
+            return;
+        }
+        // A store that is also a protected path is hidden, not merely read-only.
+        shield.read_only.retain(|p| p != &path);
+        shield.hidden.push(if meta.is_dir() {
+            Hidden::Dir(path)
+        } else {
+            Hidden::File(path)
+        });
+    };
+    let mut tables: Vec<&[stores::Store]> = vec![stores::CREDENTIAL_STORES, stores::DAEMON_SOCKETS];
+    if target.unix_sockets {
+        tables.push(stores::SESSION_SOCKETS);
+    }
+    for table in tables {
+        for store in table {
+            if owns(store.owners) {
+                continue;
+            }
+            for at in store.at {
+                for path in stores::resolve(*at, places.home.as_ref(), &var) {
+                    hide(path);
+                }
+            }
+        }
+    }
+}
+
+/// The daemon sockets `program` owns, where they are ([`stores::DAEMON_SOCKETS`]).
+pub(crate) fn owned_sockets(places: &Places, program: Option<&str>) -> Vec<PathBuf> {
+    let Some(program) = program else {
+        return Vec::new();
+    };
+    let var = |name: &str| places.var(name);
+    stores::DAEMON_SOCKETS
+        .iter()
+        .filter(|s| s.owners.contains(&program))
+        .flat_map(|s| s.at.iter())
+        .flat_map(|at| stores::resolve(*at, places.home.as_ref(), &var))
+        .filter(|p| p.exists())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

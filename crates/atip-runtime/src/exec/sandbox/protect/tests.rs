@@ -1,0 +1,127 @@
+use super::*;
+
+fn target<'a>(roots: &'a [PathBuf], declared: &'a [PathBuf], program: Option<&'a Path>) -> Target<'a> {
+    Target {
+        writable: Some(roots),
+        working_dir: &roots[0],
+        declared,
+        program,
+        unix_sockets: false,
+        listed_sockets: &[],
+    }
+}
+
+fn git_repo(root: &Path) {
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+    std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(root.join(".git/config"), "").unwrap();
+}
+
+#[test]
+fn a_repository_is_read_only_to_every_program_but_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    git_repo(&root);
+    std::fs::write(root.join(".mcp.json"), "{}").unwrap();
+    let roots = [root.clone()];
+    let shield = plan(&target(&roots, &[], None), &Places::default(), None, &[]);
+    for p in [".git", ".mcp.json"] {
+        assert!(shield.read_only.contains(&root.join(p)), "{p}: {shield:?}");
+    }
+    assert!(!shield.read_only.contains(&root.join(".git/config")), "the whole directory");
+    // Names that do not exist are held, and go with the shield.
+    let held = shield.placeholders();
+    for p in [".vscode", ".envrc", ".gitmodules", ".claude"] {
+        assert!(held.contains(&root.join(p)), "{p}: {held:?}");
+        assert!(root.join(p).is_dir());
+    }
+    drop(shield);
+    assert!(!root.join(".vscode").exists(), "removed after the run");
+}
+
+#[test]
+fn git_writes_its_directory_but_not_what_runs_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    git_repo(&root);
+    let bin = tempfile::tempdir().unwrap();
+    let git = bin.path().join("git");
+    std::fs::write(&git, "").unwrap();
+    let roots = [root.clone()];
+    let shield = plan(&target(&roots, &[], Some(&git)), &Places::default(), None, &[]);
+    assert!(shield.pins.contains(&root.join(".git")), "{shield:?}");
+    assert!(!shield.read_only.contains(&root.join(".git")));
+    for p in ["config", "hooks", "info", "commondir", "config.worktree"] {
+        assert!(shield.read_only.contains(&root.join(".git").join(p)), "{p}: {shield:?}");
+    }
+    assert_eq!(std::fs::read(root.join(".git/commondir")).unwrap(), b".\n");
+    drop(shield);
+    assert!(!root.join(".git/commondir").exists());
+    assert!(!root.join(".git/info").exists());
+}
+
+#[test]
+fn declared_paths_stay_writable_and_nested_repositories_are_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    git_repo(&root);
+    git_repo(&root.join("a/b/inner"));
+    let roots = [root.clone()];
+    let declared = [root.join(".git/config"), root.join(".vscode")];
+    let shield = plan(&target(&roots, &declared, None), &Places::default(), None, &[]);
+    // Declaring a path inside the repository gives git's rules, without that path.
+    assert!(!shield.read_only.contains(&root.join(".git")));
+    assert!(!shield.read_only.contains(&root.join(".git/config")));
+    assert!(shield.read_only.contains(&root.join(".git/hooks")));
+    assert!(!shield.placeholders().contains(&root.join(".vscode")));
+    // The nested repository, and the directories that hold it.
+    assert!(shield.read_only.contains(&root.join("a/b/inner/.git")));
+    for p in ["a", "a/b", "a/b/inner"] {
+        assert!(shield.pins.contains(&root.join(p)), "{p}: {shield:?}");
+    }
+}
+
+#[test]
+fn stores_are_hidden_from_every_program_but_their_owners_and_grantees() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".ssh")).unwrap();
+    std::fs::create_dir(home.path().join(".aws")).unwrap();
+    std::fs::write(home.path().join(".netrc"), "").unwrap();
+    let kube = tempfile::tempdir().unwrap();
+    let kubeconfig = kube.path().join("admin.conf");
+    std::fs::write(&kubeconfig, "").unwrap();
+    let places = Places {
+        home: Some(home.path().to_path_buf()),
+        vars: vec![("KUBECONFIG".to_owned(), kubeconfig.clone())],
+    };
+    let hidden = |program: &str, grants: &[Grant]| -> Vec<PathBuf> {
+        let t = Target {
+            writable: Some(&[]),
+            working_dir: Path::new("/nonexistent"),
+            declared: &[],
+            program: None,
+            unix_sockets: false,
+            listed_sockets: &[],
+        };
+        // Only what this test made: the machine's own daemon sockets may be there too.
+        plan(&t, &places, Some(program), grants)
+            .hidden
+            .iter()
+            .map(|h| h.path().to_path_buf())
+            .filter(|p| p.starts_with(home.path()) || p.starts_with(kube.path()))
+            .collect()
+    };
+    let h = |rel: &str| home.path().join(rel);
+    assert_eq!(
+        hidden("cat", &[]),
+        [h(".ssh"), h(".aws"), kubeconfig.clone(), h(".netrc")]
+    );
+    assert_eq!(hidden("ssh", &[]), [h(".aws"), kubeconfig.clone(), h(".netrc")]);
+    assert_eq!(hidden("kubectl", &[]), [h(".ssh"), h(".aws"), h(".netrc")]);
+    let grant = Grant {
+        program: "c*".into(),
+        path: h(".aws"),
+    };
+    assert_eq!(hidden("cat", &[grant]), [h(".ssh"), kubeconfig, h(".netrc")]);
+}
