@@ -4,12 +4,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use atip_fig::{ImportOptions, Importer, Limits, Package, Summary};
+use atip_fig::{ImportOptions, Importer, Isolation, Limits, Package, Summary};
 use atip_runtime::shim::{platform, sha256_file, shim_path, user_shim_dir};
 use clap::Subcommand;
 use serde_json::json;
 
 use crate::output::{emit, Failure, Outcome};
+
+/// The hidden subcommand that serves one evaluation as the child process of `atip import fig`.
+pub(crate) const FIG_EVAL: &str = "__fig-eval";
 
 /// What to import from.
 #[derive(Subcommand)]
@@ -21,6 +24,11 @@ pub(crate) enum ImportCmd {
     /// warnings on stderr. All of them: `atip import fig --all PACKAGE --out DIR` writes
     /// `DIR/<spec>.json` and prints a summary (converted, failed with reasons, ignored
     /// generators).
+    ///
+    /// Specs are code: each module is evaluated in a child process of its own (this program
+    /// again), killed at --timeout; its address space is limited to what the program maps at
+    /// start plus --memory plus 128 MiB, its CPU time to --timeout plus a second, and it
+    /// dumps no core.
     Fig(FigArgs),
 }
 
@@ -64,15 +72,23 @@ pub(crate) fn run(cmd: ImportCmd) -> Outcome {
     }
 }
 
-fn options(args: &FigArgs) -> ImportOptions {
-    ImportOptions {
+/// The import's options: the limits asked for, and every module evaluated in a child process
+/// that is this program again (`atip __fig-eval`).
+fn options(args: &FigArgs) -> Result<ImportOptions, Failure> {
+    let isolation = Isolation::current_exe([FIG_EVAL]).map_err(|e| {
+        Failure::new(format!(
+            "cannot find this program to evaluate specs in a child process: {e}"
+        ))
+    })?;
+    Ok(ImportOptions {
         limits: Limits {
             time: Duration::from_secs(args.timeout.max(1)),
             memory_bytes: args.memory.max(16).saturating_mul(1024 * 1024),
             ..Limits::default()
         },
+        isolation,
         ..ImportOptions::default()
-    }
+    })
 }
 
 fn fig(args: &FigArgs) -> Outcome {
@@ -83,7 +99,7 @@ fn fig(args: &FigArgs) -> Outcome {
         return Err(Failure::new("give a spec file, or --all DIR --out DIR"));
     };
     let (package, name) = Package::for_spec_file(spec).map_err(Failure::new)?;
-    let importer = Importer::new(package, options(args)).map_err(Failure::new)?;
+    let importer = Importer::new(package, options(args)?).map_err(Failure::new)?;
     let mut imported = importer.import(&name).map_err(Failure::new)?;
     for w in &imported.warnings {
         eprintln!("warning: {w}");
@@ -145,7 +161,7 @@ fn all(args: &FigArgs, dir: &Path, out: &Path) -> Outcome {
     let start = Instant::now();
     let package = Package::open(dir).map_err(Failure::new)?;
     let names = package.spec_names().map_err(Failure::new)?;
-    let importer = Importer::new(package, options(args)).map_err(Failure::new)?;
+    let importer = Importer::new(package, options(args)?).map_err(Failure::new)?;
     let threads = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(usize::from)

@@ -234,6 +234,11 @@ enum Cmd {
     /// Make ATIP metadata from other descriptions of tools (`atip import fig SPEC.js`).
     #[command(subcommand)]
     Import(import::ImportCmd),
+    /// The child process of `atip import fig`: evaluate one Fig spec module, as the request on
+    /// standard input says, under limits on this whole process, and write the reply on standard
+    /// output (`atip_fig::child::serve`). Started by `atip import fig` only; hidden.
+    #[command(name = import::FIG_EVAL, hide = true)]
+    FigEval,
     /// Show what the sandbox can do on this machine, one line per layer (Landlock, user
     /// namespaces, seccomp, capabilities, cgroups), with the fix for what is missing. Exit
     /// status 0 when a default run gets the whole sandbox here, 1 otherwise.
@@ -273,6 +278,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // The child process of `atip import fig`, started once per spec module: served before
+    // anything else is set up (building the command line costs more than a small module).
+    let mut args = std::env::args_os();
+    if args.len() == 2 && args.nth(1).is_some_and(|a| a == import::FIG_EVAL) {
+        return atip_fig::child::serve();
+    }
     if let Some(code) =
         atip_clap::handle_agent(&Cli::command(), &agent::annotations(), std::env::args_os())
     {
@@ -358,6 +369,7 @@ fn try_main(cli: Cli) -> Outcome {
             &atip_runtime::Partial { commands, depth },
         ),
         Cmd::Import(cmd) => import::run(cmd),
+        Cmd::FigEval => Ok(atip_fig::child::serve()),
         Cmd::Doctor => {
             let checks = atip_runtime::exec::sandbox::doctor::checks();
             for c in &checks {

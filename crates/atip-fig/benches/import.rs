@@ -5,13 +5,17 @@
 //! options and 2 arguments, shared option objects and generator functions, as the real
 //! minified modules have them). Report figures as the ratio of the two medians of one run.
 //!
+//! The same evaluation and import in a child process per module (`Isolation::ChildProcess`,
+//! as `atip import fig` does) show what the isolation costs: this benchmark is its own child
+//! program, started again with the argument `__fig-eval`.
+//!
 //! `cargo bench -p atip-fig --bench import`
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use atip_fig::{Engine, ImportOptions, Importer, Limits, Package};
-use criterion::{criterion_group, criterion_main, Criterion};
+use atip_fig::{Engine, ImportOptions, Importer, Isolation, Limits, Package};
+use criterion::{criterion_group, Criterion};
 
 /// A minified spec module like those of @withfig/autocomplete.
 fn spec_module(commands: usize, options: usize) -> String {
@@ -49,8 +53,18 @@ fn bench(c: &mut Criterion) {
     std::fs::write(dir.path().join("build/t.js"), spec_module(120, 12)).unwrap();
     let package = Package::open(dir.path()).unwrap();
     let engine = Engine::new(&package.build, Limits::default()).unwrap();
-    let importer = Importer::new(package, ImportOptions::default()).unwrap();
+    let importer = Importer::new(package.clone(), ImportOptions::default()).unwrap();
     assert_eq!(importer.import("t").unwrap().stats.commands, 120);
+    let isolation = Isolation::current_exe([CHILD]).unwrap();
+    let isolated = Importer::new(
+        package,
+        ImportOptions {
+            isolation: isolation.clone(),
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(isolated.import("t").unwrap().stats.commands, 120);
 
     let mut g = c.benchmark_group("gh-sized spec");
     g.sample_size(20)
@@ -62,8 +76,26 @@ fn bench(c: &mut Criterion) {
     g.bench_function("import", |b| {
         b.iter(|| importer.import(black_box("t")).unwrap())
     });
+    g.bench_function("evaluate in a child process", |b| {
+        b.iter(|| isolation.evaluate(&engine, black_box("t")).unwrap())
+    });
+    g.bench_function("import in a child process", |b| {
+        b.iter(|| isolated.import(black_box("t")).unwrap())
+    });
     g.finish();
 }
 
+/// The argument that makes this program the child of `Isolation::ChildProcess`.
+const CHILD: &str = "__fig-eval";
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() -> std::process::ExitCode {
+    let mut args = std::env::args_os();
+    if args.len() == 2 && args.nth(1).is_some_and(|a| a == CHILD) {
+        return atip_fig::child::serve();
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    std::process::ExitCode::SUCCESS
+}

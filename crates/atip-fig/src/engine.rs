@@ -12,10 +12,19 @@
 //!   directory, or whose file resolves (through symbolic links) outside it is refused;
 //! * **limits**: every module is evaluated in a fresh runtime with a memory limit
 //!   ([`Limits::memory_bytes`]), a stack limit and a time limit enforced by QuickJS's interrupt
-//!   handler ([`Limits::time`]); a module larger than [`MAX_MODULE_BYTES`] is not read.
+//!   handler ([`Limits::time`]); a module larger than [`MAX_MODULE_BYTES`] is not read, and a
+//!   spec whose JSON is larger than [`MAX_SPEC_JSON_BYTES`] is refused.
 //!
 //! The default export is turned into JSON inside the engine (`JSON.stringify` with a replacer
 //! that turns functions into the marker [`FUNCTION_MARKER`]) and parsed with `serde_json`.
+//!
+//! [`Engine::evaluate`] runs in the calling process, and its limits hold only as far as
+//! QuickJS checks them: some built-ins never call the interrupt handler
+//! (`Array.prototype.reverse.call({length: 2**53-1})` runs for ever) and the memory limit
+//! covers the JavaScript heap only. Untrusted specs belong in a child process with a hard
+//! kill and limits on the whole process: [`Isolation::ChildProcess`](crate::Isolation), which
+//! the [`Importer`](crate::Importer) uses when its options say so (`atip import fig` always
+//! does).
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -28,7 +37,17 @@ use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value};
 pub const FUNCTION_MARKER: &str = "\u{0}fig:function";
 
 /// Largest module file read: 64 MiB (the largest in @withfig/autocomplete 2.692.3 is 4 MiB).
+/// The size is checked on the opened file before anything is read, and no more than this is
+/// read even when the file grows meanwhile.
 pub const MAX_MODULE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Largest spec taken from a module, as the UTF-8 bytes of its JSON: 64 MiB (the largest in
+/// @withfig/autocomplete 2.692.3, aws, is about 12 MiB). A larger one is
+/// [`EvalError::SpecTooLarge`]; its text is never copied out of the engine.
+pub const MAX_SPEC_JSON_BYTES: usize = 64 * 1024 * 1024;
+
+/// Most characters of an exception's message kept in [`EvalError::Exception`]: 2,000.
+pub const MAX_MESSAGE_CHARS: usize = 2_000;
 
 /// Limits for evaluating one module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,14 +87,16 @@ pub enum EvalError {
         /// The exception's message.
         message: String,
     },
-    /// Evaluation ran past [`Limits::time`] and was interrupted.
+    /// Evaluation ran past [`Limits::time`] and was interrupted (in a child process: the
+    /// child was killed at the limit, or used up its CPU-time limit).
     Timeout {
         /// The module.
         module: String,
         /// The limit.
         limit: Duration,
     },
-    /// Evaluation needed more than [`Limits::memory_bytes`].
+    /// Evaluation needed more than [`Limits::memory_bytes`] (in a child process: or the
+    /// whole process ran out of its address-space limit).
     OutOfMemory {
         /// The module.
         module: String,
@@ -89,10 +110,27 @@ pub enum EvalError {
         /// What was found instead.
         found: String,
     },
+    /// The spec's JSON is larger than [`MAX_SPEC_JSON_BYTES`].
+    SpecTooLarge {
+        /// The module.
+        module: String,
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// The child process evaluating the module failed without saying why in its reply: it
+    /// could not be started, crashed, was killed by a signal other than the limits', exited
+    /// with an error, or replied with something that is not a reply (or more than the cap).
+    Child {
+        /// The module.
+        module: String,
+        /// What happened, with the start of what the child wrote on stderr, if anything.
+        reason: String,
+    },
 }
 
 impl EvalError {
-    /// A short category for summaries (`load`, `exception`, `timeout`, `memory`, `no-spec`).
+    /// A short category for summaries (`load`, `exception`, `timeout`, `memory`, `no-spec`,
+    /// `too-large`, `child`).
     pub fn category(&self) -> &'static str {
         match self {
             EvalError::Load { .. } => "load",
@@ -100,6 +138,21 @@ impl EvalError {
             EvalError::Timeout { .. } => "timeout",
             EvalError::OutOfMemory { .. } => "memory",
             EvalError::NoSpec { .. } => "no-spec",
+            EvalError::SpecTooLarge { .. } => "too-large",
+            EvalError::Child { .. } => "child",
+        }
+    }
+
+    /// The module the error is about (relative to the build directory).
+    pub fn module(&self) -> &str {
+        match self {
+            EvalError::Load { module, .. }
+            | EvalError::Exception { module, .. }
+            | EvalError::Timeout { module, .. }
+            | EvalError::OutOfMemory { module, .. }
+            | EvalError::NoSpec { module, .. }
+            | EvalError::SpecTooLarge { module, .. }
+            | EvalError::Child { module, .. } => module,
         }
     }
 }
@@ -128,6 +181,14 @@ impl fmt::Display for EvalError {
                     f,
                     "module {module} exports no spec object (default export: {found})"
                 )
+            }
+            EvalError::SpecTooLarge { module, limit } => write!(
+                f,
+                "module {module} exports a spec of more than {} MiB of JSON (the cap)",
+                limit / (1024 * 1024)
+            ),
+            EvalError::Child { module, reason } => {
+                write!(f, "module {module}: the child process evaluating it {reason}")
             }
         }
     }
@@ -185,16 +246,29 @@ impl Engine {
 
     /// Evaluates the module `name` (relative to the build directory, with or without `.js`,
     /// `/`-separated: `gh`, `az/2.53.0/account`; a directory stands for its `index.js`) in a
-    /// fresh runtime and returns its default export.
+    /// fresh runtime, in this process, and returns its default export.
+    ///
+    /// Not protected against built-ins that never check the time limit nor against memory
+    /// used outside the JavaScript heap (see the [module](self) documentation); the
+    /// [`Importer`](crate::Importer) can evaluate in a child process instead.
     ///
     /// # Errors
     ///
     /// [`EvalError`]: the module is missing or outside the package, threw, ran out of time or
-    /// memory, or exports no spec.
+    /// memory, exports no spec, or a spec larger than [`MAX_SPEC_JSON_BYTES`].
     pub fn evaluate(&self, name: &str) -> Result<Export, EvalError> {
         let module = self.module_path(name)?;
+        match self.evaluate_module(&module)? {
+            Evaluated::Json(text) => spec_from_json(&module, &text),
+            Evaluated::Versioned(path) => Ok(Export::Versioned(path)),
+        }
+    }
+
+    /// Evaluates `module` (as [`Engine::module_path`] gives it) in a fresh runtime: the default
+    /// export's JSON text, or the module a versioned spec names.
+    pub(crate) fn evaluate_module(&self, module: &str) -> Result<Evaluated, EvalError> {
         let deadline = Instant::now() + self.limits.time;
-        let rt = Runtime::new().map_err(|e| self.error(&module, Raw::from(e), deadline, false))?;
+        let rt = Runtime::new().map_err(|e| self.error(module, Raw::from(e), deadline, false))?;
         rt.set_memory_limit(self.limits.memory_bytes);
         rt.set_max_stack_size(self.limits.stack_bytes);
         rt.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));
@@ -205,20 +279,21 @@ impl Engine {
             },
         );
         let context =
-            Context::full(&rt).map_err(|e| self.error(&module, Raw::from(e), deadline, false))?;
-        let result = context.with(|ctx| default_export(&ctx, &module));
+            Context::full(&rt).map_err(|e| self.error(module, Raw::from(e), deadline, false))?;
+        let result = context.with(|ctx| default_export(&ctx, module));
         result.map_err(|raw| {
             // An allocation that fails while a module evaluates can leave its promise pending
             // instead of rejected: judge by what the runtime holds.
             let usage = rt.memory_usage();
             let near_limit =
                 usize::try_from(usage.malloc_size).unwrap_or(0) >= self.limits.memory_bytes / 2;
-            self.error(&module, raw, deadline, near_limit)
+            self.error(module, raw, deadline, near_limit)
         })
     }
 
-    /// `name` as a module path relative to the root, with `.js`, checked to be inside it.
-    fn module_path(&self, name: &str) -> Result<String, EvalError> {
+    /// `name` as a module path relative to the root, with `.js` (`gh.js`, `az/index.js`),
+    /// checked to be inside it.
+    pub(crate) fn module_path(&self, name: &str) -> Result<String, EvalError> {
         let rel =
             normalize("", name.trim_start_matches('/')).map_err(|reason| EvalError::Load {
                 module: name.into(),
@@ -249,17 +324,23 @@ impl Engine {
         deadline: Instant,
         near_memory_limit: bool,
     ) -> EvalError {
-        let (allocation, would_block, message) = match raw {
+        let (allocation, unclear, message) = match raw {
             Raw::NoSpec(found) => {
                 return EvalError::NoSpec {
                     module: module.into(),
                     found,
                 }
             }
-            Raw::Message(m) => (false, false, m),
+            Raw::TooLarge => {
+                return EvalError::SpecTooLarge {
+                    module: module.into(),
+                    limit: MAX_SPEC_JSON_BYTES,
+                }
+            }
             Raw::Engine(e, m) => (
                 matches!(e, rquickjs::Error::Allocation),
-                matches!(e, rquickjs::Error::WouldBlock),
+                // A pending promise, or a string the engine could not copy out.
+                matches!(e, rquickjs::Error::WouldBlock | rquickjs::Error::Unknown),
                 m,
             ),
         };
@@ -269,7 +350,7 @@ impl Engine {
                 limit: self.limits.time,
             };
         }
-        if allocation || message.contains("out of memory") || (near_memory_limit && would_block) {
+        if allocation || message.contains("out of memory") || (near_memory_limit && unclear) {
             return EvalError::OutOfMemory {
                 module: module.into(),
                 limit: self.limits.memory_bytes,
@@ -288,8 +369,27 @@ impl Engine {
     }
 }
 
+/// What evaluating a module gave, before the spec's JSON is parsed.
+#[derive(Debug)]
+pub(crate) enum Evaluated {
+    /// The default export's JSON text (at most [`MAX_SPEC_JSON_BYTES`]).
+    Json(String),
+    /// A versioned spec's newest module.
+    Versioned(String),
+}
+
+/// The spec in `text`, the JSON of `module`'s default export.
+pub(crate) fn spec_from_json(module: &str, text: &str) -> Result<Export, EvalError> {
+    serde_json::from_str(text)
+        .map(Export::Spec)
+        .map_err(|e| EvalError::Exception {
+            module: module.into(),
+            message: format!("its spec is not JSON: {e}"),
+        })
+}
+
 /// Imports `/module` and reads its default export.
-fn default_export(ctx: &Ctx<'_>, module: &str) -> Result<Export, Raw> {
+fn default_export(ctx: &Ctx<'_>, module: &str) -> Result<Evaluated, Raw> {
     let wrap = |e: rquickjs::Error| Raw::caught(ctx, e);
     let promise = Module::import(ctx, format!("/{module}")).map_err(wrap)?;
     let namespace: Object = promise.finish().map_err(wrap)?;
@@ -307,7 +407,7 @@ fn default_export(ctx: &Ctx<'_>, module: &str) -> Result<Export, Raw> {
                 .ok()
                 .flatten()
         });
-        return path.map(Export::Versioned).ok_or(Raw::NoSpec(
+        return path.map(Evaluated::Versioned).ok_or(Raw::NoSpec(
             "a function that names no versioned spec".into(),
         ));
     }
@@ -323,19 +423,26 @@ fn default_export(ctx: &Ctx<'_>, module: &str) -> Result<Export, Raw> {
     let text = ctx
         .json_stringify_replacer(default, replacer)
         .map_err(wrap)?
-        .ok_or(Raw::NoSpec("a value JSON cannot hold".into()))?
-        .to_string()
-        .map_err(wrap)?;
-    serde_json::from_str(&text)
-        .map(Export::Spec)
-        .map_err(|e| Raw::Message(format!("its spec is not JSON: {e}")))
+        .ok_or(Raw::NoSpec("a value JSON cannot hold".into()))?;
+    // Measured in the engine before it is converted to UTF-8 or copied out: first in
+    // characters (each at least one byte), then in bytes. A string's `length` is its own.
+    let length: Function = ctx.eval("(s) => s.length").map_err(wrap)?;
+    let chars: f64 = length.call((text.clone(),)).map_err(wrap)?;
+    if chars > MAX_SPEC_JSON_BYTES as f64 {
+        return Err(Raw::TooLarge);
+    }
+    let text = text.to_cstring().map_err(wrap)?;
+    if text.len() > MAX_SPEC_JSON_BYTES {
+        return Err(Raw::TooLarge);
+    }
+    Ok(Evaluated::Json(text.as_str().to_owned()))
 }
 
 /// An engine error with its message, taken while the context was at hand.
 enum Raw {
     Engine(rquickjs::Error, String),
-    Message(String),
     NoSpec(String),
+    TooLarge,
 }
 
 impl From<rquickjs::Error> for Raw {
@@ -362,9 +469,8 @@ const LOAD_PREFIX: &str = "module refused: ";
 
 fn exception_message(v: &Value<'_>) -> String {
     if let Some(o) = v.as_object() {
-        let name: Option<String> = o.get("name").ok();
-        let message: Option<String> = o.get("message").ok();
-        match (name, message) {
+        let text = |key: &str| o.get::<_, Value>(key).ok().as_ref().and_then(short_string);
+        match (text("name"), text("message")) {
             (Some(n), Some(m)) if !m.is_empty() => {
                 if m.starts_with(LOAD_PREFIX) {
                     return m;
@@ -375,10 +481,21 @@ fn exception_message(v: &Value<'_>) -> String {
             _ => {}
         }
     }
-    if let Some(s) = v.as_string().and_then(|s| s.to_string().ok()) {
+    if let Some(s) = short_string(v) {
         return s;
     }
     format!("a thrown {}", type_name(v))
+}
+
+/// `v`, when it is a string, cut to [`MAX_MESSAGE_CHARS`] characters (and `…`); only what is
+/// kept is copied out of the engine.
+fn short_string(v: &Value<'_>) -> Option<String> {
+    let s = v.as_string()?.clone().to_cstring().ok()?;
+    let s = s.as_str();
+    Some(match s.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_owned(),
+    })
 }
 
 fn type_name(v: &Value<'_>) -> &'static str {
@@ -467,188 +584,45 @@ impl Loader for PackageLoader {
         if !path.starts_with(&self.root) {
             return Err(refused("resolves outside the package directory".into()));
         }
-        let meta = std::fs::metadata(&path).map_err(|e| refused(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(refused("not a file".into()));
-        }
-        if meta.len() > MAX_MODULE_BYTES {
-            return Err(refused(format!(
-                "{} bytes, more than the {MAX_MODULE_BYTES} read",
-                meta.len()
-            )));
-        }
-        let source = std::fs::read(&path).map_err(|e| refused(e.to_string()))?;
+        let source = read_module(&path).map_err(refused)?;
         Module::declare(ctx.clone(), name, source)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, text) in files {
-            let path = dir.path().join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        dir
+/// The text of a module file: a regular file of at most [`MAX_MODULE_BYTES`], judged on the
+/// opened file before it is read, and no more than that read even if it grows meanwhile.
+fn read_module(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let too_large = |len: u64| format!("{len} bytes, more than the {MAX_MODULE_BYTES} read");
+    // Opening a FIFO would wait for a writer: only what is a regular file now is opened, and
+    // without waiting.
+    if !std::fs::metadata(path)
+        .map_err(|e| e.to_string())?
+        .is_file()
+    {
+        return Err("not a file".into());
     }
-
-    fn engine(dir: &tempfile::TempDir) -> Engine {
-        Engine::new(dir.path(), Limits::default()).unwrap()
-    }
-
-    #[test]
-    fn evaluates_a_default_export_with_functions_marked() {
-        let dir = package(&[(
-            "t.js",
-            "var g={script:['t','ls'],postProcess:o=>[]};var s={name:'t',args:{generators:g}};export{s as default};",
-        )]);
-        let Export::Spec(v) = engine(&dir).evaluate("t").unwrap() else {
-            panic!("expected a spec")
-        };
-        assert_eq!(v["name"], "t");
-        assert_eq!(v["args"]["generators"]["postProcess"], FUNCTION_MARKER);
-    }
-
-    #[test]
-    fn resolves_relative_imports_inside_the_package() {
-        let dir = package(&[
-            ("sub/shared.js", "export const opts=[{name:'--x'}];"),
-            (
-                "t.js",
-                "import {opts} from './sub/shared.js'; export default {name:'t',options:opts};",
-            ),
-        ]);
-        let Export::Spec(v) = engine(&dir).evaluate("t.js").unwrap() else {
-            panic!("expected a spec")
-        };
-        assert_eq!(v["options"][0]["name"], "--x");
-    }
-
-    #[test]
-    fn refuses_imports_that_leave_the_package() {
-        let outer = package(&[("secret.js", "export default {name:'secret'};")]);
-        let inner = outer.path().join("pkg");
-        std::fs::create_dir_all(&inner).unwrap();
-        std::fs::write(
-            inner.join("t.js"),
-            "import s from '../secret.js'; export default s;",
-        )
-        .unwrap();
-        std::fs::write(inner.join("b.js"), "import s from 'fs'; export default s;").unwrap();
-        let e = Engine::new(&inner, Limits::default()).unwrap();
-        let err = e.evaluate("t").unwrap_err();
-        assert!(err.to_string().contains("leaves the package"), "{err}");
-        let err = e.evaluate("b").unwrap_err();
-        assert!(err.to_string().contains("bare specifier"), "{err}");
-        let err = e.evaluate("../secret").unwrap_err();
-        assert_eq!(err.category(), "load", "{err}");
-    }
-
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
     #[cfg(unix)]
-    #[test]
-    fn refuses_symlinks_out_of_the_package() {
-        let outer = package(&[("secret.js", "export default {name:'secret'};")]);
-        let inner = outer.path().join("pkg");
-        std::fs::create_dir_all(&inner).unwrap();
-        std::os::unix::fs::symlink(outer.path().join("secret.js"), inner.join("link.js")).unwrap();
-        std::fs::write(
-            inner.join("t.js"),
-            "import s from './link.js'; export default s;",
-        )
-        .unwrap();
-        let err = Engine::new(&inner, Limits::default())
-            .unwrap()
-            .evaluate("t")
-            .unwrap_err();
-        assert!(err.to_string().contains("outside the package"), "{err}");
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    let file = open.open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a file".into());
     }
-
-    #[test]
-    fn an_endless_loop_is_interrupted_at_the_time_limit() {
-        let dir = package(&[("t.js", "for(;;){} export default {};")]);
-        let limits = Limits {
-            time: Duration::from_millis(200),
-            ..Limits::default()
-        };
-        let start = Instant::now();
-        let err = Engine::new(dir.path(), limits)
-            .unwrap()
-            .evaluate("t")
-            .unwrap_err();
-        assert_eq!(err.category(), "timeout", "{err}");
-        assert!(start.elapsed() < Duration::from_secs(5));
+    if meta.len() > MAX_MODULE_BYTES {
+        return Err(too_large(meta.len()));
     }
-
-    #[test]
-    fn a_memory_hog_stops_at_the_memory_limit() {
-        let dir = package(&[(
-            "t.js",
-            "let a=[]; for(let i=0;;i++){a.push('x'.repeat(1024)+i)} export default {};",
-        )]);
-        let limits = Limits {
-            memory_bytes: 16 * 1024 * 1024,
-            ..Limits::default()
-        };
-        let err = Engine::new(dir.path(), limits)
-            .unwrap()
-            .evaluate("t")
-            .unwrap_err();
-        assert_eq!(err.category(), "memory", "{err}");
+    let mut source = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_MODULE_BYTES + 1)
+        .read_to_end(&mut source)
+        .map_err(|e| e.to_string())?;
+    if source.len() as u64 > MAX_MODULE_BYTES {
+        return Err(too_large(source.len() as u64));
     }
-
-    #[test]
-    fn has_no_io() {
-        let dir = package(&[(
-            "t.js",
-            "export default {name: typeof require + ',' + typeof fetch + ',' + typeof std + ',' + typeof os + ',' + typeof setTimeout};",
-        )]);
-        let Export::Spec(v) = engine(&dir).evaluate("t").unwrap() else {
-            panic!("expected a spec")
-        };
-        assert_eq!(
-            v["name"],
-            "undefined,undefined,undefined,undefined,undefined"
-        );
-    }
-
-    #[test]
-    fn exceptions_and_missing_exports_are_errors() {
-        let dir = package(&[
-            (
-                "throws.js",
-                "throw new TypeError('boom'); export default {};",
-            ),
-            ("none.js", "export const x = 1;"),
-            ("num.js", "export default 3;"),
-        ]);
-        let e = engine(&dir);
-        let err = e.evaluate("throws").unwrap_err();
-        assert!(err.to_string().contains("TypeError: boom"), "{err}");
-        assert_eq!(e.evaluate("none").unwrap_err().category(), "no-spec");
-        assert_eq!(e.evaluate("num").unwrap_err().category(), "no-spec");
-        assert_eq!(e.evaluate("missing").unwrap_err().category(), "load");
-    }
-
-    #[test]
-    fn cycles_are_errors_not_hangs() {
-        let dir = package(&[("t.js", "let s={name:'t'}; s.self=s; export default s;")]);
-        let err = engine(&dir).evaluate("t").unwrap_err();
-        assert_eq!(err.category(), "exception", "{err}");
-    }
-
-    #[test]
-    fn versioned_specs_name_their_newest_module() {
-        let dir = package(&[(
-            "v/index.js",
-            "const vs=['1.0.0','2.0.0']; export default async (v) => ({versionedSpecPath: 'v/' + vs[vs.length-1], version: v});",
-        )]);
-        assert_eq!(
-            engine(&dir).evaluate("v").unwrap(),
-            Export::Versioned("v/2.0.0".into())
-        );
-    }
+    Ok(source)
 }
+
+#[cfg(test)]
+mod tests;

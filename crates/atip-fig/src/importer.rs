@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use atip_core::{Document, FlattenOptions, LoadOptions};
 use serde_json::Value;
 
+use crate::child::Isolation;
 use crate::convert::{self, Generator, Stats, Warning};
 use crate::engine::{Engine, EvalError, Export, Limits};
 use crate::error::ImportError;
@@ -23,12 +24,19 @@ pub const DEFAULT_MAX_COMMANDS: usize = 50_000;
 pub(crate) type ModuleCache = HashMap<String, Result<(String, Value), EvalError>>;
 
 /// Settings of an [`Importer`].
+///
+/// The default evaluates in the calling process ([`Isolation::InProcess`]), which does not
+/// hold the limits against every spec; for specs you do not trust, set
+/// [`isolation`](ImportOptions::isolation) to a child process (see [`crate::child`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportOptions {
     /// Limits for evaluating each module.
     pub limits: Limits,
     /// Most runnable commands in one document ([`DEFAULT_MAX_COMMANDS`]).
     pub max_commands: usize,
+    /// Where each module is evaluated: in this process (the default) or in a child process
+    /// per module, killed at the time limit and limited as a whole.
+    pub isolation: Isolation,
 }
 
 impl Default for ImportOptions {
@@ -36,6 +44,7 @@ impl Default for ImportOptions {
         ImportOptions {
             limits: Limits::default(),
             max_commands: DEFAULT_MAX_COMMANDS,
+            isolation: Isolation::InProcess,
         }
     }
 }
@@ -165,9 +174,10 @@ impl Importer {
                 .map(|(m, v)| (m, Some(v)))
                 .map_err(ImportError::Eval);
         }
-        let result = match self.engine.evaluate(name) {
+        let isolation = &self.options.isolation;
+        let result = match isolation.evaluate(&self.engine, name) {
             Ok(Export::Spec(v)) => Ok((module_file(&self.engine, name), v)),
-            Ok(Export::Versioned(path)) => match self.engine.evaluate(&path) {
+            Ok(Export::Versioned(path)) => match isolation.evaluate(&self.engine, &path) {
                 Ok(Export::Spec(v)) => Ok((module_file(&self.engine, &path), v)),
                 Ok(Export::Versioned(_)) => {
                     return Ok((path, None));

@@ -3,7 +3,9 @@
 //! The npm package `@withfig/autocomplete` describes hundreds of command-line tools: each
 //! module of its `build/` directory is a minified ES module whose default export is a spec
 //! (subcommands, options, arguments, `isDangerous`, …). This crate evaluates those modules in
-//! an embedded JavaScript engine without I/O and under limits ([`engine`]), follows `loadSpec`
+//! an embedded JavaScript engine without I/O and under limits ([`engine`]) — for untrusted
+//! specs in a child process per module, killed at the time limit and limited as a whole
+//! ([`child`], [`Isolation`]; the default is in-process) — follows `loadSpec`
 //! references within the package, converts the result to an ATIP 0.6 document ([`convert`])
 //! with effects inferred on the safe side ([`effects`]), and checks it with the workspace's
 //! strict loader — what `atip check` and the generator accept.
@@ -33,6 +35,7 @@
 //! several times longer for the same job.
 #![deny(missing_docs)]
 
+pub mod child;
 pub mod convert;
 pub mod effects;
 pub mod engine;
@@ -44,6 +47,7 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
+pub use child::Isolation;
 pub use convert::{ConvertError, Converted, Generator, Stats, Warning};
 pub use engine::{Engine, EvalError, Export, Limits};
 pub use error::ImportError;

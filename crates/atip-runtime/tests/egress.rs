@@ -662,7 +662,12 @@ fn a_unix_socket_outside_the_namespace_cannot_relay_traffic() {
         "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print(s.recv(64).decode(), end='')\" 2>/dev/null || echo REFUSED",
         path.display()
     );
-    let open = run(dir.path(), None, &script);
+    // Without egress rules a run opens no Unix socket either; with the socket listed by the
+    // policy it reaches it: the test can fail.
+    let none = run(dir.path(), None, &script);
+    assert_eq!(none.stdout_lossy(), "REFUSED\n", "{none:?}");
+    let listed = format!(r#"{{"unixSockets": ["{}"]}}"#, path.display());
+    let open = run(dir.path(), Some(policy(&listed)), &script);
     assert_eq!(open.stdout_lossy(), "relayed\n", "{open:?}");
     let out = run(
         dir.path(),
@@ -728,7 +733,8 @@ fn a_datagram_socket_pair_cannot_reach_a_unix_socket_outside() {
         path.display()
     );
     let mut buf = [0u8; 16];
-    let open = run(dir.path(), None, &script);
+    let listed = format!(r#"{{"unixSockets": ["{}"]}}"#, path.display());
+    let open = run(dir.path(), Some(policy(&listed)), &script);
     assert_eq!(open.stdout_lossy(), "SENT\n", "{open:?}");
     assert_eq!(
         relay.recv(&mut buf).ok(),

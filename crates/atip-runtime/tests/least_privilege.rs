@@ -61,14 +61,16 @@ fn a_writer_working_in_the_home_directory_cannot_touch_shell_start_up_files() {
     assert_eq!(out.stdout_lossy(), "NOTES\n", "{out:?}");
     assert_eq!(read(home.path().join(".bashrc")), "# mine\n");
     assert_eq!(read(home.path().join(".profile")), "# mine\n");
+    // A missing start-up file is held for the run, then removed.
     assert!(
         out.sandbox
-            .not_enforced
+            .placeholders
             .iter()
-            .any(|l| l.contains(".zshrc") && l.contains("does not exist")),
-        "missing start-up files are reported: {}",
+            .any(|p| p.ends_with(".zshrc")),
+        "{}",
         out.sandbox
     );
+    assert!(!home.path().join(".zshrc").exists());
     // Without the sandbox the same call changes both: the test can fail.
     let open = rt()
         .block_on(
@@ -101,15 +103,18 @@ fn a_writer_cannot_plant_git_hooks_or_change_git_config_but_git_commit_works() {
         .unwrap();
     let stdout = out.stdout_lossy();
     assert!(stdout.ends_with("WORK\n"), "{out:?}");
-    for planted in ["HOOK", "CONFIG", "ATTRIBUTES"] {
+    for planted in ["HOOK", "CONFIG", "GITMODULES", "ATTRIBUTES", "VSCODE"] {
         assert!(!stdout.contains(planted), "{planted}: {out:?}");
     }
     assert!(!dir.path().join(".git/hooks/post-checkout").exists());
     assert_eq!(read(dir.path().join(".git/config")), config);
     assert!(!dir.path().join(".git/info/attributes").exists());
+    assert!(!dir.path().join(".gitmodules").exists(), "held, then removed");
+    assert!(!dir.path().join(".vscode").exists(), "held, then removed");
+    // bash is not git: the whole git directory is read-only to it.
     assert!(out.sandbox.enforced.iter().any(|c| matches!(
         c,
-        Containment::ReadOnly { paths } if paths.iter().any(|p| p.ends_with(".git/hooks"))
+        Containment::ReadOnly { paths } if paths.iter().any(|p| p.ends_with(".git"))
     )));
     // git itself still commits: objects, refs and the index stay writable.
     let commit = with_effects(
@@ -155,7 +160,17 @@ fn a_missing_hooks_directory_cannot_be_created_and_is_removed_after_the_run() {
         .unwrap();
     assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
     assert!(!dir.path().join(".git/hooks").exists(), "left behind");
-    assert!(out.sandbox.created.iter().any(|p| p.ends_with("hooks")));
+    // git itself finds `hooks/` held by a placeholder, removed after its run.
+    let status = with_effects(
+        ["git", "status", "--short"].map(String::from).to_vec(),
+        WRITER_OFFLINE,
+    );
+    let out = rt()
+        .block_on(with_home(dir.path(), dir.path()).run(&status))
+        .unwrap();
+    assert!(out.success(), "{out:?}");
+    assert!(out.sandbox.placeholders.iter().any(|p| p.ends_with(".git/hooks")), "{}", out.sandbox);
+    assert!(!dir.path().join(".git/hooks").exists(), "left behind");
 }
 
 #[test]
@@ -319,8 +334,9 @@ fn a_daemon_socket_is_reachable_only_by_its_owner() {
     let out = rt()
         .block_on(runner.run(&perl(&code, READ_ONLY_ONLINE)))
         .unwrap();
-    assert!(out.stdout_lossy().contains("refused"), "{out:?}");
+    assert!(!out.stdout_lossy().contains("CONNECTED"), "{out:?}");
     assert!(listener.accept().is_err());
+    assert!(out.sandbox.enforces(&Containment::NoUnixSockets), "{}", out.sandbox);
     // A program called docker may connect.
     let bin = tempfile::tempdir().unwrap();
     let docker = bin.path().join("docker");
@@ -441,13 +457,15 @@ fn a_working_directory_inside_the_git_directory_still_keeps_hooks_and_config_rea
     let config = read(git_dir.join("config"));
     let script = "echo '#!/bin/sh' > hooks/post-checkout && echo HOOK; \
                   echo '[alias] st = !touch pwned' >> config && echo CONFIG; \
-                  echo x > scratch-note && echo NOTE";
+                  echo x > scratch-note && echo NOTE; echo done";
     let out = rt()
         .block_on(with_home(&git_dir, dir.path()).run(&bash(script, WRITER_OFFLINE)))
         .unwrap();
-    assert_eq!(out.stdout_lossy(), "NOTE\n", "{out:?}");
+    // bash is not git: nothing in the git directory is writable to it.
+    assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
     assert_eq!(read(git_dir.join("config")), config);
     assert!(!git_dir.join("hooks/post-checkout").exists());
+    assert!(!git_dir.join("scratch-note").exists());
     // Working in `.git/hooks` itself: the whole directory is read-only.
     let out = rt()
         .block_on(with_home(&git_dir.join("hooks"), dir.path()).run(&bash(

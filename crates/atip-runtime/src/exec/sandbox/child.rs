@@ -131,7 +131,7 @@ impl ChildSetup {
         let l = self.limits;
         for (resource, value, slack) in [
             (Resource::RLIMIT_CPU, l.cpu_seconds, 1),
-            (Resource::RLIMIT_AS, l.memory_bytes, 0),
+            (Resource::RLIMIT_DATA, l.memory_bytes, 0),
             (Resource::RLIMIT_NPROC, l.processes, 0),
             (Resource::RLIMIT_FSIZE, l.file_size_bytes, 0),
         ] {
@@ -147,6 +147,9 @@ impl ChildSetup {
         // Landlock requires no_new_privs of an unprivileged process; set it in every case.
         unsafe { check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))? };
         if let Some(ruleset) = &self.ruleset {
+            if let Some(mounts) = &self.mounts {
+                mounts.grant_scratch(ruleset.as_raw_fd())?;
+            }
             // Restricts this process and every child it starts.
             let rc = unsafe {
                 libc::syscall(

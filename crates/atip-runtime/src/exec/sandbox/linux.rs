@@ -350,6 +350,13 @@ pub(super) fn prepare_on(
         ));
     }
 
+    // The rights the scratch directory gets: the run's own tmpfs is mounted over it, a new
+    // inode, so the child grants them again to what it mounted.
+    let scratch_access: u64 = grants
+        .iter()
+        .filter(|(p, _)| Some(p.as_path()) == scratch)
+        .fold(BitFlags::<AccessFs>::EMPTY, |acc, (_, r)| acc | *r)
+        .bits();
     let needs_ruleset =
         !handled_fs.is_empty() || landlock_net || landlock_egress || !scopes.is_empty();
     let ruleset = if needs_ruleset {
@@ -489,6 +496,7 @@ pub(super) fn prepare_on(
         },
         owner.as_deref(),
         scratch,
+        scratch_access,
         &mut report,
     )?;
     let own_user_namespace = joined
@@ -647,6 +655,7 @@ fn shield(
     target: &super::protect::Target<'_>,
     owner: Option<&str>,
     scratch: Option<&Path>,
+    scratch_access: u64,
     report: &mut SandboxReport,
 ) -> Result<Option<(super::mounts::Mounts, Option<u64>)>, SandboxError> {
     let shield =
@@ -690,7 +699,11 @@ fn shield(
         });
     }
     let scratch_bytes = plan.limits.scratch_bytes.filter(|_| scratch.is_some());
-    let mounts = Mounts::prepare(shield, entry, scratch.zip(scratch_bytes))
+    let mounts = Mounts::prepare(
+        shield,
+        entry,
+        scratch.zip(scratch_bytes).map(|(dir, bytes)| (dir, bytes, scratch_access)),
+    )
         .map_err(|e| SandboxError {
             message: format!("cannot set up the sandbox (mounts): {e}"),
         })?;

@@ -10,7 +10,6 @@
 
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -36,12 +35,10 @@ enum Step {
     /// Bind a directory onto itself (with what is mounted below it): a mount point cannot be
     /// renamed or removed, so the directory stays where protected paths are looked for.
     Pin { path: CString },
-    /// Bind a symbolic link onto itself through its `O_PATH` descriptor (`/proc/self/fd/N`,
-    /// which names the link, not its target): the link cannot be removed or replaced.
-    PinLink {
-        proc_path: CString,
-        _link: std::os::fd::OwnedFd,
-    },
+    /// Bind a symbolic link onto itself through an `O_PATH` descriptor opened in the run's
+    /// own mount namespace (`/proc/self/fd/N` names the link, not its target): the link
+    /// cannot be removed or replaced.
+    PinLink { path: CString },
     /// A size-limited tmpfs over the run's scratch directory.
     Scratch { path: CString, options: CString },
     /// Bind `path` over itself, then remount it read-only keeping `locked` flags.
@@ -64,6 +61,8 @@ enum Step {
 pub(crate) struct Mounts {
     entry: Entry,
     steps: Vec<Step>,
+    /// The scratch directory's tmpfs and the Landlock rights it gets (0: none to grant).
+    scratch: Option<(CString, u64)>,
     /// The placeholders and scaffolds the steps bind, held until the run is over.
     _held: Vec<super::protect::placeholders::Held>,
 }
@@ -127,7 +126,7 @@ impl Mounts {
     pub(super) fn prepare(
         shield: Shield,
         entry: Entry,
-        scratch: Option<(&Path, u64)>,
+        scratch: Option<(&Path, u64, u64)>,
     ) -> io::Result<Mounts> {
         let mut steps: Vec<(usize, Step)> = Vec::new();
         let depth = |p: &Path| p.components().count();
@@ -137,24 +136,9 @@ impl Mounts {
             }
         }
         for p in &shield.link_pins {
-            let link = nix::fcntl::open(
-                p,
-                nix::fcntl::OFlag::O_PATH
-                    | nix::fcntl::OFlag::O_NOFOLLOW
-                    | nix::fcntl::OFlag::O_CLOEXEC,
-                nix::sys::stat::Mode::empty(),
-            )
-            .map_err(io::Error::from)?;
-            let link = super::child::above_stdio(link)?;
-            let proc_path =
-                CString::new(format!("/proc/self/fd/{}", link.as_raw_fd())).map_err(io::Error::other)?;
-            steps.push((
-                depth(p),
-                Step::PinLink {
-                    proc_path,
-                    _link: link,
-                },
-            ));
+            if let Some(path) = c_path(p) {
+                steps.push((depth(p), Step::PinLink { path }));
+            }
         }
         for p in &shield.read_only {
             if let Some(path) = c_path(p) {
@@ -178,10 +162,12 @@ impl Mounts {
             };
             steps.push((depth(p), step));
         }
-        if let Some((dir, bytes)) = scratch {
+        let mut scratch_rule = None;
+        if let Some((dir, bytes, access)) = scratch {
             if let Some(path) = c_path(dir) {
                 let options = CString::new(format!("size={bytes},mode=0700"))
                     .map_err(io::Error::other)?;
+                scratch_rule = Some((path.clone(), access));
                 steps.push((depth(dir), Step::Scratch { path, options }));
             }
         }
@@ -190,9 +176,53 @@ impl Mounts {
         Ok(Mounts {
             entry,
             steps: steps.into_iter().map(|(_, s)| s).collect(),
+            scratch: scratch_rule,
             // Dropped in order: a placeholder before the scaffold that holds it.
             _held: shield.held.into_iter().rev().collect(),
         })
+    }
+
+    /// In the child, before `landlock_restrict_self`: grants the scratch directory's rights
+    /// to the tmpfs mounted over it (a new inode the parent's rule does not cover). System
+    /// calls on data prepared in the parent.
+    pub(super) fn grant_scratch(&self, ruleset: libc::c_int) -> io::Result<()> {
+        const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+        #[repr(C, packed)]
+        struct PathBeneath {
+            allowed_access: u64,
+            parent_fd: i32,
+        }
+        let Some((path, access)) = &self.scratch else {
+            return Ok(());
+        };
+        if *access == 0 {
+            return Ok(());
+        }
+        // SAFETY: open, landlock_add_rule and close on a NUL-terminated path owned by `self`
+        // and a struct on the stack.
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let attr = PathBeneath {
+                allowed_access: *access,
+                parent_fd: fd,
+            };
+            let rc = libc::syscall(
+                libc::SYS_landlock_add_rule,
+                ruleset,
+                LANDLOCK_RULE_PATH_BENEATH,
+                std::ptr::from_ref(&attr),
+                0 as libc::c_uint,
+            );
+            let e = io::Error::last_os_error();
+            libc::close(fd);
+            if rc != 0 {
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     /// Whether the child enters a user namespace of its own with these mounts.
@@ -230,13 +260,7 @@ impl Mounts {
                         libc::MS_BIND | libc::MS_REC,
                         std::ptr::null(),
                     ))?,
-                    Step::PinLink { proc_path, .. } => check(libc::mount(
-                        proc_path.as_ptr(),
-                        proc_path.as_ptr(),
-                        std::ptr::null(),
-                        libc::MS_BIND,
-                        std::ptr::null(),
-                    ))?,
+                    Step::PinLink { path } => pin_link(path)?,
                     Step::Scratch { path, options } => check(libc::mount(
                         c"none".as_ptr(),
                         path.as_ptr(),
@@ -260,6 +284,47 @@ impl Mounts {
         }
         Ok(())
     }
+}
+
+/// Binds the symbolic link at `path` onto itself: opened with `O_PATH | O_NOFOLLOW` here, in
+/// the run's mount namespace (a descriptor from the runner's namespace cannot be mounted on),
+/// and named by `/proc/self/fd/N`, written into a buffer on the stack. System calls only.
+fn pin_link(path: &CStr) -> io::Result<()> {
+    // SAFETY: open, mount and close on NUL-terminated strings on the stack or borrowed.
+    unsafe {
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut name = [0u8; 32];
+        let prefix = b"/proc/self/fd/";
+        name[..prefix.len()].copy_from_slice(prefix);
+        let mut digits = [0u8; 10];
+        let mut n = fd as u32;
+        let mut len = 0;
+        loop {
+            digits[len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for i in 0..len {
+            name[prefix.len() + i] = digits[len - 1 - i];
+        }
+        let name = name.as_ptr().cast::<libc::c_char>();
+        let rc = libc::mount(name, name, std::ptr::null(), libc::MS_BIND, std::ptr::null());
+        let e = io::Error::last_os_error();
+        libc::close(fd);
+        if rc != 0 {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// `Ok` for a system call's 0, else the OS error (`errno`, no allocation).

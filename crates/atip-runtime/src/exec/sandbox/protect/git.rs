@@ -148,10 +148,26 @@ pub(super) enum Missing {
     /// Nothing: it stays possible to create (a name git itself creates, or none that
     /// matters).
     Leave,
+    /// Hold it with a read-only socket file.
+    Socket,
     /// Hold it with an empty read-only directory.
     Dir,
     /// Hold it with a read-only file with these contents.
     File(&'static [u8]),
+    /// Hold the outermost missing directory on the way with a socket file, or the name
+    /// itself with a read-only file with these contents.
+    Outermost(&'static [u8]),
+}
+
+impl From<super::names::Hold> for Missing {
+    fn from(hold: super::names::Hold) -> Self {
+        match hold {
+            super::names::Hold::Socket => Missing::Socket,
+            super::names::Hold::Dir => Missing::Dir,
+            super::names::Hold::File(c) => Missing::File(c),
+            super::names::Hold::Outermost(c) => Missing::Outermost(c),
+        }
+    }
 }
 
 fn git_dir(b: &mut Builder<'_>, dir: &Path, git: bool, depth: usize) {

@@ -222,7 +222,19 @@ impl<'a> Builder<'a> {
             .collect();
         between.reverse();
         for a in between {
+            self.share(&a);
             self.pin_one(&a);
+        }
+    }
+
+    /// Takes a hold on `p` when it is a placeholder or scaffold another run of this process
+    /// created: it must outlive this run too.
+    fn share(&mut self, p: &Path) {
+        if self.shield.held.iter().any(|h| h.path() == p) {
+            return;
+        }
+        if let Some(held) = placeholders::share(p) {
+            self.shield.held.push(held);
         }
     }
 
@@ -260,6 +272,7 @@ impl<'a> Builder<'a> {
         {
             return;
         }
+        self.share(p);
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
                 self.pin_ancestors(p);
@@ -279,14 +292,30 @@ impl<'a> Builder<'a> {
                 self.shield.read_only.push(p.to_path_buf());
             }
             Err(_) => {
-                let kind = match missing {
+                let (at, kind) = match missing {
                     Missing::Leave => return,
-                    Missing::Dir => Kind::Dir,
-                    Missing::File(contents) => Kind::File(contents),
+                    Missing::Socket => (p.to_path_buf(), Kind::Socket),
+                    Missing::Dir => (p.to_path_buf(), Kind::Dir),
+                    Missing::File(contents) => (p.to_path_buf(), Kind::File(contents)),
+                    Missing::Outermost(contents) => {
+                        let outermost = p
+                            .ancestors()
+                            .skip(1)
+                            .take_while(|a| !a.exists())
+                            .last()
+                            .map(Path::to_path_buf);
+                        match outermost {
+                            Some(dir) => (dir, Kind::Socket),
+                            None => (p.to_path_buf(), Kind::File(contents)),
+                        }
+                    }
                 };
-                if self.hold(p, kind) {
-                    self.pin_ancestors(p);
-                    self.shield.read_only.push(p.to_path_buf());
+                if self.shield.read_only.contains(&at) {
+                    return;
+                }
+                if self.hold(&at, kind) {
+                    self.pin_ancestors(&at);
+                    self.shield.read_only.push(at);
                 }
             }
         }
@@ -370,11 +399,11 @@ pub(crate) fn plan(
     if let Some(home) = &places.home {
         if b.is_writable(home) {
             for entry in names::IN_HOME {
-                b.protect(&home.join(entry.path), Missing::Dir);
+                b.protect(&home.join(entry.path), entry.hold.into());
             }
         }
     }
-    for (name, rel, _) in names::IN_VARIABLES {
+    for (name, rel, _, hold) in names::IN_VARIABLES {
         for value in places.var(name) {
             if value.is_absolute() {
                 let p = if rel.is_empty() {
@@ -382,7 +411,7 @@ pub(crate) fn plan(
                 } else {
                     value.join(rel)
                 };
-                b.protect(&p, Missing::Dir);
+                b.protect(&p, (*hold).into());
             }
         }
     }
@@ -448,7 +477,7 @@ fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
             if entry.path == ".git" && std::fs::symlink_metadata(&p).is_ok() {
                 continue;
             }
-            b.protect(&p, Missing::Dir);
+            b.protect(&p, entry.hold.into());
         }
     }
 }

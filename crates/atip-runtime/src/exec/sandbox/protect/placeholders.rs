@@ -17,6 +17,8 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 /// What a held path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
+    /// A socket file nothing listens on, read-only to the run.
+    Socket,
     /// An empty directory the run sees read-only.
     Dir,
     /// A file with these contents, read-only to the run.
@@ -58,6 +60,18 @@ impl Held {
     }
 }
 
+/// Another hold on `path` when a run of this process created it and still holds it: a run
+/// that finds a placeholder or scaffold of another run's must keep it alive for its own.
+pub(crate) fn share(path: &Path) -> Option<Held> {
+    let mut table = table();
+    let entry = table.get_mut(path)?;
+    entry.holders += 1;
+    Some(Held {
+        path: path.to_path_buf(),
+        kind: entry.kind,
+    })
+}
+
 /// Creates `path` as `kind` if it does not exist, or takes another hold on it when a run of
 /// this process created it. `Ok(None)` when something else exists there now (it is then
 /// protected as an existing path).
@@ -80,6 +94,8 @@ pub(crate) fn hold(path: &Path, kind: Kind) -> io::Result<Option<Held>> {
     }
     let created = match kind {
         Kind::Dir | Kind::Scaffold => std::fs::create_dir(path),
+        // Binding makes the file; closing the socket leaves it, with nothing listening.
+        Kind::Socket => std::os::unix::net::UnixListener::bind(path).map(drop),
         Kind::File(contents) => std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -114,6 +130,12 @@ impl Drop for Held {
             // Only an empty directory goes: whatever another process put there stays.
             Kind::Dir | Kind::Scaffold => {
                 let _ = std::fs::remove_dir(&self.path);
+            }
+            Kind::Socket => {
+                use std::os::unix::fs::FileTypeExt;
+                if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.file_type().is_socket()) {
+                    let _ = std::fs::remove_file(&self.path);
+                }
             }
             Kind::File(contents) => {
                 let unchanged = std::fs::symlink_metadata(&self.path)

@@ -473,7 +473,7 @@ pub(crate) fn variables() -> Vec<&'static str> {
             }
         }
     }
-    names.extend(super::names::IN_VARIABLES.iter().map(|(n, _, _)| *n));
+    names.extend(super::names::IN_VARIABLES.iter().map(|(n, ..)| *n));
     names.push("PATH");
     names.sort_unstable();
     names.dedup();

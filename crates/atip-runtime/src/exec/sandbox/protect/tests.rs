@@ -34,7 +34,9 @@ fn a_repository_is_read_only_to_every_program_but_git() {
     let held = shield.placeholders();
     for p in [".vscode", ".envrc", ".gitmodules", ".claude"] {
         assert!(held.contains(&root.join(p)), "{p}: {held:?}");
-        assert!(root.join(p).is_dir());
+        use std::os::unix::fs::FileTypeExt;
+        let kind = std::fs::symlink_metadata(root.join(p)).unwrap().file_type();
+        assert!(kind.is_socket(), "{p}: a socket file git never sees");
     }
     drop(shield);
     assert!(!root.join(".vscode").exists(), "removed after the run");
