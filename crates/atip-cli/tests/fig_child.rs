@@ -137,7 +137,10 @@ fn hostile_specs_are_stopped_at_the_time_limit_while_a_normal_spec_imports() {
         home.path(),
         Duration::from_secs(60),
     );
-    eprintln!("--all with 3 hostile specs and 1 s limit: {:?}", run.elapsed);
+    eprintln!(
+        "--all with 3 hostile specs and 1 s limit: {:?}",
+        run.elapsed
+    );
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains("converted 1 of 4 specs"),
@@ -208,7 +211,11 @@ fn a_150_mib_string_is_refused_and_the_importer_stays_small() {
     assert!(run.elapsed < Duration::from_secs(12), "{:?}", run.elapsed);
     if cfg!(target_os = "linux") {
         // It took 780 MB in the importer before; the spec stays in the child now.
-        assert!(run.peak_kib > 0 && run.peak_kib < 100 * 1024, "{}", run.peak_kib);
+        assert!(
+            run.peak_kib > 0 && run.peak_kib < 100 * 1024,
+            "{}",
+            run.peak_kib
+        );
     }
 
     // With a 64 MiB memory limit the string is not even built; the normal spec imports.
@@ -238,7 +245,11 @@ fn a_150_mib_string_is_refused_and_the_importer_stays_small() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("converted 1 of 2 specs"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("converted 1 of 2 specs"),
+        "{}",
+        run.stdout
+    );
     assert!(out_dir.join("figtool.json").is_file());
     // Every process this test binary waited for, the children of `atip` included, stayed
     // within the child's memory limit (512 MiB, plus 128 MiB of headroom, plus the ~15 MiB
@@ -252,7 +263,11 @@ fn a_150_mib_string_is_refused_and_the_importer_stays_small() {
             0
         );
         eprintln!("largest process waited for: {} KiB", usage.ru_maxrss);
-        assert!(usage.ru_maxrss < (512 + 128 + 64) * 1024, "{}", usage.ru_maxrss);
+        assert!(
+            usage.ru_maxrss < (512 + 128 + 64) * 1024,
+            "{}",
+            usage.ru_maxrss
+        );
     }
 }
 
@@ -325,7 +340,10 @@ fn the_child_serves_one_request() {
     let (code, reply) = fig_eval("not a request", Duration::from_secs(30), |_| {});
     assert_eq!(code, Some(0));
     assert!(reply.contains(r#""category":"child""#), "{reply}");
-    assert!(reply.contains("was sent a bad request (not JSON"), "{reply}");
+    assert!(
+        reply.contains("was sent a bad request (not JSON"),
+        "{reply}"
+    );
 }
 
 #[cfg(target_os = "linux")]

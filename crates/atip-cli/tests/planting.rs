@@ -91,17 +91,32 @@ impl Scene {
     /// home directory; returns the tool result's text and the audit line.
     fn atip_run(&self, tool: &str, cwd: &Path, home: &Path, script: &str) -> (String, String) {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("bash.json"), tool).unwrap();
+        let tools = dir.path().join("bash.json");
+        std::fs::write(&tools, tool).unwrap();
+        self.atip_call(&tools, "bash", serde_json::json!({"c": script}), cwd, home)
+    }
+
+    /// Runs one call of the tool `name` with `arguments` through `atip run` with the metadata
+    /// at `tools`, in `cwd` with `home` as the home directory; returns the tool result's text
+    /// and the audit line.
+    fn atip_call(
+        &self,
+        tools: &Path,
+        name: &str,
+        arguments: serde_json::Value,
+        cwd: &Path,
+        home: &Path,
+    ) -> (String, String) {
+        let dir = tempfile::tempdir().unwrap();
         let body = serde_json::json!({"choices": [{"finish_reason": "tool_calls", "message": {
             "role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
-                "function": {"name": "bash",
-                             "arguments": serde_json::json!({"c": script}).to_string()}}]}}]});
+                "function": {"name": name, "arguments": arguments.to_string()}}]}}]});
         std::fs::write(dir.path().join("response.json"), body.to_string()).unwrap();
         let audit = dir.path().join("audit.jsonl");
         let out = Command::new(atip_binary())
             .arg("run")
             .arg("--tools")
-            .arg(dir.path().join("bash.json"))
+            .arg(tools)
             .args(["--provider", "openai"])
             .arg(dir.path().join("response.json"))
             .arg("--audit-log")
@@ -124,7 +139,10 @@ impl Scene {
             String::from_utf8_lossy(&out.stderr)
         );
         let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let text = results[0]["content"].as_str().unwrap_or_default().to_owned();
+        let text = results[0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
         (text, std::fs::read_to_string(audit).unwrap_or_default())
     }
 
@@ -301,22 +319,25 @@ fn git_cannot_be_redirected_through_commondir() {
 
 #[test]
 fn the_git_directory_cannot_be_replaced_by_renaming_it() {
-    as_each_user("the_git_directory_cannot_be_replaced_by_renaming_it", || {
-        let s = Scene::new();
-        s.repo(&s.ws);
-        let script = format!(
-            "{payload}; mv .git .git.orig && echo RENAMED; mkdir -p .git && \
+    as_each_user(
+        "the_git_directory_cannot_be_replaced_by_renaming_it",
+        || {
+            let s = Scene::new();
+            s.repo(&s.ws);
+            let script = format!(
+                "{payload}; mv .git .git.orig && echo RENAMED; mkdir -p .git && \
              cp -r .git.orig/. .git/ && \
              printf '[core]\\n\\tfsmonitor = {p}\\n' >> .git/config && echo CONFIG; echo done",
-            payload = s.payload("rename"),
-            p = s.payload_path("rename"),
-        );
-        let (text, _) = s.atip_run(BASH_WRITER, &s.ws, &s.home, &script);
-        assert!(!text.contains("RENAMED"), "{text}");
-        s.git(&s.ws, &["status"]);
-        assert_eq!(s.pwned(), Vec::<String>::new(), "{text}");
-        assert!(!s.ws.join(".git.orig").exists());
-    });
+                payload = s.payload("rename"),
+                p = s.payload_path("rename"),
+            );
+            let (text, _) = s.atip_run(BASH_WRITER, &s.ws, &s.home, &script);
+            assert!(!text.contains("RENAMED"), "{text}");
+            s.git(&s.ws, &["status"]);
+            assert_eq!(s.pwned(), Vec::<String>::new(), "{text}");
+            assert!(!s.ws.join(".git.orig").exists());
+        },
+    );
 }
 
 #[test]
@@ -328,7 +349,10 @@ fn submodules_and_nested_repositories_keep_their_hooks_and_config() {
             let sub_src = s.outside.join("sub-src");
             s.repo(&sub_src);
             s.repo(&s.ws);
-            s.git_ok(&s.ws, &["submodule", "add", "-q", sub_src.to_str().unwrap(), "sub"]);
+            s.git_ok(
+                &s.ws,
+                &["submodule", "add", "-q", sub_src.to_str().unwrap(), "sub"],
+            );
             s.git_ok(&s.ws, &["commit", "-q", "-m", "sub"]);
             s.repo(&s.ws.join("inner"));
             s.repo(&s.ws.join("deep/er/inner"));
@@ -367,7 +391,10 @@ fn submodules_and_nested_repositories_keep_their_hooks_and_config() {
             }
             s.git(&s.ws.join("sub"), &["status"]);
             s.git(&s.ws.join("inner"), &["status"]);
-            s.git(&s.ws.join("inner"), &["commit", "-q", "--allow-empty", "-m", "x"]);
+            s.git(
+                &s.ws.join("inner"),
+                &["commit", "-q", "--allow-empty", "-m", "x"],
+            );
             s.git(&s.ws.join("deep/er/inner"), &["status"]);
             assert_eq!(s.pwned(), Vec::<String>::new(), "{text}");
         },
@@ -467,4 +494,83 @@ fn a_daemon_socket_outside_the_workspace_is_out_of_reach() {
             );
         },
     );
+}
+
+#[test]
+fn git_keeps_working_inside_the_sandbox() {
+    as_each_user("git_keeps_working_inside_the_sandbox", || {
+        let s = Scene::new();
+        // The shipped metadata, copied where every user may read it.
+        let tools = s.outside.join("git.json");
+        std::fs::write(&tools, include_str!("../../../examples/atip/git.json")).unwrap();
+        let origin = s.outside.join("origin.git");
+        s.git_ok(
+            &s.outside,
+            &["init", "-q", "--bare", "-b", "main", "origin.git"],
+        );
+        s.repo(&s.ws);
+        s.git_ok(&s.ws, &["config", "user.name", "t"]);
+        s.git_ok(&s.ws, &["config", "user.email", "t@example.invalid"]);
+        s.git_ok(
+            &s.ws,
+            &["remote", "add", "origin", origin.to_str().unwrap()],
+        );
+        s.git_ok(&s.ws, &["push", "-q", "-u", "origin", "main"]);
+        // Someone else pushes a commit.
+        let other = s.outside.join("other");
+        s.git_ok(
+            &s.outside,
+            &["clone", "-q", origin.to_str().unwrap(), "other"],
+        );
+        std::fs::write(other.join("b.txt"), "b\n").unwrap();
+        s.git_ok(&other, &["add", "b.txt"]);
+        s.git_ok(&other, &["commit", "-q", "-m", "theirs"]);
+        s.git_ok(&other, &["push", "-q", "origin", "main"]);
+        let call = |name: &str, args: serde_json::Value| {
+            let (text, _) = s.atip_call(&tools, name, args.clone(), &s.ws, &s.home);
+            assert!(text.contains("[exit code 0"), "{name} {args}: {text}");
+            text
+        };
+        call(
+            "git_fetch",
+            serde_json::json!({"repository": "origin", "quiet": true}),
+        );
+        call(
+            "git_merge",
+            serde_json::json!({"commit": "origin/main", "ff_only": true}),
+        );
+        assert!(s.ws.join("b.txt").exists());
+        std::fs::write(s.ws.join("c.txt"), "c\n").unwrap();
+        call("git_add", serde_json::json!({"pathspec": ["c.txt"]}));
+        call("git_commit", serde_json::json!({"message": "mine"}));
+        call(
+            "git_branch",
+            serde_json::json!({"branchname": "side", "start_point": "HEAD~1"}),
+        );
+        call("git_switch", serde_json::json!({"branch": "side"}));
+        std::fs::write(s.ws.join("d.txt"), "d\n").unwrap();
+        call("git_add", serde_json::json!({"pathspec": ["d.txt"]}));
+        call("git_commit", serde_json::json!({"message": "side"}));
+        call("git_rebase", serde_json::json!({"upstream": "main"}));
+        std::fs::write(s.ws.join("d.txt"), "changed\n").unwrap();
+        call("git_stash", serde_json::json!({}));
+        call("git_stash_pop", serde_json::json!({}));
+        call("git_gc", serde_json::json!({"quiet": true}));
+        call(
+            "git_worktree_add",
+            serde_json::json!({"path": "wt", "branch": "wt-branch"}),
+        );
+        assert!(s.ws.join("wt/c.txt").exists());
+        let log = s.git(&s.ws, &["log", "--format=%s"]);
+        assert_eq!(
+            String::from_utf8_lossy(&log.stdout),
+            "side\nmine\ntheirs\nfirst\n"
+        );
+        // Nothing of the run's placeholders is left behind.
+        let status = s.git(&s.ws, &["status", "--porcelain", "--ignored"]);
+        assert_eq!(
+            String::from_utf8_lossy(&status.stdout),
+            " M d.txt\n?? wt/\n"
+        );
+    });
 }

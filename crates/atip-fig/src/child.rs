@@ -265,7 +265,11 @@ fn reply_header(result: &Result<crate::engine::Evaluated, EvalError>) -> Vec<u8>
 
 /// The export or error a reply (header line and body) stands for, about `module` evaluated
 /// under `limits`; `Err(reason)` when it is no reply.
-fn decode_reply(reply: &[u8], module: &str, limits: Limits) -> Result<Result<Export, EvalError>, String> {
+fn decode_reply(
+    reply: &[u8],
+    module: &str,
+    limits: Limits,
+) -> Result<Result<Export, EvalError>, String> {
     let newline = reply
         .iter()
         .position(|&b| b == b'\n')
@@ -274,26 +278,55 @@ fn decode_reply(reply: &[u8], module: &str, limits: Limits) -> Result<Result<Exp
     let v: Value =
         serde_json::from_slice(header).map_err(|e| format!("a header that is not JSON: {e}"))?;
     if v["protocol"].as_u64() != Some(PROTOCOL) {
-        return Err(format!("protocol {} spoken, {PROTOCOL} expected", v["protocol"]));
+        return Err(format!(
+            "protocol {} spoken, {PROTOCOL} expected",
+            v["protocol"]
+        ));
     }
-    let text = |k: &str| v[k].as_str().map(str::to_owned).ok_or_else(|| format!("no `{k}` in the header"));
+    let text = |k: &str| {
+        v[k].as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no `{k}` in the header"))
+    };
     let module = module.to_owned();
     Ok(match v["result"].as_str() {
         Some("spec") => {
-            let body = std::str::from_utf8(body).map_err(|e| format!("a spec that is not UTF-8: {e}"))?;
+            let body =
+                std::str::from_utf8(body).map_err(|e| format!("a spec that is not UTF-8: {e}"))?;
             crate::engine::spec_from_json(&module, body)
         }
         Some("versioned") => Ok(Export::Versioned(text("path")?)),
         Some("error") => {
             let detail = text("detail")?;
             Err(match text("category")?.as_str() {
-                "load" => EvalError::Load { module, reason: detail },
-                "exception" => EvalError::Exception { module, message: detail },
-                "no-spec" => EvalError::NoSpec { module, found: detail },
-                "timeout" => EvalError::Timeout { module, limit: limits.time },
-                "memory" => EvalError::OutOfMemory { module, limit: limits.memory_bytes },
-                "too-large" => EvalError::SpecTooLarge { module, limit: MAX_SPEC_JSON_BYTES },
-                "child" => EvalError::Child { module, reason: detail },
+                "load" => EvalError::Load {
+                    module,
+                    reason: detail,
+                },
+                "exception" => EvalError::Exception {
+                    module,
+                    message: detail,
+                },
+                "no-spec" => EvalError::NoSpec {
+                    module,
+                    found: detail,
+                },
+                "timeout" => EvalError::Timeout {
+                    module,
+                    limit: limits.time,
+                },
+                "memory" => EvalError::OutOfMemory {
+                    module,
+                    limit: limits.memory_bytes,
+                },
+                "too-large" => EvalError::SpecTooLarge {
+                    module,
+                    limit: MAX_SPEC_JSON_BYTES,
+                },
+                "child" => EvalError::Child {
+                    module,
+                    reason: detail,
+                },
                 other => return Err(format!("an unknown category {other:?}")),
             })
         }

@@ -188,7 +188,10 @@ impl fmt::Display for EvalError {
                 limit / (1024 * 1024)
             ),
             EvalError::Child { module, reason } => {
-                write!(f, "module {module}: the child process evaluating it {reason}")
+                write!(
+                    f,
+                    "module {module}: the child process evaluating it {reason}"
+                )
             }
         }
     }

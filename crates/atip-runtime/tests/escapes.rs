@@ -238,7 +238,11 @@ fn an_online_run_whose_writes_are_limited_cannot_reach_abstract_unix_sockets() {
         .unwrap();
     assert!(out.stdout_lossy().contains("refused"), "{out:?}");
     assert!(listener.accept().is_err(), "the listener was reached");
-    assert!(!out.sandbox.enforces(&Containment::NoUnixSockets), "{}", out.sandbox);
+    assert!(
+        !out.sandbox.enforces(&Containment::NoUnixSockets),
+        "{}",
+        out.sandbox
+    );
     assert!(
         out.sandbox.enforces(&Containment::NoAbstractUnixSockets),
         "{}",

@@ -109,7 +109,10 @@ fn a_writer_cannot_plant_git_hooks_or_change_git_config_but_git_commit_works() {
     assert!(!dir.path().join(".git/hooks/post-checkout").exists());
     assert_eq!(read(dir.path().join(".git/config")), config);
     assert!(!dir.path().join(".git/info/attributes").exists());
-    assert!(!dir.path().join(".gitmodules").exists(), "held, then removed");
+    assert!(
+        !dir.path().join(".gitmodules").exists(),
+        "held, then removed"
+    );
     assert!(!dir.path().join(".vscode").exists(), "held, then removed");
     // bash is not git: the whole git directory is read-only to it.
     assert!(out.sandbox.enforced.iter().any(|c| matches!(
@@ -169,7 +172,14 @@ fn a_missing_hooks_directory_cannot_be_created_and_is_removed_after_the_run() {
         .block_on(with_home(dir.path(), dir.path()).run(&status))
         .unwrap();
     assert!(out.success(), "{out:?}");
-    assert!(out.sandbox.placeholders.iter().any(|p| p.ends_with(".git/hooks")), "{}", out.sandbox);
+    assert!(
+        out.sandbox
+            .placeholders
+            .iter()
+            .any(|p| p.ends_with(".git/hooks")),
+        "{}",
+        out.sandbox
+    );
     assert!(!dir.path().join(".git/hooks").exists(), "left behind");
 }
 
@@ -336,7 +346,11 @@ fn a_daemon_socket_is_reachable_only_by_its_owner() {
         .unwrap();
     assert!(!out.stdout_lossy().contains("CONNECTED"), "{out:?}");
     assert!(listener.accept().is_err());
-    assert!(out.sandbox.enforces(&Containment::NoUnixSockets), "{}", out.sandbox);
+    assert!(
+        out.sandbox.enforces(&Containment::NoUnixSockets),
+        "{}",
+        out.sandbox
+    );
     // A program called docker may connect.
     let bin = tempfile::tempdir().unwrap();
     let docker = bin.path().join("docker");

@@ -61,16 +61,13 @@ pub(super) fn evaluate(
         End::TooLarge => Err(failed(format!(
             "replied with more than {MAX_REPLY_BYTES} bytes (the cap) and was killed"
         ))),
-        End::ReadFailed(e) => Err(failed(format!(
-            "could not be read ({e}) and was killed"
-        ))),
+        End::ReadFailed(e) => Err(failed(format!("could not be read ({e}) and was killed"))),
         End::Reply(reply) => match status {
             Some(s) if s.success() => match decode_reply(&reply, module, limits) {
                 Ok(result) => result,
-                Err(_) if reply.is_empty() => Err(failed(format!(
-                    "exited without a reply{}",
-                    quote(&stderr)
-                ))),
+                Err(_) if reply.is_empty() => {
+                    Err(failed(format!("exited without a reply{}", quote(&stderr))))
+                }
                 Err(why) => Err(failed(format!("replied with {why}{}", quote(&stderr)))),
             },
             Some(s) => Err(died(s, &stderr, module, limits)),
@@ -82,7 +79,11 @@ pub(super) fn evaluate(
 /// Sends the request, reads the reply and stderr, and waits for the child's end, killing it at
 /// `deadline`: how the reading ended, the exit status (`None` when the child was killed at the
 /// deadline after its reply, or could not be waited for), and the start of stderr.
-fn watch(child: &mut Child, request: &[u8], deadline: Instant) -> (End, Option<ExitStatus>, Vec<u8>) {
+fn watch(
+    child: &mut Child,
+    request: &[u8],
+    deadline: Instant,
+) -> (End, Option<ExitStatus>, Vec<u8>) {
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();

@@ -31,9 +31,9 @@ pub fn serve() -> ExitCode {
         .read_to_end(&mut input);
     let request = match read {
         Err(e) => Err(format!("cannot read the request: {e}")),
-        Ok(_) if input.len() > MAX_REQUEST_BYTES => Err(format!(
-            "a request of more than {MAX_REQUEST_BYTES} bytes"
-        )),
+        Ok(_) if input.len() > MAX_REQUEST_BYTES => {
+            Err(format!("a request of more than {MAX_REQUEST_BYTES} bytes"))
+        }
         Ok(_) => Request::decode(&input),
     };
     let result = match request {

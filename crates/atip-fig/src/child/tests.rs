@@ -43,7 +43,9 @@ fn a_request_survives_the_trip() {
     };
     let bytes = request.encode().unwrap();
     assert_eq!(Request::decode(&bytes).unwrap(), request);
-    let other = String::from_utf8(bytes).unwrap().replace("\"protocol\":1", "\"protocol\":2");
+    let other = String::from_utf8(bytes)
+        .unwrap()
+        .replace("\"protocol\":1", "\"protocol\":2");
     let err = Request::decode(other.as_bytes()).unwrap_err();
     assert!(err.contains("protocol 2 asked"), "{err}");
     assert!(Request::decode(b"{}").is_err());
@@ -52,7 +54,10 @@ fn a_request_survives_the_trip() {
 #[test]
 fn replies_carry_what_the_engine_gives() {
     let dir = package(&[
-        ("t.js", "export default {name:'t',args:{generators:{postProcess:o=>[]}}};"),
+        (
+            "t.js",
+            "export default {name:'t',args:{generators:{postProcess:o=>[]}}};",
+        ),
         ("v.js", "export default () => ({versionedSpecPath: 'v/2'});"),
         ("x.js", "throw new TypeError('boom');"),
         ("n.js", "export default 3;"),
@@ -69,7 +74,8 @@ fn replies_carry_what_the_engine_gives() {
         let decoded = decode_reply(&reply_for(&request), &module, limits(200)).unwrap();
         assert_eq!(decoded, engine.evaluate(name), "{name}");
     }
-    let err = decode_reply(b"{\"protocol\":1,\"result\":\"odd\"}\n", "t.js", limits(1)).unwrap_err();
+    let err =
+        decode_reply(b"{\"protocol\":1,\"result\":\"odd\"}\n", "t.js", limits(1)).unwrap_err();
     assert!(err.contains("unknown result"), "{err}");
     assert!(decode_reply(b"", "t.js", limits(1)).is_err());
 }
@@ -147,13 +153,22 @@ mod unix {
     #[test]
     fn deaths_and_garbage_are_child_errors() {
         let reason = child_reason(run("cat >/dev/null; echo hello", 5000).0);
-        assert!(reason.contains("replied with a header that is not JSON"), "{reason}");
+        assert!(
+            reason.contains("replied with a header that is not JSON"),
+            "{reason}"
+        );
         let reason = child_reason(run("cat >/dev/null", 5000).0);
         assert_eq!(reason, "exited without a reply");
         let reason = child_reason(run("echo boom >&2; exit 3", 5000).0);
-        assert!(reason.contains("failed (exit status: 3); it said: boom"), "{reason}");
+        assert!(
+            reason.contains("failed (exit status: 3); it said: boom"),
+            "{reason}"
+        );
         let reason = child_reason(run("kill -SEGV $$", 5000).0);
-        assert!(reason.contains("was killed by signal 11 (SIGSEGV)"), "{reason}");
+        assert!(
+            reason.contains("was killed by signal 11 (SIGSEGV)"),
+            "{reason}"
+        );
         let reason = child_reason(run("exit 0", 5000).0);
         assert_eq!(reason, "exited without a reply");
         let missing = Isolation::ChildProcess {
@@ -163,7 +178,10 @@ mod unix {
         let dir = package(&[("t.js", "")]);
         let engine = Engine::new(dir.path(), limits(1000)).unwrap();
         let reason = child_reason(missing.evaluate(&engine, "t"));
-        assert!(reason.starts_with("could not be started (/nonexistent/atip"), "{reason}");
+        assert!(
+            reason.starts_with("could not be started (/nonexistent/atip"),
+            "{reason}"
+        );
     }
 
     #[test]

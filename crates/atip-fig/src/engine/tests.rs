@@ -182,7 +182,10 @@ fn a_spec_larger_than_the_cap_is_refused_before_it_is_copied() {
             limit: MAX_SPEC_JSON_BYTES
         }
     );
-    assert!(err.to_string().contains("more than 64 MiB of JSON"), "{err}");
+    assert!(
+        err.to_string().contains("more than 64 MiB of JSON"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -193,7 +196,10 @@ fn long_exception_messages_are_cut() {
         panic!("{err}")
     };
     assert!(message.starts_with("Error: yyy"), "{message}");
-    assert_eq!(message.chars().count(), "Error: ".len() + MAX_MESSAGE_CHARS + 1);
+    assert_eq!(
+        message.chars().count(),
+        "Error: ".len() + MAX_MESSAGE_CHARS + 1
+    );
     assert!(message.ends_with('…'));
 }
 
@@ -205,5 +211,8 @@ fn a_fifo_is_not_a_module_and_does_not_block() {
     // SAFETY: a valid, NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     let err = engine(&dir).evaluate("t").unwrap_err();
-    assert!(err.to_string().contains("module refused: not a file"), "{err}");
+    assert!(
+        err.to_string().contains("module refused: not a file"),
+        "{err}"
+    );
 }

@@ -108,6 +108,40 @@ pub(crate) fn build(
     }
 }
 
+/// git settings every sandboxed run gets, through git's `GIT_CONFIG_COUNT` variables (after
+/// any the environment already holds): no automatic maintenance inside a run. git starts it
+/// detached after `commit`, `fetch` or `merge` (`git maintenance run --auto --detach`, or
+/// `gc --auto` in the background), which needs a session of its own — the sandbox refuses
+/// `setsid`, and a detached process would outlive the run's time limit and the kill of its
+/// process group. The person's own git does the maintenance later.
+pub const GIT_SETTINGS: &[(&str, &str)] =
+    &[("maintenance.auto", "false"), ("gc.autoDetach", "false")];
+
+/// Adds [`GIT_SETTINGS`] to `vars` (a child's whole environment) as `GIT_CONFIG_KEY_<n>` /
+/// `GIT_CONFIG_VALUE_<n>` after the `GIT_CONFIG_COUNT` settings it already holds.
+pub(crate) fn add_git_settings(vars: &mut Vec<(OsString, OsString)>) {
+    let count = vars
+        .iter()
+        .find(|(k, _)| k == "GIT_CONFIG_COUNT")
+        .and_then(|(_, v)| v.to_str()?.parse::<usize>().ok())
+        .unwrap_or(0);
+    vars.retain(|(k, _)| k != "GIT_CONFIG_COUNT");
+    for (i, (key, value)) in GIT_SETTINGS.iter().enumerate() {
+        vars.push((
+            format!("GIT_CONFIG_KEY_{}", count + i).into(),
+            (*key).into(),
+        ));
+        vars.push((
+            format!("GIT_CONFIG_VALUE_{}", count + i).into(),
+            (*value).into(),
+        ));
+    }
+    vars.push((
+        "GIT_CONFIG_COUNT".into(),
+        (count + GIT_SETTINGS.len()).to_string().into(),
+    ));
+}
+
 /// The value of `key` in the environment a child started with these settings gets
 /// (declared variables aside, which only add to it).
 pub(crate) fn child_var(

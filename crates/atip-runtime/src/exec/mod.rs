@@ -683,8 +683,14 @@ impl Runner {
                 ),
             }));
         }
-        let child_env =
+        let mut child_env =
             environment::build(&self.settings.env_base, &self.settings.env, &invocation.env);
+        if self.sandbox.is_enabled() {
+            let vars = child_env
+                .vars
+                .get_or_insert_with(|| std::env::vars_os().collect());
+            environment::add_git_settings(vars);
+        }
         prepared.report.env_removed = child_env.removed;
         // The values of the secret variables the command gets are redacted by value from its
         // output, streamed or not.

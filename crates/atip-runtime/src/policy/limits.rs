@@ -13,7 +13,12 @@ pub fn default_memory_bytes() -> u64 {
 #[cfg(all(unix, feature = "exec"))]
 fn physical_memory() -> Option<u64> {
     // SAFETY: sysconf only reads configuration values.
-    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
     let pages = u64::try_from(pages).ok().filter(|p| *p > 0)?;
     let size = u64::try_from(size).ok().filter(|s| *s > 0)?;
     Some(pages.saturating_mul(size))

@@ -533,8 +533,7 @@ pub(super) fn prepare_on(
     if shown.any() || shown.scratch_bytes.is_some() {
         report.enforced.push(Containment::Limits(shown));
     }
-    if scratch.is_some() && plan.limits.scratch_bytes.is_some() && shown.scratch_bytes.is_none()
-    {
+    if scratch.is_some() && plan.limits.scratch_bytes.is_some() && shown.scratch_bytes.is_none() {
         report.not_enforced.push(
             "size of the scratch directory: no mount namespace here, so a run can fill the \
              disk through it"
@@ -658,8 +657,7 @@ fn shield(
     scratch_access: u64,
     report: &mut SandboxReport,
 ) -> Result<Option<(super::mounts::Mounts, Option<u64>)>, SandboxError> {
-    let shield =
-        super::protect::plan(target, &plan.places, owner, &plan.credentials);
+    let shield = super::protect::plan(target, &plan.places, owner, &plan.credentials);
     report.not_enforced.extend(shield.notes.iter().cloned());
     use super::mounts::{available, Entry, Mounts};
     let entry = if joined {
@@ -686,7 +684,12 @@ fn shield(
     }
     if !shield.pins.is_empty() || !shield.link_pins.is_empty() {
         report.enforced.push(Containment::Pinned {
-            paths: shield.pins.iter().chain(&shield.link_pins).cloned().collect(),
+            paths: shield
+                .pins
+                .iter()
+                .chain(&shield.link_pins)
+                .cloned()
+                .collect(),
         });
     }
     if !shield.hidden.is_empty() {
@@ -702,11 +705,13 @@ fn shield(
     let mounts = Mounts::prepare(
         shield,
         entry,
-        scratch.zip(scratch_bytes).map(|(dir, bytes)| (dir, bytes, scratch_access)),
+        scratch
+            .zip(scratch_bytes)
+            .map(|(dir, bytes)| (dir, bytes, scratch_access)),
     )
-        .map_err(|e| SandboxError {
-            message: format!("cannot set up the sandbox (mounts): {e}"),
-        })?;
+    .map_err(|e| SandboxError {
+        message: format!("cannot set up the sandbox (mounts): {e}"),
+    })?;
     Ok(Some((mounts, scratch_bytes)))
 }
 
@@ -731,6 +736,7 @@ mod tests {
             program: None,
             credentials: Vec::new(),
             unix_sockets: Vec::new(),
+            make_dirs: Vec::new(),
         }
     }
 

@@ -447,6 +447,9 @@ pub(crate) struct Plan {
     pub credentials: Vec<protect::Grant>,
     /// The pathname Unix sockets the policy lets every run reach.
     pub unix_sockets: Vec<PathBuf>,
+    /// Declared directories (`filesystem.paths` entries ending in `/`) that do not exist: made
+    /// empty for the run so that it may write there, removed after it if still empty.
+    pub make_dirs: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -503,6 +506,16 @@ impl Plan {
                 Some(paths)
             }
         };
+        let make_dirs = match (&writes, effects.filesystem_write()) {
+            (Some(_), Some(true)) => declared
+                .iter()
+                .flat_map(|paths| paths.iter())
+                .filter(|p| p.ends_with('/'))
+                .filter_map(|p| declared_path(p, working_dir).ok())
+                .filter(|p| !p.exists() && p.parent().is_some_and(Path::is_dir))
+                .collect(),
+            _ => Vec::new(),
+        };
         let declared_paths = match (&writes, effects.filesystem_write()) {
             (Some(paths), Some(true)) if declared.is_some_and(|p| !p.is_empty()) => paths.clone(),
             _ => Vec::new(),
@@ -517,6 +530,7 @@ impl Plan {
             program: program.map(Path::to_path_buf),
             credentials: sandbox.credentials.clone(),
             unix_sockets: Vec::new(),
+            make_dirs,
             writes,
             reads: sandbox.readable.clone(),
             no_network: effects.network == Some(false) && !sandbox.allow_network,
@@ -594,6 +608,8 @@ pub(crate) struct Prepared {
     program_name: Option<String>,
     #[cfg(target_os = "linux")]
     child: Option<child::ChildSetup>,
+    /// Declared directories made for the run: removed after it if still empty.
+    _made: Vec<protect::placeholders::Held>,
 }
 
 /// Why a sandbox could not be set up.
@@ -641,6 +657,7 @@ pub(crate) fn prepare(
             program_name: None,
             #[cfg(target_os = "linux")]
             child: None,
+            _made: Vec::new(),
         });
     }
     let scratch = if plan.needs_scratch() {
@@ -651,6 +668,16 @@ pub(crate) fn prepare(
         None
     };
     let scratch_path = scratch.as_ref().map(|d| d.path().to_path_buf());
+    // Declared directories that do not exist yet, made for the run (they must exist to be
+    // granted).
+    let mut made = Vec::new();
+    for dir in &plan.make_dirs {
+        if let Ok(Some(held)) =
+            protect::placeholders::hold(dir, protect::placeholders::Kind::Scaffold)
+        {
+            made.push(held);
+        }
+    }
     #[cfg(target_os = "linux")]
     {
         let (child, mut report) = linux::prepare(plan, scratch_path.as_deref(), program)?;
@@ -666,6 +693,7 @@ pub(crate) fn prepare(
             egress,
             program_name: plan.program_name.clone(),
             child: Some(child),
+            _made: made,
         })
     }
     #[cfg(not(target_os = "linux"))]
@@ -695,6 +723,7 @@ pub(crate) fn prepare(
             scratch,
             egress: None,
             program_name: None,
+            _made: made,
         })
     }
 }

@@ -165,8 +165,8 @@ impl Mounts {
         let mut scratch_rule = None;
         if let Some((dir, bytes, access)) = scratch {
             if let Some(path) = c_path(dir) {
-                let options = CString::new(format!("size={bytes},mode=0700"))
-                    .map_err(io::Error::other)?;
+                let options =
+                    CString::new(format!("size={bytes},mode=0700")).map_err(io::Error::other)?;
                 scratch_rule = Some((path.clone(), access));
                 steps.push((depth(dir), Step::Scratch { path, options }));
             }
@@ -201,7 +201,10 @@ impl Mounts {
         // SAFETY: open, landlock_add_rule and close on a NUL-terminated path owned by `self`
         // and a struct on the stack.
         unsafe {
-            let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+            let fd = libc::open(
+                path.as_ptr(),
+                libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+            );
             if fd < 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -317,7 +320,13 @@ fn pin_link(path: &CStr) -> io::Result<()> {
             name[prefix.len() + i] = digits[len - 1 - i];
         }
         let name = name.as_ptr().cast::<libc::c_char>();
-        let rc = libc::mount(name, name, std::ptr::null(), libc::MS_BIND, std::ptr::null());
+        let rc = libc::mount(
+            name,
+            name,
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        );
         let e = io::Error::last_os_error();
         libc::close(fd);
         if rc != 0 {

@@ -196,10 +196,7 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
             ],
         );
     } else if rules.no_unix {
-        map.insert(
-            libc::SYS_socket,
-            vec![arg(0, SeccompCmpOp::Eq, AF_UNIX)?],
-        );
+        map.insert(libc::SYS_socket, vec![arg(0, SeccompCmpOp::Eq, AF_UNIX)?]);
     }
     let filter = SeccompFilter::new(
         map,

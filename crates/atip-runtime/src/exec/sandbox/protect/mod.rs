@@ -266,10 +266,7 @@ impl<'a> Builder<'a> {
     /// Keeps `p` as it is: read-only if it exists (a symbolic link pinned and its target
     /// read-only), held as `missing` says if it does not; the directories above it pinned.
     fn protect(&mut self, p: &Path, missing: Missing) {
-        if self.named(p)
-            || !self.is_writable(p)
-            || self.shield.read_only.iter().any(|x| x == p)
-        {
+        if self.named(p) || !self.is_writable(p) || self.shield.read_only.iter().any(|x| x == p) {
             return;
         }
         self.share(p);
@@ -514,11 +511,10 @@ fn hide_stores(
         grants.iter().any(|g| {
             program.is_some_and(|p| program_matches(&g.program, p))
                 && (path == g.path || path.starts_with(&g.path))
-        })
-            || target
-                .listed_sockets
-                .iter()
-                .any(|l| path == l || l.starts_with(path))
+        }) || target
+            .listed_sockets
+            .iter()
+            .any(|l| path == l || l.starts_with(path))
     };
     let var = |name: &str| places.var(name);
     let mut hide = |path: PathBuf| {

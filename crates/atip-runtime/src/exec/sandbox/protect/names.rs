@@ -125,7 +125,11 @@ pub const IN_ROOT: &[Protected] = &[
         "a coding agent's rules and MCP servers",
         "Cursor: Rules, MCP",
     ),
-    r(".codex", "a coding agent's configuration", "Codex CLI: config.toml"),
+    r(
+        ".codex",
+        "a coding agent's configuration",
+        "Codex CLI: config.toml",
+    ),
     r(
         ".gemini",
         "a coding agent's settings and MCP servers",
@@ -196,24 +200,55 @@ pub const IN_ROOT: &[Protected] = &[
 /// Protected in the home directory when a run may write there (the agent works in `~`, or `~`
 /// is granted).
 pub const IN_HOME: &[Protected] = &[
-    f(".bashrc", "run by every interactive bash", "bash(1): INVOCATION"),
-    f(".bash_profile", "run by bash login shells", "bash(1): INVOCATION"),
-    f(".bash_login", "run by bash login shells", "bash(1): INVOCATION"),
-    f(".bash_logout",
+    f(
+        ".bashrc",
+        "run by every interactive bash",
+        "bash(1): INVOCATION",
+    ),
+    f(
+        ".bash_profile",
+        "run by bash login shells",
+        "bash(1): INVOCATION",
+    ),
+    f(
+        ".bash_login",
+        "run by bash login shells",
+        "bash(1): INVOCATION",
+    ),
+    f(
+        ".bash_logout",
         "run when a bash login shell exits",
         "bash(1): INVOCATION",
     ),
     f(".profile", "run by login shells", "sh(1), bash(1)"),
-    f(".zshrc", "run by every interactive zsh", "zsh: STARTUP/SHUTDOWN FILES"),
-    f(".zprofile", "run by zsh login shells", "zsh: STARTUP/SHUTDOWN FILES"),
+    f(
+        ".zshrc",
+        "run by every interactive zsh",
+        "zsh: STARTUP/SHUTDOWN FILES",
+    ),
+    f(
+        ".zprofile",
+        "run by zsh login shells",
+        "zsh: STARTUP/SHUTDOWN FILES",
+    ),
     f(".zshenv", "run by every zsh", "zsh: STARTUP/SHUTDOWN FILES"),
-    f(".zlogin", "run by zsh login shells", "zsh: STARTUP/SHUTDOWN FILES"),
-    p(".config/fish", "fish's start-up files", "fish: Configuration files"),
-    f(".inputrc",
+    f(
+        ".zlogin",
+        "run by zsh login shells",
+        "zsh: STARTUP/SHUTDOWN FILES",
+    ),
+    p(
+        ".config/fish",
+        "fish's start-up files",
+        "fish: Configuration files",
+    ),
+    f(
+        ".inputrc",
         "readline key bindings, which can run shell commands",
         "readline(3)",
     ),
-    f(".pam_environment",
+    f(
+        ".pam_environment",
         "variables set at every login",
         "pam_env.conf(5)",
     ),
@@ -222,7 +257,8 @@ pub const IN_HOME: &[Protected] = &[
         "variables of the user's service manager",
         "environment.d(5)",
     ),
-    f(".xprofile",
+    f(
+        ".xprofile",
         "run when an X session starts",
         "display managers' session scripts",
     ),
@@ -232,7 +268,8 @@ pub const IN_HOME: &[Protected] = &[
         "display managers' session scripts",
     ),
     p(".xinitrc", "run by startx", "xinit(1)"),
-    f(".gitconfig",
+    f(
+        ".gitconfig",
         "git configuration whose settings run programs",
         "git-config(1): FILES",
     ),
@@ -303,10 +340,19 @@ pub const IN_HOME: &[Protected] = &[
     ),
     f(".vimrc", "run by vim at start", "vim: :help vimrc"),
     p(".vim", "plug-ins vim loads", "vim: :help runtimepath"),
-    p(".config/nvim", "Neovim's start-up files", "Neovim: :help init.lua"),
+    p(
+        ".config/nvim",
+        "Neovim's start-up files",
+        "Neovim: :help init.lua",
+    ),
     f(".emacs", "run by Emacs at start", "Emacs manual: Init File"),
-    p(".emacs.d", "run by Emacs at start", "Emacs manual: Init File"),
-    f(".tmux.conf",
+    p(
+        ".emacs.d",
+        "run by Emacs at start",
+        "Emacs manual: Init File",
+    ),
+    f(
+        ".tmux.conf",
         "run by tmux at start; can run shell commands",
         "tmux(1)",
     ),
@@ -341,11 +387,7 @@ pub const IN_HOME: &[Protected] = &[
         "a coding agent's settings and MCP servers",
         "Gemini CLI: settings.json",
     ),
-    p(
-        ".cursor",
-        "a coding agent's MCP servers",
-        "Cursor: MCP",
-    ),
+    p(".cursor", "a coding agent's MCP servers", "Cursor: MCP"),
 ];
 
 /// Protected where a variable of the run's environment points, when that is inside a writable
@@ -382,7 +424,12 @@ pub const IN_VARIABLES: &[(&str, &str, &str, Hold)] = &[
         "programs a desktop session starts",
         Hold::Dir,
     ),
-    ("XDG_CONFIG_HOME", "fish", "fish's start-up files", Hold::Dir),
+    (
+        "XDG_CONFIG_HOME",
+        "fish",
+        "fish's start-up files",
+        Hold::Dir,
+    ),
     (
         "XDG_CONFIG_HOME",
         "direnv",
@@ -413,7 +460,12 @@ pub const IN_VARIABLES: &[(&str, &str, &str, Hold)] = &[
         "the toolchains every cargo and rustc command runs",
         Hold::Dir,
     ),
-    ("ZDOTDIR", ".zshrc", "run by every interactive zsh", Hold::File(b"")),
+    (
+        "ZDOTDIR",
+        ".zshrc",
+        "run by every interactive zsh",
+        Hold::File(b""),
+    ),
     ("ZDOTDIR", ".zshenv", "run by every zsh", Hold::File(b"")),
     (
         "GIT_CONFIG_GLOBAL",
@@ -432,7 +484,10 @@ mod tests {
         for entry in IN_ROOT.iter().chain(IN_HOME) {
             assert!(!entry.path.starts_with('/'), "{entry:?}");
             assert!(!entry.path.contains(".."), "{entry:?}");
-            assert!(!entry.why.is_empty() && !entry.source.is_empty(), "{entry:?}");
+            assert!(
+                !entry.why.is_empty() && !entry.source.is_empty(),
+                "{entry:?}"
+            );
         }
         let mut root: Vec<_> = IN_ROOT.iter().map(|e| e.path).collect();
         root.sort_unstable();

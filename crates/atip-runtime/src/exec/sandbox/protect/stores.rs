@@ -79,11 +79,22 @@ const POSTGRES: &[&str] = &[
     "dropdb",
     "pg_isready",
 ];
-const MYSQL: &[&str] = &["mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump"];
+const MYSQL: &[&str] = &[
+    "mysql",
+    "mysqldump",
+    "mysqladmin",
+    "mariadb",
+    "mariadb-dump",
+];
 
 /// Credential stores.
 pub const CREDENTIAL_STORES: &[Store] = &[
-    s(&[Home(".ssh")], SSH, "ssh keys and agent configuration", "ssh(1): FILES"),
+    s(
+        &[Home(".ssh")],
+        SSH,
+        "ssh keys and agent configuration",
+        "ssh(1): FILES",
+    ),
     s(
         &[
             Home(".aws"),
@@ -117,7 +128,10 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "kubectl: Organizing cluster access using kubeconfig files",
     ),
     s(
-        &[Home(".docker/config.json"), Under("DOCKER_CONFIG", "config.json")],
+        &[
+            Home(".docker/config.json"),
+            Under("DOCKER_CONFIG", "config.json"),
+        ],
         &["docker", "docker-compose"],
         "registry credentials",
         "docker login; docker(1): DOCKER_CONFIG",
@@ -185,7 +199,12 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "Terraform Cloud tokens",
         "Terraform: CLI configuration file",
     ),
-    s(&[Config("hub")], &["hub"], "GitHub tokens", "hub(1): CONFIGURATION"),
+    s(
+        &[Config("hub")],
+        &["hub"],
+        "GitHub tokens",
+        "hub(1): CONFIGURATION",
+    ),
     s(
         &[Home(".password-store"), Var("PASSWORD_STORE_DIR")],
         &["pass"],
@@ -198,7 +217,12 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "a Vault token",
         "Vault: Token helpers",
     ),
-    s(&[Config("doctl")], &["doctl"], "DigitalOcean tokens", "doctl auth"),
+    s(
+        &[Config("doctl")],
+        &["doctl"],
+        "DigitalOcean tokens",
+        "doctl auth",
+    ),
     s(
         &[
             Home(".pgpass"),
@@ -251,8 +275,18 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "Pulumi tokens",
         "Pulumi: Environment variables",
     ),
-    s(&[Home(".fly")], &["fly", "flyctl"], "Fly.io tokens", "flyctl: Configuration"),
-    s(&[Home(".oci")], &["oci"], "Oracle Cloud keys", "OCI CLI: Configuration"),
+    s(
+        &[Home(".fly")],
+        &["fly", "flyctl"],
+        "Fly.io tokens",
+        "flyctl: Configuration",
+    ),
+    s(
+        &[Home(".oci")],
+        &["oci"],
+        "Oracle Cloud keys",
+        "OCI CLI: Configuration",
+    ),
     s(
         &[
             Home(".composer/auth.json"),
@@ -285,7 +319,10 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "Gradle: Build environment",
     ),
     s(
-        &[Home(".nuget/NuGet/NuGet.Config"), Config("NuGet/NuGet.Config")],
+        &[
+            Home(".nuget/NuGet/NuGet.Config"),
+            Config("NuGet/NuGet.Config"),
+        ],
         &["dotnet", "nuget"],
         "package source passwords",
         "NuGet: Common NuGet configurations",
@@ -321,7 +358,11 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "GNOME Keyring",
     ),
     s(
-        &[Home(".mozilla"), Config("google-chrome"), Config("chromium")],
+        &[
+            Home(".mozilla"),
+            Config("google-chrome"),
+            Config("chromium"),
+        ],
         &["firefox", "google-chrome", "chromium"],
         "browsers' cookies and saved passwords",
         "browsers' profile directories",
@@ -347,7 +388,10 @@ pub const DAEMON_SOCKETS: &[Store] = &[
         "containerd(8)",
     ),
     s(
-        &[Absolute("/run/podman/podman.sock"), Runtime("podman/podman.sock")],
+        &[
+            Absolute("/run/podman/podman.sock"),
+            Runtime("podman/podman.sock"),
+        ],
         &["podman"],
         "the Podman service",
         "podman-system-service(1)",
@@ -395,7 +439,11 @@ pub const SESSION_SOCKETS: &[Store] = &[
         "systemd(1)",
     ),
     s(
-        &[Absolute("/tmp/.X11-unix"), Runtime("wayland-0"), Runtime("wayland-1")],
+        &[
+            Absolute("/tmp/.X11-unix"),
+            Runtime("wayland-0"),
+            Runtime("wayland-1"),
+        ],
         &[],
         "the display: keystrokes into any window",
         "Xserver(1), Wayland",
@@ -461,7 +509,12 @@ pub(crate) fn resolve(
 /// Every variable the tables read, for the runner to look up in its and the child's
 /// environment.
 pub(crate) fn variables() -> Vec<&'static str> {
-    let mut names = vec!["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "TMUX_TMPDIR"];
+    let mut names = vec![
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR",
+        "TMUX_TMPDIR",
+    ];
     for store in CREDENTIAL_STORES
         .iter()
         .chain(DAEMON_SOCKETS)
@@ -505,7 +558,13 @@ mod tests {
         );
         assert!(resolve(Runtime("bus"), Some(&home), &var).is_empty());
         let names = variables();
-        for name in ["GH_CONFIG_DIR", "KUBECONFIG", "GNUPGHOME", "PGPASSFILE", "PATH"] {
+        for name in [
+            "GH_CONFIG_DIR",
+            "KUBECONFIG",
+            "GNUPGHOME",
+            "PGPASSFILE",
+            "PATH",
+        ] {
             assert!(names.contains(&name), "{name}");
         }
     }
@@ -513,8 +572,14 @@ mod tests {
     #[test]
     fn every_store_has_a_place_and_a_source() {
         for store in CREDENTIAL_STORES.iter().chain(DAEMON_SOCKETS) {
-            assert!(!store.at.is_empty() && !store.owners.is_empty(), "{store:?}");
-            assert!(!store.source.is_empty() && !store.what.is_empty(), "{store:?}");
+            assert!(
+                !store.at.is_empty() && !store.owners.is_empty(),
+                "{store:?}"
+            );
+            assert!(
+                !store.source.is_empty() && !store.what.is_empty(),
+                "{store:?}"
+            );
         }
     }
 }

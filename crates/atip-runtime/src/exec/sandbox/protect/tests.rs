@@ -1,6 +1,10 @@
 use super::*;
 
-fn target<'a>(roots: &'a [PathBuf], declared: &'a [PathBuf], program: Option<&'a Path>) -> Target<'a> {
+fn target<'a>(
+    roots: &'a [PathBuf],
+    declared: &'a [PathBuf],
+    program: Option<&'a Path>,
+) -> Target<'a> {
     Target {
         writable: Some(roots),
         working_dir: &roots[0],
@@ -29,7 +33,10 @@ fn a_repository_is_read_only_to_every_program_but_git() {
     for p in [".git", ".mcp.json"] {
         assert!(shield.read_only.contains(&root.join(p)), "{p}: {shield:?}");
     }
-    assert!(!shield.read_only.contains(&root.join(".git/config")), "the whole directory");
+    assert!(
+        !shield.read_only.contains(&root.join(".git/config")),
+        "the whole directory"
+    );
     // Names that do not exist are held, and go with the shield.
     let held = shield.placeholders();
     for p in [".vscode", ".envrc", ".gitmodules", ".claude"] {
@@ -51,11 +58,19 @@ fn git_writes_its_directory_but_not_what_runs_programs() {
     let git = bin.path().join("git");
     std::fs::write(&git, "").unwrap();
     let roots = [root.clone()];
-    let shield = plan(&target(&roots, &[], Some(&git)), &Places::default(), None, &[]);
+    let shield = plan(
+        &target(&roots, &[], Some(&git)),
+        &Places::default(),
+        None,
+        &[],
+    );
     assert!(shield.pins.contains(&root.join(".git")), "{shield:?}");
     assert!(!shield.read_only.contains(&root.join(".git")));
     for p in ["config", "hooks", "info", "commondir", "config.worktree"] {
-        assert!(shield.read_only.contains(&root.join(".git").join(p)), "{p}: {shield:?}");
+        assert!(
+            shield.read_only.contains(&root.join(".git").join(p)),
+            "{p}: {shield:?}"
+        );
     }
     assert_eq!(std::fs::read(root.join(".git/commondir")).unwrap(), b".\n");
     drop(shield);
@@ -71,7 +86,12 @@ fn declared_paths_stay_writable_and_nested_repositories_are_held() {
     git_repo(&root.join("a/b/inner"));
     let roots = [root.clone()];
     let declared = [root.join(".git/config"), root.join(".vscode")];
-    let shield = plan(&target(&roots, &declared, None), &Places::default(), None, &[]);
+    let shield = plan(
+        &target(&roots, &declared, None),
+        &Places::default(),
+        None,
+        &[],
+    );
     // Declaring a path inside the repository gives git's rules, without that path.
     assert!(!shield.read_only.contains(&root.join(".git")));
     assert!(!shield.read_only.contains(&root.join(".git/config")));
@@ -119,11 +139,17 @@ fn stores_are_hidden_from_every_program_but_their_owners_and_grantees() {
         hidden("cat", &[]),
         [h(".ssh"), h(".aws"), kubeconfig.clone(), h(".netrc")]
     );
-    assert_eq!(hidden("ssh", &[]), [h(".aws"), kubeconfig.clone(), h(".netrc")]);
+    assert_eq!(
+        hidden("ssh", &[]),
+        [h(".aws"), kubeconfig.clone(), h(".netrc")]
+    );
     assert_eq!(hidden("kubectl", &[]), [h(".ssh"), h(".aws"), h(".netrc")]);
     let grant = Grant {
         program: "c*".into(),
         path: h(".aws"),
     };
-    assert_eq!(hidden("cat", &[grant]), [h(".ssh"), kubeconfig, h(".netrc")]);
+    assert_eq!(
+        hidden("cat", &[grant]),
+        [h(".ssh"), kubeconfig, h(".netrc")]
+    );
 }
