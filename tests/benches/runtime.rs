@@ -503,6 +503,58 @@ fn filter_rows(report: &mut Report, since: SystemTime, bytes: f64) {
     }
 }
 
+/// A workspace of 10,000 directories (10 × 10 × 100, plus the 110 above them) with a
+/// repository at every tenth second-level directory.
+fn workspace(root: &std::path::Path) -> usize {
+    let mut made = 0;
+    for a in 0..10 {
+        for b in 0..10 {
+            let mid = root.join(format!("a{a}/b{b}"));
+            if b == 0 {
+                std::fs::create_dir_all(mid.join(".git")).unwrap();
+            }
+            for c in 0..100 {
+                std::fs::create_dir_all(mid.join(format!("c{c}"))).unwrap();
+                made += 1;
+            }
+        }
+    }
+    made + 110
+}
+
+/// Every directory under `dir`, read as a plain walk does (the floor).
+fn walk(dir: &std::path::Path) -> usize {
+    let mut n = 1;
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            n += walk(&entry.path());
+        }
+    }
+    n
+}
+
+/// Finding the repositories under a writable root before a run (issue 44): the bounded
+/// breadth-first search, vs a plain recursive walk of the same tree.
+fn discover(c: &mut Criterion) {
+    use atip_runtime::exec::sandbox::protect::git;
+    let dir = tempfile::tempdir().unwrap();
+    let made = workspace(dir.path());
+    assert_eq!(made, 10_110);
+    let found = git::find(dir.path(), git::MAX_DEPTH, git::MAX_DIRECTORIES);
+    assert_eq!(found.work_trees.len(), 10);
+    assert_eq!(
+        found.directories, 10_111,
+        "the root and every directory, once"
+    );
+    let mut g = c.benchmark_group("discover");
+    g.sample_size(20).measurement_time(Duration::from_secs(6));
+    g.bench_function("floor", |b| b.iter(|| walk(black_box(dir.path()))));
+    g.bench_function("find", |b| {
+        b.iter(|| git::find(black_box(dir.path()), git::MAX_DEPTH, git::MAX_DIRECTORIES))
+    });
+    g.finish();
+}
+
 fn main() {
     let since = SystemTime::now();
     let mut c = Criterion::default()
@@ -510,6 +562,7 @@ fn main() {
         .configure_from_args();
     // First, while the process is small; the exec group then grows it on purpose.
     exec(&mut c);
+    discover(&mut c);
     compile(&mut c);
     real_aws(&mut c);
     dispatch(&mut c);
@@ -624,6 +677,23 @@ fn main() {
         1.3,
         since,
     );
+    report.ratio(
+        "find the repositories in a workspace of 10,110 directories before a run (target ≤ 20 ms) vs a plain recursive `read_dir` walk",
+        ("discover", "find"),
+        ("discover", "floor"),
+        1.5,
+        since,
+    );
+    if let Some(find) = median_ns("discover", "find", since) {
+        report.row(
+            "(absolute) finding the repositories of 10,110 directories",
+            report::time(find),
+            "20 ms".into(),
+            format!("{:.2}×", find / 20e6),
+            "≤ 1×",
+            find <= 20e6,
+        );
+    }
     filter_rows(&mut report, since, filtered_bytes as f64);
     report.ratio(
         "format a tool result from 1 MiB of JSON of many small arrays (`Output::format`: redact, detect, fit, cut as text) vs `serde_json::from_str::<Value>` of it",

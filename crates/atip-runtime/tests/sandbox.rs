@@ -243,6 +243,27 @@ fn resource_limits_from_the_policy_apply() {
         out.status
     );
     assert!(out.duration < Duration::from_secs(10));
+    assert!(
+        out.to_tool_result()
+            .content
+            .contains("CPU-time limit of 1 s"),
+        "the result says which limit: {}",
+        out.to_tool_result().content
+    );
+    // The writer itself stopped at the file-size limit: the result says so.
+    let big = bash(
+        "head -c 5000 /dev/zero > \"$TMPDIR/big2\"",
+        READ_ONLY_OFFLINE,
+    );
+    let out = rt().block_on(r.run(&big)).unwrap();
+    assert_eq!(out.status, ExitStatus::Signal(libc::SIGXFSZ), "{out:?}");
+    assert!(
+        out.to_tool_result()
+            .content
+            .contains("file-size limit of 1000 bytes"),
+        "{}",
+        out.to_tool_result().content
+    );
 }
 
 #[test]

@@ -23,6 +23,40 @@ pub enum ExitStatus {
     Signal(i32),
 }
 
+impl Output {
+    /// Which of the run's resource limits stopped it, when the way it ended says so: killed
+    /// by `SIGXFSZ` (a file reached `limits.fileSizeBytes`), or by `SIGXCPU` or, without a
+    /// timeout, `SIGKILL` under a CPU limit (a process used `limits.cpuSeconds`). A sentence
+    /// naming the limit and the policy field that raises it; the tool result carries it.
+    pub fn limit_hit(&self) -> Option<String> {
+        const SIGXCPU: i32 = 24;
+        const SIGXFSZ: i32 = 25;
+        let ExitStatus::Signal(signal) = self.status else {
+            return None;
+        };
+        let limits = self.sandbox.enforced.iter().find_map(|c| match c {
+            crate::exec::sandbox::Containment::Limits(l) => Some(l),
+            _ => None,
+        })?;
+        match signal {
+            SIGXFSZ => limits.file_size_bytes.map(|n| {
+                format!(
+                    "stopped at the file-size limit of {n} bytes; a policy raises it with \
+                     limits.fileSizeBytes"
+                )
+            }),
+            // The hard limit, a second after the soft one, kills.
+            SIGXCPU | 9 if signal == SIGXCPU || !self.timed_out => limits.cpu_seconds.map(|n| {
+                format!(
+                    "stopped at the CPU-time limit of {n} s; a policy raises it with \
+                     limits.cpuSeconds"
+                )
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl ExitStatus {
     /// Exit code 0.
     pub fn success(self) -> bool {
@@ -204,6 +238,9 @@ impl Output {
             status.push(format!("[timed out after {}]", seconds(self.timeout)));
         } else if options.include_exit_code {
             status.push(format!("[{}]", self.status));
+        }
+        if let Some(limit) = self.limit_hit() {
+            status.push(format!("[{limit}]"));
         }
         if elided > 0 {
             status.push(format!("[output truncated: {elided} array items elided]"));

@@ -11,10 +11,14 @@
 //! | `network: false` | a private network namespace (no interface but a down loopback: no TCP, UDP, ICMP or abstract Unix sockets) where unprivileged user namespaces are allowed, and Landlock TCP bind/connect denial (ABI 4+) in any case |
 //! | `network: true` or undeclared, with the policy's egress rules ([`crate::policy::Egress`]) | a private network namespace whose only way out is the egress proxy ([`crate::exec::egress`]), which reaches the allowed hosts; Landlock TCP connect only to the proxy's port (ABI 4+); no sockets but IPv4, IPv6, netlink and stream socket pairs (seccomp). Refused where no network namespace can be had, and with [`Sandbox::off`] |
 //! | writes limited, or `network: false` | no connection to abstract Unix sockets created outside the sandbox (X11, D-Bus: Landlock ABI 6+) and, on ABI 9+, to pathname Unix sockets outside writable paths |
+//! | writes in a writable root | by allow-list ([`protect`]): every repository under it read-only to every program but git, and to git but for what git writes; the protected names read-only, held by a placeholder when missing; the directories that hold them mount points, so nothing is renamed and replaced |
+//! | every run but offline and egress ones | no Unix sockets (seccomp) unless the program owns a daemon's socket or the policy lists one (`Policy::unix_sockets`); such runs find the session's sockets hidden |
+//! | every run | credential stores and daemon sockets empty to every program but their owners, wherever the tools' variables put them; resource limits ([`crate::policy::ResourceLimits`]: memory, processes, file size, a tmpfs scratch directory); no automatic git maintenance ([`crate::exec::environment::GIT_SETTINGS`]) |
 //! | always | one session and process group with no controlling terminal, which no process of the run can leave (seccomp refuses `setsid` and `setpgid`), so the whole tree is killed with it; no terminal input injection (`TIOCSTI`, `TIOCLINUX`); no capabilities (also for a root runner); `no_new_privs`; descriptors the host left open do not reach it; Landlock signal scoping (ABI 6+: no signals to processes outside the sandbox); the policy's resource limits (`setrlimit`) |
 //!
 //! Not contained anywhere: reads (effects say nothing reliable about them; a caller can confine
-//! them with [`Sandbox::confine_reads`]); pathname Unix sockets before Landlock ABI 9; mode,
+//! them with [`Sandbox::confine_reads`]); other pathname Unix sockets of a run that may open
+//! Unix sockets, before Landlock ABI 9; a repository the run creates below a writable root; mode,
 //! owner and time changes by a command that may write (Landlock has no right for them, and the
 //! system-call filter cannot tell paths apart); and anything an undeclared (unknown) effect
 //! leaves open — unknown effects get no file or network limit, the policy asks a person
@@ -103,8 +107,8 @@ impl Sandbox {
 
     /// Lets programs whose file name matches `program` (a glob: `terraform`, `aws*`) see the
     /// credential store or daemon socket at `path` (`~/` is the home directory), which the
-    /// sandbox otherwise hides from every program but its owners ([`protect::CREDENTIAL_STORES`],
-    /// [`protect::DAEMON_SOCKETS`]).
+    /// sandbox otherwise hides from every program but its owners
+    /// ([`protect::stores::CREDENTIAL_STORES`], [`protect::stores::DAEMON_SOCKETS`]).
     #[must_use]
     pub fn credentials(mut self, program: impl Into<String>, path: impl Into<PathBuf>) -> Self {
         let path = path.into();
@@ -224,7 +228,7 @@ pub enum Containment {
     /// whose program owns a daemon's socket, or whose policy lists one, is not held to this.
     NoUnixSockets,
     /// Credential stores and daemon sockets the program does not own, replaced by empty ones
-    /// ([`protect::CREDENTIAL_STORES`], [`protect::DAEMON_SOCKETS`]).
+    /// ([`protect::stores::CREDENTIAL_STORES`], [`protect::stores::DAEMON_SOCKETS`]).
     Hidden {
         /// The paths.
         paths: Vec<PathBuf>,

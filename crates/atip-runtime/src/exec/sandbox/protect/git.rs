@@ -38,7 +38,7 @@ const MAX_MODULE_DEPTH: usize = 4;
 
 /// What the search of one writable root found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct Found {
+pub struct Found {
     /// The directories that hold a `.git` (directory or file), the root's own first.
     pub work_trees: Vec<PathBuf>,
     /// Directories read.
@@ -51,7 +51,7 @@ pub(crate) struct Found {
 /// The repositories at and below `root`, searched breadth-first down to `max_depth` levels and
 /// at most `max_directories` directories. Symbolic links are not followed; a git directory is
 /// not entered (its submodules are found by [`apply`]).
-pub(crate) fn find(root: &Path, max_depth: usize, max_directories: usize) -> Found {
+pub fn find(root: &Path, max_depth: usize, max_directories: usize) -> Found {
     let mut found = Found::default();
     let mut level = vec![root.to_path_buf()];
     for depth in 0..=max_depth {
