@@ -86,10 +86,7 @@ fn options(args: &FigArgs) -> Result<ImportOptions, Failure> {
             memory_bytes: args.memory.max(16).saturating_mul(1024 * 1024),
             ..Limits::default()
         },
-        isolation: {
-            let _ = isolation;
-            Isolation::InProcess
-        },
+        isolation,
         ..ImportOptions::default()
     })
 }

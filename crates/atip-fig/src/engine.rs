@@ -42,7 +42,7 @@ pub const FUNCTION_MARKER: &str = "\u{0}fig:function";
 pub const MAX_MODULE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Largest spec taken from a module, as the UTF-8 bytes of its JSON: 64 MiB (the largest in
-/// @withfig/autocomplete 2.692.3, aws, is about 12 MiB). A larger one is
+/// @withfig/autocomplete 2.692.3, `gcloud/compute.js`'s, is 4 MiB). A larger one is
 /// [`EvalError::SpecTooLarge`]; its text is never copied out of the engine.
 pub const MAX_SPEC_JSON_BYTES: usize = 64 * 1024 * 1024;
 
@@ -140,19 +140,6 @@ impl EvalError {
             EvalError::NoSpec { .. } => "no-spec",
             EvalError::SpecTooLarge { .. } => "too-large",
             EvalError::Child { .. } => "child",
-        }
-    }
-
-    /// The module the error is about (relative to the build directory).
-    pub fn module(&self) -> &str {
-        match self {
-            EvalError::Load { module, .. }
-            | EvalError::Exception { module, .. }
-            | EvalError::Timeout { module, .. }
-            | EvalError::OutOfMemory { module, .. }
-            | EvalError::NoSpec { module, .. }
-            | EvalError::SpecTooLarge { module, .. }
-            | EvalError::Child { module, .. } => module,
         }
     }
 }

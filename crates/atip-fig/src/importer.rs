@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use atip_core::{Document, FlattenOptions, LoadOptions};
 use serde_json::Value;
 
-use crate::child::Isolation;
+use crate::child::{Isolation, Pool};
 use crate::convert::{self, Generator, Stats, Warning};
 use crate::engine::{Engine, EvalError, Export, Limits};
 use crate::error::ImportError;
@@ -81,6 +81,8 @@ pub struct Importer {
     package: Package,
     engine: Engine,
     pub(crate) options: ImportOptions,
+    /// Idle child processes, for [`Isolation::ChildProcess`] (a clone starts with none).
+    children: Pool,
 }
 
 impl Importer {
@@ -95,6 +97,7 @@ impl Importer {
             package,
             engine,
             options,
+            children: Pool::default(),
         })
     }
 
@@ -174,10 +177,13 @@ impl Importer {
                 .map(|(m, v)| (m, Some(v)))
                 .map_err(ImportError::Eval);
         }
-        let isolation = &self.options.isolation;
-        let result = match isolation.evaluate(&self.engine, name) {
+        let evaluate = |name: &str| {
+            self.children
+                .evaluate(&self.options.isolation, &self.engine, name)
+        };
+        let result = match evaluate(name) {
             Ok(Export::Spec(v)) => Ok((module_file(&self.engine, name), v)),
-            Ok(Export::Versioned(path)) => match isolation.evaluate(&self.engine, &path) {
+            Ok(Export::Versioned(path)) => match evaluate(&path) {
                 Ok(Export::Spec(v)) => Ok((module_file(&self.engine, &path), v)),
                 Ok(Export::Versioned(_)) => {
                     return Ok((path, None));

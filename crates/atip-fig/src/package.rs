@@ -7,6 +7,29 @@ use serde_json::Value;
 
 use crate::error::ImportError;
 
+/// Largest `package.json` or `LICENSE` read: 1 MiB (larger ones are taken as missing; an
+/// `index.json` may be as large as a module, [`MAX_MODULE_BYTES`](crate::engine::MAX_MODULE_BYTES)).
+const MAX_METADATA_BYTES: u64 = 1024 * 1024;
+
+/// The text of `path`, refused when it is larger than `cap` bytes (no more than that is read).
+fn read_capped(path: &Path, cap: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    // Opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a file"));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(cap + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > cap {
+        return Err(std::io::Error::other(format!(
+            "larger than {cap} bytes, the most read"
+        )));
+    }
+    Ok(text)
+}
+
 /// An unpacked `@withfig/autocomplete` package: its build directory, name and version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Package {
@@ -43,7 +66,7 @@ impl Package {
                 dir.display()
             )));
         };
-        let meta: Option<Value> = std::fs::read_to_string(top.join("package.json"))
+        let meta: Option<Value> = read_capped(&top.join("package.json"), MAX_METADATA_BYTES)
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok());
         let field = |k: &str| {
@@ -52,7 +75,7 @@ impl Package {
                 .unwrap_or("unknown")
                 .to_owned()
         };
-        let copyright = std::fs::read_to_string(top.join("LICENSE"))
+        let copyright = read_capped(&top.join("LICENSE"), MAX_METADATA_BYTES)
             .ok()
             .and_then(|t| {
                 t.lines()
@@ -122,7 +145,7 @@ impl Package {
     pub fn spec_names(&self) -> Result<Vec<String>, ImportError> {
         let index = self.build.join("index.json");
         let mut names: Vec<String> = if index.is_file() {
-            let text = std::fs::read_to_string(&index)
+            let text = read_capped(&index, crate::engine::MAX_MODULE_BYTES)
                 .map_err(|e| ImportError::Package(format!("{}: {e}", index.display())))?;
             let v: Value = serde_json::from_str(&text)
                 .map_err(|e| ImportError::Package(format!("{}: {e}", index.display())))?;

@@ -142,3 +142,17 @@ fn import_many_reports_every_result_and_the_summary_lists_failures() {
     );
     assert!(report.contains("failed (tool-name): 1"), "{report}");
 }
+
+#[test]
+fn oversized_package_files_are_not_read() {
+    let dir = package(&[("gh.js", "")]);
+    let big = format!(
+        r#"{{"name": "big", "version": "1", "pad": "{}"}}"#,
+        "x".repeat(2 * 1024 * 1024)
+    );
+    std::fs::write(dir.path().join("package.json"), big).unwrap();
+    let p = Package::open(dir.path()).unwrap();
+    assert_eq!(p.name, "unknown");
+    assert_eq!(p.license, None);
+    assert_eq!(p.copyright.as_deref(), Some("Copyright (c) 2021 Someone"));
+}

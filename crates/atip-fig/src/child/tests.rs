@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use super::*;
-use crate::engine::Evaluated;
 
 fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -24,14 +23,16 @@ fn limits(ms: u64) -> Limits {
     }
 }
 
-/// The reply `serve` would write for `request`, evaluated without limiting this process.
-fn reply_for(request: &Request) -> Vec<u8> {
+/// The header and body `serve` would write for `request`, evaluated without limiting this
+/// process.
+fn reply_for(request: &Request) -> (Value, Vec<u8>) {
     let result = serve::evaluate(request);
-    let mut reply = reply_header(&result);
-    if let Ok(Evaluated::Json(text)) = &result {
-        reply.extend_from_slice(text.as_bytes());
-    }
-    reply
+    let header = serde_json::from_slice(&reply_header(&result)).unwrap();
+    let body = match &result {
+        Ok(Evaluated::Json(text)) => text.as_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    (header, body)
 }
 
 #[test]
@@ -41,9 +42,11 @@ fn a_request_survives_the_trip() {
         module: "az/2.53.0.js".into(),
         limits: limits(1500),
     };
-    let bytes = request.encode().unwrap();
-    assert_eq!(Request::decode(&bytes).unwrap(), request);
-    let other = String::from_utf8(bytes)
+    let line = request.encode().unwrap();
+    assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+    assert!(line.ends_with(b"\n"));
+    assert_eq!(Request::decode(&line).unwrap(), request);
+    let other = String::from_utf8(line)
         .unwrap()
         .replace("\"protocol\":1", "\"protocol\":2");
     let err = Request::decode(other.as_bytes()).unwrap_err();
@@ -71,13 +74,15 @@ fn replies_carry_what_the_engine_gives() {
             module: module.clone(),
             limits: limits(200),
         };
-        let decoded = decode_reply(&reply_for(&request), &module, limits(200)).unwrap();
+        let (header, body) = reply_for(&request);
+        let decoded = decode_reply(&header, &body, &module, limits(200)).unwrap();
         assert_eq!(decoded, engine.evaluate(name), "{name}");
     }
-    let err =
-        decode_reply(b"{\"protocol\":1,\"result\":\"odd\"}\n", "t.js", limits(1)).unwrap_err();
+    let odd = json!({"protocol": 1, "result": "odd"});
+    let err = decode_reply(&odd, b"", "t.js", limits(1)).unwrap_err();
     assert!(err.contains("unknown result"), "{err}");
-    assert!(decode_reply(b"", "t.js", limits(1)).is_err());
+    let old = json!({"protocol": 0, "result": "spec"});
+    assert!(decode_reply(&old, b"{}", "t.js", limits(1)).is_err());
 }
 
 #[cfg(unix)]
@@ -86,16 +91,28 @@ mod unix {
 
     use super::*;
 
-    /// A child that is `sh -c SCRIPT`, evaluating `t.js` of a package under `ms` milliseconds.
+    /// A child that is `sh -c SCRIPT`.
+    fn shell(script: &str) -> Isolation {
+        Isolation::ChildProcess {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+        }
+    }
+
+    /// The reply header and spec a script prints for a spec of `json`.
+    fn spec_reply(json: &str) -> String {
+        format!(
+            r#"printf '%s\n%s' '{{"protocol":1,"result":"spec","bytes":{}}}' '{json}'"#,
+            json.len()
+        )
+    }
+
+    /// `sh -c SCRIPT` evaluating `t.js` of a package under `ms` milliseconds.
     fn run(script: &str, ms: u64) -> (Result<Export, EvalError>, Duration) {
         let dir = package(&[("t.js", "export default {name:'t'};")]);
         let engine = Engine::new(dir.path(), limits(ms)).unwrap();
-        let isolation = Isolation::ChildProcess {
-            program: "/bin/sh".into(),
-            args: vec!["-c".into(), script.into()],
-        };
         let start = Instant::now();
-        let result = isolation.evaluate(&engine, "t");
+        let result = shell(script).evaluate(&engine, "t");
         (result, start.elapsed())
     }
 
@@ -111,10 +128,8 @@ mod unix {
 
     #[test]
     fn a_reply_is_a_spec() {
-        let (result, _) = run(
-            r#"cat >/dev/null; printf '{"protocol":1,"result":"spec"}\n{"name":"from-child"}'"#,
-            5000,
-        );
+        let script = format!("read -r r; {}", spec_reply(r#"{"name":"from-child"}"#));
+        let (result, _) = run(&script, 5000);
         assert_eq!(
             result.unwrap(),
             Export::Spec(serde_json::json!({"name": "from-child"}))
@@ -127,7 +142,7 @@ mod unix {
         let file = out.path().join("request.json");
         let (result, _) = run(
             &format!(
-                r#"cat > '{}'; printf '{{"protocol":1,"result":"versioned","path":"t/2"}}\n'"#,
+                r#"read -r r; printf '%s' "$r" > '{}'; printf '{{"protocol":1,"result":"versioned","path":"t/2"}}\n'"#,
                 file.display()
             ),
             5000,
@@ -140,24 +155,57 @@ mod unix {
     }
 
     #[test]
+    fn a_child_serves_many_modules_until_anything_fails() {
+        let out = tempfile::tempdir().unwrap();
+        let starts = out.path().join("starts");
+        let dir = package(&[("t.js", ""), ("u.js", "")]);
+        let engine = Engine::new(dir.path(), limits(5000)).unwrap();
+        let serving = |reply: &str| {
+            shell(&format!(
+                "echo start >> '{}'; while read -r r; do {reply}; done",
+                starts.display()
+            ))
+        };
+        let started = || std::fs::read_to_string(&starts).unwrap().lines().count();
+        let pool = Pool::default();
+        let good = serving(&spec_reply(r#"{"name":"t"}"#));
+        for name in ["t", "u", "t"] {
+            assert!(pool.evaluate(&good, &engine, name).is_ok());
+        }
+        assert_eq!(started(), 1);
+        drop(pool);
+        let pool = Pool::default();
+        let bad = serving(
+            r#"printf '%s\n' '{"protocol":1,"result":"error","category":"exception","detail":"no"}'"#,
+        );
+        for name in ["t", "u"] {
+            let err = pool.evaluate(&bad, &engine, name).unwrap_err();
+            assert_eq!(err.category(), "exception", "{err}");
+        }
+        assert_eq!(started(), 3);
+    }
+
+    #[test]
     fn a_child_that_never_ends_is_killed_at_the_time_limit() {
         let (result, elapsed) = run("exec sleep 100", 300);
         assert_eq!(result.unwrap_err().category(), "timeout");
         assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
         // Also when it closed its output (an empty reply) and lingers.
-        let (result, elapsed) = run("cat >/dev/null; exec >&- 2>&-; sleep 100", 300);
+        let (result, elapsed) = run("read -r r; exec >&- 2>&-; sleep 100", 300);
         assert_eq!(result.unwrap_err().category(), "timeout");
         assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
     }
 
     #[test]
     fn deaths_and_garbage_are_child_errors() {
-        let reason = child_reason(run("cat >/dev/null; echo hello", 5000).0);
+        let reason = child_reason(run("read -r r; echo hello", 5000).0);
         assert!(
             reason.contains("replied with a header that is not JSON"),
             "{reason}"
         );
-        let reason = child_reason(run("cat >/dev/null", 5000).0);
+        let reason = child_reason(run("read -r r", 5000).0);
+        assert_eq!(reason, "exited without a reply");
+        let reason = child_reason(run("exit 0", 5000).0);
         assert_eq!(reason, "exited without a reply");
         let reason = child_reason(run("echo boom >&2; exit 3", 5000).0);
         assert!(
@@ -169,8 +217,14 @@ mod unix {
             reason.contains("was killed by signal 11 (SIGSEGV)"),
             "{reason}"
         );
-        let reason = child_reason(run("exit 0", 5000).0);
-        assert_eq!(reason, "exited without a reply");
+        let reason = child_reason(
+            run(
+                r#"read -r r; printf '{"protocol":1,"result":"spec","bytes":9}\n{}'"#,
+                5000,
+            )
+            .0,
+        );
+        assert_eq!(reason, "stopped in the middle of its reply");
         let missing = Isolation::ChildProcess {
             program: "/nonexistent/atip".into(),
             args: vec![],
@@ -198,11 +252,25 @@ mod unix {
     }
 
     #[test]
-    fn a_reply_past_the_cap_is_refused_without_reading_it_all() {
-        let (result, elapsed) = run("exec head -c 100000000 /dev/zero", 20_000);
+    fn replies_past_the_caps_are_refused_without_reading_them() {
+        let (result, elapsed) = run("read -r r; exec head -c 100000000 /dev/zero", 20_000);
         let reason = child_reason(result);
         assert!(
-            reason.contains(&format!("more than {MAX_REPLY_BYTES} bytes (the cap)")),
+            reason.contains(&format!(
+                "a header line longer than {MAX_HEADER_BYTES} bytes (the cap)"
+            )),
+            "{reason}"
+        );
+        assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+        let (result, elapsed) = run(
+            r#"read -r r; printf '{"protocol":1,"result":"spec","bytes":100000000}\n'; exec sleep 100"#,
+            20_000,
+        );
+        let reason = child_reason(result);
+        assert!(
+            reason.contains(&format!(
+                "announced a spec of 100000000 bytes, more than {MAX_SPEC_JSON_BYTES} (the cap)"
+            )),
             "{reason}"
         );
         assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
@@ -214,13 +282,10 @@ mod unix {
         std::fs::create_dir_all(dir.path().join("build")).unwrap();
         std::fs::write(dir.path().join("build/t.js"), "export default {name:'no'};").unwrap();
         let options = crate::ImportOptions {
-            isolation: Isolation::ChildProcess {
-                program: "/bin/sh".into(),
-                args: vec![
-                    "-c".into(),
-                    r#"cat >/dev/null; printf '{"protocol":1,"result":"spec"}\n{"name":"t","description":"from the child"}'"#.into(),
-                ],
-            },
+            isolation: shell(&format!(
+                "while read -r r; do {}; done",
+                spec_reply(r#"{"name":"t","description":"from the child"}"#)
+            )),
             ..crate::ImportOptions::default()
         };
         let importer =
