@@ -191,7 +191,7 @@ mod unix {
         assert_eq!(result.unwrap_err().category(), "timeout");
         assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
         // Also when it closed its output (an empty reply) and lingers.
-        let (result, elapsed) = run("read -r r; exec >&- 2>&-; sleep 100", 300);
+        let (result, elapsed) = run("read -r r; exec >&- 2>&-; exec sleep 100", 300);
         assert_eq!(result.unwrap_err().category(), "timeout");
         assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
     }
