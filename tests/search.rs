@@ -252,7 +252,7 @@ fn meta_tools_search_describe_and_run_in_one_turn() {
         names,
         ["search_commands", "describe_command", "run_command"]
     );
-    assert_eq!(meta.commands().len(), 14, "policies see the real commands");
+    assert_eq!(meta.commands().len(), 20, "policies see the real commands");
     let repo = tempfile::tempdir().unwrap();
     assert!(std::process::Command::new("git")
         .args(["init", "-q"])

@@ -222,7 +222,7 @@ fn check(provider: &str, code: i32, stdout: &str, stderr: &str, dir: &Path, seen
         "{provider}"
     );
     // The transcript: tools sent, each call, its decision, its filtered result.
-    assert!(stderr.contains("→ 14 tools sent"), "{stderr}");
+    assert!(stderr.contains("→ 20 tools sent"), "{stderr}");
     assert!(stderr.contains("max_count?: integer"), "{stderr}");
     assert!(
         stderr.contains("← call git_status {\"short\":true}"),

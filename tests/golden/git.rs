@@ -1349,6 +1349,539 @@ mod atip_generated {
             &mut self.globals
         }
     }
+    /// Download objects and refs from a remote
+    ///
+    /// Runs `git fetch`; tool name `git_fetch`.
+    ///
+    /// Effects: not destructive, reversible, idempotent, network, reads files, writes files, deletes no files, timeout 30s.
+    #[derive(Clone, Default)]
+    pub struct Fetch {
+        /// The remote's name or URL (default: the branch's upstream, else origin)
+        ///
+        /// Positional argument.
+        pub repository: Option<String>,
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+        /// Fetch every remote
+        ///
+        /// Flag `--all`.
+        pub all: bool,
+        /// Remove remote-tracking branches that no longer exist on the remote
+        ///
+        /// Flag `--prune`.
+        pub prune: bool,
+        /// Also fetch every tag
+        ///
+        /// Flag `--tags`.
+        pub tags: bool,
+        /// Suppress progress and feedback
+        ///
+        /// Flag `--quiet`.
+        pub quiet: bool,
+    }
+    impl std::fmt::Debug for Fetch {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "Fetch", f)
+        }
+    }
+    impl PartialEq for Fetch {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl Fetch {
+        /// Creates the command with every optional parameter unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `repository`.
+        #[must_use]
+        pub fn repository(mut self, value: impl Into<String>) -> Self {
+            self.repository = Some(value.into());
+            self
+        }
+        /// Sets `all` (`--all`).
+        #[must_use]
+        #[inline]
+        pub fn all(mut self, value: bool) -> Self {
+            self.all = value;
+            self
+        }
+        /// Sets `prune` (`--prune`).
+        #[must_use]
+        #[inline]
+        pub fn prune(mut self, value: bool) -> Self {
+            self.prune = value;
+            self
+        }
+        /// Sets `tags` (`--tags`).
+        #[must_use]
+        #[inline]
+        pub fn tags(mut self, value: bool) -> Self {
+            self.tags = value;
+            self
+        }
+        /// Sets `quiet` (`--quiet`).
+        #[must_use]
+        #[inline]
+        pub fn quiet(mut self, value: bool) -> Self {
+            self.quiet = value;
+            self
+        }
+    }
+    impl Command for Fetch {
+        const NAME: &'static str = "git_fetch";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["fetch"];
+        const EFFECTS: Effects = E7;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[9]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(
+                &[
+                    &self.repository,
+                    &self.globals.no_pager,
+                    &self.all,
+                    &self.prune,
+                    &self.tags,
+                    &self.quiet,
+                ],
+            );
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                repository: args.field("repository"),
+                globals: Globals::from_arguments(args),
+                all: args.field("all"),
+                prune: args.field("prune"),
+                tags: args.field("tags"),
+                quiet: args.field("quiet"),
+            }
+        }
+    }
+    impl SetGlobals for Fetch {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
+    /// Join another branch's history into the current branch
+    ///
+    /// Runs `git merge`; tool name `git_merge`.
+    ///
+    /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
+    #[derive(Clone)]
+    pub struct Merge {
+        /// The branch or commit to merge
+        ///
+        /// Positional argument.
+        pub commit: String,
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+        /// Always make a merge commit
+        ///
+        /// Flag `--no-ff`.
+        pub no_ff: bool,
+        /// Refuse unless the merge is a fast-forward
+        ///
+        /// Flag `--ff-only`.
+        pub ff_only: bool,
+        /// The merge commit's message
+        ///
+        /// Flag `-m`.
+        pub message: Option<String>,
+        /// Abandon a merge that stopped on conflicts
+        ///
+        /// Flag `--abort`.
+        pub abort: bool,
+    }
+    impl std::fmt::Debug for Merge {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "Merge", f)
+        }
+    }
+    impl PartialEq for Merge {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl Merge {
+        /// Creates the command from its required parameters (`commit`); optional ones start unset.
+        pub fn new(commit: impl Into<String>) -> Self {
+            Self {
+                commit: commit.into(),
+                no_ff: Default::default(),
+                ff_only: Default::default(),
+                message: Default::default(),
+                abort: Default::default(),
+                globals: Default::default(),
+            }
+        }
+        /// Sets `no-ff` (`--no-ff`).
+        #[must_use]
+        #[inline]
+        pub fn no_ff(mut self, value: bool) -> Self {
+            self.no_ff = value;
+            self
+        }
+        /// Sets `ff-only` (`--ff-only`).
+        #[must_use]
+        #[inline]
+        pub fn ff_only(mut self, value: bool) -> Self {
+            self.ff_only = value;
+            self
+        }
+        /// Sets `message` (`-m`).
+        #[must_use]
+        pub fn message(mut self, value: impl Into<String>) -> Self {
+            self.message = Some(value.into());
+            self
+        }
+        /// Sets `abort` (`--abort`).
+        #[must_use]
+        #[inline]
+        pub fn abort(mut self, value: bool) -> Self {
+            self.abort = value;
+            self
+        }
+    }
+    impl Command for Merge {
+        const NAME: &'static str = "git_merge";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["merge"];
+        const EFFECTS: Effects = E8;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[10]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(
+                &[
+                    &self.commit,
+                    &self.globals.no_pager,
+                    &self.no_ff,
+                    &self.ff_only,
+                    &self.message,
+                    &self.abort,
+                ],
+            );
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                commit: args.field("commit"),
+                globals: Globals::from_arguments(args),
+                no_ff: args.field("no_ff"),
+                ff_only: args.field("ff_only"),
+                message: args.field("message"),
+                abort: args.field("abort"),
+            }
+        }
+    }
+    impl SetGlobals for Merge {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
+    /// Replay the current branch's commits on top of another base
+    ///
+    /// Runs `git rebase`; tool name `git_rebase`.
+    ///
+    /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
+    #[derive(Clone, Default)]
+    pub struct Rebase {
+        /// The branch to replay onto (default: the upstream)
+        ///
+        /// Positional argument.
+        pub upstream: Option<String>,
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+        /// Abandon a rebase that stopped on conflicts
+        ///
+        /// Flag `--abort`.
+        pub abort: bool,
+        /// Go on after resolving conflicts
+        ///
+        /// Flag `--continue`.
+        pub r#continue: bool,
+    }
+    impl std::fmt::Debug for Rebase {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "Rebase", f)
+        }
+    }
+    impl PartialEq for Rebase {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl Rebase {
+        /// Creates the command with every optional parameter unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `upstream`.
+        #[must_use]
+        pub fn upstream(mut self, value: impl Into<String>) -> Self {
+            self.upstream = Some(value.into());
+            self
+        }
+        /// Sets `abort` (`--abort`).
+        #[must_use]
+        #[inline]
+        pub fn abort(mut self, value: bool) -> Self {
+            self.abort = value;
+            self
+        }
+        /// Sets `continue` (`--continue`).
+        #[must_use]
+        #[inline]
+        pub fn r#continue(mut self, value: bool) -> Self {
+            self.r#continue = value;
+            self
+        }
+    }
+    impl Command for Rebase {
+        const NAME: &'static str = "git_rebase";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["rebase"];
+        const EFFECTS: Effects = E8;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[11]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(
+                &[&self.upstream, &self.globals.no_pager, &self.abort, &self.r#continue],
+            );
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                upstream: args.field("upstream"),
+                globals: Globals::from_arguments(args),
+                abort: args.field("abort"),
+                r#continue: args.field("continue"),
+            }
+        }
+    }
+    impl SetGlobals for Rebase {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
+    /// Pack objects and remove unreachable ones past their expiry
+    ///
+    /// Runs `git gc`; tool name `git_gc`.
+    ///
+    /// Effects: not destructive, not reversible, idempotent, no network, reads files, writes files, deletes files, timeout 30s.
+    #[derive(Clone, Default)]
+    pub struct Gc {
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+        /// Suppress progress
+        ///
+        /// Flag `--quiet`.
+        pub quiet: bool,
+    }
+    impl std::fmt::Debug for Gc {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "Gc", f)
+        }
+    }
+    impl PartialEq for Gc {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl Gc {
+        /// Creates the command with every optional parameter unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// Sets `quiet` (`--quiet`).
+        #[must_use]
+        #[inline]
+        pub fn quiet(mut self, value: bool) -> Self {
+            self.quiet = value;
+            self
+        }
+    }
+    impl Command for Gc {
+        const NAME: &'static str = "git_gc";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["gc"];
+        const EFFECTS: Effects = E9;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[12]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(&[&self.globals.no_pager, &self.quiet]);
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+                quiet: args.field("quiet"),
+            }
+        }
+    }
+    impl SetGlobals for Gc {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
+    /// Check out a branch in a new working tree
+    ///
+    /// Runs `git worktree add`; tool name `git_worktree_add`.
+    ///
+    /// Effects: not destructive, reversible, not idempotent, no network, reads files, writes files, deletes no files, timeout 30s.
+    #[derive(Clone)]
+    pub struct WorktreeAdd {
+        /// Where the new working tree goes (inside the current directory)
+        ///
+        /// Positional argument.
+        pub path: PathBuf,
+        /// What to check out (default: a new branch named after the path)
+        ///
+        /// Positional argument.
+        pub commit_ish: Option<String>,
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+        /// Create this branch for the new working tree
+        ///
+        /// Flag `-b`.
+        pub branch: Option<String>,
+    }
+    impl std::fmt::Debug for WorktreeAdd {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "WorktreeAdd", f)
+        }
+    }
+    impl PartialEq for WorktreeAdd {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl WorktreeAdd {
+        /// Creates the command from its required parameters (`path`); optional ones start unset.
+        pub fn new(path: impl Into<PathBuf>) -> Self {
+            Self {
+                path: path.into(),
+                commit_ish: Default::default(),
+                branch: Default::default(),
+                globals: Default::default(),
+            }
+        }
+        /// Sets `commit-ish`.
+        #[must_use]
+        pub fn commit_ish(mut self, value: impl Into<String>) -> Self {
+            self.commit_ish = Some(value.into());
+            self
+        }
+        /// Sets `branch` (`-b`).
+        #[must_use]
+        pub fn branch(mut self, value: impl Into<String>) -> Self {
+            self.branch = Some(value.into());
+            self
+        }
+    }
+    impl Command for WorktreeAdd {
+        const NAME: &'static str = "git_worktree_add";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["worktree", "add"];
+        const EFFECTS: Effects = E10;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[13]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(&[&self.path, &self.commit_ish, &self.globals.no_pager, &self.branch]);
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                path: args.field("path"),
+                commit_ish: args.field("commit_ish"),
+                globals: Globals::from_arguments(args),
+                branch: args.field("branch"),
+            }
+        }
+    }
+    impl SetGlobals for WorktreeAdd {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
+    /// List the working trees
+    ///
+    /// Runs `git worktree list`; tool name `git_worktree_list`.
+    ///
+    /// Effects: not destructive, reversible, idempotent, no network, reads files, writes no files, deletes no files, timeout 30s.
+    #[derive(Clone, Default)]
+    pub struct WorktreeList {
+        /// The global options; their setters are those of [`SetGlobals`] (in scope with `use <module>::prelude::*;`).
+        pub globals: Globals,
+    }
+    impl std::fmt::Debug for WorktreeList {
+        #[inline]
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            __private::debug_command(self, "WorktreeList", f)
+        }
+    }
+    impl PartialEq for WorktreeList {
+        #[inline]
+        fn eq(&self, other: &Self) -> bool {
+            __private::same_command(self, other)
+        }
+    }
+    impl WorktreeList {
+        /// Creates the command with every optional parameter unset.
+        #[inline]
+        pub fn new() -> Self {
+            Self::default()
+        }
+    }
+    impl Command for WorktreeList {
+        const NAME: &'static str = "git_worktree_list";
+        const PROGRAM: &'static str = PROGRAM;
+        const PATH: &'static [&'static str] = &["worktree", "list"];
+        const EFFECTS: Effects = E1;
+        const TRUST: Option<TrustSource> = TRUST;
+        fn tool() -> &'static ToolSpec {
+            &TOOLS.as_slice()[14]
+        }
+        fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
+            visit(&[&self.globals.no_pager]);
+        }
+        fn from_arguments(args: &mut Arguments<'_>) -> Self {
+            Self {
+                globals: Globals::from_arguments(args),
+            }
+        }
+    }
+    impl SetGlobals for WorktreeList {
+        #[inline]
+        fn globals_mut(&mut self) -> &mut Globals {
+            &mut self.globals
+        }
+    }
     /// Delete untracked files from the working tree
     ///
     /// Runs `git clean`; tool name `git_clean`.
@@ -1463,10 +1996,10 @@ mod atip_generated {
         const NAME: &'static str = "git_clean";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["clean"];
-        const EFFECTS: Effects = E7;
+        const EFFECTS: Effects = E11;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[9]
+            &TOOLS.as_slice()[15]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
@@ -1599,10 +2132,10 @@ mod atip_generated {
         const NAME: &'static str = "git_reset";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["reset"];
-        const EFFECTS: Effects = E8;
+        const EFFECTS: Effects = E12;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[10]
+            &TOOLS.as_slice()[16]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
@@ -1711,10 +2244,10 @@ mod atip_generated {
         const NAME: &'static str = "git_stash";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["stash"];
-        const EFFECTS: Effects = E9;
+        const EFFECTS: Effects = E13;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[11]
+            &TOOLS.as_slice()[17]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(
@@ -1779,7 +2312,7 @@ mod atip_generated {
         const EFFECTS: Effects = E1;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[12]
+            &TOOLS.as_slice()[18]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.globals.no_pager]);
@@ -1861,10 +2394,10 @@ mod atip_generated {
         const NAME: &'static str = "git_stash_pop";
         const PROGRAM: &'static str = PROGRAM;
         const PATH: &'static [&'static str] = &["stash", "pop"];
-        const EFFECTS: Effects = E10;
+        const EFFECTS: Effects = E14;
         const TRUST: Option<TrustSource> = TRUST;
         fn tool() -> &'static ToolSpec {
-            &TOOLS.as_slice()[13]
+            &TOOLS.as_slice()[19]
         }
         fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field])) {
             visit(&[&self.stash, &self.globals.no_pager, &self.index, &self.quiet]);
@@ -1890,7 +2423,7 @@ mod atip_generated {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
-            paths: None,
+            paths: Some(Borrowed(&[Borrowed("./.git/")])),
         })
         .with_network(false)
         .with_idempotent(true)
@@ -1906,7 +2439,7 @@ mod atip_generated {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
-    /// The merged effects of `git_status`, `git_log`, `git_diff`, `git_stash_list`.
+    /// The merged effects of `git_status`, `git_log`, `git_diff`, `git_worktree_list`, `git_stash_list`.
     const E1: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
@@ -2037,8 +2570,96 @@ mod atip_generated {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
-    /// The merged effects of `git_clean`.
+    /// The merged effects of `git_fetch`.
     const E7: Effects = Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: Some(true),
+            write: Some(true),
+            delete: Some(false),
+            paths: None,
+        })
+        .with_network(true)
+        .with_idempotent(true)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_modifies(Borrowed(&[Borrowed("remote-tracking branch")]))
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: Some(::atip_runtime::StdinMode::None),
+            prompts: Some(false),
+            tty: Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: Some(Borrowed("0-1s")),
+            timeout: Some(Borrowed("30s")),
+        });
+    /// The merged effects of `git_merge`, `git_rebase`.
+    const E8: Effects = Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: Some(true),
+            write: Some(true),
+            delete: Some(false),
+            paths: None,
+        })
+        .with_network(false)
+        .with_idempotent(false)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_modifies(Borrowed(&[Borrowed("branch"), Borrowed("working tree")]))
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: Some(::atip_runtime::StdinMode::None),
+            prompts: Some(false),
+            tty: Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: Some(Borrowed("0-1s")),
+            timeout: Some(Borrowed("30s")),
+        });
+    /// The merged effects of `git_gc`.
+    const E9: Effects = Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: Some(true),
+            write: Some(true),
+            delete: Some(true),
+            paths: None,
+        })
+        .with_network(false)
+        .with_idempotent(true)
+        .with_reversible(false)
+        .with_destructive(false)
+        .with_deletes(Borrowed(&[Borrowed("unreachable object past its expiry")]))
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: Some(::atip_runtime::StdinMode::None),
+            prompts: Some(false),
+            tty: Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: Some(Borrowed("0-1s")),
+            timeout: Some(Borrowed("30s")),
+        });
+    /// The merged effects of `git_worktree_add`.
+    const E10: Effects = Effects::UNKNOWN
+        .with_filesystem(::atip_runtime::FilesystemEffects {
+            read: Some(true),
+            write: Some(true),
+            delete: Some(false),
+            paths: None,
+        })
+        .with_network(false)
+        .with_idempotent(false)
+        .with_reversible(true)
+        .with_destructive(false)
+        .with_creates(Borrowed(&[Borrowed("working tree")]))
+        .with_interactive(::atip_runtime::Interactive {
+            stdin: Some(::atip_runtime::StdinMode::None),
+            prompts: Some(false),
+            tty: Some(false),
+        })
+        .with_duration(::atip_runtime::DurationHint {
+            typical: Some(Borrowed("0-1s")),
+            timeout: Some(Borrowed("30s")),
+        });
+    /// The merged effects of `git_clean`.
+    const E11: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -2060,7 +2681,7 @@ mod atip_generated {
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_reset`.
-    const E8: Effects = Effects::UNKNOWN
+    const E12: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -2084,7 +2705,7 @@ mod atip_generated {
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_stash`.
-    const E9: Effects = Effects::UNKNOWN
+    const E13: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -2106,7 +2727,7 @@ mod atip_generated {
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_stash_pop`.
-    const E10: Effects = Effects::UNKNOWN
+    const E14: Effects = Effects::UNKNOWN
         .with_filesystem(::atip_runtime::FilesystemEffects {
             read: Some(true),
             write: Some(true),
@@ -2148,6 +2769,18 @@ mod atip_generated {
         Diff(Diff),
         /// `git_push`
         Push(Push),
+        /// `git_fetch`
+        Fetch(Fetch),
+        /// `git_merge`
+        Merge(Merge),
+        /// `git_rebase`
+        Rebase(Rebase),
+        /// `git_gc`
+        Gc(Gc),
+        /// `git_worktree_add`
+        WorktreeAdd(WorktreeAdd),
+        /// `git_worktree_list`
+        WorktreeList(WorktreeList),
         /// `git_clean`
         Clean(Clean),
         /// `git_reset`
@@ -2171,6 +2804,12 @@ mod atip_generated {
             Switch::NAME,
             Diff::NAME,
             Push::NAME,
+            Fetch::NAME,
+            Merge::NAME,
+            Rebase::NAME,
+            Gc::NAME,
+            WorktreeAdd::NAME,
+            WorktreeList::NAME,
             Clean::NAME,
             Reset::NAME,
             Stash::NAME,
@@ -2190,11 +2829,17 @@ mod atip_generated {
                 Call::Switch(_) => 6,
                 Call::Diff(_) => 7,
                 Call::Push(_) => 8,
-                Call::Clean(_) => 9,
-                Call::Reset(_) => 10,
-                Call::Stash(_) => 11,
-                Call::StashList(_) => 12,
-                Call::StashPop(_) => 13,
+                Call::Fetch(_) => 9,
+                Call::Merge(_) => 10,
+                Call::Rebase(_) => 11,
+                Call::Gc(_) => 12,
+                Call::WorktreeAdd(_) => 13,
+                Call::WorktreeList(_) => 14,
+                Call::Clean(_) => 15,
+                Call::Reset(_) => 16,
+                Call::Stash(_) => 17,
+                Call::StashList(_) => 18,
+                Call::StashPop(_) => 19,
             }
         }
         /// The called command, for what every command can do. One `match` serves every
@@ -2210,6 +2855,12 @@ mod atip_generated {
                 Call::Switch(ref command) => command,
                 Call::Diff(ref command) => command,
                 Call::Push(ref command) => command,
+                Call::Fetch(ref command) => command,
+                Call::Merge(ref command) => command,
+                Call::Rebase(ref command) => command,
+                Call::Gc(ref command) => command,
+                Call::WorktreeAdd(ref command) => command,
+                Call::WorktreeList(ref command) => command,
                 Call::Clean(ref command) => command,
                 Call::Reset(ref command) => command,
                 Call::Stash(ref command) => command,
@@ -2250,20 +2901,26 @@ mod atip_generated {
         }
         /// Each command's tool name and dispatch function, in `dispatch_order`.
         const DISPATCH: &'static [__private::DispatchEntry<Call>] = &[
+            (Gc::NAME, __private::dispatch_to::<Gc, Call>),
             (Add::NAME, __private::dispatch_to::<Add, Call>),
             (Log::NAME, __private::dispatch_to::<Log, Call>),
             (Diff::NAME, __private::dispatch_to::<Diff, Call>),
             (Init::NAME, __private::dispatch_to::<Init, Call>),
             (Push::NAME, __private::dispatch_to::<Push, Call>),
             (Clean::NAME, __private::dispatch_to::<Clean, Call>),
+            (Fetch::NAME, __private::dispatch_to::<Fetch, Call>),
+            (Merge::NAME, __private::dispatch_to::<Merge, Call>),
             (Reset::NAME, __private::dispatch_to::<Reset, Call>),
             (Stash::NAME, __private::dispatch_to::<Stash, Call>),
             (Branch::NAME, __private::dispatch_to::<Branch, Call>),
             (Commit::NAME, __private::dispatch_to::<Commit, Call>),
+            (Rebase::NAME, __private::dispatch_to::<Rebase, Call>),
             (Status::NAME, __private::dispatch_to::<Status, Call>),
             (Switch::NAME, __private::dispatch_to::<Switch, Call>),
             (StashPop::NAME, __private::dispatch_to::<StashPop, Call>),
             (StashList::NAME, __private::dispatch_to::<StashList, Call>),
+            (WorktreeAdd::NAME, __private::dispatch_to::<WorktreeAdd, Call>),
+            (WorktreeList::NAME, __private::dispatch_to::<WorktreeList, Call>),
         ];
         /// The effects of this call: the called command's merged effects and those of the
         /// options it sets that declare effects of their own (`Command::effects`).
@@ -2347,6 +3004,36 @@ mod atip_generated {
             Call::Push(command)
         }
     }
+    impl From<Fetch> for Call {
+        fn from(command: Fetch) -> Self {
+            Call::Fetch(command)
+        }
+    }
+    impl From<Merge> for Call {
+        fn from(command: Merge) -> Self {
+            Call::Merge(command)
+        }
+    }
+    impl From<Rebase> for Call {
+        fn from(command: Rebase) -> Self {
+            Call::Rebase(command)
+        }
+    }
+    impl From<Gc> for Call {
+        fn from(command: Gc) -> Self {
+            Call::Gc(command)
+        }
+    }
+    impl From<WorktreeAdd> for Call {
+        fn from(command: WorktreeAdd) -> Self {
+            Call::WorktreeAdd(command)
+        }
+    }
+    impl From<WorktreeList> for Call {
+        fn from(command: WorktreeList) -> Self {
+            Call::WorktreeList(command)
+        }
+    }
     impl From<Clean> for Call {
         fn from(command: Clean) -> Self {
             Call::Clean(command)
@@ -2376,7 +3063,9 @@ mod atip_generated {
     pub static TOOLS: ToolTable = ToolTable::from_spec_table_v1(
         r#"[[
 ["no_pager","Never send output through a pager","boolean","flag","--no-pager",4],
-["quiet","Suppress feedback messages","boolean","flag","--quiet",0]],
+["quiet","Suppress feedback messages","boolean","flag","--quiet",0],
+["repository","The remote's name or URL (default: the branch's upstream, else origin)","string","argument","repository",0],
+["quiet","Suppress progress and feedback","boolean","flag","--quiet",0]],
 [
 ["git init",["init"],"Create an empty repository, or reinitialise an existing one",[["directory","Directory to create the repository in (default: the current directory)","directory","argument","directory",0],0,["initial_branch","Name of the first branch","string","joined","--initial-branch",0],["bare","Create a bare repository, without a working tree","boolean","flag","--bare",0],["quiet","Print only errors and warnings","boolean","flag","--quiet",0]]],
 ["git status",["status"],"Show the working tree status",[["pathspec","Limit the output to these paths","file","argument","pathspec",2],0,["short","Give the output in the short format","boolean","flag","--short",0],["branch","Show the branch and tracking info, even in short format","boolean","flag","--branch",0],["porcelain","Stable, script-friendly output (porcelain v1)","boolean","flag","--porcelain",0],["untracked_files","How to show untracked files","enum","joined","--untracked-files",0,["no","normal","all"],"normal"]]],
@@ -2386,7 +3075,13 @@ mod atip_generated {
 ["git branch",["branch"],"List, create or delete branches",[["branchname","Branch to create (or, with --delete, to delete); list branches when absent","string","argument","branchname",0],["start_point","Commit the new branch starts at (default: HEAD)","string","argument","start-point",0],0,["delete","Delete the branch; git refuses when it is not fully merged","boolean","flag","--delete",0],["all","List remote-tracking branches too","boolean","flag","--all",0],["show_current","Print the name of the current branch","boolean","flag","--show-current",0],["verbose","Show hash and subject of each branch tip","boolean","flag","--verbose",0]]],
 ["git switch",["switch"],"Switch to a branch, refusing when local changes would be lost",[["branch","Branch to switch to; with --create, the commit the new branch starts at","string","argument","branch",0],0,["create","Create a branch with this name and switch to it","string","joined","--create",0],["detach","Switch to a commit with a detached HEAD","boolean","flag","--detach",0],1]],
 ["git diff",["diff"],"Show changes between the working tree and the index, or between the index and HEAD",[["paths","Limit the diff to these paths","file","argument","paths",2],0,["cached","Compare the index with HEAD (what would be committed)","boolean","flag","--cached",0],["stat","Show a diffstat instead of the patch","boolean","flag","--stat",0],["name_only","Show only the names of changed files","boolean","flag","--name-only",0],["unified","Lines of context around each change","integer","joined","--unified",0]]],
-["git push",["push"],"Update a remote's branches with local commits",[["repository","The remote's name or URL (default: the branch's upstream, else origin)","string","argument","repository",0],["refspec","What to push, e.g. main or HEAD:refs/heads/topic; a refspec starting with + forces the update as --force does, so naming refspecs is treated as forcing","string","argument","refspec",2,null,null,{"reversible":false,"destructive":true}],0,["force","Overwrite the remote branch even when it is not an ancestor of the local one, discarding the remote's commits","boolean","flag","--force",0,null,null,{"reversible":false,"destructive":true}],["force_with_lease","Overwrite the remote branch only if it is where the local remote-tracking branch says","boolean","flag","--force-with-lease",0,null,null,{"reversible":false,"destructive":true}],["set_upstream","Make the pushed branch the upstream of the local one","boolean","flag","--set-upstream",0],["tags","Also push every tag","boolean","flag","--tags",0],["dry_run","Do everything except send the updates","boolean","flag","--dry-run",0],["quiet","Suppress progress and feedback","boolean","flag","--quiet",0]]],
+["git push",["push"],"Update a remote's branches with local commits",[2,["refspec","What to push, e.g. main or HEAD:refs/heads/topic; a refspec starting with + forces the update as --force does, so naming refspecs is treated as forcing","string","argument","refspec",2,null,null,{"reversible":false,"destructive":true}],0,["force","Overwrite the remote branch even when it is not an ancestor of the local one, discarding the remote's commits","boolean","flag","--force",0,null,null,{"reversible":false,"destructive":true}],["force_with_lease","Overwrite the remote branch only if it is where the local remote-tracking branch says","boolean","flag","--force-with-lease",0,null,null,{"reversible":false,"destructive":true}],["set_upstream","Make the pushed branch the upstream of the local one","boolean","flag","--set-upstream",0],["tags","Also push every tag","boolean","flag","--tags",0],["dry_run","Do everything except send the updates","boolean","flag","--dry-run",0],3]],
+["git fetch",["fetch"],"Download objects and refs from a remote",[2,0,["all","Fetch every remote","boolean","flag","--all",0],["prune","Remove remote-tracking branches that no longer exist on the remote","boolean","flag","--prune",0],["tags","Also fetch every tag","boolean","flag","--tags",0],3]],
+["git merge",["merge"],"Join another branch's history into the current branch",[["commit","The branch or commit to merge","string","argument","commit",1],0,["no_ff","Always make a merge commit","boolean","flag","--no-ff",0],["ff_only","Refuse unless the merge is a fast-forward","boolean","flag","--ff-only",0],["message","The merge commit's message","string","separate","-m",0],["abort","Abandon a merge that stopped on conflicts","boolean","flag","--abort",0]]],
+["git rebase",["rebase"],"Replay the current branch's commits on top of another base",[["upstream","The branch to replay onto (default: the upstream)","string","argument","upstream",0],0,["abort","Abandon a rebase that stopped on conflicts","boolean","flag","--abort",0],["continue","Go on after resolving conflicts","boolean","flag","--continue",0]]],
+["git gc",["gc"],"Pack objects and remove unreachable ones past their expiry",[0,["quiet","Suppress progress","boolean","flag","--quiet",0]]],
+["git worktree add",["worktree","add"],"Check out a branch in a new working tree",[["path","Where the new working tree goes (inside the current directory)","directory","argument","path",1],["commit_ish","What to check out (default: a new branch named after the path)","string","argument","commit-ish",0],0,["branch","Create this branch for the new working tree","string","separate","-b",0]]],
+["git worktree list",["worktree","list"],"List the working trees",[0]],
 ["git clean",["clean"],"Delete untracked files from the working tree",[["pathspec","Only clean these paths","file","argument","pathspec",2],0,["force","Actually delete (git refuses without it by default)","boolean","flag","--force",0],["dry_run","Only show what would be deleted","boolean","flag","--dry-run",0],["directories","Also delete untracked directories","boolean","flag","-d",0],["ignored","Also delete ignored files","boolean","flag","-x",0],["exclude","Keep files matching this pattern; repeatable","string","joined","--exclude",2],["quiet","Do not list the deleted files","boolean","flag","--quiet",0]]],
 ["git reset",["reset"],"Move the current branch to a commit and reset the index, and with --hard the working tree",[["commit","Commit to reset to (default: HEAD)","string","argument","commit",0],0,["soft","Keep the index and the working tree","boolean","flag","--soft",0],["mixed","Reset the index but keep the working tree (default)","boolean","flag","--mixed",0],["hard","Reset the index and the working tree: uncommitted changes are lost","boolean","flag","--hard",0],["keep","Reset, but stop if local changes would be lost","boolean","flag","--keep",0],["quiet","Report errors only","boolean","flag","--quiet",0]]],
 ["git stash",["stash"],"Save local changes to a new stash entry and revert the working tree to HEAD (git stash push)",[0,["message","Description of the stash entry","string","joined","--message",0],["include_untracked","Also stash untracked files","boolean","flag","--include-untracked",0],["keep_index","Keep the staged changes in the index","boolean","flag","--keep-index",0],1]],
@@ -2405,6 +3100,12 @@ mod atip_generated {
         (Switch::NAME, Switch::EFFECTS),
         (Diff::NAME, Diff::EFFECTS),
         (Push::NAME, Push::EFFECTS),
+        (Fetch::NAME, Fetch::EFFECTS),
+        (Merge::NAME, Merge::EFFECTS),
+        (Rebase::NAME, Rebase::EFFECTS),
+        (Gc::NAME, Gc::EFFECTS),
+        (WorktreeAdd::NAME, WorktreeAdd::EFFECTS),
+        (WorktreeList::NAME, WorktreeList::EFFECTS),
         (Clean::NAME, Clean::EFFECTS),
         (Reset::NAME, Reset::EFFECTS),
         (Stash::NAME, Stash::EFFECTS),

@@ -30,7 +30,7 @@ fn check_passes_valid_files_with_warnings_on_stderr() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("examples/atip/git.json: ok: 14 commands, 2 warnings"),
+        out.contains("examples/atip/git.json: ok: 20 commands, 2 warnings"),
         "{out}"
     );
     assert!(

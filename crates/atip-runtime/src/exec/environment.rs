@@ -142,6 +142,50 @@ pub(crate) fn add_git_settings(vars: &mut Vec<(OsString, OsString)>) {
     ));
 }
 
+/// Where a run's tools keep things, from the child's environment (the caller's `settings`) and
+/// the runner's: the home directory and every variable the sandbox's tables read.
+pub(crate) fn places(settings: &[(OsString, Option<OsString>)]) -> super::sandbox::protect::Places {
+    use std::path::PathBuf;
+    let mut vars = Vec::new();
+    for name in super::sandbox::protect::stores::variables() {
+        let child = runner_var(settings, name);
+        let own = std::env::var_os(name);
+        for value in [child, own].into_iter().flatten() {
+            let value = PathBuf::from(value);
+            if !value.as_os_str().is_empty() && !vars.iter().any(|(n, v)| n == name && *v == value)
+            {
+                vars.push((name.to_owned(), value));
+            }
+        }
+    }
+    super::sandbox::protect::Places {
+        home: runner_var(settings, "HOME").map(PathBuf::from),
+        vars,
+    }
+}
+
+/// A policy's `unixSockets` as paths: `~/` against the child's home directory,
+/// `$XDG_RUNTIME_DIR/` against its runtime directory; others as written.
+pub(crate) fn unix_sockets(
+    settings: &[(OsString, Option<OsString>)],
+    listed: &[String],
+) -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let var = |key| runner_var(settings, key).map(PathBuf::from);
+    listed
+        .iter()
+        .filter_map(|entry| {
+            if let Some(rest) = entry.strip_prefix("~/") {
+                var("HOME").map(|h| h.join(rest))
+            } else if let Some(rest) = entry.strip_prefix("$XDG_RUNTIME_DIR/") {
+                var("XDG_RUNTIME_DIR").map(|d| d.join(rest))
+            } else {
+                Some(PathBuf::from(entry))
+            }
+        })
+        .collect()
+}
+
 /// The value of `key` in the environment a child started with these settings gets
 /// (declared variables aside, which only add to it).
 pub(crate) fn child_var(
@@ -210,5 +254,53 @@ mod tests {
             .is_none());
         let cleared = build(&EnvBase::Clear, &settings, &declared).vars.unwrap();
         assert_eq!(cleared.len(), 2);
+    }
+
+    #[test]
+    fn git_settings_come_after_the_ones_the_environment_holds() {
+        let mut vars = vec![
+            (OsString::from("GIT_CONFIG_COUNT"), OsString::from("1")),
+            (
+                OsString::from("GIT_CONFIG_KEY_0"),
+                OsString::from("user.name"),
+            ),
+            (OsString::from("GIT_CONFIG_VALUE_0"), OsString::from("t")),
+        ];
+        add_git_settings(&mut vars);
+        let get = |k: &str| {
+            vars.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+        };
+        assert_eq!(get("GIT_CONFIG_COUNT").as_deref(), Some("3"));
+        assert_eq!(get("GIT_CONFIG_KEY_0").as_deref(), Some("user.name"));
+        assert_eq!(get("GIT_CONFIG_KEY_1").as_deref(), Some("maintenance.auto"));
+        assert_eq!(get("GIT_CONFIG_VALUE_1").as_deref(), Some("false"));
+        assert_eq!(get("GIT_CONFIG_KEY_2").as_deref(), Some("gc.autoDetach"));
+        assert_eq!(
+            vars.iter().filter(|(n, _)| n == "GIT_CONFIG_COUNT").count(),
+            1
+        );
+    }
+
+    #[test]
+    fn listed_sockets_resolve_against_the_childs_home_and_runtime_directory() {
+        let settings = vec![
+            (OsString::from("HOME"), Some(OsString::from("/h"))),
+            (
+                OsString::from("XDG_RUNTIME_DIR"),
+                Some(OsString::from("/run/user/7")),
+            ),
+        ];
+        let listed = ["~/s.sock", "$XDG_RUNTIME_DIR/bus", "/abs.sock"].map(String::from);
+        assert_eq!(
+            unix_sockets(&settings, &listed),
+            ["/h/s.sock", "/run/user/7/bus", "/abs.sock"].map(std::path::PathBuf::from)
+        );
+        let places = places(&settings);
+        assert_eq!(places.home.as_deref(), Some(std::path::Path::new("/h")));
+        assert!(places
+            .var("XDG_RUNTIME_DIR")
+            .contains(&"/run/user/7".into()));
     }
 }

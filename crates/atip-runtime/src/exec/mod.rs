@@ -578,7 +578,7 @@ impl Runner {
         let require_sandbox = policy.require_sandbox;
         let path_roots = policy.path_roots_for(&invocation, &working_dir);
         let egress = policy.egress_for(&invocation);
-        let unix_sockets = self.unix_sockets(&policy.unix_sockets);
+        let unix_sockets = environment::unix_sockets(&self.settings.env, &policy.unix_sockets);
         drop(policy);
         self.verified_run(
             invocation,
@@ -659,7 +659,7 @@ impl Runner {
             }
             None => None,
         };
-        let places = self.places();
+        let places = environment::places(&self.settings.env);
         let mut plan = sandbox::Plan::new(
             &self.sandbox,
             &invocation.effects,
@@ -760,47 +760,6 @@ impl Runner {
         result
     }
 
-    /// Where the run's tools keep things, from the child's environment (the caller's
-    /// settings) and the runner's: the home directory and every variable the sandbox's tables
-    /// read.
-    fn places(&self) -> sandbox::protect::Places {
-        let mut vars = Vec::new();
-        for name in sandbox::protect::stores::variables() {
-            let child = environment::runner_var(&self.settings.env, name);
-            let own = std::env::var_os(name);
-            for value in [child, own].into_iter().flatten() {
-                let value = PathBuf::from(value);
-                if !value.as_os_str().is_empty()
-                    && !vars.iter().any(|(n, v)| n == name && *v == value)
-                {
-                    vars.push((name.to_owned(), value));
-                }
-            }
-        }
-        sandbox::protect::Places {
-            home: environment::runner_var(&self.settings.env, "HOME").map(PathBuf::from),
-            vars,
-        }
-    }
-
-    /// The policy's `unixSockets` as paths: `~/` against the child's home directory,
-    /// `$XDG_RUNTIME_DIR/` against its runtime directory; others as written.
-    fn unix_sockets(&self, listed: &[String]) -> Vec<PathBuf> {
-        let var = |key| environment::runner_var(&self.settings.env, key).map(PathBuf::from);
-        listed
-            .iter()
-            .filter_map(|entry| {
-                if let Some(rest) = entry.strip_prefix("~/") {
-                    var("HOME").map(|h| h.join(rest))
-                } else if let Some(rest) = entry.strip_prefix("$XDG_RUNTIME_DIR/") {
-                    var("XDG_RUNTIME_DIR").map(|d| d.join(rest))
-                } else {
-                    Some(PathBuf::from(entry))
-                }
-            })
-            .collect()
-    }
-
     /// Runs `invocation` without consulting the policy — with the same checksum check, sandbox
     /// and limits.
     ///
@@ -819,7 +778,7 @@ impl Runner {
             require_sandbox: self.policy.require_sandbox,
             path_roots: self.policy.path_roots_for(&invocation, &working_dir),
             egress: self.policy.egress_for(&invocation),
-            unix_sockets: self.unix_sockets(&self.policy.unix_sockets),
+            unix_sockets: environment::unix_sockets(&self.settings.env, &self.policy.unix_sockets),
         };
         self.verified_run(invocation, program, &working_dir, gates, None)
             .await

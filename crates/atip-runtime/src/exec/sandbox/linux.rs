@@ -415,8 +415,8 @@ pub(super) fn prepare_on(
 
     // Unix sockets by allow-list: a run opens none unless its program owns a daemon's socket
     // or the policy lists one.
-    let roots = writable_roots(plan);
-    let owner = trusted_program_name(plan, &roots);
+    let roots = plan.writable_roots();
+    let owner = plan.trusted_program_name(&roots);
     let owned = super::protect::owned_sockets(&plan.places, owner.as_deref());
     let listed: Vec<PathBuf> = plan
         .unix_sockets
@@ -482,7 +482,7 @@ pub(super) fn prepare_on(
 
     let joined = ChildSetup::own_user_namespace(network)
         || egress.as_ref().is_some_and(|e| e.user_namespace);
-    let mounts = shield(
+    let mounts = super::mounts::plan(
         plan,
         root,
         joined,
@@ -614,105 +614,6 @@ fn egress_child(
         channel,
         runner: Some(runner),
     })
-}
-
-/// The roots a run may write under, for its protections: its writable paths and the
-/// caller's, or the working directory when writes are not confined.
-fn writable_roots(plan: &Plan) -> Vec<PathBuf> {
-    match &plan.writes {
-        Some(paths) => paths.iter().chain(&plan.extra_writable).cloned().collect(),
-        None => vec![plan.working_dir.clone()],
-    }
-}
-
-/// The program's file name for owning stores and sockets, when it resolves outside every
-/// writable root (a run could have written a program of any name there).
-fn trusted_program_name(plan: &Plan, roots: &[PathBuf]) -> Option<String> {
-    let inside = plan
-        .program
-        .as_ref()
-        .and_then(|p| p.canonicalize().ok())
-        .is_some_and(|real| roots.iter().any(|r| real.starts_with(r)));
-    if inside {
-        None
-    } else {
-        plan.program_name.clone()
-    }
-}
-
-/// The run's mount namespace for `plan` (protected paths, hidden credential stores and
-/// sockets, the scratch directory's size), with the report's lines for it, and the scratch
-/// size it enforces; `None` when there is no mount namespace to be had here.
-///
-/// Every run that can have one gets a user namespace of its own with it, so that its process
-/// limit counts its own processes.
-#[allow(clippy::too_many_arguments)]
-fn shield(
-    plan: &Plan,
-    root: bool,
-    joined: bool,
-    target: &super::protect::Target<'_>,
-    owner: Option<&str>,
-    scratch: Option<&Path>,
-    scratch_access: u64,
-    report: &mut SandboxReport,
-) -> Result<Option<(super::mounts::Mounts, Option<u64>)>, SandboxError> {
-    let shield = super::protect::plan(target, &plan.places, owner, &plan.credentials);
-    report.not_enforced.extend(shield.notes.iter().cloned());
-    use super::mounts::{available, Entry, Mounts};
-    let entry = if joined {
-        Entry::Joined
-    } else if available(root) {
-        Entry::OwnUserNamespace
-    } else if root {
-        Entry::Root
-    } else {
-        if !shield.is_empty() {
-            report.not_enforced.push(
-                "protected paths and credential stores: no mount namespace here \
-                 (unprivileged user namespaces are disabled); see `atip doctor`"
-                    .to_owned(),
-            );
-        }
-        return Ok(None);
-    };
-    report.placeholders = shield.placeholders();
-    if !shield.read_only.is_empty() {
-        report.enforced.push(Containment::ReadOnly {
-            paths: shield.read_only.clone(),
-        });
-    }
-    if !shield.pins.is_empty() || !shield.link_pins.is_empty() {
-        report.enforced.push(Containment::Pinned {
-            paths: shield
-                .pins
-                .iter()
-                .chain(&shield.link_pins)
-                .cloned()
-                .collect(),
-        });
-    }
-    if !shield.hidden.is_empty() {
-        report.enforced.push(Containment::Hidden {
-            paths: shield
-                .hidden
-                .iter()
-                .map(|h| h.path().to_path_buf())
-                .collect(),
-        });
-    }
-    let scratch_bytes = plan.limits.scratch_bytes.filter(|_| scratch.is_some());
-    let mounts = Mounts::prepare(
-        shield,
-        entry,
-        scratch
-            .zip(scratch_bytes)
-            .map(|(dir, bytes)| (dir, bytes, scratch_access)),
-    )
-    .map_err(|e| SandboxError {
-        message: format!("cannot set up the sandbox (mounts): {e}"),
-    })?;
-    Ok(Some((mounts, scratch_bytes)))
 }
 
 #[cfg(test)]

@@ -336,6 +336,80 @@ fn pin_link(path: &CStr) -> io::Result<()> {
     Ok(())
 }
 
+/// The run's mount namespace for `plan` (protected paths, hidden credential stores and
+/// sockets, the scratch directory's size), with the report's lines for it, and the scratch
+/// size it enforces; `None` when there is no mount namespace to be had here.
+///
+/// Every run that can have one gets a user namespace of its own with it, so that its process
+/// limit counts its own processes.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn plan(
+    plan: &super::Plan,
+    root: bool,
+    joined: bool,
+    target: &super::protect::Target<'_>,
+    owner: Option<&str>,
+    scratch: Option<&Path>,
+    scratch_access: u64,
+    report: &mut super::SandboxReport,
+) -> Result<Option<(Mounts, Option<u64>)>, super::SandboxError> {
+    let shield = super::protect::plan(target, &plan.places, owner, &plan.credentials);
+    report.not_enforced.extend(shield.notes.iter().cloned());
+    let entry = if joined {
+        Entry::Joined
+    } else if available(root) {
+        Entry::OwnUserNamespace
+    } else if root {
+        Entry::Root
+    } else {
+        if !shield.is_empty() {
+            report.not_enforced.push(
+                "protected paths and credential stores: no mount namespace here \
+                 (unprivileged user namespaces are disabled); see `atip doctor`"
+                    .to_owned(),
+            );
+        }
+        return Ok(None);
+    };
+    report.placeholders = shield.placeholders();
+    if !shield.read_only.is_empty() {
+        report.enforced.push(super::Containment::ReadOnly {
+            paths: shield.read_only.clone(),
+        });
+    }
+    if !shield.pins.is_empty() || !shield.link_pins.is_empty() {
+        report.enforced.push(super::Containment::Pinned {
+            paths: shield
+                .pins
+                .iter()
+                .chain(&shield.link_pins)
+                .cloned()
+                .collect(),
+        });
+    }
+    if !shield.hidden.is_empty() {
+        report.enforced.push(super::Containment::Hidden {
+            paths: shield
+                .hidden
+                .iter()
+                .map(|h| h.path().to_path_buf())
+                .collect(),
+        });
+    }
+    let scratch_bytes = plan.limits.scratch_bytes.filter(|_| scratch.is_some());
+    let mounts = Mounts::prepare(
+        shield,
+        entry,
+        scratch
+            .zip(scratch_bytes)
+            .map(|(dir, bytes)| (dir, bytes, scratch_access)),
+    )
+    .map_err(|e| super::SandboxError {
+        message: format!("cannot set up the sandbox (mounts): {e}"),
+    })?;
+    Ok(Some((mounts, scratch_bytes)))
+}
+
 /// `Ok` for a system call's 0, else the OS error (`errno`, no allocation).
 pub(super) fn check(rc: libc::c_int) -> io::Result<()> {
     if rc == 0 {

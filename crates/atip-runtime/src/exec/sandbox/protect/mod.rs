@@ -239,18 +239,13 @@ impl<'a> Builder<'a> {
     }
 
     fn pin_one(&mut self, p: &Path) {
-        match std::fs::symlink_metadata(p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                if !self.shield.link_pins.iter().any(|x| x == p) {
-                    self.shield.link_pins.push(p.to_path_buf());
-                }
-            }
-            Ok(m) if m.is_dir() => {
-                if !self.shield.pins.iter().any(|x| x == p) {
-                    self.shield.pins.push(p.to_path_buf());
-                }
-            }
-            _ => {}
+        let list = match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => &mut self.shield.link_pins,
+            Ok(m) if m.is_dir() => &mut self.shield.pins,
+            _ => return,
+        };
+        if !list.iter().any(|x| x == p) {
+            list.push(p.to_path_buf());
         }
     }
 
