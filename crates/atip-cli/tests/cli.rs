@@ -35,7 +35,7 @@ fn check_passes_valid_files_with_warnings_on_stderr() {
     );
     assert!(
         err.contains(
-            "examples/atip/git.json:134:9: warning: $.commands.branch.arguments[0]: optional \
+            "examples/atip/git.json:135:9: warning: $.commands.branch.arguments[0]: optional \
              argument `branchname` is not the last positional"
         ),
         "{err}"

@@ -574,3 +574,130 @@ fn git_keeps_working_inside_the_sandbox() {
         );
     });
 }
+
+#[test]
+fn what_a_repository_takes_from_elsewhere_stays_protected() {
+    as_each_user(
+        "what_a_repository_takes_from_elsewhere_stays_protected",
+        || {
+            let s = Scene::new();
+            // A submodule that is not checked out: an empty path the index records.
+            let sub_src = s.outside.join("sub-src");
+            s.repo(&sub_src);
+            s.repo(&s.ws);
+            s.git_ok(
+                &s.ws,
+                &["submodule", "add", "-q", sub_src.to_str().unwrap(), "lib"],
+            );
+            s.git_ok(&s.ws, &["commit", "-q", "-m", "sub"]);
+            s.git_ok(&s.ws, &["submodule", "deinit", "-q", "-f", "lib"]);
+            // Hooks the repository's own configuration puts in the work tree.
+            s.git_ok(&s.ws, &["config", "core.hooksPath", ".githooks"]);
+            // A protected name that is a link into the tree, and a leftover placeholder.
+            std::fs::create_dir_all(s.ws.join("config/claude")).unwrap();
+            std::os::unix::fs::symlink("config/claude", s.ws.join(".claude")).unwrap();
+            drop(std::os::unix::net::UnixListener::bind(s.ws.join(".github")).unwrap());
+            let script = format!(
+                "{p1}; {p2}; \
+                 git init -q lib && git config -f lib/.git/config core.fsmonitor {fs} \
+                   && echo SUBMODULE; \
+                 mkdir -p .githooks && printf '#!/bin/sh\\ntouch {out}/PWNED-hookspath\\n' \
+                   > .githooks/pre-commit && chmod +x .githooks/pre-commit && echo HOOKSPATH; \
+                 mv config config.orig && mkdir -p config/claude && echo '{{}}' > config/claude/settings.json \
+                   && echo LINKTARGET; \
+                 rm -f .github && mkdir -p .github/workflows && echo x > .github/workflows/ci.yml \
+                   && echo LEFTOVER; \
+                 perl -e 'use Socket; socketpair(my $a, my $b, AF_UNIX, SOCK_RAW, 0) or die \"$!\\n\"; print \"PAIR\\n\"'; \
+                 echo done",
+                p1 = s.payload("submodule-path"),
+                p2 = s.payload("unused"),
+                fs = s.payload_path("submodule-path"),
+                out = s.outside.display(),
+            );
+            let (text, _) = s.atip_run(BASH_WRITER, &s.ws, &s.home, &script);
+            assert!(text.contains("done\n"), "{text}");
+            for planted in ["SUBMODULE", "HOOKSPATH", "LINKTARGET", "LEFTOVER", "PAIR"] {
+                assert!(!text.contains(planted), "{planted}: {text}");
+            }
+            // What would run them: git status (it runs git in the submodule's path), a commit.
+            s.git(&s.ws, &["status"]);
+            s.git(&s.ws, &["commit", "-q", "--allow-empty", "-m", "y"]);
+            assert_eq!(s.pwned(), Vec::<String>::new(), "{text}");
+            assert!(!s.ws.join("config.orig").exists());
+        },
+    );
+}
+
+#[test]
+fn a_writable_directory_inside_the_home_keeps_what_runs_later() {
+    as_each_user(
+        "a_writable_directory_inside_the_home_keeps_what_runs_later",
+        || {
+            let s = Scene::new();
+            let config = s.home.join(".config");
+            std::fs::create_dir_all(&config).unwrap();
+            s.repo(&s.ws);
+            // The agent works in ~/.config: the global git configuration is below it.
+            let script = format!(
+                "{}; mkdir -p git && printf '[core]\\n\\tfsmonitor = {}\\n' > git/config && echo GLOBAL; \
+                 echo ok > notes.txt && echo NOTES",
+                s.payload("global"),
+                s.payload_path("global")
+            );
+            let (text, _) = s.atip_run(BASH_WRITER, &config, &s.home, &script);
+            assert!(text.contains("NOTES"), "{text}");
+            assert!(!text.contains("GLOBAL"), "{text}");
+            s.git(&s.ws, &["status"]);
+            assert_eq!(s.pwned(), Vec::<String>::new(), "{text}");
+        },
+    );
+}
+
+#[test]
+fn a_run_dies_with_the_agent_that_started_it() {
+    as_each_user("a_run_dies_with_the_agent_that_started_it", || {
+        let s = Scene::new();
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("bash.json");
+        std::fs::write(&tools, BASH_WRITER).unwrap();
+        let marker = format!("{}", 30 + std::process::id() % 1000);
+        let body = serde_json::json!({"choices": [{"finish_reason": "tool_calls", "message": {
+            "role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "bash", "arguments": serde_json::json!(
+                    {"c": format!("exec sleep {marker}.314159")}).to_string()}}]}}]});
+        std::fs::write(dir.path().join("response.json"), body.to_string()).unwrap();
+        let mut agent = Command::new(atip_binary())
+            .arg("run")
+            .arg("--tools")
+            .arg(&tools)
+            .args(["--provider", "openai"])
+            .arg(dir.path().join("response.json"))
+            .current_dir(&s.ws)
+            .env("HOME", &s.home)
+            .spawn()
+            .unwrap();
+        let needle = format!("{marker}.314159");
+        let running = || {
+            std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+            })
+        };
+        let started = std::time::Instant::now();
+        while !running() {
+            assert!(started.elapsed().as_secs() < 10, "the run never started");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // The agent dies without a chance to clean up.
+        agent.kill().unwrap();
+        agent.wait().unwrap();
+        let killed = std::time::Instant::now();
+        while running() {
+            assert!(
+                killed.elapsed().as_secs() < 5,
+                "the run outlived the agent that started it"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    });
+}

@@ -499,3 +499,69 @@ fn a_working_directory_inside_the_git_directory_still_keeps_hooks_and_config_rea
         .unwrap();
     assert!(open.stdout_lossy().contains("HOOK"), "{open:?}");
 }
+
+#[test]
+fn a_repository_found_once_stays_protected_when_a_run_floods_the_search() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("packages/lib")).unwrap();
+    repo(&dir.path().join("packages/lib"));
+    let config = read(dir.path().join("packages/lib/.git/config"));
+    let runner = with_home(dir.path(), dir.path());
+    // The first run finds the nested repository; it then makes more directories than a
+    // search reads.
+    let flood = format!(
+        "perl -e 'mkdir(sprintf(\".d%06d\", $_)) for 0..{}' && echo FLOODED",
+        atip_runtime::exec::sandbox::protect::git::MAX_DIRECTORIES
+    );
+    let out = rt()
+        .block_on(runner.run(&bash(&flood, WRITER_OFFLINE)))
+        .unwrap();
+    assert!(out.stdout_lossy().contains("FLOODED"), "{out:?}");
+    let plant =
+        "echo '[core] fsmonitor = touch pwned' >> packages/lib/.git/config && echo PLANTED; \
+                 echo done";
+    let out = rt()
+        .block_on(runner.run(&bash(plant, WRITER_OFFLINE)))
+        .unwrap();
+    assert!(
+        out.sandbox
+            .not_enforced
+            .iter()
+            .any(|l| l.contains("were not searched")),
+        "the cut search is reported: {}",
+        out.sandbox
+    );
+    assert_eq!(out.stdout_lossy(), "done\n", "{out:?}");
+    assert_eq!(read(dir.path().join("packages/lib/.git/config")), config);
+}
+
+#[test]
+fn a_run_makes_no_namespaces_of_its_own_through_clone() {
+    if skip() || !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // clone(CLONE_NEWUSER | CLONE_NEWNET | SIGCHLD): x86-64 number 56.
+    let code = "use POSIX; $! = 0; my $r = syscall(56, 0x50000011, 0, 0, 0, 0); \
+                if ($r == 0) { POSIX::_exit(0) } \
+                print(($r == -1 && $! == EPERM) ? \"refused\\n\" : \"cloned\\n\")";
+    let out = rt()
+        .block_on(in_dir(dir.path()).run(&perl(code, READ_ONLY_OFFLINE)))
+        .unwrap();
+    assert_eq!(out.stdout_lossy(), "refused\n", "{out:?}");
+    let open = rt()
+        .block_on(
+            in_dir(dir.path())
+                .sandbox(Sandbox::off())
+                .run(&perl(code, READ_ONLY_OFFLINE)),
+        )
+        .unwrap();
+    assert_eq!(
+        open.stdout_lossy(),
+        "cloned\n",
+        "the test can fail: {open:?}"
+    );
+}

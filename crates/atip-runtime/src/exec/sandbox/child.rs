@@ -58,6 +58,9 @@ pub(crate) struct ChildSetup {
     pub(super) seccomp: Option<&'static seccompiler::BpfProgram>,
     /// `/proc/self/uid_map` and `gid_map` contents for a user namespace of its own.
     pub(super) id_maps: super::mounts::IdMaps,
+    /// The runner's process id: the child asks to be killed when the thread that started it
+    /// ends (`PR_SET_PDEATHSIG`), and checks that this process is still its parent.
+    pub(super) runner: libc::pid_t,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -143,6 +146,16 @@ impl ChildSetup {
         }
         if let Some(drop) = self.capabilities {
             drop_capabilities(drop)?;
+        }
+        // Killed with the runner: an agent that dies (even by SIGKILL) does not leave its
+        // run going past its time limit. The signal follows the thread that started the
+        // child, which is one of the runtime's for as long as the run lasts.
+        // SAFETY: plain system calls on constants.
+        unsafe {
+            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+            if libc::getppid() != self.runner {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
         }
         // Landlock requires no_new_privs of an unprivileged process; set it in every case.
         unsafe { check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))? };

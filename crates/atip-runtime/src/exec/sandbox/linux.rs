@@ -552,6 +552,8 @@ pub(super) fn prepare_on(
                 last: last_capability(),
             }),
             id_maps: IdMaps::of_runner(),
+            // SAFETY: a plain syscall without arguments.
+            runner: unsafe { libc::getpid() },
             mounts,
             seccomp,
         },

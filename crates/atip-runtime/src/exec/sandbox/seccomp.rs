@@ -6,20 +6,20 @@
 //! | set | refused calls | why |
 //! |---|---|---|
 //! | always | `setsid`, `setpgid` | the run is one session and one process group, killed as one: a process that left the group would outlive the run |
-//! | always | `clone` with `CLONE_PARENT`; `clone3` answers `ENOSYS` (C libraries then use `clone`, whose flags the filter can read) | a process made the runner's own child would stay a zombie in the agent, unreaped |
+//! | always | `clone` with `CLONE_PARENT` or any `CLONE_NEW*` flag; `clone3` answers `ENOSYS` (C libraries then use `clone`, whose flags the filter can read) | a process made the runner's own child would stay a zombie in the agent, unreaped; a namespace of the run's own would give it capabilities there (the kernel's attack surface) |
 //! | always | `ioctl(fd, TIOCSTI)`, `ioctl(fd, TIOCLINUX)` | pushing input into a terminal runs commands in the person's shell after the agent exits (the bubblewrap CVE-2017-5226 class); the request is compared on its low 32 bits, which is all the kernel reads |
 //! | always | `io_uring_setup`, `io_uring_enter`, `io_uring_register` | io_uring operations (set extended attributes, open, connect) never pass through this filter |
 //! | always | `ptrace`, `process_vm_readv`, `process_vm_writev` | reading or steering another process's memory |
 //! | always | `bpf`, `perf_event_open`, `userfaultfd` | kernel attack surface no command-line tool needs |
 //! | always | `keyctl`, `add_key`, `request_key` | the kernel keyrings hold the user's and the session's secrets |
-//! | always | `mount`, `umount2`, `pivot_root`, `unshare`, `setns`, `open_tree`, `move_mount`, `fsopen`, `fsconfig`, `fsmount`, `fspick`, `mount_setattr` (after the sandbox's own setup) | a run that made namespaces or mounts of its own could undo the read-only and hidden paths |
+//! | always | `mount`, `umount2`, `pivot_root`, `unshare`, `setns`, `open_tree`, `move_mount`, `fsopen`, `fsconfig`, `fsmount`, `fspick`, `mount_setattr`, `open_tree_attr` (after the sandbox's own setup) | a run that made namespaces or mounts of its own could undo the read-only and hidden paths |
 //! | always | `kexec_load`, `kexec_file_load`, `init_module`, `finit_module`, `delete_module`, `reboot`, `swapon`, `swapoff`, `acct` | the machine itself (refused already without capabilities) |
 //! | always, x86-64 | every x32 system call (number with bit 30 set) | the same calls under another number would pass a filter keyed by number |
 //! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) | not namespaced and not files: a run could write another process's shared memory, or leave queues behind |
 //! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
-//! | `network: false` | `socket` of any family but `AF_NETLINK`; `socketpair` of type `SOCK_DGRAM` (stream and seqpacket pairs stay) | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects, journald forwards what it is sent), which Landlock covers only from ABI 9: a datagram pair may `connect` to any socket file |
-//! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK`; `socketpair` of type `SOCK_DGRAM` | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub, the system log) would relay traffic past the egress proxy |
-//! | other runs, unless the program owns a daemon's socket or the policy lists one | `socket(AF_UNIX)`; `socketpair` of type `SOCK_DGRAM` | a daemon behind a pathname socket (the D-Bus session bus and `systemd-run --user`, systemd, the display, tmux, dockerd) acts for whoever connects, outside the sandbox |
+//! | `network: false` | `socket` of any family but `AF_NETLINK`; `socketpair` of any type but `SOCK_STREAM` and `SOCK_SEQPACKET` | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects, journald forwards what it is sent), which Landlock covers only from ABI 9: a datagram pair may `connect` to any socket file |
+//! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK`; `socketpair` of any type but `SOCK_STREAM` and `SOCK_SEQPACKET` | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub, the system log) would relay traffic past the egress proxy |
+//! | other runs, unless the program owns a daemon's socket or the policy lists one | `socket(AF_UNIX)`; `socketpair` of any type but `SOCK_STREAM` and `SOCK_SEQPACKET` | a daemon behind a pathname socket (the D-Bus session bus and `systemd-run --user`, systemd, the display, tmux, dockerd) acts for whoever connects, outside the sandbox |
 //!
 //! Programs built for another architecture than the runtime's (i386 binaries on x86-64) are
 //! killed at their first system call: the filter cannot vouch for a second numbering.
@@ -82,6 +82,23 @@ const FS_IOC32_SETFLAGS: u64 = 0x4004_6602;
 /// `_IOW('X', 32, struct fsxattr)`.
 const FS_IOC_FSSETXATTR: u64 = 0x401C_5820;
 const CLONE_PARENT: u64 = 0x8000;
+/// `CLONE_NEWNS`, `CLONE_NEWCGROUP`, `CLONE_NEWUTS`, `CLONE_NEWIPC`, `CLONE_NEWUSER`,
+/// `CLONE_NEWPID`, `CLONE_NEWNET`.
+const CLONE_NAMESPACES: [u64; 7] = [
+    0x0002_0000,
+    0x0200_0000,
+    0x0400_0000,
+    0x0800_0000,
+    0x1000_0000,
+    0x2000_0000,
+    0x4000_0000,
+];
+/// `open_tree_attr` (Linux 6.15), the same number on every architecture.
+const SYS_OPEN_TREE_ATTR: i64 = 467;
+/// `SOCK_STREAM` and `SOCK_SEQPACKET`: the only socket-pair types a run that may not reach
+/// Unix sockets keeps (any other type — `SOCK_DGRAM`, and `SOCK_RAW`, which Unix sockets
+/// treat as a datagram — may `connect` to a socket file).
+const PAIR_TYPES_KEPT: [u64; 2] = [1, 5];
 const SYS_CLONE3: u32 = 435;
 const AF_NETLINK: u64 = 16;
 const AF_INET: u64 = 2;
@@ -131,6 +148,7 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
         libc::SYS_fsmount,
         libc::SYS_fspick,
         libc::SYS_mount_setattr,
+        SYS_OPEN_TREE_ATTR,
         libc::SYS_kexec_load,
         libc::SYS_kexec_file_load,
         libc::SYS_init_module,
@@ -144,10 +162,13 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
     for call in always {
         map.insert(call, Vec::new());
     }
-    map.insert(
-        libc::SYS_clone,
-        vec![arg(0, SeccompCmpOp::MaskedEq(CLONE_PARENT), CLONE_PARENT)?],
-    );
+    // `CLONE_PARENT`, and every namespace flag: a run may not make namespaces of its own,
+    // through `unshare` or through `clone`.
+    let mut clone = vec![arg(0, SeccompCmpOp::MaskedEq(CLONE_PARENT), CLONE_PARENT)?];
+    for flag in CLONE_NAMESPACES {
+        clone.push(arg(0, SeccompCmpOp::MaskedEq(flag), flag)?);
+    }
+    map.insert(libc::SYS_clone, clone);
     let mut ioctl = vec![
         arg(1, SeccompCmpOp::Eq, TIOCSTI)?,
         arg(1, SeccompCmpOp::Eq, TIOCLINUX)?,
@@ -168,15 +189,13 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
     }
     if rules.offline || rules.inet_only || rules.no_unix {
         // A datagram socket pair may `connect` or `sendto` any Unix socket file: the way to a
-        // relay outside the network namespace that `socket(AF_UNIX)` would otherwise be.
-        map.insert(
-            libc::SYS_socketpair,
-            vec![arg(
-                1,
-                SeccompCmpOp::MaskedEq(SOCKET_TYPE_MASK),
-                libc::SOCK_DGRAM as u64,
-            )?],
-        );
+        // relay outside the network namespace that `socket(AF_UNIX)` would otherwise be. Every
+        // type but stream and seqpacket is refused (Unix sockets read `SOCK_RAW` as datagram).
+        let refused: Vec<SeccompRule> = (0..=SOCKET_TYPE_MASK)
+            .filter(|t| !PAIR_TYPES_KEPT.contains(t))
+            .map(|t| arg(1, SeccompCmpOp::MaskedEq(SOCKET_TYPE_MASK), t))
+            .collect::<Result<_, _>>()?;
+        map.insert(libc::SYS_socketpair, refused);
     }
     if rules.offline {
         map.insert(

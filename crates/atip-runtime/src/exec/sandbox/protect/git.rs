@@ -175,6 +175,11 @@ fn git_dir(b: &mut Builder<'_>, dir: &Path, git: bool, depth: usize) {
         // The command declares the git directory itself: no protection for it.
         return;
     }
+    // Hooks and configuration the repository takes from elsewhere (a `hooks` link into the
+    // work tree, `core.hooksPath`, included files): as protected as its own.
+    for (path, missing) in referenced(dir) {
+        b.protect(&path, missing);
+    }
     if !git && !b.declares_inside(dir) {
         b.protect(dir, Missing::Leave);
         return;
@@ -203,13 +208,182 @@ fn git_dir(b: &mut Builder<'_>, dir: &Path, git: bool, depth: usize) {
             }
         }
     }
+    // Submodules' git directories: a new one is a repository git would later enter for the
+    // person (`git submodule update`), so `modules/` is read-only to git as well, unless the
+    // command declares it (`submodule add`, `update --init`).
     let modules = dir.join("modules");
-    if modules.is_dir() && depth < MAX_MODULE_DEPTH {
+    if !b.declares(&modules) && !b.declares_inside(&modules) {
+        b.protect(&modules, Missing::Dir);
+    } else if modules.is_dir() && depth < MAX_MODULE_DEPTH {
         b.pin(&modules);
         for module in module_dirs(&modules) {
             git_dir(b, &module, git, depth + 1);
         }
     }
+}
+
+/// What the git directory `dir` makes git run or read from outside itself: the target of a
+/// `hooks` link, the `core.hooksPath` of its `config` (relative to the work tree), and the
+/// files its `include.path` and `includeIf.*.path` name (relative to the directory).
+/// A hooks directory that does not exist is held (git then finds no hook in it); an included
+/// file that does not exist is not.
+pub(super) fn referenced(dir: &Path) -> Vec<(PathBuf, Missing)> {
+    let mut out = Vec::new();
+    let hooks = dir.join("hooks");
+    if std::fs::symlink_metadata(&hooks).is_ok_and(|m| m.file_type().is_symlink()) {
+        if let Ok(target) = hooks.canonicalize() {
+            out.push((target, Missing::Socket));
+        }
+    }
+    out.extend(config_references(
+        &dir.join("config"),
+        Some(dir.parent().unwrap_or(dir)),
+        dir,
+    ));
+    out
+}
+
+/// What the configuration file `config` makes git run or read from elsewhere: its
+/// `core.hooksPath` (relative to `work_tree`; skipped when relative and there is none, as in
+/// the person's global configuration) and its included files (relative to `base`).
+pub(super) fn config_references(
+    config: &Path,
+    work_tree: Option<&Path>,
+    base: &Path,
+) -> Vec<(PathBuf, Missing)> {
+    let mut out = Vec::new();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let resolve = |value: &str, base: Option<&Path>| -> Option<PathBuf> {
+        if let Some(rest) = value.strip_prefix("~/") {
+            return home.as_ref().map(|h| h.join(rest));
+        }
+        let p = Path::new(value);
+        if p.is_absolute() {
+            Some(p.to_path_buf())
+        } else {
+            base.map(|b| b.join(p))
+        }
+    };
+    let Ok(text) = std::fs::read_to_string(config) else {
+        return out;
+    };
+    for (section, key, value) in config_entries(&text) {
+        let path = match (section.as_str(), key.as_str()) {
+            ("core", "hookspath") => resolve(&value, work_tree).map(|p| (p, Missing::Socket)),
+            ("include", "path") => resolve(&value, Some(base)).map(|p| (p, Missing::Leave)),
+            (s, "path") if s.starts_with("includeif") => {
+                resolve(&value, Some(base)).map(|p| (p, Missing::Leave))
+            }
+            _ => None,
+        };
+        out.extend(path);
+    }
+    out
+}
+
+/// The paths of the submodules (gitlinks: mode 160000) recorded in the index of the git
+/// directory `dir`, relative to the work tree. `git status` runs git inside each of them, so a
+/// repository planted at one runs its configuration for the person. Index versions 2 to 4;
+/// an index that cannot be read gives none.
+pub fn gitlinks(dir: &Path) -> Vec<PathBuf> {
+    let Ok(bytes) = std::fs::read(dir.join("index")) else {
+        return Vec::new();
+    };
+    let sha256 = std::fs::read_to_string(dir.join("config")).is_ok_and(|t| {
+        config_entries(&t)
+            .iter()
+            .any(|(s, k, v)| s == "extensions" && k == "objectformat" && v == "sha256")
+    });
+    parse_gitlinks(&bytes, if sha256 { 32 } else { 20 }).unwrap_or_default()
+}
+
+fn parse_gitlinks(bytes: &[u8], oid: usize) -> Option<Vec<PathBuf>> {
+    use std::os::unix::ffi::OsStrExt;
+    let be32 = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    if bytes.get(0..4)? != b"DIRC" {
+        return None;
+    }
+    let version = be32(4)?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let count = be32(8)? as usize;
+    let mut at = 12;
+    let mut out = Vec::new();
+    let mut previous: Vec<u8> = Vec::new();
+    for _ in 0..count {
+        let start = at;
+        let mode = be32(at + 24)?;
+        at += 40 + oid;
+        let flags = u16::from_be_bytes(bytes.get(at..at + 2)?.try_into().ok()?);
+        at += 2;
+        if version >= 3 && flags & 0x4000 != 0 {
+            at += 2;
+        }
+        let name = if version == 4 {
+            // A varint of how many bytes to drop from the previous name, then the rest.
+            let mut strip: usize = 0;
+            loop {
+                let b = *bytes.get(at)?;
+                at += 1;
+                strip = (strip << 7) | usize::from(b & 0x7f);
+                if b & 0x80 == 0 {
+                    break;
+                }
+                strip += 1;
+            }
+            let end = at + bytes.get(at..)?.iter().position(|b| *b == 0)?;
+            let keep = previous.len().checked_sub(strip)?;
+            let mut name = previous[..keep].to_vec();
+            name.extend_from_slice(&bytes[at..end]);
+            at = end + 1;
+            name
+        } else {
+            let end = at + bytes.get(at..)?.iter().position(|b| *b == 0)?;
+            let name = bytes[at..end].to_vec();
+            // Padded with 1 to 8 NULs to a multiple of 8 from the entry's start.
+            at = start + (end - start + 8) / 8 * 8;
+            name
+        };
+        if mode & 0o170000 == 0o160000 {
+            out.push(PathBuf::from(std::ffi::OsStr::from_bytes(&name)));
+        }
+        previous = name;
+    }
+    Some(out)
+}
+
+/// The `(section, key, value)` entries of a git configuration file, sections and keys in
+/// lower case (a subsection is kept after a space: `includeif "gitdir:…"`), values unquoted.
+/// A small reader for the few keys the sandbox follows, not a full parser.
+fn config_entries(text: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix('[') {
+            let header = rest.split(']').next().unwrap_or("");
+            section = header.trim().to_ascii_lowercase();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let mut v = String::new();
+        let mut quoted = false;
+        for c in value.trim().chars() {
+            match c {
+                '"' => quoted = !quoted,
+                '#' | ';' if !quoted => break,
+                c => v.push(c),
+            }
+        }
+        out.push((section.clone(), key, v.trim().to_owned()));
+    }
+    out
 }
 
 /// The subdirectories of `dir`, not following links.
@@ -290,6 +464,46 @@ mod tests {
         assert!(shallow.cut);
         let few = find(root, MAX_DEPTH, 3);
         assert!(few.cut && few.directories == 3, "{few:?}");
+    }
+
+    #[test]
+    fn submodule_paths_are_read_from_the_index_of_every_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+                .args(["-c", "protocol.file.allow=always"])
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .unwrap()
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q", "sub"]);
+        git(&["-C", "sub", "commit", "-q", "--allow-empty", "-m", "x"]);
+        git(&["init", "-q", "top"]);
+        std::fs::write(dir.path().join("top/a.txt"), "a").unwrap();
+        git(&["-C", "top", "add", "a.txt"]);
+        git(&["-C", "top", "submodule", "add", "-q", "../sub", "deps/lib"]);
+        for version in ["2", "3", "4"] {
+            git(&["-C", "top", "update-index", "--index-version", version]);
+            assert_eq!(
+                gitlinks(&dir.path().join("top/.git")),
+                [PathBuf::from("deps/lib")],
+                "index version {version}"
+            );
+        }
+        assert!(
+            parse_gitlinks(b"DIRC\0\0\0\x09", 20).is_none(),
+            "a version it does not know"
+        );
+        assert!(
+            parse_gitlinks(b"DIRC\0\0\0\x02\0\0\0\x05", 20).is_none(),
+            "cut short"
+        );
     }
 
     #[test]

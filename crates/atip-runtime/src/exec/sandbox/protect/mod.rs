@@ -264,12 +264,21 @@ impl<'a> Builder<'a> {
         if self.named(p) || !self.is_writable(p) || self.shield.read_only.iter().any(|x| x == p) {
             return;
         }
+        // An ancestor that is not a directory (a placeholder an earlier or concurrent run
+        // left, a file): the name cannot be created while it stays, so it stays.
+        if let Some(blocker) = self.non_directory_ancestor(p) {
+            self.protect(&blocker, Missing::Leave);
+            return;
+        }
         self.share(p);
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
                 self.pin_ancestors(p);
                 self.pin_one(p);
-                if p.exists() {
+                if let Ok(target) = p.canonicalize() {
+                    // The target's own directories, where they are writable: renaming one
+                    // would carry the read-only mount away.
+                    self.pin_ancestors(&target);
                     self.shield.read_only.push(p.to_path_buf());
                 } else {
                     self.shield.notes.push(format!(
@@ -311,6 +320,22 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+    }
+
+    /// The outermost path between `p`'s writable root and `p` that exists and is not a
+    /// directory (nor a link to one).
+    fn non_directory_ancestor(&self, p: &Path) -> Option<PathBuf> {
+        let root = self.root_of(p)?;
+        let mut between: Vec<&Path> = p
+            .ancestors()
+            .skip(1)
+            .take_while(|a| *a != root && a.starts_with(root))
+            .collect();
+        between.reverse();
+        between
+            .into_iter()
+            .find(|a| std::fs::symlink_metadata(a).is_ok() && !a.is_dir())
+            .map(Path::to_path_buf)
     }
 
     /// Creates the placeholder `p` (and the scaffolds on the way to it); whether it now
@@ -388,11 +413,11 @@ pub(crate) fn plan(
     for root in &roots {
         plan_root(&mut b, root, git);
     }
+    // Wherever a writable root meets them: the home directory itself, or a root inside it
+    // (`~/.config`, `~/.cargo`).
     if let Some(home) = &places.home {
-        if b.is_writable(home) {
-            for entry in names::IN_HOME {
-                b.protect(&home.join(entry.path), entry.hold.into());
-            }
+        for entry in names::IN_HOME {
+            b.protect(&home.join(entry.path), entry.hold.into());
         }
     }
     for (name, rel, _, hold) in names::IN_VARIABLES {
@@ -405,6 +430,24 @@ pub(crate) fn plan(
                 };
                 b.protect(&p, (*hold).into());
             }
+        }
+    }
+    // The person's own git configuration: hooks it points git at, files it includes.
+    let mut globals: Vec<PathBuf> = places.var("GIT_CONFIG_GLOBAL");
+    if let Some(home) = &places.home {
+        globals.push(home.join(".gitconfig"));
+        globals.push(home.join(".config/git/config"));
+    }
+    globals.extend(
+        places
+            .var("XDG_CONFIG_HOME")
+            .iter()
+            .map(|d| d.join("git/config")),
+    );
+    for config in globals {
+        let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (path, missing) in git::config_references(&config, None, &base) {
+            b.protect(&path, missing);
         }
     }
     for dir in places.path_dirs() {
@@ -451,18 +494,21 @@ fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
             git::MAX_DIRECTORIES
         ));
     }
-    for tree in &found.work_trees {
+    let trees = remember(root, found.work_trees);
+    for tree in &trees {
         git::apply(b, tree, git);
+        // Where the index records a submodule, `git status` runs git: a repository planted
+        // there would run its configuration, so its `.git` is held like the root's.
+        for link in git::gitlinks(&tree.join(".git")) {
+            let dot_git = tree.join(link).join(".git");
+            if std::fs::symlink_metadata(&dot_git).is_err() {
+                b.protect(&dot_git, Missing::Socket);
+            }
+        }
     }
-    let mut trees: Vec<&Path> = vec![root];
-    trees.extend(
-        found
-            .work_trees
-            .iter()
-            .map(PathBuf::as_path)
-            .filter(|t| *t != root),
-    );
-    for tree in trees {
+    let mut with_root: Vec<&Path> = vec![root];
+    with_root.extend(trees.iter().map(PathBuf::as_path).filter(|t| *t != root));
+    for tree in with_root {
         for entry in names::IN_ROOT {
             // An existing `.git` is the repository rules' business.
             let p = tree.join(entry.path);
@@ -472,6 +518,27 @@ fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
             b.protect(&p, entry.hold.into());
         }
     }
+}
+
+/// The repositories found under `root`, with every one an earlier run of this process found
+/// there and that still exists: a search cut short (a run that made tens of thousands of
+/// directories) does not lose a repository it knew.
+fn remember(root: &Path, found: Vec<PathBuf>) -> Vec<PathBuf> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static KNOWN: OnceLock<Mutex<HashMap<PathBuf, Vec<PathBuf>>>> = OnceLock::new();
+    let mut known = KNOWN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let entry = known.entry(root.to_path_buf()).or_default();
+    entry.retain(|t| std::fs::symlink_metadata(t.join(".git")).is_ok());
+    for tree in found {
+        if !entry.contains(&tree) {
+            entry.push(tree);
+        }
+    }
+    entry.clone()
 }
 
 /// A root inside the git directory `dir`: for every program but git the whole directory is

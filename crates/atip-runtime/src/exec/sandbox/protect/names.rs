@@ -136,6 +136,16 @@ pub const IN_ROOT: &[Protected] = &[
         "Gemini CLI: settings.json",
     ),
     r(
+        ".hg",
+        "a Mercurial repository: its `hgrc` hooks run on `hg` commands",
+        "hgrc(5): hooks",
+    ),
+    r(
+        ".jj",
+        "a Jujutsu repository: its configuration names programs",
+        "Jujutsu: Configuration",
+    ),
+    r(
         ".envrc",
         "run by direnv when a shell enters the directory",
         "direnv(1)",
@@ -221,6 +231,42 @@ pub const IN_HOME: &[Protected] = &[
         "bash(1): INVOCATION",
     ),
     f(".profile", "run by login shells", "sh(1), bash(1)"),
+    f(
+        ".bash_aliases",
+        "sourced by the distributions' default `.bashrc`",
+        "Debian /etc/skel/.bashrc",
+    ),
+    p(
+        "bin",
+        "put first on PATH by the distributions' default `.profile` when it exists",
+        "Debian /etc/skel/.profile",
+    ),
+    p(
+        ".local/lib",
+        "user site-packages, whose `.pth` files every python start runs",
+        "Python: site module",
+    ),
+    f(
+        ".hgrc",
+        "Mercurial configuration whose hooks run programs",
+        "hgrc(5)",
+    ),
+    p(
+        ".config/hg",
+        "Mercurial configuration whose hooks run programs",
+        "hgrc(5)",
+    ),
+    p(
+        ".config/jj",
+        "Jujutsu configuration",
+        "Jujutsu: Configuration",
+    ),
+    p(".config/tmux", "run by tmux at start", "tmux(1)"),
+    p(
+        ".config/emacs",
+        "run by Emacs at start",
+        "Emacs manual: Init File",
+    ),
     f(
         ".zshrc",
         "run by every interactive zsh",

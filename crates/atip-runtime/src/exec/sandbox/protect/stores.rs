@@ -28,6 +28,8 @@ pub enum At {
     Absolute(&'static str),
     /// tmux's socket directory: `$TMUX_TMPDIR/tmux-UID`, or `/tmp/tmux-UID`.
     Tmux,
+    /// Every entry of `$XDG_RUNTIME_DIR` whose name starts with this.
+    RuntimePrefix(&'static str),
 }
 
 /// A credential store or daemon socket: its places, the programs that own it, what it holds,
@@ -58,7 +60,7 @@ const fn s(
     }
 }
 
-use At::{Absolute, Config, Data, Home, List, Runtime, Tmux, Under, Var};
+use At::{Absolute, Config, Data, Home, List, Runtime, RuntimePrefix, Tmux, Under, Var};
 
 const SSH: &[&str] = &[
     "ssh",
@@ -128,12 +130,9 @@ pub const CREDENTIAL_STORES: &[Store] = &[
         "kubectl: Organizing cluster access using kubeconfig files",
     ),
     s(
-        &[
-            Home(".docker/config.json"),
-            Under("DOCKER_CONFIG", "config.json"),
-        ],
+        &[Home(".docker"), Var("DOCKER_CONFIG")],
         &["docker", "docker-compose"],
-        "registry credentials",
+        "registry credentials and the TLS keys of docker contexts",
         "docker login; docker(1): DOCKER_CONFIG",
     ),
     s(
@@ -403,6 +402,12 @@ pub const DAEMON_SOCKETS: &[Store] = &[
         "gpg-agent(1)",
     ),
     s(
+        &[Home(".cache/git/credential"), Home(".git-credential-cache")],
+        &["git"],
+        "git's credential cache: the passwords git was given",
+        "git-credential-cache(1)",
+    ),
+    s(
         &[Var("SSH_AUTH_SOCK")],
         &["ssh", "scp", "sftp", "ssh-add", "git", "rsync"],
         "ssh-agent: logins with the user's keys",
@@ -460,6 +465,17 @@ pub const SESSION_SOCKETS: &[Store] = &[
         "the desktop's keyring and sound servers",
         "GNOME Keyring, PulseAudio, PipeWire",
     ),
+    s(
+        &[
+            Absolute("/run/screen"),
+            Runtime("emacs"),
+            RuntimePrefix("vscode-ipc-"),
+            RuntimePrefix("nvim."),
+        ],
+        &[],
+        "editors' and screen's servers: commands into the person's sessions",
+        "screen(1), emacsclient(1), VS Code, Neovim: --listen",
+    ),
 ];
 
 /// The places of `at` for a home directory `home` and the variables `var` gives.
@@ -493,6 +509,12 @@ pub(crate) fn resolve(
             })
             .collect(),
         Absolute(path) => vec![PathBuf::from(path)],
+        RuntimePrefix(prefix) => var("XDG_RUNTIME_DIR")
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+            .map(|e| e.path())
+            .collect(),
         Tmux => {
             // SAFETY: a plain syscall without arguments.
             let uid = unsafe { libc::getuid() };
@@ -553,8 +575,8 @@ mod tests {
             [PathBuf::from("/k/a"), PathBuf::from("/k/b")]
         );
         assert_eq!(
-            resolve(Under("DOCKER_CONFIG", "config.json"), Some(&home), &var),
-            [PathBuf::from("/d/config.json")]
+            resolve(Var("DOCKER_CONFIG"), Some(&home), &var),
+            [PathBuf::from("/d")]
         );
         assert!(resolve(Runtime("bus"), Some(&home), &var).is_empty());
         let names = variables();
