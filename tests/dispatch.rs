@@ -157,10 +157,10 @@ fn typed_dispatch_returns_the_command() {
         err.to_string(),
         "tool call `git_stash_drop`: no tool of that name; did you mean `git_stash_pop`?"
     );
-    let err = git::Call::from_tool_call(&call("git_rebase", json!({}))).unwrap_err();
+    let err = git::Call::from_tool_call(&call("git_blame", json!({}))).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tool call `git_rebase`: no tool of that name"
+        "tool call `git_blame`: no tool of that name"
     );
 }
 
