@@ -28,10 +28,10 @@ fn a_generated_command_has_the_effects_of_the_options_it_sets() {
 
     let runner = Runner::new();
     assert_eq!(
-        runner.decide(&plain.to_invocation().unwrap()),
+        runner.decide(&plain.to_invocation().unwrap()).decision,
         Decision::Allow
     );
-    let decision = runner.decide(&invocation);
+    let decision = runner.decide(&invocation).decision;
     let Decision::NeedsConfirmation(reasons) = decision else {
         panic!("{decision:?}")
     };

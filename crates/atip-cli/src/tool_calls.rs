@@ -109,7 +109,8 @@ pub(crate) fn policy_check(
                     "errors": e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
                 }),
                 Ok(inv) => {
-                    let decision = runner.decide(&inv);
+                    let gate = runner.decide(&inv);
+                    let decision = gate.decision;
                     let rules: Vec<Value> = decision
                         .reasons()
                         .iter()
@@ -142,7 +143,7 @@ pub(crate) fn policy_check(
                                 .collect::<Vec<_>>()
                         }),
                         // The hosts the call may reach when the policy narrows its network.
-                        "egress": runner.current_policy().egress_for(&inv),
+                        "egress": gate.confinement.egress,
                         "argv": inv.argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
                     })
                 }

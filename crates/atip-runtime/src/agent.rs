@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use crate::command::dispatch::set::{CommandSet, Dispatch, GeneratedCommands};
+pub use crate::command::dispatch::set::{CommandSet, Dispatch, GeneratedCommands, ToolSet};
 use crate::command::dispatch::ToolCall;
 use crate::exec::{BatchOptions, RunError, Runner};
 use crate::wire::{model_turn_text, parse_response, result_messages, ParseError, ToolResult};
@@ -45,7 +45,7 @@ pub enum CallStatus {
     /// Not started because an earlier call failed ([`BatchOptions::stop_on_error`]).
     Skipped,
     /// The tool set answered it without running a command (a meta-tool's search or
-    /// description, [`crate::Dispatch::answer`]).
+    /// description, [`ToolSet::answer`]).
     Answered,
     /// It ran; `success` is a zero exit within the time limit.
     Ran {
@@ -142,7 +142,7 @@ pub struct TurnDriver<D> {
     invalid: usize,
 }
 
-impl<D: Dispatch> TurnDriver<D> {
+impl<D: ToolSet> TurnDriver<D> {
     /// A driver for `provider`'s responses, dispatching to `tools` and running with
     /// `runner`. Calls of one turn run one after another unless [`TurnDriver::batch`] says
     /// otherwise; the retry budget is [`DEFAULT_RETRY_BUDGET`].

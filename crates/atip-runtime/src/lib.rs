@@ -79,7 +79,7 @@ pub use wire::{prompt, stream};
 pub use command::argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
 pub use command::dispatch::{
     Arguments, ArgumentsError, Dispatch, DispatchError, FromArgument, Problem, RuntimeTool,
-    ToolCall, ToolGroup,
+    ToolCall, ToolGroup, ToolSet,
 };
 pub use command::fields::Enumeration;
 pub use command::tool_table::ToolTable;

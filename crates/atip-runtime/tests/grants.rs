@@ -231,7 +231,7 @@ fn a_grant_is_for_one_command_of_one_tool() {
     );
     let second = described("app_cache_clear", "app_cache clear", &["touch", "clear"]);
     let runner = Runner::new().policy(policy());
-    let reasons = runner.decide(&first).reasons().to_vec();
+    let reasons = runner.decide(&first).decision.reasons().to_vec();
     let request = ConfirmationRequest {
         invocation: first.clone(),
         reasons: reasons.clone(),
@@ -249,7 +249,7 @@ fn a_grant_for_a_bare_command_line_covers_that_command_line_only() {
     let runner = Runner::new().policy(policy());
     let echo = call("a", &["sh", "-c", "echo hi"], DESTRUCTIVE);
     let touch = call("b", &["sh", "-c", "touch PWNED"], DESTRUCTIVE);
-    let reasons = runner.decide(&echo).reasons().to_vec();
+    let reasons = runner.decide(&echo).decision.reasons().to_vec();
     for scope in [GrantScope::SameReasons, GrantScope::Command] {
         runner.grants().clear();
         let request = ConfirmationRequest {

@@ -83,7 +83,7 @@ fn a_call_is_judged_by_the_options_it_sets() {
         .unwrap();
     assert_eq!(plain.effects.destructive, Some(false));
     assert!(plain.effects_from.is_none());
-    assert_eq!(runner.decide(&plain), Decision::Allow);
+    assert_eq!(runner.decide(&plain).decision, Decision::Allow);
 
     let forced = tool
         .invocation(&push(json!({"repository": "origin", "force": true})))
@@ -96,8 +96,8 @@ fn a_call_is_judged_by_the_options_it_sets() {
     assert_eq!(from.command.destructive, Some(false));
     assert_eq!(from.params.len(), 1);
     assert_eq!(from.params[0].label, "--force");
-    let Decision::NeedsConfirmation(reasons) = runner.decide(&forced) else {
-        panic!("{:?}", runner.decide(&forced))
+    let Decision::NeedsConfirmation(reasons) = runner.decide(&forced).decision else {
+        panic!("{:?}", runner.decide(&forced).decision)
     };
     assert_eq!(reasons[0].code, ReasonCode::Destructive);
     assert_eq!(
@@ -108,19 +108,19 @@ fn a_call_is_judged_by_the_options_it_sets() {
     let plus = tool
         .invocation(&push(json!({"repository": "origin", "refspec": ["+main"]})))
         .unwrap();
-    let reasons = runner.decide(&plus).reasons().to_vec();
+    let reasons = runner.decide(&plus).decision.reasons().to_vec();
     assert_eq!(
         reasons[0].message,
         "`refspec` declares destructive (the command alone does not)"
     );
     // `force: false` sets nothing.
     let unforced = tool.invocation(&push(json!({"force": false}))).unwrap();
-    assert_eq!(runner.decide(&unforced), Decision::Allow);
+    assert_eq!(runner.decide(&unforced).decision, Decision::Allow);
     // Both forcing options: both named.
     let both = tool
         .invocation(&push(json!({"force": true, "force_with_lease": true})))
         .unwrap();
-    let reasons = runner.decide(&both).reasons().to_vec();
+    let reasons = runner.decide(&both).decision.reasons().to_vec();
     assert_eq!(
         reasons[0].message,
         "`--force`, `--force-with-lease` declare destructive (the command alone does not)"
@@ -352,9 +352,12 @@ fn a_grant_covers_the_values_the_person_saw() {
             json!({"repository": "origin", "refspec": [":topic"]}),
         ))
         .unwrap();
-    let reasons = runner.decide(&main).reasons().to_vec();
+    let reasons = runner.decide(&main).decision.reasons().to_vec();
     // The same reason text for all three: only the values tell them apart.
-    assert_eq!(runner.decide(&forced).reasons(), reasons.as_slice());
+    assert_eq!(
+        runner.decide(&forced).decision.reasons(),
+        reasons.as_slice()
+    );
     let request = atip_runtime::ConfirmationRequest {
         invocation: main.clone(),
         reasons: reasons.clone(),
@@ -389,9 +392,12 @@ fn an_option_can_add_risk_but_never_make_a_call_safer() {
     assert_eq!(verbose.effects.filesystem_write(), None);
     assert_eq!(verbose.effects.cost_estimate(), None);
     let runner = Runner::new();
-    assert_eq!(runner.decide(&verbose), runner.decide(&plain));
+    assert_eq!(
+        runner.decide(&verbose).decision,
+        runner.decide(&plain).decision
+    );
     assert!(matches!(
-        runner.decide(&verbose),
+        runner.decide(&verbose).decision,
         Decision::NeedsConfirmation(_)
     ));
     // Nor in what the model is told: no read-only flag from the option.

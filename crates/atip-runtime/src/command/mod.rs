@@ -9,7 +9,9 @@ pub mod contract;
 pub mod dispatch;
 pub mod fields;
 pub mod invocation;
+mod result;
 pub mod tool_table;
 
 pub use contract::Command;
 pub use invocation::{CallEffects, Invocation, ParamEffects, ToInvocation};
+pub use result::ToolResult;

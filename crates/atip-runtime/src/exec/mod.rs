@@ -459,12 +459,11 @@ impl Runner {
     /// trust rules applied (by program path and metadata location), then the policy for that
     /// trust ([`Runner::trust_tiered`]) judging it in the working directory — the decision
     /// [`Runner::run`] acts on, for a command that explains a policy (`atip policy check`).
-    pub fn decide(&self, invocation: &Invocation) -> Decision {
+    pub fn decide(&self, invocation: &Invocation) -> crate::policy::Gate {
         let mut invocation = invocation.clone();
         let working_dir = self.working_dir();
         self.assign_trust(&mut invocation, &working_dir);
-        self.policy_for(&invocation)
-            .evaluate_in(&invocation, &working_dir)
+        self.policy_for(&invocation).gate(&invocation, &working_dir)
     }
 
     /// Sets the trust of the first trust rule matching `invocation`'s program (resolved
@@ -534,8 +533,8 @@ impl Runner {
         process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
         let program = self.assign_trust(&mut invocation, &working_dir);
-        let policy = self.policy_for(&invocation);
-        let decision = policy.evaluate_in(&invocation, &working_dir);
+        let gate = self.policy_for(&invocation).gate(&invocation, &working_dir);
+        let decision = gate.decision;
         tracing::debug!(
             decision = match &decision {
                 Decision::Allow => "allow",
@@ -574,23 +573,11 @@ impl Runner {
                 }
             }
         }
-        let limits = policy.limits;
-        let require_sandbox = policy.require_sandbox;
-        let path_roots = policy.path_roots_for(&invocation, &working_dir);
-        let egress = policy.egress_for(&invocation);
-        let unix_sockets = environment::unix_sockets(&self.settings.env, &policy.unix_sockets);
-        drop(policy);
         self.verified_run(
             invocation,
             program,
             &working_dir,
-            Gates {
-                limits,
-                require_sandbox,
-                path_roots,
-                egress,
-                unix_sockets,
-            },
+            gate.confinement,
             sink.as_ref(),
         )
         .await
@@ -640,7 +627,7 @@ impl Runner {
         invocation: Invocation,
         program: Option<PathBuf>,
         working_dir: &std::path::Path,
-        gates: Gates,
+        confinement: crate::policy::Confinement,
         sink: Option<&mpsc::Sender<OutputChunk>>,
     ) -> Result<Output, RunError> {
         let verified = match &invocation.checksum {
@@ -663,17 +650,18 @@ impl Runner {
         let mut plan = sandbox::Plan::new(
             &self.sandbox,
             &invocation.effects,
-            gates.limits,
+            confinement.limits,
             working_dir,
-            &gates.path_roots,
+            &confinement.path_roots,
             places,
             program.as_deref(),
         );
-        plan.egress = gates.egress;
-        plan.unix_sockets = gates.unix_sockets;
+        plan.egress = confinement.egress;
+        plan.unix_sockets =
+            environment::unix_sockets(&self.settings.env, &confinement.unix_sockets);
         let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
             .map_err(RunError::Sandbox)?;
-        if gates.require_sandbox && !prepared.report.not_enforced.is_empty() {
+        if confinement.required && !prepared.report.not_enforced.is_empty() {
             return Err(RunError::Sandbox(SandboxError {
                 message: format!(
                     "the policy requires the sandbox, but this system cannot enforce: {} \
@@ -773,26 +761,8 @@ impl Runner {
             let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
             verify::resolve_program(p, &working_dir, path.as_deref())
         });
-        let gates = Gates {
-            limits: self.policy.limits,
-            require_sandbox: self.policy.require_sandbox,
-            path_roots: self.policy.path_roots_for(&invocation, &working_dir),
-            egress: self.policy.egress_for(&invocation),
-            unix_sockets: environment::unix_sockets(&self.settings.env, &self.policy.unix_sockets),
-        };
-        self.verified_run(invocation, program, &working_dir, gates, None)
+        let confinement = self.policy.gate(&invocation, &working_dir).confinement;
+        self.verified_run(invocation, program, &working_dir, confinement, None)
             .await
     }
-}
-
-/// What the policy hands on to the layers after it.
-struct Gates {
-    limits: crate::policy::ResourceLimits,
-    require_sandbox: bool,
-    /// The roots the call's path arguments were held to: writes are confined to them too.
-    path_roots: Vec<PathBuf>,
-    /// The hosts the call may reach, when the policy narrows its network.
-    egress: Option<crate::policy::Egress>,
-    /// The pathname Unix sockets the policy lets the call reach.
-    unix_sockets: Vec<PathBuf>,
 }

@@ -43,7 +43,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
-use crate::command::dispatch::{CommandSet, Dispatch, GeneratedCommands};
+use crate::command::dispatch::{CommandSet, GeneratedCommands, ToolSet};
 use crate::exec::ConflictGate;
 use crate::providers::Provider;
 use crate::{Runner, RuntimeTool};
@@ -89,21 +89,21 @@ struct Shared {
 }
 
 /// Turns the tools loaded from files into the set a server serves.
-type Wrap = fn(Vec<RuntimeTool>) -> Box<dyn Dispatch>;
+type Wrap = fn(Vec<RuntimeTool>) -> Box<dyn ToolSet>;
 
-fn plain(tools: Vec<RuntimeTool>) -> Box<dyn Dispatch> {
+fn plain(tools: Vec<RuntimeTool>) -> Box<dyn ToolSet> {
     Box::new(tools)
 }
 
 #[cfg(feature = "search")]
-fn behind_meta_tools(tools: Vec<RuntimeTool>) -> Box<dyn Dispatch> {
+fn behind_meta_tools(tools: Vec<RuntimeTool>) -> Box<dyn ToolSet> {
     Box::new(crate::search::MetaTools::new(tools))
 }
 
 /// One consistent set of tools: what dispatches calls, what `tools/list` returns, and the
 /// instructions.
 struct Tools {
-    set: Box<dyn Dispatch>,
+    set: Box<dyn ToolSet>,
     definitions: Vec<Tool>,
     instructions: String,
 }
@@ -111,7 +111,7 @@ struct Tools {
 impl Tools {
     /// Checks the runner's policy against `set`, rejects duplicate names and converts the
     /// definitions.
-    fn build(set: Box<dyn Dispatch>, runner: &Runner) -> Result<Tools, McpError> {
+    fn build(set: Box<dyn ToolSet>, runner: &Runner) -> Result<Tools, McpError> {
         let commands = set.commands();
         let policy = runner.current_policy();
         policy
@@ -210,7 +210,7 @@ impl McpServer {
     /// A server for `set` (loaded tools, several of them, or a generated module), running
     /// calls with `runner`.
     fn serving(
-        set: Box<dyn Dispatch>,
+        set: Box<dyn ToolSet>,
         runner: Runner,
         files: Vec<PathBuf>,
         wrap: Wrap,
@@ -244,14 +244,14 @@ impl McpServer {
         Self::serving(Box::new(tools), runner, Vec::new(), plain)
     }
 
-    /// A server for any tool set ([`Dispatch`]): meta-tools over a large tool
+    /// A server for any tool set ([`ToolSet`]): meta-tools over a large tool
     /// (`search::MetaTools`), a generated module ([`GeneratedCommands`]), several loaded tools. Nothing is
     /// watched.
     ///
     /// # Errors
     ///
     /// As [`McpServer::new`], checked against [`Dispatch::commands`].
-    pub fn with_tools(set: impl Dispatch + 'static, runner: Runner) -> Result<Self, McpError> {
+    pub fn with_tools(set: impl ToolSet + 'static, runner: Runner) -> Result<Self, McpError> {
         Self::serving(Box::new(set), runner, Vec::new(), plain)
     }
 

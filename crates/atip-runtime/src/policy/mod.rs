@@ -35,6 +35,7 @@
 mod arguments;
 mod egress;
 mod examples;
+mod gate;
 mod limits;
 mod presets;
 mod sources;
@@ -50,6 +51,7 @@ use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
 pub use egress::{is_public, Egress, EgressRule, Host, HostPattern, Refusal};
 pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
+pub use gate::{Confinement, Gate};
 pub use limits::{
     default_memory_bytes, ResourceLimits, DEFAULT_FILE_SIZE_BYTES, DEFAULT_PROCESSES,
     DEFAULT_SCRATCH_BYTES,

@@ -3,17 +3,17 @@
 
 use serde_json::Value;
 
-use super::ToolIndex;
-use crate::command::dispatch::{Dispatch, DispatchError, Problem, ToolCall};
+use super::{Searchable, ToolIndex};
+use crate::command::dispatch::{Dispatch, DispatchError, Problem, ToolCall, ToolSet};
+use crate::command::ToolResult;
 use crate::providers::Provider;
 use crate::tool::{ArgvForm, ParamSpec, ToolSpec, ValueKind};
-use crate::wire::ToolResult;
 use crate::{Effects, Invocation, Text};
 
 /// Progressive disclosure: three meta-tools stand for every command of `inner` — search the
 /// commands (`search_commands {query, top?}`), describe one (`describe_command {name}`: its full
 /// schema and safety flags), run one (`run_command {name, arguments}`). Searching and describing
-/// are answered without running anything ([`Dispatch::answer`]); running goes through the
+/// are answered without running anything ([`ToolSet::answer`]); running goes through the
 /// inner tools' dispatch and then, like any call, the runner's policy, confirmation and sandbox.
 /// Policies are checked against the inner commands ([`Dispatch::commands`]).
 ///
@@ -57,8 +57,8 @@ const READ_NOTHING: Effects = Effects::UNKNOWN
 /// Results a search returns when the model does not say.
 const DEFAULT_TOP: usize = 10;
 
-impl<D: Dispatch> MetaTools<D> {
-    /// Meta-tools over `inner`, whose commands are indexed now ([`Dispatch::search_index`]:
+impl<D: Searchable> MetaTools<D> {
+    /// Meta-tools over `inner`, whose commands are indexed now ([`Searchable::search_index`]:
     /// for loaded metadata, with each command's examples and its parents' descriptions).
     pub fn new(inner: D) -> Self {
         let index = inner.search_index();
@@ -130,7 +130,9 @@ impl<D: Dispatch> MetaTools<D> {
             specs,
         }
     }
+}
 
+impl<D: Dispatch> MetaTools<D> {
     /// The tools the meta-tools stand for.
     pub fn inner(&self) -> &D {
         &self.inner
@@ -246,6 +248,16 @@ fn param(
     }
 }
 
+impl<D: Dispatch> ToolSet for MetaTools<D> {
+    fn answer(&self, call: &ToolCall) -> Option<ToolResult> {
+        match call.name.as_str() {
+            SEARCH => Some(self.search_answer(call)),
+            DESCRIBE => Some(self.describe_answer(call)),
+            _ => None,
+        }
+    }
+}
+
 impl<D: Dispatch> Dispatch for MetaTools<D> {
     fn specs(&self) -> Vec<&ToolSpec> {
         self.specs.iter().collect()
@@ -257,14 +269,6 @@ impl<D: Dispatch> Dispatch for MetaTools<D> {
 
     fn command_invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         self.inner.command_invocation(call)
-    }
-
-    fn answer(&self, call: &ToolCall) -> Option<ToolResult> {
-        match call.name.as_str() {
-            SEARCH => Some(self.search_answer(call)),
-            DESCRIBE => Some(self.describe_answer(call)),
-            _ => None,
-        }
     }
 
     /// `run_command` only: the inner command's invocation, with the call's id.
@@ -345,7 +349,7 @@ mod tests {
                     .unwrap();
             crate::RuntimeTool::new(doc, None)
         };
-        let search = |meta: &dyn Dispatch, query: &str| {
+        let search = |meta: &dyn ToolSet, query: &str| {
             let mut args = serde_json::Map::new();
             args.insert("query".into(), query.into());
             let result = meta.answer(&ToolCall::new(None, SEARCH, args)).unwrap();
@@ -354,7 +358,7 @@ mod tests {
         };
         let one = MetaTools::new(load());
         let several = MetaTools::new(vec![load()]);
-        for meta in [&one as &dyn Dispatch, &several] {
+        for meta in [&one as &dyn ToolSet, &several] {
             assert!(search(meta, "canary rollout").contains("ship_up"));
             assert!(search(meta, "durable message queues").contains("ship_queue_purge"));
         }

@@ -44,6 +44,40 @@ use terms::{terms, Entry, Vocabulary};
 
 pub use meta::{MetaTools, DESCRIBE, RUN, SEARCH};
 
+use crate::command::dispatch::{CommandSet, Dispatch, GeneratedCommands};
+use crate::RuntimeTool;
+
+/// A tool set the search meta-tool can index ([`MetaTools::new`]): by default the words of its
+/// specs ([`ToolIndex::new`]); loaded metadata adds each command's examples and its parents'
+/// descriptions ([`ToolIndex::for_tools`]), as `atip search` does. A type of your own that
+/// implements [`Dispatch`] opts in with `impl Searchable for MyTools {}`.
+pub trait Searchable: Dispatch {
+    /// The index over [`Dispatch::specs`], in their order.
+    fn search_index(&self) -> ToolIndex {
+        ToolIndex::new(self.specs())
+    }
+}
+
+impl Searchable for RuntimeTool {
+    fn search_index(&self) -> ToolIndex {
+        ToolIndex::for_tool(self)
+    }
+}
+
+impl Searchable for [RuntimeTool] {
+    fn search_index(&self) -> ToolIndex {
+        ToolIndex::for_tools(self)
+    }
+}
+
+impl Searchable for Vec<RuntimeTool> {
+    fn search_index(&self) -> ToolIndex {
+        ToolIndex::for_tools(self)
+    }
+}
+
+impl<C: CommandSet> Searchable for GeneratedCommands<C> {}
+
 use crate::providers::Provider;
 use crate::tool::ToolSpec;
 

@@ -35,4 +35,4 @@ pub use call::{
 pub use check::{check_arguments, expected, Arguments, FromArgument};
 pub use group::{GroupError, ToolGroup};
 pub use loaded::RuntimeTool;
-pub use set::{CommandSet, Dispatch, GeneratedCommands};
+pub use set::{CommandSet, Dispatch, GeneratedCommands, ToolSet};

@@ -34,24 +34,24 @@ pub trait Dispatch: Send + Sync {
     fn command_invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         self.invocation(call)
     }
+}
 
-    /// The answer to a call this tool set gives itself, without running a command (a
-    /// meta-tool that searches or describes commands); `None` (the default) for calls that go
-    /// through [`Dispatch::invocation`] and the runner.
-    fn answer(&self, _call: &ToolCall) -> Option<crate::wire::ToolResult> {
+/// The tools a model is offered, as a turn driver or a server sees them: [`Dispatch`], and the
+/// calls the set answers itself without running a command (meta-tools that search or describe
+/// commands, `search::MetaTools`). A type of your own that implements [`Dispatch`] opts in with
+/// `impl ToolSet for MyTools {}`.
+pub trait ToolSet: Dispatch {
+    /// The answer to `call` when the set gives it itself; `None` (the default) for calls that
+    /// go through [`Dispatch::invocation`] and the runner.
+    fn answer(&self, _call: &ToolCall) -> Option<crate::command::ToolResult> {
         None
     }
-
-    /// The search index over [`Dispatch::specs`], in their order, that the search meta-tool
-    /// ([`crate::search::MetaTools`]) answers from: by default the specs' own words
-    /// ([`crate::search::ToolIndex::new`]); loaded metadata adds each command's examples and
-    /// its parents' descriptions ([`crate::search::ToolIndex::for_tools`]), as `atip search`
-    /// does.
-    #[cfg(feature = "search")]
-    fn search_index(&self) -> crate::search::ToolIndex {
-        crate::search::ToolIndex::new(self.specs())
-    }
 }
+
+impl ToolSet for RuntimeTool {}
+impl ToolSet for [RuntimeTool] {}
+impl ToolSet for Vec<RuntimeTool> {}
+impl<C: CommandSet> ToolSet for GeneratedCommands<C> {}
 
 impl Dispatch for RuntimeTool {
     fn specs(&self) -> Vec<&ToolSpec> {
@@ -60,11 +60,6 @@ impl Dispatch for RuntimeTool {
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         RuntimeTool::invocation(self, call)
-    }
-
-    #[cfg(feature = "search")]
-    fn search_index(&self) -> crate::search::ToolIndex {
-        crate::search::ToolIndex::for_tool(self)
     }
 }
 
@@ -84,11 +79,6 @@ impl Dispatch for [RuntimeTool] {
             }
         }
     }
-
-    #[cfg(feature = "search")]
-    fn search_index(&self) -> crate::search::ToolIndex {
-        crate::search::ToolIndex::for_tools(self)
-    }
 }
 
 /// Several loaded tools, offered together (their command names must differ).
@@ -99,11 +89,6 @@ impl Dispatch for Vec<RuntimeTool> {
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         self.as_slice().invocation(call)
-    }
-
-    #[cfg(feature = "search")]
-    fn search_index(&self) -> crate::search::ToolIndex {
-        self.as_slice().search_index()
     }
 }
 

@@ -22,10 +22,9 @@ pub(super) enum Entry {
     /// It already entered a user namespace of its own, holding every capability there
     /// (offline and egress runs of a runner that is not root).
     Joined,
-    /// The runner is root in the initial user namespace, which cannot have a user namespace
-    /// here (user namespaces are switched off): a mount namespace alone.
+    /// The runner is root in the initial user namespace: a mount namespace alone.
     Root,
-    /// A user namespace of its own, mapping the runner's ids onto themselves (root's too).
+    /// A user namespace of its own, mapping the runner's ids onto themselves.
     OwnUserNamespace,
 }
 
@@ -67,12 +66,11 @@ pub(crate) struct Mounts {
     _held: Vec<super::protect::placeholders::Held>,
 }
 
-/// Whether this process can give a run a user namespace of its own with its mount namespace
-/// (probed once, in a child process): root can unless user namespaces are switched off;
-/// others need unprivileged user namespaces.
-pub(super) fn available(_root: bool) -> bool {
+/// Whether this process can give a run a mount namespace: root can; others need unprivileged
+/// user namespaces (probed once, in a child process).
+pub(super) fn available(root: bool) -> bool {
     static PROBE: OnceLock<bool> = OnceLock::new();
-    *PROBE.get_or_init(|| {
+    root || *PROBE.get_or_init(|| {
         // SAFETY: the child only makes system calls and `_exit`s.
         match unsafe { libc::fork() } {
             0 => unsafe {
@@ -355,12 +353,15 @@ pub(super) fn plan(
 ) -> Result<Option<(Mounts, Option<u64>)>, super::SandboxError> {
     let shield = super::protect::plan(target, &plan.places, owner, &plan.credentials);
     report.not_enforced.extend(shield.notes.iter().cloned());
+    // Root needs no user namespace to mount, and gains nothing from one (the kernel never
+    // counts uid 0's processes); others get theirs, which also makes their process limit
+    // count the run alone.
     let entry = if joined {
         Entry::Joined
-    } else if available(root) {
-        Entry::OwnUserNamespace
     } else if root {
         Entry::Root
+    } else if available(root) {
+        Entry::OwnUserNamespace
     } else {
         if !shield.is_empty() {
             report.not_enforced.push(

@@ -58,7 +58,7 @@ pub enum Containment {
     /// not cover these, so runs whose writes are denied get them refused this way.
     NoMetadataChanges,
     /// Paths kept read-only inside writable roots (protected paths: repositories, editor,
-    /// agent and build-tool configuration, shell start-up files; [`protect`]), placeholders of
+    /// agent and build-tool configuration, shell start-up files; [`protect`](super::protect)), placeholders of
     /// those that do not exist among them.
     ReadOnly {
         /// The paths.
@@ -66,7 +66,7 @@ pub enum Containment {
     },
     /// Directories (and symbolic links) that are mount points for the run, so that it can
     /// neither rename nor remove them: those that hold protected paths, up to the writable
-    /// root ([`protect`]).
+    /// root ([`protect`](super::protect)).
     Pinned {
         /// The paths.
         paths: Vec<PathBuf>,
@@ -76,7 +76,7 @@ pub enum Containment {
     /// whose program owns a daemon's socket, or whose policy lists one, is not held to this.
     NoUnixSockets,
     /// Credential stores and daemon sockets the program does not own, replaced by empty ones
-    /// ([`protect::stores::CREDENTIAL_STORES`], [`protect::stores::DAEMON_SOCKETS`]).
+    /// ([`protect::stores::CREDENTIAL_STORES`](super::protect::stores::CREDENTIAL_STORES), [`protect::stores::DAEMON_SOCKETS`](super::protect::stores::DAEMON_SOCKETS)).
     Hidden {
         /// The paths.
         paths: Vec<PathBuf>,

@@ -50,7 +50,7 @@ pub struct Found {
 
 /// The repositories at and below `root`, searched breadth-first down to `max_depth` levels and
 /// at most `max_directories` directories. Symbolic links are not followed; a git directory is
-/// not entered (its submodules are found by [`apply`]).
+/// not entered (its submodules are found from the repository itself).
 pub fn find(root: &Path, max_depth: usize, max_directories: usize) -> Found {
     let mut found = Found::default();
     let mut level = vec![root.to_path_buf()];

@@ -13,7 +13,7 @@
 //!   autostart, build-tool configuration, this library's macro cache), where variables such
 //!   as `XDG_CONFIG_HOME` or `CARGO_HOME` point ([`names::IN_VARIABLES`]), and every directory
 //!   on the run's `PATH` inside a writable root. An existing one is read-only; a missing one is
-//!   held by an empty read-only directory for the run ([`placeholders`]) and removed after it.
+//!   held by a read-only placeholder for the run (a socket file, or an empty directory or file) and removed after it.
 //!   A command whose own `filesystem.paths` names one of them, or a path inside it, may write
 //!   that one.
 //! * **Version control** ([`git`]): every repository a run can write — the root's, nested
