@@ -250,7 +250,7 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// As [`McpServer::new`], checked against [`Dispatch::commands`].
+    /// As [`McpServer::new`], checked against [`crate::Dispatch::commands`].
     pub fn with_tools(set: impl ToolSet + 'static, runner: Runner) -> Result<Self, McpError> {
         Self::serving(Box::new(set), runner, Vec::new(), plain)
     }
