@@ -373,12 +373,13 @@ pub fn read(value: &Value, format: Format) -> Result<Read, ConvertError> {
     import::read(value, format)
 }
 
-/// The tools of loaded ATIP metadata, one per flattened command: the MCP form
+/// The tools of an ATIP document, one per flattened command: the MCP form
 /// [`crate::providers::tool_definition`] compiles (description with the spec §8.2 safety
 /// flags, `title`, annotations from effects), plus the tool's name as namespace, its version,
-/// the command's timeout (`effects.duration.timeout`) and merged effects.
-pub fn from_atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
-    import::atip(tool)
+/// the command's timeout (`effects.duration.timeout`) and merged effects. The specs are the
+/// ones a loaded tool dispatches with its default settings (every global option kept).
+pub fn from_atip(document: &crate::Document) -> Vec<CanonicalTool> {
+    import::atip(document)
 }
 
 /// Tools written in one target format.
