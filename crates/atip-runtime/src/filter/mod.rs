@@ -137,10 +137,10 @@ impl Default for ResultFilter {
 }
 
 impl ResultFilter {
-    /// The shared default filter. Cloning a filter gives the clone fresh regex caches, which
-    /// the first scan then has to build again; the default paths use this one instead.
-    #[cfg(feature = "exec")]
-    pub(crate) fn shared_default() -> &'static ResultFilter {
+    /// The default filter ([`ResultFilter::new`]), shared by the whole process. Cloning a
+    /// filter gives the clone fresh regex caches, which its first scan then has to build again;
+    /// code that filters with the defaults many times should borrow this one instead.
+    pub fn shared_default() -> &'static ResultFilter {
         &DEFAULT_FILTER
     }
 
@@ -269,7 +269,7 @@ impl ResultFilter {
         }
         if let Some(tool) = tool {
             for (glob, scanner) in self.tool_rules.iter() {
-                if crate::policy::name_matches(glob, tool) {
+                if glob_matches(glob, tool) {
                     found.extend(scanner.spans(text));
                     extra = true;
                 }
@@ -373,8 +373,23 @@ pub(super) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, st
     Cow::Owned(out)
 }
 
-/// `text` cut to at most `max` bytes on a character boundary, and the bytes cut.
-pub(crate) fn cut(text: &str, max: usize) -> (&str, usize) {
+/// Whether the glob `pattern` (`*`, `?`, `[…]`) matches the command name `name`; an invalid
+/// glob matches only itself, literally (as the policy's command patterns do).
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    match glob::Pattern::new(pattern) {
+        Ok(p) => p.matches(name),
+        Err(_) => pattern == name,
+    }
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, and the number of bytes cut.
+///
+/// ```
+/// # use atip_runtime::filter::cut;
+/// assert_eq!(cut("héllo", 2), ("h", 5));
+/// assert_eq!(cut("hello", 10), ("hello", 0));
+/// ```
+pub fn cut(text: &str, max: usize) -> (&str, usize) {
     if text.len() <= max {
         return (text, 0);
     }
