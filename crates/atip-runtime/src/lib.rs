@@ -97,7 +97,8 @@ pub mod __private;
 #[cfg(feature = "macros")]
 pub use atip_macros::include_atip;
 
-pub mod canonical;
+/// Tool definitions converted between provider formats: the crate `atip-canonical`.
+pub use atip_canonical as canonical;
 
 pub mod filter;
 pub use filter::{KnownSecrets, ResultFilter};
