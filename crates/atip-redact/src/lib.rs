@@ -10,7 +10,7 @@
 //! open-ended identifier, and no repetition is bounded above without need.
 //!
 //! The built-in rules ([`ResultFilter::kinds`], 50 kinds, each with the source of its format in
-//! `filter/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
+//! `src/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
 //! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
 //! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
 //! Heroku, Atlassian, Databricks, Vault, Terraform Cloud, Postman, Linear, New Relic, Sentry,
@@ -24,6 +24,10 @@
 //! [`StreamRedactor`] applies the same rules to output as it arrives, holding back at most
 //! [`STREAM_HOLD_BYTES`] of an unfinished line, so that a secret split across chunks is still
 //! caught.
+//!
+//! Users normally reach this crate through `atip-runtime`, whose runner filters every result
+//! with it: `atip_runtime::ResultFilter`, `atip_runtime::filter`.
+#![deny(missing_docs)]
 
 mod known;
 mod rules;
@@ -358,7 +362,7 @@ fn merge(found: Vec<Found>) -> Vec<Found> {
 }
 
 /// `text` with each span replaced by [`REDACTED`].
-pub(super) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
+pub(crate) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
     if spans.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -385,7 +389,7 @@ fn glob_matches(pattern: &str, name: &str) -> bool {
 /// `text` cut to at most `max` bytes on a character boundary, and the number of bytes cut.
 ///
 /// ```
-/// # use atip_runtime::filter::cut;
+/// # use atip_redact::cut;
 /// assert_eq!(cut("héllo", 2), ("h", 5));
 /// assert_eq!(cut("hello", 10), ("hello", 0));
 /// ```
