@@ -560,7 +560,7 @@ fn first_difference(a: &Value, b: &Value, at: String) -> Option<String> {
 fn atip_conversion_agrees_with_the_compiler() {
     for name in ["git", "ls", "cat", "wc", "mkdir", "rm", "sleep", "seq"] {
         let tool = example(name);
-        let tools = from_atip(&tool);
+        let tools = from_atip(tool.document());
         assert_eq!(tools.len(), tool.specs().len());
         for p in Provider::ALL {
             let converted = write(&tools, p, true).unwrap();
@@ -589,14 +589,14 @@ fn atip_conversion_agrees_with_the_compiler() {
             }
         }
     }
-    let rm = &from_atip(&example("rm"))[0];
+    let rm = &from_atip(example("rm").document())[0];
     assert_eq!(rm.id(), "rm:rm");
     assert_eq!(rm.source_format, Some(Format::Atip));
     assert_eq!(
         rm.source_meta.effects.as_ref().unwrap()["destructive"],
         true
     );
-    let log = from_atip(&example("git"))
+    let log = from_atip(example("git").document())
         .into_iter()
         .find(|t| t.name == "git_log")
         .unwrap();
@@ -608,7 +608,7 @@ fn atip_conversion_agrees_with_the_compiler() {
     let value: Value = serde_json::from_str(&text).unwrap();
     let via_read = read(&value, Format::Atip).unwrap();
     assert!(via_read.many);
-    assert_eq!(via_read.tools, from_atip(&example("git")));
+    assert_eq!(via_read.tools, from_atip(example("git").document()));
 }
 
 #[test]

@@ -334,7 +334,7 @@ fn atip_corpus_converts_as_the_compiler_compiles() {
         )
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let tool = atip_runtime::RuntimeTool::new(doc, None);
-        let tools = atip_runtime::canonical::from_atip(&tool);
+        let tools = atip_runtime::canonical::from_atip(tool.document());
         for p in Provider::ALL {
             let mut ours = write(&tools, p, true).unwrap().value;
             let compiled = atip_runtime::providers::tool_definitions(tool.specs(), p);

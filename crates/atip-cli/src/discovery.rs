@@ -16,7 +16,7 @@ pub(crate) fn convert(from: Format, to: Provider, file: &Path) -> Outcome {
     let converted = if from == Format::Atip {
         let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
             .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
-        let tools = atip_runtime::canonical::from_atip(&RuntimeTool::new(doc, None));
+        let tools = atip_runtime::canonical::from_atip(&doc);
         atip_runtime::canonical::write(&tools, to, true)
     } else {
         let value = serde_json::from_str::<Value>(&text)

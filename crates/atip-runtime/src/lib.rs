@@ -97,9 +97,11 @@ pub mod __private;
 #[cfg(feature = "macros")]
 pub use atip_macros::include_atip;
 
-pub mod canonical;
+/// Tool definitions converted between provider formats: the crate `atip-canonical`.
+pub use atip_canonical as canonical;
 
-pub mod filter;
+/// Secrets redacted from command output, and results capped in size: the crate `atip-redact`.
+pub use atip_redact as filter;
 pub use filter::{KnownSecrets, ResultFilter};
 
 pub mod policy;

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::schema::{self, describe_json, InstanceType, Repair, Schema, SchemaObject, SchemaType};
 use super::warning::{ConvertError, Warning};
 use super::{pointer, CanonicalTool, Format, Read, SourceMeta};
-use crate::providers::{tool_definition, Provider};
+use atip_core::providers::{tool_definition, Provider};
 
 /// MCP annotation hints, whose values are booleans.
 const MCP_HINTS: [&str; 4] = [
@@ -19,14 +19,14 @@ pub(crate) fn read(value: &Value, format: Format) -> Result<Read, ConvertError> 
     let mut warnings = Vec::new();
     if format == Format::Atip {
         let text = serde_json::to_string(value).unwrap_or_default();
-        let doc = crate::Document::parse(
+        let doc = atip_core::Document::parse(
             &text,
-            &crate::LoadOptions::strict(),
-            &crate::FlattenOptions::default(),
+            &atip_core::LoadOptions::strict(),
+            &atip_core::FlattenOptions::default(),
         )
         .map_err(|e| ConvertError::invalid(format, "", e.to_string()))?;
         return Ok(Read {
-            tools: atip(&crate::RuntimeTool::new(doc, None)),
+            tools: atip(&doc),
             warnings,
             many: true,
         });
@@ -705,14 +705,20 @@ fn from_openapi(value: &Value) -> Value {
     Value::Object(out)
 }
 
-/// ATIP commands as canonical tools.
-pub(crate) fn atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
-    let doc = &tool.document().tool;
-    tool.specs()
+/// ATIP commands as canonical tools, one per flattened command in declaration order.
+///
+/// Each spec is built as a loaded tool builds it with its default settings: from the flattened
+/// command, every global option kept.
+pub(crate) fn atip(document: &atip_core::Document) -> Vec<CanonicalTool> {
+    let doc = &document.tool;
+    document
+        .commands
         .iter()
         .enumerate()
-        .map(|(i, spec)| {
-            let mcp = tool_definition(spec, Provider::Mcp);
+        .map(|(i, cmd)| {
+            let spec = atip_core::ToolSpec::from_flat(&doc.name, cmd)
+                .with_global_options(&atip_core::GlobalOptions::All);
+            let mcp = tool_definition(&spec, Provider::Mcp);
             let mut ignored = Vec::new();
             let origin = format!("/{i}");
             let mut t = definition(&mcp, Format::Mcp, &origin, &mut ignored).unwrap_or_else(|_| {
@@ -729,7 +735,7 @@ pub(crate) fn atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
                 .and_then(|h| humantime::parse_duration(h).ok());
             t.source_format = Some(Format::Atip);
             t.source_meta.effects = serde_json::to_value(&spec.effects).ok();
-            t.source_meta.safety_flags = crate::providers::tool_safety_flags(spec);
+            t.source_meta.safety_flags = atip_core::providers::tool_safety_flags(&spec);
             t
         })
         .collect()

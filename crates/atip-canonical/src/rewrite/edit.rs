@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::canonical::schema::{InstanceType, Schema, SchemaObject, SchemaType};
+use crate::schema::{InstanceType, Schema, SchemaObject, SchemaType};
 
 /// `null`'s own branch: `{"type": "null"}`, perhaps with a description.
 pub(super) fn is_null_branch(s: &Schema) -> bool {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::schema::Repair;
 use super::Format;
-use crate::providers::Provider;
+use atip_core::providers::Provider;
 
 /// A feature of the source definition that the target format cannot express, where it was and
 /// what became of it.

@@ -10,7 +10,7 @@
 //! open-ended identifier, and no repetition is bounded above without need.
 //!
 //! The built-in rules ([`ResultFilter::kinds`], 50 kinds, each with the source of its format in
-//! `filter/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
+//! `src/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
 //! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
 //! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
 //! Heroku, Atlassian, Databricks, Vault, Terraform Cloud, Postman, Linear, New Relic, Sentry,
@@ -24,6 +24,10 @@
 //! [`StreamRedactor`] applies the same rules to output as it arrives, holding back at most
 //! [`STREAM_HOLD_BYTES`] of an unfinished line, so that a secret split across chunks is still
 //! caught.
+//!
+//! Users normally reach this crate through `atip-runtime`, whose runner filters every result
+//! with it: `atip_runtime::ResultFilter`, `atip_runtime::filter`.
+#![deny(missing_docs)]
 
 mod known;
 mod rules;
@@ -137,10 +141,10 @@ impl Default for ResultFilter {
 }
 
 impl ResultFilter {
-    /// The shared default filter. Cloning a filter gives the clone fresh regex caches, which
-    /// the first scan then has to build again; the default paths use this one instead.
-    #[cfg(feature = "exec")]
-    pub(crate) fn shared_default() -> &'static ResultFilter {
+    /// The default filter ([`ResultFilter::new`]), shared by the whole process. Cloning a
+    /// filter gives the clone fresh regex caches, which its first scan then has to build again;
+    /// code that filters with the defaults many times should borrow this one instead.
+    pub fn shared_default() -> &'static ResultFilter {
         &DEFAULT_FILTER
     }
 
@@ -269,7 +273,7 @@ impl ResultFilter {
         }
         if let Some(tool) = tool {
             for (glob, scanner) in self.tool_rules.iter() {
-                if crate::policy::name_matches(glob, tool) {
+                if glob_matches(glob, tool) {
                     found.extend(scanner.spans(text));
                     extra = true;
                 }
@@ -358,7 +362,7 @@ fn merge(found: Vec<Found>) -> Vec<Found> {
 }
 
 /// `text` with each span replaced by [`REDACTED`].
-pub(super) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
+pub(crate) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
     if spans.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -373,8 +377,23 @@ pub(super) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, st
     Cow::Owned(out)
 }
 
-/// `text` cut to at most `max` bytes on a character boundary, and the bytes cut.
-pub(crate) fn cut(text: &str, max: usize) -> (&str, usize) {
+/// Whether the glob `pattern` (`*`, `?`, `[…]`) matches the command name `name`; an invalid
+/// glob matches only itself, literally (as the policy's command patterns do).
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    match glob::Pattern::new(pattern) {
+        Ok(p) => p.matches(name),
+        Err(_) => pattern == name,
+    }
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, and the number of bytes cut.
+///
+/// ```
+/// # use atip_redact::cut;
+/// assert_eq!(cut("héllo", 2), ("h", 5));
+/// assert_eq!(cut("hello", 10), ("hello", 0));
+/// ```
+pub fn cut(text: &str, max: usize) -> (&str, usize) {
     if text.len() <= max {
         return (text, 0);
     }

@@ -5,7 +5,7 @@ use serde_json::{Map, Number, Value};
 use indexmap::IndexMap;
 
 use super::{InstanceType, Repair, Schema, SchemaObject, SchemaType};
-use crate::canonical::pointer;
+use crate::pointer;
 
 /// Reads one schema at `ptr`.
 pub(crate) fn read(value: &Value, ptr: &str, repairs: &mut Vec<Repair>) -> Schema {

@@ -48,7 +48,7 @@ pub fn detect(text: &str) -> Option<Value> {
 ///
 /// `None` when that cannot bring the text within `max_bytes`: too little in arrays (long
 /// strings, many keys), too many arrays to empty, or a budget under 2 bytes. The caller then
-/// cuts the text as plain text, as [`crate::Output::format`] does.
+/// cuts the text as plain text, as the runtime's `Output::format` does.
 ///
 /// Time and memory: linear in the value's size. It is measured once (one walk, no text
 /// written), into a table of every array's and object's size (about 32 bytes per array or
@@ -393,7 +393,7 @@ mod tests {
     /// the budget, and what does come back is valid JSON of the same shape.
     #[test]
     fn crafted_values_never_come_back_over_the_budget() {
-        let budget = crate::filter::DEFAULT_MAX_BYTES;
+        let budget = crate::DEFAULT_MAX_BYTES;
         let mut deep = json!((0..30_000).collect::<Vec<_>>());
         for level in 0..127 {
             deep = json!([deep, level]);

@@ -8,8 +8,8 @@
 //! repair of an input that its own format does not quite allow.
 //!
 //! ```
-//! use atip_runtime::canonical::{convert, Format};
-//! use atip_runtime::providers::Provider;
+//! use atip_canonical::{convert, Format};
+//! use atip_core::providers::Provider;
 //! use serde_json::json;
 //!
 //! let mcp = json!({
@@ -52,6 +52,9 @@
 //!
 //! Conversions are deterministic: the same input gives the same bytes. An MCP definition read
 //! and written back as MCP is the original, key order included.
+//!
+//! Users normally reach this crate through `atip-runtime`, as `atip_runtime::canonical`.
+#![deny(missing_docs)]
 
 mod export;
 mod import;
@@ -68,7 +71,7 @@ use serde_json::{Map, Value};
 pub use schema::{InstanceType, KeyOrder, Repair, Schema, SchemaObject, SchemaType};
 pub use warning::{ConvertError, Feature, FeatureLoss, Resolution, Warning};
 
-use crate::providers::Provider;
+use atip_core::providers::Provider;
 
 /// A tool-definition format a conversion reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -220,7 +223,7 @@ pub struct SourceMeta {
     pub effects: Option<Value>,
     /// ATIP: the safety flags its description carries in every target, a flag that only
     /// some parameters bring naming them (`⚠️ DESTRUCTIVE (with --force)`,
-    /// [`crate::providers::tool_safety_flags`]).
+    /// [`atip_core::providers::tool_safety_flags`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub safety_flags: Vec<String>,
     /// Every other field of the source definition, verbatim: MCP `icons`, `_meta`, `execution`;
@@ -373,12 +376,13 @@ pub fn read(value: &Value, format: Format) -> Result<Read, ConvertError> {
     import::read(value, format)
 }
 
-/// The tools of loaded ATIP metadata, one per flattened command: the MCP form
-/// [`crate::providers::tool_definition`] compiles (description with the spec §8.2 safety
+/// The tools of an ATIP document, one per flattened command: the MCP form
+/// [`atip_core::providers::tool_definition`] compiles (description with the spec §8.2 safety
 /// flags, `title`, annotations from effects), plus the tool's name as namespace, its version,
-/// the command's timeout (`effects.duration.timeout`) and merged effects.
-pub fn from_atip(tool: &crate::RuntimeTool) -> Vec<CanonicalTool> {
-    import::atip(tool)
+/// the command's timeout (`effects.duration.timeout`) and merged effects. The specs are the
+/// ones a loaded tool dispatches with its default settings (every global option kept).
+pub fn from_atip(document: &atip_core::Document) -> Vec<CanonicalTool> {
+    import::atip(document)
 }
 
 /// Tools written in one target format.

@@ -6,9 +6,9 @@ use super::rewrite::{Dialect, Rewriter};
 use super::schema::{InstanceType, Schema, SchemaObject, SchemaType};
 use super::warning::{ConvertError, Feature, Resolution, Warning};
 use super::{pointer, CanonicalTool, Format};
-use crate::effects::Effects;
-use crate::names;
-use crate::providers::{describe, describe_with_flags, write_parts, DefinitionParts, Provider};
+use atip_core::effects::Effects;
+use atip_core::names;
+use atip_core::providers::{describe, describe_with_flags, write_parts, DefinitionParts, Provider};
 
 /// `tool` as one `to` definition: the schemas rewritten for the target here, the definition's
 /// shape written by [`write_parts`], the one writer that `providers::write_definition` uses too.
@@ -300,7 +300,7 @@ fn output_field(from: Option<Format>) -> &'static str {
 }
 
 /// Whether `name` is allowed by `to`'s naming rule (its length limit from the table of
-/// [`crate::limits`]).
+/// [`atip_core::providers::limits`]).
 fn valid_name(name: &str, to: Provider) -> bool {
     let len = name.chars().count();
     let fits = (1..=to.limits().max_name_len).contains(&len);

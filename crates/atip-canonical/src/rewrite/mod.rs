@@ -16,7 +16,7 @@ use super::{pointer, Format};
 
 mod edit;
 
-use crate::providers::Provider;
+use atip_core::providers::Provider;
 pub(crate) use edit::make_nullable_json;
 use edit::{
     append_notes, decode_fragment, is_null_branch, merge_into, note, nullable_to_json, overlay,
@@ -152,7 +152,7 @@ impl<'a> Rewriter<'a> {
         self.warnings.truncate(mark);
         self.seen.clear();
         self.stack = vec!["#".to_owned()];
-        if atip_core::limits::limits(self.to).recursive_refs {
+        if atip_core::providers::limits::limits(self.to).recursive_refs {
             self.keep_refs = true;
             self.report(
                 at,

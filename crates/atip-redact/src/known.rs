@@ -14,8 +14,8 @@ use super::Found;
 pub const MIN_KNOWN_SECRET_BYTES: usize = 8;
 
 /// Values of secret variables a run was given, redacted by value in what a model is sent
-/// ([`crate::ResultFilter::with_known_secrets`]; the result filter of spec §11.3). Its `Debug` shows how many, never the values.
-/// Cheap to clone.
+/// ([`crate::ResultFilter::with_known_secrets`]; the result filter of spec §11.3). Its `Debug`
+/// shows how many, never the values. Cheap to clone.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct KnownSecrets(Arc<[String]>);
 
