@@ -88,7 +88,7 @@ fn agent(
     stdin: &str,
     extra: &[&str],
 ) -> (i32, String, String) {
-    let git = Path::new(env!("CARGO_MANIFEST_DIR")).join("atip/git.json");
+    let git = Path::new(env!("CARGO_MANIFEST_DIR")).join("../atip/git.json");
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent"))
         .args(["--provider", provider, "--tools"])
         .arg(&git)

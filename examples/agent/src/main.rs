@@ -4,7 +4,7 @@
 //! answer on stdout, with a transcript on stderr.
 //!
 //! ```text
-//! cargo run -p atip-examples --bin agent -- --provider openai|anthropic [--model M] [--tools FILE…] PROMPT
+//! cargo run -p atip-agent-example -- --provider openai|anthropic [--model M] [--tools FILE…] PROMPT
 //! ```
 //!
 //! OpenAI-compatible Chat Completions go through async-openai (`OPENAI_API_KEY`,
@@ -164,7 +164,7 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
 /// Every metadata file given, or every file of `examples/atip/` but the `fig-*.json` imports.
 fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, Failure> {
     let files: Vec<PathBuf> = if files.is_empty() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("atip");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../atip");
         let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
