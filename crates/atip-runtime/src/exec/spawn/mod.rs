@@ -1,8 +1,8 @@
 //! Starting one child process: the file to run with its argv and whole environment, no shell,
 //! stdin from a pipe or `/dev/null`, stdout and stderr into pipes, as a session of its own
 //! (`setsid`: one process group, no controlling terminal, so `TIOCSTI` has no terminal to push
-//! into), with close-on-exec set on every other descriptor the host left open, and the
-//! sandbox's setup applied before `exec`.
+//! into), with close-on-exec set on every other descriptor the host left open, and a setup
+//! hook ([`PreExec`], the sandbox's) applied before `exec`.
 //!
 //! On Linux the child is started the way `posix_spawn` starts one — `clone(CLONE_VM |
 //! CLONE_VFORK)`, so its cost does not grow with the runner's memory as `fork`'s page-table copy
@@ -13,156 +13,140 @@ use std::ffi::OsString;
 use std::io;
 use std::path::Path;
 
-use tokio::io::{AsyncRead, AsyncWrite};
-
+mod nonblocking;
 #[cfg(target_os = "linux")]
 mod vfork;
 
+pub(crate) use nonblocking::{spawn, Child};
+
 /// What to start.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Spec<'a> {
-    /// The file to execute (a path, or `/proc/self/fd/N` for a verified program).
+    /// The file to execute: a path (no `PATH` lookup), or `/proc/self/fd/N` for a file held
+    /// open in [`Spec::keep_fd`].
     pub program: &'a Path,
     /// The argument vector, `argv[0]` as the child sees it.
     pub argv: &'a [OsString],
-    /// The child's whole environment.
+    /// The child's whole environment (nothing is inherited that is not here).
     pub env: &'a [(OsString, OsString)],
-    /// The working directory (`None`: the runner's).
+    /// The working directory (`None`: the caller's).
     pub cwd: Option<&'a Path>,
     /// Whether stdin is a pipe (else `/dev/null`).
     pub stdin: bool,
     /// A descriptor the child keeps open across `exec` (the verified program, which a script's
-    /// interpreter opens again by its `/proc/self/fd` name).
+    /// interpreter opens again by its `/proc/self/fd` name). It must not be 0, 1 or 2 (see
+    /// [`above_stdio`]).
     pub keep_fd: Option<i32>,
 }
 
-/// A started child: its pipes and how to learn its exit. Dropped before it was reaped, it is
-/// killed (`SIGKILL`) and reaped in the background, so no zombie is left.
-pub(crate) struct Child {
-    pub stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
-    pub stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
-    pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
-    pid: u32,
-    exit: Exit,
-    /// Its private namespaces, let go in the background when it has been reaped.
-    #[cfg(target_os = "linux")]
-    _namespaces: vfork::Held,
-}
-
-impl Child {
-    /// The child's process id (also its process group's and session's).
-    pub fn id(&self) -> u32 {
-        self.pid
-    }
-}
-
-/// Starts `spec`, applying `sandbox`'s child-side setup (Linux) before `exec`.
+/// What a child does between its start and `exec`, besides the spawner's own steps, on Linux.
 ///
-/// # Errors
+/// The spawner's child, after `clone(CLONE_VM | CLONE_VFORK)`, resets every signal handler to
+/// the default, connects its standard streams, calls `setsid` and marks the other descriptors
+/// close-on-exec; then it calls [`PreExec::enter_namespaces`], changes to the working
+/// directory, calls [`PreExec::restrict`] and `exec`s. Other systems do not call the hook.
 ///
-/// The OS error of the step that failed: creating the pipes, the spawn itself, or in the child
-/// the setup or `exec` (an `exec` error is returned as the OS reported it, so a missing program
-/// is [`io::ErrorKind::NotFound`]; a setup error names its step).
-pub(crate) fn spawn(spec: &Spec<'_>, sandbox: &super::sandbox::Prepared) -> io::Result<Child> {
-    #[cfg(target_os = "linux")]
-    {
-        vfork::spawn(spec, sandbox.child_setup())
+/// # Safety
+///
+/// [`PreExec::enter_namespaces`] and [`PreExec::restrict`] run in the child, on the parent's
+/// memory and a stack of the spawner's, while the thread that called the spawn is suspended
+/// (and the parent's other threads run on). An implementation must therefore only make
+/// system calls on data prepared beforehand and borrowed from `self`: no allocation or
+/// deallocation (the allocator's lock may be held by a thread that does not exist in the
+/// child), no lock, no destructor of anything shared, no panic, nothing that is not
+/// async-signal-safe. Its errors must carry an OS error code only
+/// ([`io::Error::from_raw_os_error`], [`io::Error::last_os_error`]), which allocate nothing;
+/// the spawner keeps only the code. What the child changes must concern the child alone (its
+/// namespaces, limits, credentials): it must not write to memory the parent reads, except
+/// through atomics.
+pub(crate) unsafe trait PreExec: Sync {
+    /// The namespaces (`/proc/PID/ns/` names such as `"mnt"` or `"net"`) the child creates for
+    /// itself alone. Their teardown when the child ends (unmounting a mount namespace waits for
+    /// an RCU grace period) is worth keeping off the caller's path: the spawner opens them once
+    /// the child has called `exec`, and closes them on a background thread after the child is
+    /// reaped. Called in the parent, after `exec`; the default is none.
+    fn private_namespaces(&self) -> Vec<&'static str> {
+        Vec::new()
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = sandbox;
-        portable::spawn(spec)
-    }
-}
 
-#[cfg(target_os = "linux")]
-use vfork::Exit;
-
-#[cfg(not(target_os = "linux"))]
-use portable::Exit;
-
-impl Child {
-    /// Waits for the child to exit and reaps it.
+    /// The first half of the setup, in the child before it changes to its working directory
+    /// (so that a directory entered inside a new mount namespace is the one under its mounts).
+    /// The default does nothing.
     ///
     /// # Errors
     ///
-    /// The OS error of waiting (not expected for a child of this process).
-    pub async fn wait(&mut self) -> io::Result<std::process::ExitStatus> {
-        self.exit.wait(self.pid).await
+    /// The OS error of the step that failed: the spawn fails with it.
+    fn enter_namespaces(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// The second half, in the child in its working directory, just before `exec`: limits,
+    /// credentials, Landlock, seccomp. The default does nothing.
+    ///
+    /// # Errors
+    ///
+    /// As for [`PreExec::enter_namespaces`].
+    fn restrict(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// What the setup is, for the message of a spawn that failed in it: "could not start:
+    /// {what}: {OS error}". The default is "its setup before exec".
+    fn what(&self) -> &'static str {
+        "its setup before exec"
     }
 }
 
-impl Drop for Child {
-    fn drop(&mut self) {
-        self.exit.abandon(self.pid);
-    }
+/// A signal for a child's process group: [`Child::kill_group`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Signal {
+    /// `SIGTERM`: asks the processes to end.
+    Term,
+    /// `SIGKILL`: ends them.
+    Kill,
 }
 
-#[cfg(not(target_os = "linux"))]
-mod portable {
-    //! Other operating systems: tokio's process support, with the session set up in a
-    //! `pre_exec` hook where there is one (Unix).
-
-    use super::{Child, Spec};
-    use std::io;
-    use std::process::Stdio;
-
-    pub(super) struct Exit(tokio::process::Child);
-
-    impl Exit {
-        pub(super) async fn wait(&mut self, _pid: u32) -> io::Result<std::process::ExitStatus> {
-            self.0.wait().await
-        }
-
-        pub(super) fn abandon(&mut self, _pid: u32) {
-            // `kill_on_drop`: tokio kills and reaps it.
-        }
+/// `fd`, or a duplicate of it above stderr (close-on-exec) when it is 0, 1 or 2: a descriptor
+/// the child still needs must not be one its `dup2` of the standard streams overwrites (a host
+/// that closed its stdin or stdout gets those numbers back from `open`).
+///
+/// # Errors
+///
+/// The OS error of `fcntl(F_DUPFD_CLOEXEC)`.
+#[cfg(unix)]
+pub(crate) fn above_stdio(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
     }
+    // SAFETY: duplicates a descriptor owned here; the original closes when `fd` drops.
+    let dup = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if dup < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `dup` was just created and is owned by nothing else.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(dup) })
+}
 
-    pub(super) fn spawn(spec: &Spec<'_>) -> io::Result<Child> {
-        let mut cmd = tokio::process::Command::new(spec.program);
-        #[cfg(unix)]
-        cmd.arg0(&spec.argv[0]);
-        cmd.args(&spec.argv[1..])
-            .env_clear()
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(if spec.stdin {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        if let Some(dir) = spec.cwd {
-            cmd.current_dir(dir);
-        }
-        #[cfg(unix)]
-        // SAFETY: the hook makes one async-signal-safe system call.
+/// Sends `signal` to the process group `pid` leads and, when `leader` (the child is not reaped
+/// yet, so its pid cannot have been reused), to the process itself.
+fn signal_group(pid: u32, signal: Signal, leader: bool) {
+    #[cfg(unix)]
+    if let Some(pid) = i32::try_from(pid).ok().filter(|p| *p > 0) {
+        let sig = match signal {
+            Signal::Term => libc::SIGTERM,
+            Signal::Kill => libc::SIGKILL,
+        };
+        // SAFETY: plain system calls on integers. The negative pid addresses the group the
+        // child leads (it called setsid); the positive one the child, which holds its pid
+        // until it is reaped. ESRCH when they are gone is fine.
         unsafe {
-            cmd.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
+            libc::kill(-pid, sig);
+            if leader {
+                libc::kill(pid, sig);
+            }
         }
-        let mut child = cmd.spawn()?;
-        let pid = child.id().unwrap_or(0);
-        Ok(Child {
-            stdin: child
-                .stdin
-                .take()
-                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncWrite + Send + Unpin>),
-            stdout: child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-            stderr: child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-            pid,
-            exit: Exit(child),
-        })
     }
+    #[cfg(not(unix))]
+    let _ = (pid, signal, leader);
 }
