@@ -14,9 +14,9 @@ use tokio::sync::mpsc;
 use super::error::RunError;
 use super::output::{ExitStatus, Output};
 use super::sandbox::Prepared;
-use super::spawn::Signal;
 use crate::command::argv::{ArgvError, ArgvProblem};
 use crate::Invocation;
+use atip_spawn::Signal;
 
 /// Which stream a chunk of output came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -112,7 +112,7 @@ pub(crate) async fn run(
     // The checked copy must not sit on 0-2, which the child's standard streams overwrite.
     #[cfg(target_os = "linux")]
     let verified = verified
-        .map(|f| super::spawn::above_stdio(f.into()).map(std::fs::File::from))
+        .map(|f| atip_spawn::above_stdio(f.into()).map(std::fs::File::from))
         .transpose()
         .map_err(RunError::Io)?;
     #[cfg(target_os = "linux")]
@@ -163,7 +163,7 @@ pub(crate) async fn run(
         });
         vars.extend(proxy_env.into_iter().map(|(k, v)| (k.into(), v.into())));
     }
-    let spec = super::spawn::Spec {
+    let spec = atip_spawn::Spec {
         program: &file,
         argv: &invocation.argv,
         env: &vars,

@@ -1,6 +1,6 @@
 //! What the child does between the spawn and `exec` (Linux), prepared in the parent.
 //!
-//! The child is started with `clone(CLONE_VM | CLONE_VFORK)` (see `exec::spawn`): it runs on
+//! The child is started with `clone(CLONE_VM | CLONE_VFORK)` (see `atip_spawn`): it runs on
 //! the parent's memory until it calls `exec`, so [`ChildSetup`]'s [`PreExec`] steps work on
 //! borrowed data only — system calls on values prepared in the parent, no allocation, no
 //! destructor, no lock.
@@ -16,8 +16,8 @@ use nix::sys::resource::Resource;
 
 use super::mounts::check;
 
-use crate::exec::spawn::PreExec;
 use crate::policy::ResourceLimits;
+use atip_spawn::PreExec;
 
 /// How an offline run gets its network namespace.
 #[derive(Debug, Clone, Copy)]

@@ -584,18 +584,12 @@ impl Prepared {
     ///
     /// # Errors
     ///
-    /// As [`crate::exec::spawn::spawn`].
-    pub(crate) fn spawn(
-        &self,
-        spec: &crate::exec::spawn::Spec<'_>,
-    ) -> std::io::Result<crate::exec::spawn::Child> {
+    /// As [`atip_spawn::spawn`].
+    pub(crate) fn spawn(&self, spec: &atip_spawn::Spec<'_>) -> std::io::Result<atip_spawn::Child> {
         #[cfg(target_os = "linux")]
-        let setup = self
-            .child
-            .as_ref()
-            .map(|c| c as &dyn crate::exec::spawn::PreExec);
+        let setup = self.child.as_ref().map(|c| c as &dyn atip_spawn::PreExec);
         #[cfg(not(target_os = "linux"))]
         let setup = None;
-        crate::exec::spawn::spawn(spec, setup)
+        atip_spawn::spawn(spec, setup)
     }
 }

@@ -1,29 +1,77 @@
-//! Starting one child process: the file to run with its argv and whole environment, no shell,
+//! Start one child process: the file to run with its argv and whole environment, no shell,
 //! stdin from a pipe or `/dev/null`, stdout and stderr into pipes, as a session of its own
 //! (`setsid`: one process group, no controlling terminal, so `TIOCSTI` has no terminal to push
 //! into), with close-on-exec set on every other descriptor the host left open, and a setup
-//! hook ([`PreExec`], the sandbox's) applied before `exec`.
+//! hook ([`PreExec`]) applied before `exec`.
 //!
 //! On Linux the child is started the way `posix_spawn` starts one — `clone(CLONE_VM |
-//! CLONE_VFORK)`, so its cost does not grow with the runner's memory as `fork`'s page-table copy
-//! does — and does its setup on a stack of its own (see `vfork`); its exit is watched through a
-//! pidfd. Elsewhere tokio's process support starts it.
+//! CLONE_VFORK)`, so its cost does not grow with the caller's memory as `fork`'s page-table
+//! copy does — and does its setup on a stack of its own; its exit is watched through a pidfd.
+//! Elsewhere the standard library (or tokio) starts it, with `setsid` in a `pre_exec` hook on
+//! Unix, and the hook is not called.
+//!
+//! Two faces, one spawner:
+//!
+//! * `spawn` and `Child` at the root (feature `tokio`, off by default): pipes as tokio's
+//!   `AsyncRead`/`AsyncWrite`, the exit awaited — what `atip-runtime`'s runner uses;
+//! * [`blocking::spawn`]: pipes as [`Read`](std::io::Read)/[`Write`](std::io::Write), the exit
+//!   waited for with a deadline ([`blocking::Child::wait_until`]) — what `atip-core`'s
+//!   discovery (`TOOL --agent`, in build scripts) and `atip-fig`'s worker processes use.
+//!
+//! Either way a dropped [`Child`](blocking::Child) takes its whole process group with it
+//! (`SIGKILL`) and is reaped, and [`kill_group`](blocking::Child::kill_group) signals the group
+//! on demand. The program is a path: the spawner does not look it up on `PATH`.
+//!
+//! ```no_run
+//! use std::ffi::OsString;
+//! use std::io::Read;
+//! use std::path::Path;
+//! use std::time::{Duration, Instant};
+//!
+//! let argv: Vec<OsString> = vec!["echo".into(), "hello".into()];
+//! let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+//! let spec = atip_spawn::Spec {
+//!     program: Path::new("/bin/echo"),
+//!     argv: &argv,
+//!     env: &env,
+//!     cwd: None,
+//!     stdin: false,
+//!     keep_fd: None,
+//! };
+//! let mut child = atip_spawn::blocking::spawn(&spec, None)?;
+//! let mut out = String::new();
+//! child.stdout.take().unwrap().read_to_string(&mut out)?;
+//! match child.wait_until(Instant::now() + Duration::from_secs(5))? {
+//!     Some(status) => assert!(status.success()),
+//!     None => child.kill_group(atip_spawn::Signal::Kill),
+//! }
+//! assert_eq!(out, "hello\n");
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
 
 use std::ffi::OsString;
 use std::io;
 use std::path::Path;
 
+pub mod blocking;
+#[cfg(feature = "tokio")]
 mod nonblocking;
 #[cfg(target_os = "linux")]
 mod vfork;
 
-pub(crate) use nonblocking::{spawn, Child};
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use nonblocking::{spawn, Child};
 
 /// What to start.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Spec<'a> {
+pub struct Spec<'a> {
     /// The file to execute: a path (no `PATH` lookup), or `/proc/self/fd/N` for a file held
-    /// open in [`Spec::keep_fd`].
+    /// open in [`Spec::keep_fd`]. (The fallback off Linux hands it to
+    /// [`std::process::Command`], which would look a bare name up; do not rely on that.)
     pub program: &'a Path,
     /// The argument vector, `argv[0]` as the child sees it.
     pub argv: &'a [OsString],
@@ -33,13 +81,14 @@ pub(crate) struct Spec<'a> {
     pub cwd: Option<&'a Path>,
     /// Whether stdin is a pipe (else `/dev/null`).
     pub stdin: bool,
-    /// A descriptor the child keeps open across `exec` (the verified program, which a script's
-    /// interpreter opens again by its `/proc/self/fd` name). It must not be 0, 1 or 2 (see
-    /// [`above_stdio`]).
+    /// A descriptor the child keeps open across `exec` (Linux; ignored elsewhere): a verified
+    /// program, which a script's interpreter opens again by its `/proc/self/fd` name. It must
+    /// not be 0, 1 or 2, which the child's standard streams take (see [`above_stdio`]).
     pub keep_fd: Option<i32>,
 }
 
-/// What a child does between its start and `exec`, besides the spawner's own steps, on Linux.
+/// What a child does between its start and `exec`, besides the spawner's own steps, on Linux:
+/// the hook through which a sandbox confines the child (`atip-runtime`'s implements it).
 ///
 /// The spawner's child, after `clone(CLONE_VM | CLONE_VFORK)`, resets every signal handler to
 /// the default, connects its standard streams, calls `setsid` and marks the other descriptors
@@ -59,7 +108,7 @@ pub(crate) struct Spec<'a> {
 /// the spawner keeps only the code. What the child changes must concern the child alone (its
 /// namespaces, limits, credentials): it must not write to memory the parent reads, except
 /// through atomics.
-pub(crate) unsafe trait PreExec: Sync {
+pub unsafe trait PreExec: Sync {
     /// The namespaces (`/proc/PID/ns/` names such as `"mnt"` or `"net"`) the child creates for
     /// itself alone. Their teardown when the child ends (unmounting a mount namespace waits for
     /// an RCU grace period) is worth keeping off the caller's path: the spawner opens them once
@@ -97,9 +146,9 @@ pub(crate) unsafe trait PreExec: Sync {
     }
 }
 
-/// A signal for a child's process group: [`Child::kill_group`].
+/// A signal for a child's process group: [`blocking::Child::kill_group`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Signal {
+pub enum Signal {
     /// `SIGTERM`: asks the processes to end.
     Term,
     /// `SIGKILL`: ends them.
@@ -114,7 +163,7 @@ pub(crate) enum Signal {
 ///
 /// The OS error of `fcntl(F_DUPFD_CLOEXEC)`.
 #[cfg(unix)]
-pub(crate) fn above_stdio(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
+pub fn above_stdio(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::{AsRawFd, FromRawFd};
     if fd.as_raw_fd() > 2 {
         return Ok(fd);

@@ -12,7 +12,7 @@ use super::{signal_group, PreExec, Signal, Spec};
 /// Dropped, it kills its whole process group (`SIGKILL`: what the child left running goes
 /// with it), and the child itself if it was not reaped, which is then reaped in the background,
 /// so no zombie is left.
-pub(crate) struct Child {
+pub struct Child {
     /// The writing end of its stdin, when [`Spec::stdin`] asked for a pipe.
     pub stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
     /// The reading end of its stdout.
@@ -35,7 +35,7 @@ pub(crate) struct Child {
 /// the setup or `exec` (an `exec` error is returned as the OS reported it, so a missing program
 /// is [`io::ErrorKind::NotFound`] and a file still open for writing
 /// [`io::ErrorKind::ExecutableFileBusy`]; an error of another step names it).
-pub(crate) fn spawn(spec: &Spec<'_>, setup: Option<&dyn PreExec>) -> io::Result<Child> {
+pub fn spawn(spec: &Spec<'_>, setup: Option<&dyn PreExec>) -> io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
         let started = super::vfork::spawn(spec, setup)?;
@@ -70,7 +70,6 @@ pub(crate) fn spawn(spec: &Spec<'_>, setup: Option<&dyn PreExec>) -> io::Result<
 
 impl Child {
     /// The child's process id (also its process group's and session's).
-    #[allow(dead_code)] // public once the spawner is a crate of its own
     pub fn id(&self) -> u32 {
         self.pid
     }
@@ -87,9 +86,15 @@ impl Child {
 
     /// Sends `signal` to the process group the child leads — what it started and left in its
     /// group too — and to the child itself while it is not reaped (in case it left the group).
-    /// Processes already gone are no error.
-    pub fn kill_group(&self, signal: Signal) {
-        signal_group(self.pid, signal, !self.exit.reaped());
+    /// Processes already gone are no error. (Off Unix there are no groups: the child alone is
+    /// ended, whatever the signal.)
+    pub fn kill_group(&mut self, signal: Signal) {
+        let unreaped = !self.exit.reaped();
+        signal_group(self.pid, signal, unreaped);
+        #[cfg(not(unix))]
+        if unreaped {
+            let _ = self.exit.child.start_kill();
+        }
     }
 }
 
@@ -198,7 +203,7 @@ mod portable {
     use std::process::Stdio;
 
     pub(super) struct Exit {
-        child: tokio::process::Child,
+        pub(super) child: tokio::process::Child,
         reaped: bool,
     }
 
