@@ -22,7 +22,7 @@
 //! (`SIGKILL`) and is reaped, and [`kill_group`](blocking::Child::kill_group) signals the group
 //! on demand. The program is a path: the spawner does not look it up on `PATH`.
 //!
-//! ```no_run
+//! ```
 //! use std::ffi::OsString;
 //! use std::io::Read;
 //! use std::path::Path;
@@ -59,6 +59,8 @@ use std::path::Path;
 pub mod blocking;
 #[cfg(feature = "tokio")]
 mod nonblocking;
+#[cfg(all(test, target_os = "linux"))]
+mod tests;
 #[cfg(target_os = "linux")]
 mod vfork;
 
