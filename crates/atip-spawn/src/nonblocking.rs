@@ -226,7 +226,9 @@ mod portable {
     pub(super) fn spawn(spec: &Spec<'_>) -> io::Result<Child> {
         let mut cmd = tokio::process::Command::new(spec.program);
         #[cfg(unix)]
-        cmd.arg0(&spec.argv[0]);
+        if let Some(arg0) = spec.argv.first() {
+            cmd.arg0(arg0);
+        }
         cmd.args(spec.argv.get(1..).unwrap_or_default())
             .env_clear()
             .envs(spec.env.iter().map(|(k, v)| (k, v)))

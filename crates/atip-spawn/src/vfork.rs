@@ -299,8 +299,8 @@ fn prepare_and_exec(c: &Context<'_>) -> (Step, i32) {
             .raw_os_error()
             .unwrap_or(libc::EINVAL)
     };
-    // SAFETY (every block below): system calls on descriptors, strings and arrays the parent
-    // prepared and keeps alive.
+    // SAFETY: system calls (every call in this block) on descriptors, strings and arrays the
+    // parent prepared and keeps alive; the hook's steps keep to `PreExec`'s contract.
     unsafe {
         // The parent's handlers must never run here: every signal to its default.
         let mut default: libc::sigaction = std::mem::zeroed();
