@@ -68,8 +68,8 @@ mod vfork;
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use nonblocking::{spawn, Child};
 
-/// What to start.
-#[derive(Debug, Clone, Copy)]
+/// What to start. Its `Debug` form names the environment's variables, not their values.
+#[derive(Clone, Copy)]
 pub struct Spec<'a> {
     /// The file to execute: a path (no `PATH` lookup), or `/proc/self/fd/N` for a file held
     /// open in [`Spec::keep_fd`]. (The fallback off Linux hands it to
@@ -87,6 +87,19 @@ pub struct Spec<'a> {
     /// program, which a script's interpreter opens again by its `/proc/self/fd` name. It must
     /// not be 0, 1 or 2, which the child's standard streams take (see [`above_stdio`]).
     pub keep_fd: Option<i32>,
+}
+
+impl std::fmt::Debug for Spec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spec")
+            .field("program", &self.program)
+            .field("argv", &self.argv)
+            .field("env", &self.env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .field("cwd", &self.cwd)
+            .field("stdin", &self.stdin)
+            .field("keep_fd", &self.keep_fd)
+            .finish()
+    }
 }
 
 /// What a child does between its start and `exec`, besides the spawner's own steps, on Linux:
