@@ -421,6 +421,35 @@ fn discover_prints_validated_metadata() {
     let (code, _, err) = atip(&["discover", "atip-no-such-tool-anywhere"]);
     assert_eq!(code, 1);
     assert!(err.contains("is not installed"), "{err}");
+
+    // A bare name is looked up on PATH, and the tool inherits the caller's environment.
+    let named = dir.path().join("atip-test-discovered-by-name");
+    std::fs::write(
+        &named,
+        "#!/bin/sh\nprintf '{\"atip\": \"0.6\", \"name\": \"faketool\", \"version\": \"1\", \"description\": \"%s\"}' \"$ATIP_TEST_INHERITED\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&named, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(dir.path().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_atip"))
+        .args(["discover", "atip-test-discovered-by-name"])
+        .env("PATH", path)
+        .env("ATIP_TEST_INHERITED", "from the caller")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("\"description\": \"from the caller\""),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -2,18 +2,22 @@
 //! it gives none, look for a shim filed under the SHA-256 of the binary (spec §4, §5.1 step 4,
 //! [`crate::shim`]).
 //!
-//! The tool runs without a shell, with `/dev/null` as stdin, as a session of its own (its own
-//! process group, no controlling terminal), under a short time limit that bounds the whole
+//! The tool runs without a shell (a bare name is looked up on `PATH`), with the caller's
+//! environment and `/dev/null` as stdin, as a session of its own (its own process group, no
+//! controlling terminal), started by `atip-spawn`, under a short time limit that bounds the whole
 //! call: at the limit the tool and its group are killed and discovery returns, even if a
 //! process it started left the group and still holds its output open. The output is capped and
 //! must validate as a strict ATIP document.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::shim::{find_shim, ShimDirs};
+use atip_spawn::{blocking, Signal, Spec};
+
+use crate::shim::{find_shim, resolve_program, ShimDirs};
 use crate::{Document, FlattenOptions, LoadError, LoadOptions};
 
 /// Default time limit for `TOOL --agent`: 5 s.
@@ -188,49 +192,55 @@ pub fn discover_with_shims(
 
 /// Runs `tool --agent` and checks its output.
 fn run_agent(tool: &str, partial: &Partial, timeout: Duration) -> Result<String, DiscoverError> {
-    let mut cmd = Command::new(tool);
-    cmd.arg("--agent")
-        .args(partial.args())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: runs in the forked child; setsid is async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    }
+    let io_error = |source| DiscoverError::Io {
+        tool: tool.into(),
+        source,
+    };
+    // The spawner runs a file: look a bare name up on PATH first, as `execvp` would. A path is
+    // run as it is, so that its own error (not found, not executable) is the one reported.
+    // (Off Unix the spawner's fallback is `std::process::Command`, whose own lookup knows the
+    // system's rules, such as `.exe`.)
+    let program = if tool.contains('/') || cfg!(not(unix)) {
+        PathBuf::from(tool)
+    } else {
+        resolve_program(tool).ok_or_else(|| DiscoverError::NotFound { tool: tool.into() })?
+    };
+    let argv: Vec<OsString> = [tool.to_owned(), "--agent".to_owned()]
+        .into_iter()
+        .chain(partial.args())
+        .map(OsString::from)
+        .collect();
+    // The whole environment, inherited.
+    let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let spec = Spec {
+        program: &program,
+        argv: &argv,
+        env: &env,
+        cwd: None,
+        stdin: false,
+        keep_fd: None,
+    };
     // ETXTBSY: the executable is still open for writing somewhere (being installed, or a
     // file descriptor inherited by a process another thread forked in that instant); it
     // passes within milliseconds.
-    let mut spawned = cmd.spawn();
+    let mut spawned = blocking::spawn(&spec, None);
     for _ in 0..10 {
         match &spawned {
             Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
                 std::thread::sleep(Duration::from_millis(20));
-                spawned = cmd.spawn();
+                spawned = blocking::spawn(&spec, None);
             }
             _ => break,
         }
     }
+    // Dropped on every return below, the child takes its process group with it and is reaped.
     let mut child = spawned.map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
             DiscoverError::NotFound { tool: tool.into() }
         } else {
-            DiscoverError::Io {
-                tool: tool.into(),
-                source,
-            }
+            io_error(source)
         }
     })?;
-    let pid = child.id();
     let mut stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
     // The readers hand their results over a channel, so that waiting for them is bounded: a
@@ -253,37 +263,18 @@ fn run_agent(tool: &str, partial: &Partial, timeout: Duration) -> Result<String,
         let _ = err_tx.send(buf);
     });
     let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => break None,
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(source) => {
-                kill_group(pid, true);
-                return Err(DiscoverError::Io {
-                    tool: tool.into(),
-                    source,
-                });
-            }
-        }
-    };
+    let status = child.wait_until(deadline).map_err(io_error)?;
     // Whatever it left behind in its group goes too; the tool itself by its pid while it is
     // not reaped, in case it left the group.
-    kill_group(pid, status.is_none());
+    child.kill_group(Signal::Kill);
     let timed_out = || DiscoverError::TimedOut {
         tool: tool.into(),
         timeout,
     };
     let Some(status) = status else {
-        // Killed with SIGKILL: it ends at once, unless stuck in the kernel; then it is left
-        // unreaped rather than waited for without bound.
-        let reap_by = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < reap_by {
-            if !matches!(child.try_wait(), Ok(None)) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        // Killed with SIGKILL: it ends at once, unless stuck in the kernel; then it is reaped
+        // in the background (when `child` drops) rather than waited for without bound.
+        let _ = child.wait_until(Instant::now() + Duration::from_millis(500));
         return Err(timed_out());
     };
     let rest = |by: Instant| by.saturating_duration_since(Instant::now());
@@ -323,24 +314,4 @@ fn run_agent(tool: &str, partial: &Partial, timeout: Duration) -> Result<String,
     })?;
     Document::parse(&text, &options, &FlattenOptions::default()).map_err(DiscoverError::Invalid)?;
     Ok(text)
-}
-
-/// SIGKILL to the process group the tool leads and, while it is not reaped (`unreaped`), to
-/// the tool itself.
-fn kill_group(pid: u32, unreaped: bool) {
-    #[cfg(unix)]
-    if let Ok(pid) = i32::try_from(pid) {
-        if pid > 0 {
-            // SAFETY: plain syscalls: the group the child leads (it called setsid) and the
-            // child, whose pid cannot be reused before it is reaped. ESRCH when gone is fine.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-                if unreaped {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = (pid, unreaped);
 }

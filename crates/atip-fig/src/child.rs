@@ -8,9 +8,10 @@
 //! not what the embedding copies out. A spec is untrusted code, so [`Isolation::ChildProcess`]
 //! evaluates modules in child processes:
 //!
-//! * the parent starts `program args…` (no shell), writes a request (one line) on the child's
-//!   standard input and reads the reply from its standard output: a header line of at most
-//!   [`MAX_HEADER_BYTES`] and a spec of at most [`MAX_SPEC_JSON_BYTES`], never more buffered;
+//! * the parent starts `program args…` (no shell, a session of its own: `atip-spawn`), writes
+//!   a request (one line) on the child's standard input and reads the reply from its standard
+//!   output: a header line of at most [`MAX_HEADER_BYTES`] and a spec of at most
+//!   [`MAX_SPEC_JSON_BYTES`], never more buffered;
 //! * the child ([`serve`]) reads requests (each at most [`MAX_REQUEST_BYTES`]; nothing else:
 //!   no arguments, no environment) and, before evaluating one, limits itself — `RLIMIT_AS` to
 //!   what it mapped when it started plus [`Limits::memory_bytes`] plus

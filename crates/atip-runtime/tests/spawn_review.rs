@@ -1,4 +1,4 @@
-//! Review of the Linux spawner (`exec/spawn`: `clone(CLONE_VM | CLONE_VFORK)` on a stack of
+//! Review of the Linux spawner (`atip-spawn`: `clone(CLONE_VM | CLONE_VFORK)` on a stack of
 //! its own, setup in the child, pidfd exit watch, namespaces held by the parent), as attacks on
 //! real processes (`bash`, `perl`, `cat`). The review found two problems, fixed since: a
 //! working directory entered before the mount namespace kept the directory underneath a

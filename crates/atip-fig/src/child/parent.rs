@@ -3,10 +3,13 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use atip_spawn::blocking::{self, Child, ChildStderr, ChildStdin, ChildStdout};
+use atip_spawn::Signal;
 
 use serde_json::Value;
 
@@ -50,15 +53,26 @@ pub(super) struct Worker {
 }
 
 impl Worker {
-    /// Starts `program args…` with piped standard streams; `Err(reason)` when it cannot be.
+    /// Starts `program args…` with piped standard streams, the caller's environment and
+    /// working directory, as a session of its own (`atip-spawn`); `Err(reason)` when it cannot
+    /// be.
     pub(super) fn start(program: &Path, args: &[OsString]) -> Result<Worker, String> {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("could not be started ({}: {e})", program.display()))?;
+        let not_started =
+            |e: std::io::Error| format!("could not be started ({}: {e})", program.display());
+        let file = find(program).ok_or_else(|| not_started(std::io::ErrorKind::NotFound.into()))?;
+        let argv: Vec<OsString> = std::iter::once(program.as_os_str().to_owned())
+            .chain(args.iter().cloned())
+            .collect();
+        let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        let spec = atip_spawn::Spec {
+            program: &file,
+            argv: &argv,
+            env: &env,
+            cwd: None,
+            stdin: true,
+            keep_fd: None,
+        };
+        let mut child = blocking::spawn(&spec, None).map_err(not_started)?;
         let (stdin, stdout, stderr) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (requests, to_send) = mpsc::channel();
@@ -275,22 +289,24 @@ fn read_stderr(stderr: Option<ChildStderr>) -> Vec<u8> {
     kept
 }
 
+/// The file `program` names: itself when it holds a `/`, else the first executable of that
+/// name on `PATH`, as `execvp` finds it. (Off Unix the spawner's fallback looks it up itself.)
+fn find(program: &Path) -> Option<PathBuf> {
+    match program.to_str() {
+        Some(name) if cfg!(unix) && !name.contains('/') => atip_core::shim::resolve_program(name),
+        _ => Some(program.to_path_buf()),
+    }
+}
+
 /// Waits for the child's exit until `deadline`, then kills it (`None`).
 fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
-    let mut pause = Duration::from_micros(50);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
-                pause = (pause * 2).min(Duration::from_millis(5));
-            }
-            Ok(None) | Err(_) => {
-                // Killing a child that has just exited is harmless: it is not reaped yet.
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
+    match child.wait_until(deadline) {
+        Ok(Some(status)) => Some(status),
+        Ok(None) | Err(_) => {
+            // Killing a child that has just exited is harmless: it is not reaped yet.
+            child.kill_group(Signal::Kill);
+            let _ = child.wait();
+            None
         }
     }
 }

@@ -24,7 +24,6 @@ mod guidance;
 mod output;
 mod process;
 pub mod sandbox;
-mod spawn;
 pub mod verify;
 
 use std::ffi::OsString;

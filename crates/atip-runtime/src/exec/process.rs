@@ -16,6 +16,7 @@ use super::output::{ExitStatus, Output};
 use super::sandbox::Prepared;
 use crate::command::argv::{ArgvError, ArgvProblem};
 use crate::Invocation;
+use atip_spawn::Signal;
 
 /// Which stream a chunk of output came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,7 +112,7 @@ pub(crate) async fn run(
     // The checked copy must not sit on 0-2, which the child's standard streams overwrite.
     #[cfg(target_os = "linux")]
     let verified = verified
-        .map(|f| super::sandbox::above_stdio(f.into()).map(std::fs::File::from))
+        .map(|f| atip_spawn::above_stdio(f.into()).map(std::fs::File::from))
         .transpose()
         .map_err(RunError::Io)?;
     #[cfg(target_os = "linux")]
@@ -162,7 +163,7 @@ pub(crate) async fn run(
         });
         vars.extend(proxy_env.into_iter().map(|(k, v)| (k.into(), v.into())));
     }
-    let spec = super::spawn::Spec {
+    let spec = atip_spawn::Spec {
         program: &file,
         argv: &invocation.argv,
         env: &vars,
@@ -172,13 +173,11 @@ pub(crate) async fn run(
     };
 
     let started = Instant::now();
-    let mut child = super::spawn::spawn(&spec, sandbox).map_err(spawn_error)?;
+    // From here on, dropping `child` (an early return, or the run's future dropped) kills its
+    // whole process group and reaps it.
+    let mut child = sandbox.spawn(&spec).map_err(spawn_error)?;
     drop(verified);
-    let group = GroupGuard {
-        pid: Some(child.id()),
-        reaped: false,
-    };
-    // After the guard, so that a proxy that cannot start takes the run down with it; dropped
+    // After the spawn, so that a proxy that cannot start takes the run down with it; dropped
     // on every early return below, which stops the proxy with the run.
     let proxy = sandbox.start_egress().map_err(RunError::Io)?;
     let capture = Mutex::new(Capture {
@@ -210,8 +209,6 @@ pub(crate) async fn run(
         );
         a.and(b).and(c)
     });
-    let mut group = group;
-    let mut waiting = std::pin::pin!(child.wait());
 
     let mut status = None;
     let mut read_done = false;
@@ -220,11 +217,11 @@ pub(crate) async fn run(
     let mut deadline = tokio::time::Instant::now() + settings.timeout;
     loop {
         tokio::select! {
-            s = &mut waiting, if status.is_none() => {
+            // Cancel-safe: a wait given up for another branch starts again next time round.
+            s = child.wait(), if status.is_none() => {
                 status = Some(s.map_err(RunError::Io)?);
-                group.reaped = true;
                 // Kill what the command left running in its group: no orphans.
-                group.kill(Signal::Kill);
+                child.kill_group(Signal::Kill);
                 if phase == Phase::Running {
                     phase = Phase::Killed;
                     deadline = tokio::time::Instant::now() + settings.kill_grace;
@@ -237,12 +234,12 @@ pub(crate) async fn run(
             _ = tokio::time::sleep_until(deadline) => match phase {
                 Phase::Running => {
                     timed_out = true;
-                    group.kill(Signal::Term);
+                    child.kill_group(Signal::Term);
                     phase = Phase::Terminating;
                     deadline = tokio::time::Instant::now() + settings.kill_grace;
                 }
                 Phase::Terminating => {
-                    group.kill(Signal::Kill);
+                    child.kill_group(Signal::Kill);
                     phase = Phase::Killed;
                     deadline = tokio::time::Instant::now() + settings.kill_grace;
                 }
@@ -260,8 +257,8 @@ pub(crate) async fn run(
     let status = match status {
         Some(s) => exit_status(s),
         None => {
-            group.kill(Signal::Kill);
-            match tokio::time::timeout(settings.kill_grace, &mut waiting).await {
+            child.kill_group(Signal::Kill);
+            match tokio::time::timeout(settings.kill_grace, child.wait()).await {
                 Ok(s) => exit_status(s.map_err(RunError::Io)?),
                 Err(_) => ExitStatus::Signal(9),
             }
@@ -353,50 +350,4 @@ fn exit_status(s: std::process::ExitStatus) -> ExitStatus {
         }
     }
     ExitStatus::Code(s.code().unwrap_or(-1))
-}
-
-#[derive(Clone, Copy)]
-enum Signal {
-    Term,
-    Kill,
-}
-
-/// Kills the child's process group when dropped (the run was cancelled or finished), and the
-/// child itself by its pid while it is not yet reaped (its pid cannot be reused until then).
-struct GroupGuard {
-    pid: Option<u32>,
-    reaped: bool,
-}
-
-impl GroupGuard {
-    fn kill(&self, signal: Signal) {
-        #[cfg(unix)]
-        if let Some(pid) = self
-            .pid
-            .and_then(|p| i32::try_from(p).ok())
-            .filter(|p| *p > 0)
-        {
-            let sig = match signal {
-                Signal::Term => libc::SIGTERM,
-                Signal::Kill => libc::SIGKILL,
-            };
-            // SAFETY: plain syscalls. A negative pid addresses the process group the child
-            // leads (it called setsid); the positive one the child itself, which stays a
-            // zombie holding its pid until it is reaped. ESRCH when gone is fine.
-            unsafe {
-                libc::kill(-pid, sig);
-                if !self.reaped {
-                    libc::kill(pid, sig);
-                }
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = signal;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill(Signal::Kill);
-    }
 }

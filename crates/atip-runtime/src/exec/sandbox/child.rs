@@ -1,8 +1,9 @@
 //! What the child does between the spawn and `exec` (Linux), prepared in the parent.
 //!
-//! The child is started with `clone(CLONE_VM | CLONE_VFORK)` (see `exec::spawn`): it runs on
-//! the parent's memory until it calls `exec`, so [`ChildSetup::apply`] works on borrowed data
-//! only — system calls on values prepared in the parent, no allocation, no destructor, no lock.
+//! The child is started with `clone(CLONE_VM | CLONE_VFORK)` (see `atip_spawn`): it runs on
+//! the parent's memory until it calls `exec`, so [`ChildSetup`]'s [`PreExec`] steps work on
+//! borrowed data only — system calls on values prepared in the parent, no allocation, no
+//! destructor, no lock.
 //! One consequence shapes the network step: a process that shares its memory may not join an
 //! existing user namespace (`setns` refuses it), so an offline run either joins the shared
 //! network namespace directly (root, which needs no user namespace for that) or unshares a
@@ -16,6 +17,7 @@ use nix::sys::resource::Resource;
 use super::mounts::check;
 
 use crate::policy::ResourceLimits;
+use atip_spawn::PreExec;
 
 /// How an offline run gets its network namespace.
 #[derive(Debug, Clone, Copy)]
@@ -70,20 +72,24 @@ pub(super) struct CapabilityDrop {
 }
 
 impl ChildSetup {
-    /// The namespaces (`/proc/PID/ns/` names) the child creates for itself alone. Their
-    /// teardown when the run ends (unmounting a mount namespace waits for an RCU grace period)
-    /// is worth keeping off the caller's path: the spawner holds them open and lets them go in
-    /// the background.
-    pub(crate) fn private_namespaces(&self) -> impl Iterator<Item = &'static str> {
-        let mnt = self.mounts.is_some().then_some("mnt");
-        let net = (matches!(self.network, Some(Network::Fresh)) || self.egress.is_some())
-            .then_some("net");
-        mnt.into_iter().chain(net)
-    }
-
     /// Whether the child enters a user namespace of its own before its mounts.
     pub(super) fn own_user_namespace(network: Option<Network>) -> bool {
         matches!(network, Some(Network::Fresh))
+    }
+}
+
+// SAFETY: both steps make system calls on descriptors, strings and values prepared in the
+// parent and owned by `self` (the mounts' and id maps' buffers included), build their errors
+// from OS error codes only, and change the child alone: its namespaces, mounts, limits,
+// capabilities, Landlock domain and seccomp filter. Nothing allocates, locks or panics.
+unsafe impl PreExec for ChildSetup {
+    /// The namespaces the child creates for itself alone: its mount namespace, and its network
+    /// namespace when it does not join the shared offline one.
+    fn private_namespaces(&self) -> Vec<&'static str> {
+        let mnt = self.mounts.is_some().then_some("mnt");
+        let net = (matches!(self.network, Some(Network::Fresh)) || self.egress.is_some())
+            .then_some("net");
+        mnt.into_iter().chain(net).collect()
     }
 
     /// The first half of the setup, before the child changes to its working directory: the
@@ -95,7 +101,7 @@ impl ChildSetup {
     ///
     /// The OS error of the first step that failed (an [`io::Error`] holding only an errno,
     /// which does not allocate).
-    pub(crate) fn enter_namespaces(&self) -> io::Result<()> {
+    fn enter_namespaces(&self) -> io::Result<()> {
         // SAFETY (both blocks): system calls on a descriptor owned by `self` and constants.
         match self.network {
             Some(Network::Join(net)) => unsafe {
@@ -129,8 +135,8 @@ impl ChildSetup {
     ///
     /// # Errors
     ///
-    /// As for [`ChildSetup::enter_namespaces`].
-    pub(crate) fn restrict(&self) -> io::Result<()> {
+    /// As for [`PreExec::enter_namespaces`].
+    fn restrict(&self) -> io::Result<()> {
         let l = self.limits;
         for (resource, value, slack) in [
             (Resource::RLIMIT_CPU, l.cpu_seconds, 1),
@@ -180,6 +186,10 @@ impl ChildSetup {
             super::seccomp::install(program)?;
         }
         Ok(())
+    }
+
+    fn what(&self) -> &'static str {
+        "setting up the sandbox"
     }
 }
 
@@ -367,24 +377,4 @@ fn drop_capabilities(drop: CapabilityDrop) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
-}
-
-/// `fd`, or a duplicate of it above stderr (close-on-exec) when it is 0, 1 or 2: a descriptor
-/// the child still needs must not be one its `dup2` of the standard streams overwrites (a host
-/// that closed its stdin or stdout gets those numbers back from `open`).
-///
-/// # Errors
-///
-/// The OS error of `fcntl(F_DUPFD_CLOEXEC)`.
-pub(crate) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
-    if fd.as_raw_fd() > 2 {
-        return Ok(fd);
-    }
-    // SAFETY: duplicates a descriptor owned here; the original closes when `fd` drops.
-    let dup = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
-    if dup < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `dup` was just created and is owned by nothing else.
-    Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(dup) })
 }

@@ -166,7 +166,7 @@ fn network_namespace(root: bool) -> Option<OwnedFd> {
                     Mode::empty(),
                 )
                 .ok()
-                .and_then(|fd| super::child::above_stdio(fd).ok())
+                .and_then(|fd| atip_spawn::above_stdio(fd).ok())
             } else {
                 None
             };
@@ -400,7 +400,7 @@ pub(super) fn prepare_on(
         }
         // Without a descriptor (no Landlock at all) the child sets only `no_new_privs`.
         Option::<OwnedFd>::from(created)
-            .map(super::child::above_stdio)
+            .map(atip_spawn::above_stdio)
             .transpose()
             .map_err(|e| fail("ruleset", &e))?
     } else {
@@ -604,7 +604,7 @@ fn egress_child(
     // SAFETY: both descriptors were just created and are owned by nothing else.
     let (runner, channel) =
         unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
-    let channel = super::child::above_stdio(channel).map_err(|e| SandboxError {
+    let channel = atip_spawn::above_stdio(channel).map_err(|e| SandboxError {
         message: format!("cannot set up the sandbox (egress channel): {e}"),
     })?;
     report.enforced.push(Containment::EgressProxy {

@@ -31,8 +31,6 @@
 
 #[cfg(target_os = "linux")]
 mod child;
-#[cfg(target_os = "linux")]
-pub(crate) use child::{above_stdio, ChildSetup};
 pub mod doctor;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -581,9 +579,17 @@ impl Prepared {
         }
     }
 
-    /// What the child applies to itself before `exec` (Linux).
-    #[cfg(target_os = "linux")]
-    pub(crate) fn child_setup(&self) -> Option<&child::ChildSetup> {
-        self.child.as_ref()
+    /// Starts `spec` as a child confined by this sandbox: on Linux its setup runs in the
+    /// child before `exec`; elsewhere the child starts unconfined, as the report says.
+    ///
+    /// # Errors
+    ///
+    /// As [`atip_spawn::spawn`].
+    pub(crate) fn spawn(&self, spec: &atip_spawn::Spec<'_>) -> std::io::Result<atip_spawn::Child> {
+        #[cfg(target_os = "linux")]
+        let setup = self.child.as_ref().map(|c| c as &dyn atip_spawn::PreExec);
+        #[cfg(not(target_os = "linux"))]
+        let setup = None;
+        atip_spawn::spawn(spec, setup)
     }
 }

@@ -15,14 +15,10 @@ use std::ffi::{c_void, CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, OnceLock};
 
-use tokio::io::unix::AsyncFd;
-
-use super::{Child, Spec};
-use crate::exec::sandbox::{above_stdio, ChildSetup};
+use super::{above_stdio, PreExec, Spec};
 
 /// The child's stack: deep enough for the setup's calls, mapped lazily by the kernel.
 const STACK_BYTES: usize = 256 * 1024;
@@ -57,7 +53,7 @@ impl Step {
             Step::WorkingDir => "changing to its working directory",
             Step::Session => "starting its own session",
             Step::Descriptors => "marking inherited descriptors close-on-exec",
-            Step::Sandbox => "setting up the sandbox",
+            Step::Sandbox => "its setup before exec",
             Step::Exec => "exec",
         }
     }
@@ -72,7 +68,7 @@ struct Context<'a> {
     /// The child's stdin, stdout and stderr (all above 2, close-on-exec).
     stdio: [RawFd; 3],
     keep_fd: Option<RawFd>,
-    setup: Option<&'a ChildSetup>,
+    setup: Option<&'a dyn PreExec>,
     /// `step << 32 | errno` when the child failed before `exec`; 0 when `exec` succeeded.
     failure: AtomicU64,
 }
@@ -161,7 +157,21 @@ impl Drop for Stack {
     }
 }
 
-pub(super) fn spawn(spec: &Spec<'_>, setup: Option<&ChildSetup>) -> io::Result<Child> {
+/// A child that has called `exec`: its pid (also its process group's and session's), the
+/// parent's ends of its pipes, and its private namespaces.
+///
+/// Not reaped: whoever takes it must wait for it (or kill and reap it).
+pub(super) struct Started {
+    pub pid: libc::pid_t,
+    /// The writing end of its stdin, when [`Spec::stdin`] asked for a pipe.
+    pub stdin: Option<OwnedFd>,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub namespaces: Held,
+}
+
+/// Starts `spec`, with `setup` applied in the child before `exec`.
+pub(super) fn spawn(spec: &Spec<'_>, setup: Option<&dyn PreExec>) -> io::Result<Started> {
     let program = c_string(spec.program.as_os_str())?;
     let argv: Vec<CString> = spec
         .argv
@@ -235,19 +245,22 @@ pub(super) fn spawn(spec: &Spec<'_>, setup: Option<&ChildSetup>) -> io::Result<C
         reap(pid, 0)?;
         let step = Step::from_code((failure >> 32) as u32);
         let os = io::Error::from_raw_os_error((failure & 0xffff_ffff) as i32);
-        return Err(if step == Step::Exec {
-            os
-        } else {
-            io::Error::new(os.kind(), format!("{}: {os}", step.what()))
+        return Err(match (step, setup) {
+            (Step::Exec, _) => os,
+            (Step::Sandbox, Some(setup)) => {
+                io::Error::new(os.kind(), format!("{}: {os}", setup.what()))
+            }
+            _ => io::Error::new(os.kind(), format!("{}: {os}", step.what())),
         });
     }
     drop((stdin_child, stdout_child, stderr_child));
     // The child has called exec; it normally still runs, so its private namespaces can be held
     // (a child that already exited simply holds nothing).
-    let held = Held(
+    let namespaces = Held(
         setup
+            .map(PreExec::private_namespaces)
+            .unwrap_or_default()
             .into_iter()
-            .flat_map(ChildSetup::private_namespaces)
             .filter_map(|kind| {
                 let path = CString::new(format!("/proc/{pid}/ns/{kind}")).ok()?;
                 // SAFETY: open of a NUL-terminated path; the pid is our unreaped child's.
@@ -257,28 +270,13 @@ pub(super) fn spawn(spec: &Spec<'_>, setup: Option<&ChildSetup>) -> io::Result<C
             })
             .collect(),
     );
-    let pid_u32 = pid as u32;
-    let exit = Exit::watch(pid);
-    let reader = |fd: OwnedFd| -> io::Result<Box<dyn tokio::io::AsyncRead + Send + Unpin>> {
-        Ok(Box::new(tokio::net::unix::pipe::Receiver::from_owned_fd(
-            fd,
-        )?))
-    };
-    // From here on a failure drops `child`, which kills and reaps the process.
-    let mut child = Child {
-        stdin: None,
-        stdout: None,
-        stderr: None,
-        pid: pid_u32,
-        exit,
-        _namespaces: held,
-    };
-    child.stdout = Some(reader(stdout_parent)?);
-    child.stderr = Some(reader(stderr_parent)?);
-    if let Some(w) = stdin_parent {
-        child.stdin = Some(Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(w)?));
-    }
-    Ok(child)
+    Ok(Started {
+        pid,
+        stdin: stdin_parent,
+        stdout: stdout_parent,
+        stderr: stderr_parent,
+        namespaces,
+    })
 }
 
 /// The child, on its own stack. Returns only by `exec` or `_exit`.
@@ -301,8 +299,8 @@ fn prepare_and_exec(c: &Context<'_>) -> (Step, i32) {
             .raw_os_error()
             .unwrap_or(libc::EINVAL)
     };
-    // SAFETY (every block below): system calls on descriptors, strings and arrays the parent
-    // prepared and keeps alive.
+    // SAFETY: system calls (every call in this block) on descriptors, strings and arrays the
+    // parent prepared and keeps alive; the hook's steps keep to `PreExec`'s contract.
     unsafe {
         // The parent's handlers must never run here: every signal to its default.
         let mut default: libc::sigaction = std::mem::zeroed();
@@ -404,7 +402,7 @@ fn cloexec_range(first: u32, last: u32) -> io::Result<()> {
 
 /// `waitpid(pid, flags)`, retried on `EINTR`: the raw status, or `None` with `WNOHANG` while
 /// the child runs.
-fn reap(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<i32>> {
+pub(super) fn reap(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<i32>> {
     loop {
         let mut status = 0;
         // SAFETY: waits for a child of this process.
@@ -423,7 +421,7 @@ fn reap(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<i32>> {
 
 /// Namespaces of a run, held open so that their teardown happens when they are let go — on a
 /// background thread — rather than in the child's exit, which the caller waits for.
-pub(crate) struct Held(Vec<OwnedFd>);
+pub(super) struct Held(Vec<OwnedFd>);
 
 impl Drop for Held {
     fn drop(&mut self) {
@@ -447,79 +445,10 @@ impl Drop for Held {
     }
 }
 
-/// How the child's exit is learnt.
-pub(super) enum Exit {
-    /// A pidfd, readable once the child has exited (Linux 5.3+).
-    Watching(AsyncFd<OwnedFd>),
-    /// No pidfd here: a blocking thread waits.
-    Waiting(tokio::task::JoinHandle<io::Result<Option<i32>>>),
-    /// Reaped.
-    Reaped(std::process::ExitStatus),
-}
-
-impl Exit {
-    fn watch(pid: libc::pid_t) -> Exit {
-        // SAFETY: pidfd_open on our own unreaped child, whose pid cannot be reused meanwhile.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        if fd >= 0 {
-            // SAFETY: `fd` was just created.
-            let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-            // SAFETY: an owned descriptor, open for as long as the `AsyncFd` holds it.
-            let watch =
-                unsafe { AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) };
-            if let Ok(watch) = watch {
-                return Exit::Watching(watch);
-            }
-        }
-        Exit::Waiting(tokio::task::spawn_blocking(move || reap(pid, 0)))
-    }
-
-    pub(super) async fn wait(&mut self, pid: u32) -> io::Result<std::process::ExitStatus> {
-        let pid = pid as libc::pid_t;
-        loop {
-            let raw = match self {
-                Exit::Reaped(status) => return Ok(*status),
-                Exit::Watching(fd) => {
-                    let mut ready = fd.readable().await?;
-                    match reap(pid, libc::WNOHANG)? {
-                        Some(raw) => raw,
-                        None => {
-                            ready.clear_ready();
-                            continue;
-                        }
-                    }
-                }
-                Exit::Waiting(thread) => thread
-                    .await
-                    .map_err(io::Error::other)??
-                    .ok_or_else(|| io::Error::other("waitpid returned without a status"))?,
-            };
-            *self = Exit::Reaped(std::process::ExitStatus::from_raw(raw));
-        }
-    }
-
-    /// The child is being dropped: kill it if it was not reaped, and reap it without blocking
-    /// the caller.
-    pub(super) fn abandon(&mut self, pid: u32) {
-        let pid = pid as libc::pid_t;
-        match self {
-            Exit::Reaped(_) => {}
-            Exit::Waiting(_) => {
-                // SAFETY: not yet reaped, so the pid is still the child's. Its waiting thread
-                // reaps it.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-            }
-            Exit::Watching(_) => {
-                // SAFETY: as above.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-                if !matches!(reap(pid, libc::WNOHANG), Ok(None)) {
-                    return;
-                }
-                // Stuck in the kernel for a moment: a thread reaps it when it ends.
-                let _ = std::thread::Builder::new()
-                    .name("atip-reap".into())
-                    .spawn(move || reap(pid, 0));
-            }
-        }
-    }
+/// A pidfd for our unreaped child `pid` (Linux 5.3+): readable once it has exited.
+pub(super) fn pidfd(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open on our own unreaped child, whose pid cannot be reused meanwhile.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: `fd` was just created and is owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
