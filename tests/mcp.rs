@@ -31,7 +31,7 @@ fn the_python_sdk_lists_and_calls_git_tools_through_atip_serve() {
 
     assert_eq!(t["server"], "atip");
     let tools = t["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 14);
+    assert_eq!(tools.len(), 20);
     let clean = tools.iter().find(|x| x["name"] == "git_clean").unwrap();
     assert_eq!(clean["annotations"]["destructiveHint"], true);
     // Destructive only with --force (or a refspec): the annotation is the union over options.
