@@ -1,5 +1,5 @@
 //! The Fig importer (`atip_fig`) on the real package: `../shared/corpus/fig/
-//! withfig-autocomplete-2.692.3.tgz`, unpacked at test time into `target/atip-fig-package/`
+//! withfig-autocomplete-2.692.3.tgz`, unpacked at test time into the target directory's `tmp/atip-fig-package/`
 //! (nothing of it is committed). Ignored by default — `cargo test -p atip-tests --test fig --
 //! --ignored` (CI runs them); they FAIL, never skip, when ../shared is missing.
 //!
@@ -32,7 +32,7 @@ fn package() -> Package {
     let dir = DIR.get_or_init(|| {
         let tgz = shared().join(TARBALL);
         assert!(tgz.is_file(), "{} is missing", tgz.display());
-        let dir = support::workspace().join("target/atip-fig-package");
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("atip-fig-package");
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let file = std::fs::File::open(&tgz).unwrap();

@@ -15,10 +15,14 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// A scratch crate under `target/<name>/` that depends on this workspace's atip-runtime and
-/// uses the workspace's Cargo.lock, so it builds offline with the same versions.
+/// A scratch crate under the target directory's `tmp/<name>/` that depends on this workspace's
+/// atip-runtime and uses the workspace's Cargo.lock, so it builds offline with the same
+/// versions. Every scratch crate builds into one shared target directory (`tmp/scratch-target`),
+/// so their dependencies are compiled once; each crate's package is named after it, so their
+/// binaries do not overwrite each other.
 pub struct ScratchCrate {
     pub dir: PathBuf,
+    name: String,
     lib: String,
     main: String,
     build: Option<String>,
@@ -27,8 +31,9 @@ pub struct ScratchCrate {
 
 impl ScratchCrate {
     pub fn new(name: &str) -> Self {
-        let dir = workspace().join("target").join(name);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
         ScratchCrate {
+            name: name.to_owned(),
             dir,
             lib: "//! Generated code under test.\n#![deny(warnings, missing_docs)]\n".to_owned(),
             main: String::new(),
@@ -93,8 +98,9 @@ impl ScratchCrate {
         write_if_changed(
             &self.dir.join("Cargo.toml"),
             &format!(
-                "[package]\nname = \"scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-                 [dependencies]\natip-runtime = {{ path = {:?} }}\n\n{build_dep}[profile.dev]\ndebug = false\n\n[workspace]\n",
+                "[package]\nname = {:?}\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+                 [lib]\nname = \"scratch\"\n\n[dependencies]\natip-runtime = {{ path = {:?} }}\n\n{build_dep}[profile.dev]\ndebug = false\n\n[workspace]\n",
+                format!("scratch-{}", self.name),
                 runtime.display().to_string()
             ),
         );
@@ -113,7 +119,10 @@ impl ScratchCrate {
         let out = Command::new(env!("CARGO"))
             .args(["run", "--quiet", "--offline", "--manifest-path"])
             .arg(self.dir.join("Cargo.toml"))
-            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("scratch-target"),
+            )
             // The macro's expansion cache stays inside the scratch crate.
             .env("ATIP_MACRO_CACHE", self.macro_cache())
             // Generated code for thousands of commands: no incremental cache to keep in memory.
