@@ -67,7 +67,9 @@ pub use atip_core::{
 #[allow(deprecated)]
 pub use atip_core::{AtipTool, Flattened, Loaded, ParamKind};
 
-pub mod command;
+/// The typed-command contract (commands, invocations, argv, dispatch of a tool call, the
+/// result that goes back to the model): the crate `atip-command`.
+pub use atip_command as command;
 pub mod wire;
 
 // The rooms' modules under the paths they had before the rooms (`atip_runtime::dispatch`, …).
@@ -89,10 +91,9 @@ pub use wire::{
     ToolResult,
 };
 
-/// Re-exports for generated code and the runtime; not part of the stable API.
+// Generated code names its private support `::atip_runtime::__private::…`.
 #[doc(hidden)]
-#[path = "command/private.rs"]
-pub mod __private;
+pub use atip_command::__private;
 
 #[cfg(feature = "macros")]
 pub use atip_macros::include_atip;

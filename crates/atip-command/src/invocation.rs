@@ -3,20 +3,20 @@
 
 use std::ffi::OsString;
 
-use crate::command::argv::{ArgumentValue, ArgvError};
-use crate::effects::Effects;
-use crate::model::{SafetyAssumption, TrustSource};
-use crate::shared::Shared;
+use crate::argv::{ArgumentValue, ArgvError};
+use atip_core::effects::Effects;
+use atip_core::model::{SafetyAssumption, TrustSource};
+use atip_core::shared::Shared;
 
 /// A command ready to be checked against a policy and run: its name, argv, the values of its
-/// parameters, effects and trust. Built from a typed [`Command`](crate::Command), a generated `Call`, or
+/// parameters, effects and trust. Built from a typed [`Command`](crate::contract::Command), a generated `Call`, or
 /// metadata loaded at run time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     /// Flattened tool name (`gh_pr_create`).
     pub name: Shared<str>,
     /// The id of the model's tool call this answers (`call_…`, `toolu_…`, an MCP request id),
-    /// when there is one: it names the call in the audit log ([`crate::exec::AuditLog`]). Set
+    /// when there is one: it names the call in the runner's audit log. Set
     /// by the turn driver and the MCP server.
     pub call_id: Option<String>,
     /// The command path with the tool's name (`gh pr create`), for policies that name commands
@@ -115,13 +115,13 @@ impl Invocation {
     /// effects of those it gives ([`Invocation::add_param_effects`]) and the command's dry-run
     /// parameter ([`Invocation::dry_run`]).
     ///
-    /// [`ParamSpec`]: crate::ParamSpec
-    pub fn apply_params(&mut self, params: &[crate::ParamSpec]) {
+    /// [`ParamSpec`]: atip_core::ParamSpec
+    pub fn apply_params(&mut self, params: &[atip_core::ParamSpec]) {
         self.add_param_effects(params);
         self.dry_run = params
             .iter()
             .find(|p| {
-                p.kind == crate::ValueKind::Boolean
+                p.kind == atip_core::ValueKind::Boolean
                     && matches!(&*p.name, "dry_run" | "dryrun" | "what_if")
             })
             .map(|p| p.name.clone());
@@ -134,8 +134,8 @@ impl Invocation {
     /// came from in [`Invocation::effects_from`]. Costs one pass over `params` when none
     /// declares effects.
     ///
-    /// [`ParamSpec`]: crate::ParamSpec
-    pub fn add_param_effects(&mut self, params: &[crate::ParamSpec]) {
+    /// [`ParamSpec`]: atip_core::ParamSpec
+    pub fn add_param_effects(&mut self, params: &[atip_core::ParamSpec]) {
         let mut given = params
             .iter()
             .filter(|p| p.effects.is_some())
@@ -169,13 +169,13 @@ impl Invocation {
     }
 }
 
-/// Anything that can become an [`Invocation`]: every [`Command`](crate::Command) and generated `Call` enums.
+/// Anything that can become an [`Invocation`]: every [`Command`](crate::contract::Command) and generated `Call` enums.
 pub trait ToInvocation {
     /// Builds the invocation.
     ///
     /// # Errors
     ///
-    /// [`ArgvError`] when the argv cannot be built (see [`Command::try_argv`](crate::Command::try_argv)).
+    /// [`ArgvError`] when the argv cannot be built (see [`Command::try_argv`](crate::contract::Command::try_argv)).
     fn to_invocation(&self) -> Result<Invocation, ArgvError>;
 }
 

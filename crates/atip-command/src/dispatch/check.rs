@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::call::Problem;
-use crate::tool::{ParamSpec, ToolSpec, ValueKind};
+use atip_core::tool::{ParamSpec, ToolSpec, ValueKind};
 
 /// What a parameter takes, in words (`an array of file paths`).
 pub fn expected(p: &ParamSpec) -> String {
@@ -56,7 +56,7 @@ pub fn check_arguments(
 
 /// Arguments that passed [`check_arguments`], read field by field into a typed command.
 ///
-/// Generated commands implement [`Command::from_arguments`](crate::Command::from_arguments) with these getters; each getter converts one
+/// Generated commands implement [`Command::from_arguments`](crate::contract::Command::from_arguments) with these getters; each getter converts one
 /// already checked value, so a failure means the command and its spec (`Command::tool`) disagree. Names
 /// and values are borrowed (from the spec and the tool call) unless a coercion changed a
 /// value.
@@ -202,7 +202,7 @@ impl<'a> Arguments<'a> {
     }
 
     /// Whether every field read so far converted ([`Arguments::field`]): after
-    /// [`Command::from_arguments`](crate::Command::from_arguments), the command it built is
+    /// [`Command::from_arguments`](crate::contract::Command::from_arguments), the command it built is
     /// good exactly when this is `Ok`.
     ///
     /// # Errors
@@ -219,7 +219,7 @@ impl<'a> Arguments<'a> {
 
 /// A field type of a generated command, read from a checked argument (`None`: absent).
 ///
-/// Implemented for `bool`, the [`Scalar`](crate::command::fields::Scalar) values (strings, paths,
+/// Implemented for `bool`, the [`Scalar`](crate::fields::Scalar) values (strings, paths,
 /// numbers, generated enumerations), and `Option`s and `Vec`s of them. A small trait of this
 /// crate rather than serde's `DeserializeOwned`, whose higher-ranked bound costs compile time
 /// in every field of every generated command.
@@ -257,13 +257,13 @@ impl FromArgument for bool {
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(format!(
                 "expected a boolean, found {}",
-                crate::diagnostic::describe(other)
+                atip_core::diagnostic::describe(other)
             )),
         }
     }
 }
 
-impl<T: crate::command::fields::Scalar> FromArgument for T {
+impl<T: crate::fields::Scalar> FromArgument for T {
     fn unread() -> Self {
         T::unread()
     }
@@ -284,14 +284,14 @@ impl<T: crate::command::fields::Scalar> FromArgument for T {
 }
 
 /// A scalar from a checked value, its text taken out when owned.
-fn scalar<T: crate::command::fields::Scalar>(value: &mut Cow<'_, Value>) -> Result<T, String> {
+fn scalar<T: crate::fields::Scalar>(value: &mut Cow<'_, Value>) -> Result<T, String> {
     match value {
         Cow::Borrowed(v) => T::from_json(v),
         Cow::Owned(v) => T::take_json(v),
     }
 }
 
-impl<T: crate::command::fields::Scalar> FromArgument for Option<T> {
+impl<T: crate::fields::Scalar> FromArgument for Option<T> {
     fn unread() -> Self {
         None
     }
@@ -305,7 +305,7 @@ impl<T: crate::command::fields::Scalar> FromArgument for Option<T> {
     }
 }
 
-impl<T: crate::command::fields::Scalar> FromArgument for Vec<T> {
+impl<T: crate::fields::Scalar> FromArgument for Vec<T> {
     fn unread() -> Self {
         Vec::new()
     }
@@ -316,7 +316,7 @@ impl<T: crate::command::fields::Scalar> FromArgument for Vec<T> {
             Some(Value::Array(items)) => items.iter().map(T::from_json).collect(),
             Some(other) => Err(format!(
                 "expected an array, found {}",
-                crate::diagnostic::describe(other)
+                atip_core::diagnostic::describe(other)
             )),
         }
     }
@@ -405,7 +405,7 @@ fn check_slot(p: &ParamSpec, slot: &mut Option<Cow<'_, Value>>, problems: &mut V
             problems.push(Problem::WrongType {
                 param: p.name.to_string(),
                 expected: expected(p),
-                found: crate::diagnostic::describe(other),
+                found: atip_core::diagnostic::describe(other),
             });
             None
         }
@@ -580,7 +580,7 @@ fn check_value<'a>(
         Problem::WrongType {
             param: label(),
             expected: expected(&one),
-            found: crate::diagnostic::describe(v),
+            found: atip_core::diagnostic::describe(v),
         }
     };
     let value: Cow<'a, Value> = match p.kind {
@@ -614,7 +614,7 @@ fn check_value<'a>(
                 _ => return Err(wrong(false)),
             };
             if p.kind == ValueKind::Url
-                && !crate::formats::is_uri(value.as_str().unwrap_or_default())
+                && !atip_core::formats::is_uri(value.as_str().unwrap_or_default())
             {
                 return Err(wrong(false));
             }
@@ -642,7 +642,7 @@ fn check_value<'a>(
             return Err(Problem::NotAllowed {
                 param: label(),
                 allowed: values.iter().map(|s| s.to_string()).collect(),
-                found: crate::diagnostic::describe(v),
+                found: atip_core::diagnostic::describe(v),
             });
         }
     }
@@ -671,7 +671,7 @@ fn argv_problems(spec: &ToolSpec, slots: &[Option<Cow<'_, Value>>]) -> Vec<Probl
             // A required one left out is `Missing` already.
             (true, None) if !p.required => omitted = Some(p.name.as_ref()),
             (false, Some(before)) => problems.push(Problem::Argv {
-                message: crate::command::argv::ArgvProblem::PositionalAfterOmitted {
+                message: crate::argv::ArgvProblem::PositionalAfterOmitted {
                     param: format!("parameter `{}`", p.name),
                     omitted: format!("`{before}`"),
                 }
@@ -751,7 +751,7 @@ mod tests {
             title: Cow::Borrowed("t"),
             path: Cow::Borrowed(&[]),
             description: Cow::Borrowed(""),
-            effects: crate::Effects::UNKNOWN,
+            effects: atip_core::Effects::UNKNOWN,
             params: Cow::Owned(vec![ParamSpec::option(
                 "name",
                 "",

@@ -1,7 +1,7 @@
 //! From a model's tool call to a command: argument checking, typed and untyped dispatch, and
 //! action-discriminator groups (spec §8.2 rule 3, strategy B).
 //!
-//! Arguments are checked against the command's [`ToolSpec`](crate::ToolSpec) before anything else, and every
+//! Arguments are checked against the command's [`ToolSpec`](atip_core::ToolSpec) before anything else, and every
 //! problem is reported at once — unknown tool, invalid JSON, missing required parameter, wrong
 //! type, value outside the allowed ones, unknown parameter — with the parameter's name and what
 //! was expected, so the message can go straight back to the model. Only safe coercions happen:
@@ -17,7 +17,7 @@
 
 //!
 //! One module per step: [`call`] (the call and its arguments object), [`check`] (arguments
-//! against a [`ToolSpec`](crate::ToolSpec)), [`typed`] (into a generated command, part of the command contract), [`loaded`] (metadata
+//! against a [`ToolSpec`](atip_core::ToolSpec)), [`typed`] (into a generated command, part of the command contract), [`loaded`] (metadata
 //! loaded at run time), [`set`] (what a turn driver dispatches over) and [`group`] (one tool
 //! for several commands).
 
@@ -27,7 +27,7 @@ pub mod group;
 pub mod loaded;
 pub mod set;
 
-pub use crate::command::contract::{dispatch_to, typed, typed_from_json_text, CallInput};
+pub use crate::contract::{dispatch_to, typed, typed_from_json_text, CallInput};
 pub use call::{
     arguments_from_text, arguments_from_value, ArgumentsError, DispatchError, Problem, ToolCall,
     LISTED_VALUES,

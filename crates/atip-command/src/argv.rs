@@ -23,7 +23,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::shared::Shared;
+use atip_core::shared::Shared;
 
 /// Accumulates an argv. Generated `write_argv` methods and the run-time path both drive it.
 #[derive(Debug, Clone)]
@@ -469,7 +469,7 @@ pub struct Url<'a>(pub &'a str);
 
 impl ArgValue for Url<'_> {
     fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        if crate::formats::is_uri(self.0) {
+        if atip_core::formats::is_uri(self.0) {
             Ok(Cow::Borrowed(OsStr::new(self.0)))
         } else {
             Err(ValueProblem::InvalidUrl(self.0.to_owned()))

@@ -4,15 +4,15 @@
 
 use std::ffi::OsString;
 
-use crate::command::argv::{ArgvBuilder, ArgvError};
-use crate::command::dispatch::call::{DispatchError, Problem, ToolCall};
-use crate::command::dispatch::check::Arguments;
-use crate::command::fields::Field;
-use crate::command::invocation::{Invocation, ToInvocation};
-use crate::effects::Effects;
-use crate::model::TrustSource;
-use crate::shared::Shared;
-use crate::tool::ToolSpec;
+use crate::argv::{ArgvBuilder, ArgvError};
+use crate::dispatch::call::{DispatchError, Problem, ToolCall};
+use crate::dispatch::check::Arguments;
+use crate::fields::Field;
+use crate::invocation::{Invocation, ToInvocation};
+use atip_core::effects::Effects;
+use atip_core::model::TrustSource;
+use atip_core::shared::Shared;
+use atip_core::tool::ToolSpec;
 
 /// A typed command generated from ATIP metadata (one per flattened command).
 ///
@@ -45,25 +45,25 @@ pub trait Command {
     const ENV: &'static [Shared<str>] = &[];
     /// What a model sees of the command: name, description, effects, parameters. Provider
     /// schemas and argument checking are computed from it. Generated commands return their
-    /// row of the module's `TOOLS` ([`ToolTable`](crate::ToolTable)), read from the
+    /// row of the module's `TOOLS` ([`ToolTable`](crate::tool_table::ToolTable)), read from the
     /// generated spec table on first use and kept; a hand-written command returns a
     /// `static`.
     fn tool() -> &'static ToolSpec;
 
     /// Hands the command's fields to `visit`: exactly one per parameter, in the order of
     /// [`Command::tool`]'s parameters (for generated code, the command's row of the spec
-    /// table, [`crate::spec_table`]). Writing the argv ([`Command::write_argv`]) and
+    /// table, [`atip_core::spec_table`]). Writing the argv ([`Command::write_argv`]) and
     /// serialising go through it, with one table-driven writer for every command
-    /// ([`crate::command::fields`]) that pairs field `i` with parameter `i`: a field handed
+    /// ([`crate::fields`]) that pairs field `i` with parameter `i`: a field handed
     /// over out of order is written under another parameter's flag and name. Generated code
     /// keeps the order (tested against every golden module); a hand-written command must too.
     fn fields(&self, visit: &mut dyn FnMut(&[&dyn Field]));
 
     /// Builds the command from arguments already checked against [`Command::tool`]
-    /// (see [`crate::command::dispatch::typed`]), one [`Arguments::field`] per field. An argument that
+    /// (see [`crate::dispatch::typed`]), one [`Arguments::field`] per field. An argument that
     /// does not convert to its field — the command and its spec disagree, a bug in the
     /// generator, never a model's mistake — is recorded in `args` and its field given
-    /// [`FromArgument::unread`](crate::FromArgument::unread); the caller asks
+    /// [`FromArgument::unread`](crate::dispatch::FromArgument::unread); the caller asks
     /// [`Arguments::finish`] and discards the command then.
     fn from_arguments(args: &mut Arguments<'_>) -> Self
     where
@@ -73,13 +73,13 @@ pub trait Command {
     /// which already holds the program: global options right after the program, inherited
     /// options before the command's own (outermost level first, each level in declaration
     /// order), positionals last, with `--` before them when one starts with `-`; each value
-    /// as its [`ArgvForm`](crate::ArgvForm) says.
+    /// as its [`ArgvForm`](atip_core::ArgvForm) says.
     /// Written once for every command, over [`DynCommand`].
     fn write_argv(&self, argv: &mut ArgvBuilder)
     where
         Self: Sized,
     {
-        crate::__private::write_command_argv(self, argv);
+        write_command_argv(self, argv);
     }
 
     /// The command as the arguments object a model would send for it: its present fields by
@@ -88,7 +88,7 @@ pub trait Command {
     /// generated with `serde = true`; [`Command::from_json_text`] reads it back.
     fn to_arguments(&self) -> serde_json::Map<String, serde_json::Value> {
         // The serialiser of `serde = true` commands, into a `Value`: it cannot fail.
-        match crate::__private::serialize_command(self, serde_json::value::Serializer) {
+        match serialize_command(self, serde_json::value::Serializer) {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         }
@@ -96,18 +96,18 @@ pub trait Command {
 
     /// The command from its arguments object as JSON text, checked as a model's call is
     /// (every problem at once; OpenAI strict mode's `null`s read as absent): the same as
-    /// [`dispatch::typed_from_json_text`](crate::command::dispatch::typed_from_json_text) with this
+    /// [`dispatch::typed_from_json_text`](crate::dispatch::typed_from_json_text) with this
     /// command's name. What `serde::Deserialize` gives when the commands were generated with
     /// `serde = true`.
     ///
     /// # Errors
     ///
     /// [`DispatchError`] with every problem of the arguments.
-    fn from_json_text(arguments: &str) -> Result<Self, crate::DispatchError>
+    fn from_json_text(arguments: &str) -> Result<Self, crate::dispatch::DispatchError>
     where
         Self: Sized,
     {
-        crate::command::dispatch::typed_from_json_text::<Self>(Self::NAME, arguments)
+        crate::dispatch::typed_from_json_text::<Self>(Self::NAME, arguments)
     }
 
     /// The effects of this call: [`Command::EFFECTS`] merged with those of every parameter
@@ -119,7 +119,7 @@ pub trait Command {
     where
         Self: Sized,
     {
-        (self as &dyn crate::__private::DynCommand).call_effects()
+        (self as &dyn DynCommand).call_effects()
     }
 
     /// The full argv, program first.
@@ -132,7 +132,7 @@ pub trait Command {
     where
         Self: Sized,
     {
-        (self as &dyn crate::__private::DynCommand).try_argv()
+        (self as &dyn DynCommand).try_argv()
     }
 
     /// The argv, program first, without the checks of [`Command::try_argv`]: values that
@@ -142,13 +142,13 @@ pub trait Command {
     where
         Self: Sized,
     {
-        (self as &dyn crate::__private::DynCommand).argv()
+        (self as &dyn DynCommand).argv()
     }
 }
 
 impl<C: Command> ToInvocation for C {
     fn to_invocation(&self) -> Result<Invocation, ArgvError> {
-        (self as &dyn crate::__private::DynCommand).to_invocation()
+        (self as &dyn DynCommand).to_invocation()
     }
 }
 
@@ -164,11 +164,11 @@ pub struct CommandInfo {
     /// [`Command::PATH`].
     pub path: &'static [&'static str],
     /// [`Command::tool`].
-    pub tool: fn() -> &'static crate::ToolSpec,
+    pub tool: fn() -> &'static atip_core::ToolSpec,
     /// [`Command::EFFECTS`].
-    pub effects: &'static crate::Effects,
+    pub effects: &'static atip_core::Effects,
     /// [`Command::TRUST`].
-    pub trust: Option<crate::TrustSource>,
+    pub trust: Option<atip_core::TrustSource>,
     /// [`Command::TRUST_ASSIGNED`].
     pub trust_assigned: bool,
     /// [`Command::CHECKSUM`].
@@ -184,18 +184,18 @@ pub struct CommandInfo {
 #[doc(hidden)]
 pub trait DynCommand {
     /// [`Command::fields`].
-    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::command::fields::Field]));
+    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::fields::Field]));
     /// [`Command::write_argv`] (which a hand-written command may override).
-    fn write_argv_dyn(&self, argv: &mut crate::ArgvBuilder);
+    fn write_argv_dyn(&self, argv: &mut crate::argv::ArgvBuilder);
     /// The command's constants.
     fn info(&self) -> &'static CommandInfo;
 }
 
 impl<C: Command> DynCommand for C {
-    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::command::fields::Field])) {
+    fn visit_fields(&self, visit: &mut dyn FnMut(&[&dyn crate::fields::Field])) {
         self.fields(visit);
     }
-    fn write_argv_dyn(&self, argv: &mut crate::ArgvBuilder) {
+    fn write_argv_dyn(&self, argv: &mut crate::argv::ArgvBuilder) {
         self.write_argv(argv);
     }
     fn info(&self) -> &'static CommandInfo {
@@ -218,7 +218,7 @@ impl<C: Command> DynCommand for C {
 impl dyn DynCommand + '_ {
     /// [`Command::argv`].
     pub fn argv(&self) -> Vec<std::ffi::OsString> {
-        let mut b = crate::ArgvBuilder::new(self.info().program);
+        let mut b = crate::argv::ArgvBuilder::new(self.info().program);
         self.write_argv_dyn(&mut b);
         b.into_argv_unchecked()
     }
@@ -228,8 +228,8 @@ impl dyn DynCommand + '_ {
     /// # Errors
     ///
     /// As [`Command::try_argv`].
-    pub fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::ArgvError> {
-        let mut b = crate::ArgvBuilder::new(self.info().program);
+    pub fn try_argv(&self) -> Result<Vec<std::ffi::OsString>, crate::argv::ArgvError> {
+        let mut b = crate::argv::ArgvBuilder::new(self.info().program);
         self.write_argv_dyn(&mut b);
         b.finish()
     }
@@ -248,26 +248,26 @@ impl dyn DynCommand + '_ {
         }
     }
 
-    /// [`ToInvocation::to_invocation`](crate::ToInvocation::to_invocation).
+    /// [`ToInvocation::to_invocation`](crate::invocation::ToInvocation::to_invocation).
     ///
     /// # Errors
     ///
     /// As `try_argv`.
-    pub fn to_invocation(&self) -> Result<crate::Invocation, crate::ArgvError> {
-        use crate::Shared;
+    pub fn to_invocation(&self) -> Result<crate::invocation::Invocation, crate::argv::ArgvError> {
+        use atip_core::Shared;
         let info = self.info();
-        let mut b = crate::ArgvBuilder::recorded(info.program);
+        let mut b = crate::argv::ArgvBuilder::recorded(info.program);
         self.write_argv_dyn(&mut b);
         let (argv, arguments) = b.finish_recorded()?;
         let tool = (info.tool)();
-        let mut invocation = crate::Invocation {
+        let mut invocation = crate::invocation::Invocation {
             title: Some(tool.title.clone().into()),
             arguments,
             trust: info.trust,
             trust_assigned: info.trust_assigned,
             checksum: info.checksum.map(Shared::Static),
             env: Shared::Static(info.env),
-            ..crate::Invocation::shared(
+            ..crate::invocation::Invocation::shared(
                 Shared::Static(info.name),
                 argv,
                 Shared::Static(info.effects),
@@ -281,10 +281,10 @@ impl dyn DynCommand + '_ {
 /// [`Command::write_argv`]'s default: global options, path, options and positionals, from
 /// the command's fields and its spec's parameters (`Command::tool`), written once for every command.
 #[doc(hidden)]
-pub fn write_command_argv(command: &dyn DynCommand, argv: &mut crate::ArgvBuilder) {
+pub fn write_command_argv(command: &dyn DynCommand, argv: &mut crate::argv::ArgvBuilder) {
     let info = command.info();
     command.visit_fields(&mut |fields| {
-        crate::command::fields::write_fields(argv, info.path, &(info.tool)().params, fields)
+        crate::fields::write_fields(argv, info.path, &(info.tool)().params, fields)
     });
 }
 
@@ -304,7 +304,7 @@ where
     let mut result = None;
     command.fields(&mut |fields| {
         if let Some(serializer) = serializer.take() {
-            result = Some(crate::command::fields::serialize_fields(
+            result = Some(crate::fields::serialize_fields(
                 serializer,
                 &tool.params,
                 fields,
@@ -386,7 +386,7 @@ where
 /// inputs give the same result.
 fn input_arguments<'a>(
     input: CallInput<'a>,
-    tool: &'a crate::ToolSpec,
+    tool: &'a atip_core::ToolSpec,
     text_call: &'a mut Option<ToolCall>,
 ) -> Result<Arguments<'a>, DispatchError> {
     let call = match input {
@@ -438,7 +438,7 @@ where
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tool::{ParamSpec, ValueKind};
+    use atip_core::tool::{ParamSpec, ValueKind};
     use std::borrow::Cow::Borrowed;
 
     /// A command written by hand: `echo [--loud] WORDS`, whose argv is the default one (also
@@ -534,7 +534,7 @@ pub(crate) mod tests {
         assert_eq!(quiet.argv(), ["echo", "-n"]);
         assert_eq!(quiet.try_argv().unwrap(), ["echo", "-n"]);
         assert_eq!(quiet.to_invocation().unwrap().argv, ["echo", "-n"]);
-        let dynamic: &dyn crate::__private::DynCommand = &quiet;
+        let dynamic: &dyn DynCommand = &quiet;
         assert_eq!(dynamic.argv(), ["echo", "-n"]);
     }
 }

@@ -2,9 +2,9 @@ pub use serde;
 
 use serde::de::Error as _;
 
-use crate::command::dispatch::Arguments;
-use crate::command::fields::Enumeration;
-use crate::Command;
+use crate::contract::Command;
+use crate::dispatch::Arguments;
+use crate::fields::Enumeration;
 
 /// `Deserialize` of a generated command: a JSON object checked against `C::tool()` with the
 /// rules of dispatch (coercions, `null` as absent, unknown parameters refused), then built.
@@ -87,7 +87,7 @@ pub fn debug_command(
     name: &str,
     f: &mut std::fmt::Formatter<'_>,
 ) -> std::fmt::Result {
-    let params: &[crate::ParamSpec] = &(command.info().tool)().params;
+    let params: &[atip_core::ParamSpec] = &(command.info().tool)().params;
     let mut out = f.debug_struct(name);
     command.visit_fields(&mut |fields| {
         for (p, field) in params.iter().zip(fields) {
@@ -98,7 +98,7 @@ pub fn debug_command(
 }
 
 /// A generated command's `PartialEq`: every field equal to the other command's, in order
-/// ([`Field::same`](crate::command::fields::Field::same)). One call per command instead of a derived
+/// ([`Field::same`](crate::fields::Field::same)). One call per command instead of a derived
 /// impl, for the reasons given at [`debug_command`]. The generated impl passes two values of
 /// the same command type.
 pub fn same_command(a: &dyn DynCommand, b: &dyn DynCommand) -> bool {
@@ -111,18 +111,18 @@ pub fn same_command(a: &dyn DynCommand, b: &dyn DynCommand) -> bool {
     same
 }
 
-pub use crate::command::contract::{
+pub use crate::contract::{
     dispatch_to, serialize_command, write_command_argv, CallInput, CommandInfo, DynCommand,
 };
 
 /// One row of a generated `Call`'s dispatch table: tool name and its dispatch function.
 pub type DispatchEntry<T> = (
     &'static str,
-    fn(CallInput<'_>) -> Result<T, crate::DispatchError>,
+    fn(CallInput<'_>) -> Result<T, crate::dispatch::DispatchError>,
 );
 
 /// Dispatches `input` through `table` (sorted in
-/// [`dispatch_order`](crate::names::dispatch_order)), or reports the unknown tool with a
+/// [`dispatch_order`](atip_core::names::dispatch_order)), or reports the unknown tool with a
 /// suggestion from `names`.
 ///
 /// A name the binary search misses is looked for once more, row by row, before it is called
@@ -131,22 +131,24 @@ pub type DispatchEntry<T> = (
 ///
 /// # Errors
 ///
-/// [`DispatchError`](crate::DispatchError): unknown tool, or as the command's dispatch.
+/// [`DispatchError`](crate::dispatch::DispatchError): unknown tool, or as the command's dispatch.
 pub fn dispatch_by_name<T>(
     input: CallInput<'_>,
     table: &[DispatchEntry<T>],
     names: &[&str],
-) -> Result<T, crate::DispatchError> {
+) -> Result<T, crate::dispatch::DispatchError> {
     let name = input.name();
     let row = table
-        .binary_search_by(|(row, _)| crate::names::dispatch_order(row, name))
+        .binary_search_by(|(row, _)| atip_core::names::dispatch_order(row, name))
         .ok()
         .or_else(|| table.iter().position(|(row, _)| *row == name));
     match row {
         Some(i) => (table[i].1)(input),
         None => Err(match input {
-            CallInput::Call(call) => crate::DispatchError::unknown_tool(call, names),
-            CallInput::Text { name, .. } => crate::DispatchError::unknown_name(name, names),
+            CallInput::Call(call) => crate::dispatch::DispatchError::unknown_tool(call, names),
+            CallInput::Text { name, .. } => {
+                crate::dispatch::DispatchError::unknown_name(name, names)
+            }
         }),
     }
 }
@@ -156,26 +158,26 @@ pub use std::borrow::Cow::Borrowed;
 
 /// Every command of a generated module as one provider's tool definitions (a JSON array),
 /// computed from its `TOOLS` on first use and kept for the life of the program: the generated
-/// `definitions` function. `cache` holds one slot per [`Provider`](crate::Provider).
+/// `definitions` function. `cache` holds one slot per [`Provider`](atip_core::Provider).
 pub fn definitions(
-    tools: &[crate::ToolSpec],
-    provider: crate::Provider,
+    tools: &[atip_core::ToolSpec],
+    provider: atip_core::Provider,
     cache: &'static DefinitionsCache,
 ) -> &'static str {
-    let slot = crate::Provider::ALL
+    let slot = atip_core::Provider::ALL
         .iter()
         .position(|p| *p == provider)
         .unwrap_or(0);
-    cache.0[slot].get_or_init(|| crate::providers::tool_definitions_json(tools, provider))
+    cache.0[slot].get_or_init(|| atip_core::providers::tool_definitions_json(tools, provider))
 }
 
 /// The cache of [`definitions`]: one computed array per provider.
-pub struct DefinitionsCache([std::sync::OnceLock<String>; crate::Provider::ALL.len()]);
+pub struct DefinitionsCache([std::sync::OnceLock<String>; atip_core::Provider::ALL.len()]);
 
 impl DefinitionsCache {
     /// An empty cache, for a `static`.
     pub const fn new() -> Self {
-        DefinitionsCache([const { std::sync::OnceLock::new() }; crate::Provider::ALL.len()])
+        DefinitionsCache([const { std::sync::OnceLock::new() }; atip_core::Provider::ALL.len()])
     }
 }
 
@@ -189,7 +191,7 @@ impl Default for DefinitionsCache {
 mod tests {
     use super::*;
 
-    fn echo(input: CallInput<'_>) -> Result<String, crate::DispatchError> {
+    fn echo(input: CallInput<'_>) -> Result<String, crate::dispatch::DispatchError> {
         Ok(input.name().to_owned())
     }
 
@@ -221,7 +223,7 @@ mod tests {
     #[test]
     fn a_table_in_dispatch_order_dispatches_every_name() {
         let mut names = NAMES;
-        names.sort_by(|a, b| crate::names::dispatch_order(a, b));
+        names.sort_by(|a, b| atip_core::names::dispatch_order(a, b));
         assert_eq!(names[..2], ["gh_a", "gh_b"], "shorter names first");
         let table: Vec<DispatchEntry<String>> = names.iter().map(|n| (*n, echo as _)).collect();
         dispatch_all(&table);
@@ -237,7 +239,7 @@ mod tests {
             .iter()
             .filter(|n| {
                 names
-                    .binary_search_by(|row| crate::names::dispatch_order(row, n))
+                    .binary_search_by(|row| atip_core::names::dispatch_order(row, n))
                     .is_err()
             })
             .count();

@@ -3,7 +3,9 @@
 
 use super::call::{DispatchError, ToolCall};
 use super::loaded::RuntimeTool;
-use crate::{Invocation, ToolSpec};
+use atip_core::ToolSpec;
+
+use crate::invocation::Invocation;
 
 /// Turns a model's tool call into an [`Invocation`]: the tools a driver offers.
 pub trait Dispatch: Send + Sync {
@@ -17,7 +19,7 @@ pub trait Dispatch: Send + Sync {
     /// [`DispatchError`] with every problem found, or the unknown tool name with a suggestion.
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError>;
 
-    /// Every command a call can reach, for policy checks ([`crate::Policy::check_against`]):
+    /// Every command a call can reach, for policy checks (the runtime's `Policy::check_against`):
     /// the same as [`Dispatch::specs`] unless the tools sent stand for others (meta-tools).
     fn commands(&self) -> Vec<&ToolSpec> {
         self.specs()
@@ -26,7 +28,7 @@ pub trait Dispatch: Send + Sync {
     /// The invocation of a call to one of [`Dispatch::commands`] by its own flattened name:
     /// what a call through the tools sent comes to. The same as [`Dispatch::invocation`]
     /// unless the tools sent stand for others (meta-tools run a command through
-    /// `run_command`). For checks of a policy's examples ([`crate::Policy::check_examples`]).
+    /// `run_command`). For checks of a policy's examples (the runtime's `Policy::check_examples`).
     ///
     /// # Errors
     ///
@@ -38,12 +40,12 @@ pub trait Dispatch: Send + Sync {
 
 /// The tools a model is offered, as a turn driver or a server sees them: [`Dispatch`], and the
 /// calls the set answers itself without running a command (meta-tools that search or describe
-/// commands, `search::MetaTools`). A type of your own that implements [`Dispatch`] opts in with
-/// `impl ToolSet for MyTools {}`.
+/// commands, atip-runtime's `search::MetaTools`). A type of your own that implements
+/// [`Dispatch`] opts in with `impl ToolSet for MyTools {}`.
 pub trait ToolSet: Dispatch {
     /// The answer to `call` when the set gives it itself; `None` (the default) for calls that
     /// go through [`Dispatch::invocation`] and the runner.
-    fn answer(&self, _call: &ToolCall) -> Option<crate::command::ToolResult> {
+    fn answer(&self, _call: &ToolCall) -> Option<crate::result::ToolResult> {
         None
     }
 }
@@ -64,7 +66,7 @@ impl Dispatch for RuntimeTool {
 }
 
 /// Several loaded tools, offered together (their command names must differ): as a slice, for
-/// callers that hold them so ([`crate::Policy::check_examples`] takes `&[RuntimeTool]`).
+/// callers that hold them so (the runtime's `Policy::check_examples` takes `&[RuntimeTool]`).
 impl Dispatch for [RuntimeTool] {
     fn specs(&self) -> Vec<&ToolSpec> {
         self.iter().flat_map(RuntimeTool::specs).collect()
@@ -93,7 +95,7 @@ impl Dispatch for Vec<RuntimeTool> {
 }
 
 /// A generated module's `Call` enum: implemented by generated code, for [`GeneratedCommands`].
-pub trait CommandSet: crate::ToInvocation + Sized + Send + Sync + 'static {
+pub trait CommandSet: crate::invocation::ToInvocation + Sized + Send + Sync + 'static {
     /// The module's `TOOLS`.
     fn specs() -> &'static [ToolSpec];
 

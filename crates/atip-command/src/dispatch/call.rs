@@ -120,7 +120,7 @@ fn not_an_object(raw: String, found: &Value) -> ArgumentsError {
         raw: Some(raw),
         message: format!(
             "arguments must be a JSON object, found {}",
-            crate::diagnostic::describe(found)
+            atip_core::diagnostic::describe(found)
         ),
     }
 }
@@ -273,7 +273,8 @@ pub struct DispatchError {
 }
 
 impl DispatchError {
-    pub(crate) fn new(call: &ToolCall, problems: Vec<Problem>) -> Self {
+    /// The error for `call` with `problems` (never empty), answering the call by its id.
+    pub fn new(call: &ToolCall, problems: Vec<Problem>) -> Self {
         DispatchError {
             tool: call.name.clone(),
             call_id: call.id.clone(),
@@ -283,7 +284,7 @@ impl DispatchError {
 
     /// The error for a call whose checked arguments still make no argv (a NUL byte, a value
     /// that cannot be written): one [`Problem::Argv`] per problem.
-    pub(crate) fn from_argv(call: &ToolCall, e: &crate::command::argv::ArgvError) -> Self {
+    pub(crate) fn from_argv(call: &ToolCall, e: &crate::argv::ArgvError) -> Self {
         let problems = e
             .problems
             .iter()
@@ -303,7 +304,7 @@ impl DispatchError {
 
     /// [`DispatchError::unknown_tool`] for a call known only by its name (no id).
     pub(crate) fn unknown_name<S: AsRef<str>>(name: &str, known: &[S]) -> Self {
-        let suggestion = crate::diagnostic::nearest(name, known).map(str::to_owned);
+        let suggestion = atip_core::diagnostic::nearest(name, known).map(str::to_owned);
         DispatchError {
             tool: name.to_owned(),
             call_id: None,

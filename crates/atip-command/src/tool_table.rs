@@ -5,9 +5,9 @@ use std::ops::Deref;
 use std::sync::OnceLock;
 
 #[cfg(doc)]
-use crate::command::Command;
-use crate::effects::Effects;
-use crate::tool::ToolSpec;
+use crate::contract::Command;
+use atip_core::effects::Effects;
+use atip_core::tool::ToolSpec;
 
 /// Every command's [`ToolSpec`] of a generated module, in declaration order: its
 /// `pub static TOOLS`, and what each command's [`Command::tool`] returns a row of.
@@ -115,7 +115,7 @@ impl fmt::Debug for ToolTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::contract::tests::ECHO_TOOL;
+    use crate::contract::tests::ECHO_TOOL;
 
     static TABLE: ToolTable = ToolTable::new(&[
         || ECHO_TOOL.clone(),

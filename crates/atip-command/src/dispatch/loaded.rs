@@ -6,15 +6,15 @@ use std::ffi::OsString;
 use foldhash::HashMap;
 use serde_json::{Map, Value};
 
-use crate::command::argv::{ArgumentValue, ArgvBuilder, ArgvError};
-use crate::command::fields::{Field, JsonArgument};
-use crate::command::Invocation;
-use crate::effects::Effects;
-use crate::flatten::FlatCommand;
-use crate::load::Document;
-use crate::model::TrustSource;
-use crate::shared::Shared;
-use crate::tool::{ParamSpec, ToolSpec};
+use crate::argv::{ArgumentValue, ArgvBuilder, ArgvError};
+use crate::fields::{Field, JsonArgument};
+use crate::invocation::Invocation;
+use atip_core::effects::Effects;
+use atip_core::flatten::FlatCommand;
+use atip_core::load::Document;
+use atip_core::model::TrustSource;
+use atip_core::shared::Shared;
+use atip_core::tool::{ParamSpec, ToolSpec};
 
 use super::call::{DispatchError, ToolCall};
 use super::check::Arguments;
@@ -199,7 +199,8 @@ impl RuntimeTool {
         self.document.commands.iter().map(|c| c.name.as_str())
     }
 
-    /// `(name, effects)` of every command, e.g. for [`crate::wire::prompt::safety_prompt`].
+    /// `(name, effects)` of every command, e.g. for the safety prompt
+    /// (the runtime's `wire::prompt::safety_prompt`).
     pub fn effects(&self) -> impl Iterator<Item = (&str, &Effects)> {
         self.document
             .commands
@@ -220,10 +221,10 @@ impl RuntimeTool {
     }
 
     /// Every command as `provider` tool definitions: a compact JSON array, the same text as
-    /// [`crate::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
+    /// [`atip_core::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
     /// command at a time without building every spec first (on two threads for more than
     /// 4,096 commands, when the machine has two cores).
-    pub fn definitions_json(&self, provider: crate::providers::Provider) -> String {
+    pub fn definitions_json(&self, provider: atip_core::providers::Provider) -> String {
         self.write_definitions(provider, false).0
     }
 
@@ -234,7 +235,7 @@ impl RuntimeTool {
     /// [`atip_core::providers::limits::count_note`]).
     pub fn definitions_json_and_notes(
         &self,
-        provider: crate::providers::Provider,
+        provider: atip_core::providers::Provider,
     ) -> (String, Vec<String>) {
         self.write_definitions(provider, true)
     }
@@ -247,7 +248,7 @@ impl RuntimeTool {
     /// on that command alone, so the halves joined are the text one thread writes.
     fn write_definitions(
         &self,
-        provider: crate::providers::Provider,
+        provider: atip_core::providers::Provider,
         notes: bool,
     ) -> (String, Vec<String>) {
         if let Some(prepared) = self.prepared.get() {
@@ -260,7 +261,7 @@ impl RuntimeTool {
             } else {
                 Vec::new()
             };
-            let json = crate::providers::tool_definitions_json(&prepared.specs, provider);
+            let json = atip_core::providers::tool_definitions_json(&prepared.specs, provider);
             return (json, found);
         }
         let commands = &self.document.commands;
@@ -316,7 +317,7 @@ impl RuntimeTool {
     fn estimated_len(
         &self,
         commands: &[FlatCommand],
-        provider: crate::providers::Provider,
+        provider: atip_core::providers::Provider,
     ) -> usize {
         let description = |d: &str| match provider.description_limit() {
             Some(chars) => d.char_indices().nth(chars).map_or(d.len(), |(end, _)| end),
@@ -356,7 +357,7 @@ impl RuntimeTool {
         &self,
         lead: &str,
         commands: &[FlatCommand],
-        provider: crate::providers::Provider,
+        provider: atip_core::providers::Provider,
         notes: bool,
         room: usize,
     ) -> (String, Vec<String>) {
@@ -382,7 +383,7 @@ impl RuntimeTool {
                 None => spec.insert(ToolSpec::from_flat(&self.document.tool.name, c)),
             };
             spec.retain_global_options(&self.globals);
-            crate::providers::write_definition(&mut out, spec, provider);
+            atip_core::providers::write_definition(&mut out, spec, provider);
             if notes {
                 found.extend(atip_core::providers::limits::fit(spec, provider).notes);
             }
@@ -443,7 +444,7 @@ impl RuntimeTool {
         &self,
         i: usize,
         checked: &Arguments<'_>,
-    ) -> Result<Invocation, crate::ArgvError> {
+    ) -> Result<Invocation, crate::argv::ArgvError> {
         let prepared = self.prepared();
         let spec = &prepared.specs[i];
         let (argv, arguments) = json_argv(
@@ -487,14 +488,14 @@ impl RuntimeTool {
                 "{bad:?} is not a subcommand name: options and arguments go in `args`"
             ));
         }
-        let name = crate::names::tool_name(&tool.name, path);
+        let name = atip_core::names::tool_name(&tool.name, path);
         if self.index.contains_key(&name) {
             return Err(format!("`{name}` is listed; dispatch it with `invocation`"));
         }
         // A listed command without listed subcommands followed by more words is that command
         // with arguments, which only its own parameters (and their effects) may give.
         for k in 1..path.len() {
-            let listed = crate::names::tool_name(&tool.name, &path[..k]);
+            let listed = atip_core::names::tool_name(&tool.name, &path[..k]);
             let below = format!("{listed}_");
             if self.index.contains_key(&listed) && !self.index.keys().any(|n| n.starts_with(&below))
             {
@@ -513,7 +514,7 @@ impl RuntimeTool {
             .omitted
             .as_ref()
             .and_then(|o| o.safety_assumption)
-            .unwrap_or(crate::model::SafetyAssumption::Unknown);
+            .unwrap_or(atip_core::model::SafetyAssumption::Unknown);
         let mut invocation = Invocation::new(name, argv, tool.effects.clone().unwrap_or_default());
         invocation.title = Some(
             std::iter::once(tool.name.as_str())
@@ -537,7 +538,7 @@ impl RuntimeTool {
 
 /// The argv of the command `spec` describes (program `program`), for arguments normalised by
 /// [`check_arguments`](super::check_arguments): the same writer, order and forms as a generated command's
-/// [`write_argv`](crate::Command::write_argv).
+/// [`write_argv`](crate::contract::Command::write_argv).
 ///
 /// # Errors
 ///
@@ -562,7 +563,7 @@ fn json_argv<'v>(
     spec: &ToolSpec,
     value: impl Fn(usize, &ParamSpec) -> JsonArgument<'v>,
 ) -> Result<(Vec<OsString>, Vec<ArgumentValue>), ArgvError> {
-    crate::command::fields::write_params(&mut b, &spec.path, &spec.params, |b, i, p| {
+    crate::fields::write_params(&mut b, &spec.path, &spec.params, |b, i, p| {
         value(i, p).write(b, p);
     });
     b.finish_recorded()

@@ -5,9 +5,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::effects::{Effects, Text};
-use crate::shared::Shared;
-use crate::tool::{ParamSpec, ToolSpec, ValueKind};
+use atip_core::effects::{Effects, Text};
+use atip_core::shared::Shared;
+use atip_core::tool::{ParamSpec, ToolSpec, ValueKind};
 
 use super::call::{DispatchError, Problem, ToolCall};
 use super::check::expected;
@@ -89,7 +89,7 @@ impl ToolGroup {
                     continue;
                 }
                 // A name of its own for this action: `limit_close`, then `limit_close_2`, ….
-                let base = format!("{}_{}", p.name, crate::names::param_name(action));
+                let base = format!("{}_{}", p.name, atip_core::names::param_name(action));
                 let mut unique = base.clone();
                 let mut n = 2;
                 while unique == "action" || params.iter().any(|(q, _)| q.name == unique) {
@@ -117,7 +117,7 @@ impl ToolGroup {
                     .collect(),
             )),
             default: None,
-            argv: crate::ArgvForm::Argument(Text::Borrowed("action")),
+            argv: atip_core::ArgvForm::Argument(Text::Borrowed("action")),
             global: false,
             effects: None,
         }];
@@ -199,7 +199,7 @@ impl ToolGroup {
         ToolGroup::new(name, description, members)
     }
 
-    /// The grouped tool, for [`crate::providers::tool_definition`].
+    /// The grouped tool, for [`atip_core::providers::tool_definition`].
     pub fn spec(&self) -> &ToolSpec {
         &self.spec
     }
@@ -235,7 +235,7 @@ impl ToolGroup {
                         vec![Problem::NotAllowed {
                             param: "action".into(),
                             allowed: self.actions.iter().map(|(a, _)| a.clone()).collect(),
-                            found: crate::diagnostic::describe(&Value::String(a.clone())),
+                            found: atip_core::diagnostic::describe(&Value::String(a.clone())),
                         }],
                     ))
                 }
@@ -255,7 +255,7 @@ impl ToolGroup {
                     vec![Problem::WrongType {
                         param: "action".into(),
                         expected: expected(action_param),
-                        found: crate::diagnostic::describe(other),
+                        found: atip_core::diagnostic::describe(other),
                     }],
                 ))
             }

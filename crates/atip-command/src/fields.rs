@@ -1,8 +1,8 @@
 //! The one argv writer and serialiser of commands, driven by their parameter table.
 //!
-//! A command's [`ToolSpec`](crate::ToolSpec) lists its parameters in a fixed order, each with
+//! A command's [`ToolSpec`](atip_core::ToolSpec) lists its parameters in a fixed order, each with
 //! the [`ArgvForm`] its values take. A generated command hands its fields over in that same
-//! order, as `&dyn Field` ([`Command::fields`](crate::Command::fields)); metadata loaded at run
+//! order, as `&dyn Field` ([`Command::fields`](crate::contract::Command::fields)); metadata loaded at run
 //! time hands over the checked JSON values ([`JsonArgument`]). [`write_fields`] then writes
 //! the whole argv and [`serialize_fields`] the whole JSON object, in one loop over the table,
 //! so both paths produce the same command line by construction, and a large tool does not
@@ -17,15 +17,15 @@ use std::path::PathBuf;
 use serde::ser::SerializeMap as _;
 use serde_json::Value;
 
-use crate::command::argv::{ArgValue, ArgvBuilder, Url, ValueProblem};
-use crate::tool::{ArgvForm, ParamSpec, ValueKind};
+use crate::argv::{ArgValue, ArgvBuilder, Url, ValueProblem};
+use atip_core::tool::{ArgvForm, ParamSpec, ValueKind};
 
 /// A field of a command: `bool`, a [`Scalar`], or an `Option` or `Vec` of scalars (and
 /// [`JsonArgument`] for metadata loaded at run time).
 ///
 /// Besides the argv and JSON writers, a field gives what a generated command's `Debug` and
 /// `PartialEq` need ([`Field::same`]), so that these two are one short impl per command over
-/// [`Command::fields`](crate::Command::fields) rather than derived: derived, they were a fifth
+/// [`Command::fields`](crate::contract::Command::fields) rather than derived: derived, they were a fifth
 /// of what `cargo check` pays for a large tool (BENCHMARKS.md).
 pub trait Field: fmt::Debug {
     /// Writes the field's argv elements as `spec` says (nothing when absent, `false` or
@@ -70,7 +70,7 @@ pub trait Scalar: serde::Serialize + fmt::Debug + PartialEq + Sized + 'static {
     }
 
     /// The value a field holds while its argument could not be read. It is never observed:
-    /// [`Arguments::finish`](crate::command::dispatch::Arguments::finish) then discards the command and
+    /// [`Arguments::finish`](crate::dispatch::Arguments::finish) then discards the command and
     /// returns the problem instead. (A value is needed so that generated code builds a
     /// command in one struct expression, without a `?` per field.)
     fn unread() -> Self;
@@ -117,7 +117,7 @@ pub trait Enumeration: Copy + PartialEq + 'static {
 fn expected(what: &str, found: &Value) -> String {
     format!(
         "expected {what}, found {}",
-        crate::diagnostic::describe(found)
+        atip_core::diagnostic::describe(found)
     )
 }
 
@@ -231,7 +231,7 @@ impl<T: Scalar> ArgValue for ScalarArg<'_, T> {
 
 /// Tells a recording builder which parameter the next value belongs to. Only present values
 /// are announced, and only to a builder that records; the name is shared with the spec
-/// ([`crate::Shared`]), never copied.
+/// ([`atip_core::Shared`]), never copied.
 fn announce(argv: &mut ArgvBuilder, spec: &ParamSpec) {
     if argv.records_values() {
         argv.parameter(spec.name.clone(), spec.is_path());
