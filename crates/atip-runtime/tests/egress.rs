@@ -844,3 +844,52 @@ fn a_password_in_a_refused_url_is_never_repeated() {
         assert!(!text.contains("hunter2"), "{text}");
     }
 }
+
+/// The sandbox starts each run's proxy with the program's share: while a real sandboxed
+/// `sleep` with egress rules runs, `sleep`'s permits are held by its proxy, and when the run
+/// ends, by nobody. (`sleep`: the other tests of this binary run `bash` through proxies at
+/// the same time.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sandboxed_run_counts_its_lookups_against_its_program() {
+    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip") {
+        eprintln!("skipped: ATIP_SANDBOX_TESTS=skip");
+        return;
+    }
+    let held_by_runs = || atip_runtime::exec::egress::program_lookups_held("sleep");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let policy =
+        atip_runtime::Policy::from_json(r#"{"egress": {"allow": ["127.0.0.1:9"]}}"#).unwrap();
+    let mut invocation = atip_runtime::Invocation::new(
+        "probe",
+        vec!["sleep".into(), "2".into()],
+        atip_core::Effects::UNKNOWN,
+    );
+    invocation.effects = atip_core::Shared::new(
+        serde_json::from_str(
+            r#"{"destructive": false, "network": true,
+                "filesystem": {"read": true, "write": false}}"#,
+        )
+        .unwrap(),
+    );
+    let runner = atip_runtime::Runner::new()
+        .current_dir(dir.path())
+        .policy(policy)
+        .timeout(std::time::Duration::from_secs(20));
+    let (most, output) = rt.block_on(async {
+        let run = tokio::spawn(async move { runner.run(&invocation).await });
+        let mut most = 0;
+        while !run.is_finished() {
+            most = most.max(held_by_runs());
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        (most, run.await.unwrap().unwrap())
+    });
+    assert!(output.sandbox.egress.is_some(), "{}", output.sandbox);
+    assert_eq!(most, 1, "the run's proxy holds sleep's share while it runs");
+    assert_eq!(held_by_runs(), 0, "and lets it go when the run ends");
+}

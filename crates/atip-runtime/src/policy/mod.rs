@@ -36,7 +36,6 @@ mod arguments;
 mod egress;
 mod examples;
 mod gate;
-mod limits;
 mod presets;
 mod sources;
 
@@ -49,13 +48,14 @@ use crate::model::SafetyAssumption;
 use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
 
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
-pub use egress::{is_public, Egress, EgressRule, Host, HostPattern, Refusal};
-pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
-pub use gate::{Confinement, Gate};
-pub use limits::{
+pub use atip_sandbox::hosts::{is_public, Egress, Host, HostPattern, Refusal};
+pub use atip_sandbox::limits::{
     default_memory_bytes, ResourceLimits, DEFAULT_FILE_SIZE_BYTES, DEFAULT_PROCESSES,
     DEFAULT_SCRATCH_BYTES,
 };
+pub use egress::EgressRule;
+pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
+pub use gate::{Confinement, Gate};
 #[cfg(feature = "exec")]
 pub(crate) use sources::brought_by;
 
@@ -130,7 +130,7 @@ pub struct Policy {
     pub limits: ResourceLimits,
     /// Pathname Unix sockets every sandboxed run may connect to (`~/` is the home directory,
     /// `$XDG_RUNTIME_DIR/` the runtime directory): a run reaches no other, unless its program
-    /// owns one ([`crate::exec::sandbox::protect::stores::DAEMON_SOCKETS`]). Default: none.
+    /// owns one (`atip_sandbox::protect::stores::DAEMON_SOCKETS`). Default: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unix_sockets: Vec<String>,
     /// Hosts every command that may use the network may reach (see [`Egress`]; enforced by

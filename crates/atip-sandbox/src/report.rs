@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::policy::ResourceLimits;
+use crate::limits::ResourceLimits;
 
 /// One limit a run was held to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,7 +31,7 @@ pub enum Containment {
     /// A private network namespace: no network at all.
     NetworkNamespace,
     /// A private network namespace whose only way out is the egress proxy, which lets through
-    /// connections to the hosts of `allow` but not `deny` ([`crate::policy::Egress`]); with
+    /// connections to the hosts of `allow` but not `deny` ([`crate::hosts::Egress`]); with
     /// Landlock ABI 4+ TCP connections only to the proxy's port as well.
     EgressProxy {
         /// The allow entries, as written.
@@ -206,13 +206,13 @@ pub struct SandboxReport {
     pub placeholders: Vec<PathBuf>,
     /// Names (never values) of the runner's environment variables the command did not get:
     /// neither in the base set, nor declared by the command, nor passed or allowed by the
-    /// caller (see [`crate::exec::environment`]). Sorted.
+    /// caller (see [`crate::environment`]). Sorted.
     #[serde(rename = "envRemoved", skip_serializing_if = "Vec::is_empty")]
     pub env_removed: Vec<String>,
     /// What went through the egress proxy (runs with egress rules): hosts reached with their
     /// traffic, connections refused.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub egress: Option<crate::exec::egress::EgressLog>,
+    pub egress: Option<crate::egress::EgressLog>,
 }
 
 impl SandboxReport {

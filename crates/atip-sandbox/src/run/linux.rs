@@ -23,7 +23,8 @@ use nix::sched::CloneFlags;
 use nix::sys::stat::Mode;
 use nix::unistd::ForkResult;
 
-use super::{Containment, Plan, SandboxError, SandboxReport};
+use super::{Plan, SandboxError};
+use crate::{Containment, SandboxReport};
 
 /// What this kernel supports, probed once per process.
 #[derive(Debug, Clone, Copy)]
@@ -76,12 +77,12 @@ fn probe_abi() -> i32 {
 }
 
 /// The Landlock ABI version of the running kernel (0: none).
-pub(super) fn landlock_abi() -> i32 {
+pub(crate) fn landlock_abi() -> i32 {
     support().abi
 }
 
 /// Whether offline runs get their network namespace here.
-pub(super) fn offline_namespaces_available() -> bool {
+pub(crate) fn offline_namespaces_available() -> bool {
     offline_network().is_some()
 }
 
@@ -393,7 +394,7 @@ pub(super) fn prepare_on(
             // route anyway); no bind.
             created = created
                 .add_rule(NetPort::new(
-                    crate::exec::egress::PROXY_PORT,
+                    crate::egress::PROXY_PORT,
                     AccessNet::ConnectTcp,
                 ))
                 .map_err(|e| fail("rule for the egress proxy's port", &e))?;
@@ -509,7 +510,7 @@ pub(super) fn prepare_on(
     // run's own, and never for root (uid 0). The default is dropped where it would count
     // something else or nothing; a limit the policy sets is reported.
     if root || !own_user_namespace {
-        if limits.processes == Some(crate::policy::DEFAULT_PROCESSES) {
+        if limits.processes == Some(crate::limits::DEFAULT_PROCESSES) {
             limits.processes = None;
         } else if limits.processes.is_some() {
             if root {
@@ -569,7 +570,7 @@ pub(super) fn prepare_on(
 /// Egress rules fail closed: without a network namespace (not root, unprivileged user
 /// namespaces off) the run is refused, for a direct connection could not be stopped.
 fn egress_child(
-    rules: &crate::policy::Egress,
+    rules: &crate::hosts::Egress,
     root: bool,
     report: &mut SandboxReport,
 ) -> Result<super::child::EgressChild, SandboxError> {
@@ -630,7 +631,7 @@ mod tests {
             network_namespace: false,
             egress: None,
             extra_writable: Vec::new(),
-            limits: crate::policy::ResourceLimits::default(),
+            limits: crate::limits::ResourceLimits::default(),
             notes: Vec::new(),
             working_dir: PathBuf::from("/nonexistent-atip-test"),
             declared: Vec::new(),
@@ -710,7 +711,7 @@ mod tests {
             .any(|c| matches!(c, Containment::Limits(l) if l.processes.is_some())));
         let (_, user) = prepare_on(Support { abi: 7 }, false, &plan, None, None).unwrap();
         assert!(user.not_enforced.is_empty(), "{user}");
-        let shown = crate::policy::ResourceLimits {
+        let shown = crate::limits::ResourceLimits {
             scratch_bytes: None,
             ..plan.limits
         };

@@ -34,7 +34,7 @@ use seccompiler::{
 
 /// Which rules a run's filter holds, beyond those every sandboxed run gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct Rules {
+pub(crate) struct Rules {
     /// Refuse changes of file modes, owners, times, flags and extended attributes.
     pub metadata: bool,
     /// Refuse System V IPC.
@@ -50,7 +50,7 @@ pub(super) struct Rules {
 
 /// The compiled filter for `rules`, or why this system cannot have one (an architecture the
 /// filter compiler does not know, or a compiler error), as a sentence for the report.
-pub(super) fn program(rules: Rules) -> Result<&'static BpfProgram, String> {
+pub(crate) fn program(rules: Rules) -> Result<&'static BpfProgram, String> {
     type Cache = Mutex<HashMap<Rules, Result<&'static BpfProgram, String>>>;
     static PROGRAMS: OnceLock<Cache> = OnceLock::new();
     let mut programs = PROGRAMS

@@ -1,53 +1,23 @@
-//! The sandbox: a command's merged effects turned into kernel-enforced limits for its whole
-//! process tree, so that metadata that lies (spec §11.1: metadata is descriptive, not
-//! prescriptive) cannot do more than it declared.
-//!
-//! | declared | enforced on Linux |
-//! |---|---|
-//! | `filesystem.write: false` | no file may be created, written, truncated, renamed, linked or removed, no device `ioctl` (Landlock, ABI 3+, devices ABI 5+), except in the run's own scratch directory given as `TMPDIR` and `/dev/null`; no mode, owner, time or extended-attribute change anywhere (seccomp) |
-//! | `filesystem.write: true` with `filesystem.paths` | writes only under those paths (`./` is the working directory, `~/` the home directory; a declared file gets a file's rights; a path that is or passes through a symbolic link below its base is not granted) and the scratch directory |
-//! | a call with `file`/`directory` arguments held to path roots by the policy | writes also confined to those roots (unless the command may not write at all), so a path swapped for a link after the check leads nowhere outside |
-//! | `filesystem.delete: false` | enforced only through `write: false` (no removal either) or `filesystem.paths` (removals only there): Landlock counts a rename as a removal, and every atomic write (git's index, editors) renames, so "writes but never deletes" cannot be told apart from an honest write |
-//! | `network: false` | a private network namespace (no interface but a down loopback: no TCP, UDP, ICMP or abstract Unix sockets) where unprivileged user namespaces are allowed, and Landlock TCP bind/connect denial (ABI 4+) in any case |
-//! | `network: true` or undeclared, with the policy's egress rules ([`crate::policy::Egress`]) | a private network namespace whose only way out is the egress proxy ([`crate::exec::egress`]), which reaches the allowed hosts; Landlock TCP connect only to the proxy's port (ABI 4+); no sockets but IPv4, IPv6, netlink and stream socket pairs (seccomp). Refused where no network namespace can be had, and with [`Sandbox::off`] |
-//! | writes limited, or `network: false` | no connection to abstract Unix sockets created outside the sandbox (X11, D-Bus: Landlock ABI 6+) and, on ABI 9+, to pathname Unix sockets outside writable paths |
-//! | writes in a writable root | by allow-list ([`protect`]): every repository under it read-only to every program but git, and to git but for what git writes; the protected names read-only, held by a placeholder when missing; the directories that hold them mount points, so nothing is renamed and replaced |
-//! | every run but offline and egress ones | no Unix sockets (seccomp) unless the program owns a daemon's socket or the policy lists one (`Policy::unix_sockets`); such runs find the session's sockets hidden |
-//! | every run | credential stores and daemon sockets empty to every program but their owners, wherever the tools' variables put them; resource limits ([`crate::policy::ResourceLimits`]: memory, processes, file size, a tmpfs scratch directory); no automatic git maintenance ([`crate::exec::environment::GIT_SETTINGS`]) |
-//! | always | one session and process group with no controlling terminal, which no process of the run can leave (seccomp refuses `setsid` and `setpgid`), so the whole tree is killed with it; no terminal input injection (`TIOCSTI`, `TIOCLINUX`); no capabilities (also for a root runner); `no_new_privs`; descriptors the host left open do not reach it; Landlock signal scoping (ABI 6+: no signals to processes outside the sandbox); the policy's resource limits (`setrlimit`) |
-//!
-//! Not contained anywhere: reads (effects say nothing reliable about them; a caller can confine
-//! them with [`Sandbox::confine_reads`]); other pathname Unix sockets of a run that may open
-//! Unix sockets, before Landlock ABI 9; a repository the run creates below a writable root; mode,
-//! owner and time changes by a command that may write (Landlock has no right for them, and the
-//! system-call filter cannot tell paths apart); and anything an undeclared (unknown) effect
-//! leaves open — unknown effects get no file or network limit, the policy asks a person
-//! instead. On other operating systems nothing is enforced and every run's [`SandboxReport`]
-//! says so.
-//!
-//! A run's [`SandboxReport`] (in `Output::sandbox` and the tool result's metadata) lists what
-//! was enforced and what the effects called for but this system could not enforce; with
-//! `Policy::require_sandbox` such a run is refused instead.
+//! The sandbox of one run: the caller's switches ([`Sandbox`]), what a run's effects and the
+//! policy ask for ([`Plan`]), and the prepared setup a child applies to itself before `exec`
+//! ([`Prepared`], [`prepare`]).
 
 #[cfg(target_os = "linux")]
 mod child;
-pub mod doctor;
 #[cfg(target_os = "linux")]
-mod linux;
+pub(crate) mod linux;
 #[cfg(target_os = "linux")]
-mod mounts;
-pub mod protect;
-mod report;
+pub(crate) mod mounts;
 #[cfg(target_os = "linux")]
-mod seccomp;
-
-pub use report::{Containment, SandboxReport};
+pub(crate) mod seccomp;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::policy::ResourceLimits;
-use crate::Effects;
+use crate::limits::ResourceLimits;
+use crate::protect;
+use crate::report::SandboxReport;
+use atip_core::Effects;
 
 /// The caller's switches for the sandbox. The default sandboxes every run as its effects say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,7 +131,7 @@ impl Sandbox {
 
 /// What a run's effects and the caller ask the sandbox for, before the system is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct Plan {
     /// Writes: `None` unrestricted, `Some(paths)` only under these (empty: nowhere but the
     /// scratch directory and the caller's additions).
     pub writes: Option<Vec<PathBuf>>,
@@ -172,7 +142,7 @@ pub(crate) struct Plan {
     /// Use a network namespace for `no_network`.
     pub network_namespace: bool,
     /// The egress rules of a call that may use the network, when the policy has any.
-    pub egress: Option<crate::policy::Egress>,
+    pub egress: Option<crate::hosts::Egress>,
     /// The caller's extra writable paths.
     pub extra_writable: Vec<PathBuf>,
     /// Resource limits.
@@ -367,15 +337,15 @@ fn declared_path(declared: &str, working_dir: &Path) -> Result<PathBuf, String> 
 
 /// A sandbox ready for a child: the report of what it enforces, and what the child does
 /// between its spawn and `exec`.
-pub(crate) struct Prepared {
+pub struct Prepared {
     /// What will be enforced.
     pub report: SandboxReport,
     /// The run's own scratch directory, removed when this is dropped after the run.
     pub scratch: Option<tempfile::TempDir>,
     /// The egress rules the run's proxy serves, when it has one.
-    egress: Option<crate::policy::Egress>,
+    egress: Option<crate::hosts::Egress>,
     /// The file name of the program that runs: its proxy counts its name lookups against
-    /// the program's share ([`crate::exec::egress::MAX_PROGRAM_LOOKUPS`]).
+    /// the program's share ([`crate::egress::MAX_PROGRAM_LOOKUPS`]).
     program_name: Option<String>,
     #[cfg(target_os = "linux")]
     child: Option<child::ChildSetup>,
@@ -401,7 +371,7 @@ impl std::error::Error for SandboxError {}
 /// Prepares the sandbox for one run of the program at `program`, with a new scratch directory
 /// if it needs one: never one another run has had, whose leftovers (a planted file, a link,
 /// loosened permissions) could reach it.
-pub(crate) fn prepare(
+pub fn prepare(
     sandbox: &Sandbox,
     plan: &Plan,
     program: Option<&Path>,
@@ -519,13 +489,13 @@ impl Prepared {
 
     /// The proxy variables of a run with egress rules: `HTTP_PROXY`, `HTTPS_PROXY` (HTTP
     /// proxy) and `ALL_PROXY` (`socks5h://`: the proxy resolves names) in upper and lower case,
-    /// all at `127.0.0.1:`[`PROXY_PORT`](crate::exec::egress::PROXY_PORT) of the run's own
+    /// all at `127.0.0.1:`[`PROXY_PORT`](crate::egress::PROXY_PORT) of the run's own
     /// network namespace. Empty for other runs.
     pub fn proxy_env(&self) -> Vec<(&'static str, String)> {
         if self.egress.is_none() {
             return Vec::new();
         }
-        let port = crate::exec::egress::PROXY_PORT;
+        let port = crate::egress::PROXY_PORT;
         let http = format!("http://127.0.0.1:{port}");
         let socks = format!("socks5h://127.0.0.1:{port}");
         vec![
@@ -548,9 +518,7 @@ impl Prepared {
     /// # Errors
     ///
     /// When the listening socket did not arrive or cannot be served.
-    pub(crate) fn start_egress(
-        &mut self,
-    ) -> std::io::Result<Option<crate::exec::egress::EgressProxy>> {
+    pub fn start_egress(&mut self) -> std::io::Result<Option<crate::egress::EgressProxy>> {
         let Some(rules) = self.egress.clone() else {
             return Ok(None);
         };
@@ -568,7 +536,7 @@ impl Prepared {
             let listener = tokio::net::TcpListener::from_std(listener)?;
             // A program whose path was not resolved shares the permits of the others like it.
             let program = self.program_name.as_deref().unwrap_or("");
-            Ok(Some(crate::exec::egress::EgressProxy::start_for_program(
+            Ok(Some(crate::egress::EgressProxy::start_for_program(
                 listener, rules, program,
             )))
         }
@@ -585,7 +553,7 @@ impl Prepared {
     /// # Errors
     ///
     /// As [`atip_spawn::spawn`].
-    pub(crate) fn spawn(&self, spec: &atip_spawn::Spec<'_>) -> std::io::Result<atip_spawn::Child> {
+    pub fn spawn(&self, spec: &atip_spawn::Spec<'_>) -> std::io::Result<atip_spawn::Child> {
         #[cfg(target_os = "linux")]
         let setup = self.child.as_ref().map(|c| c as &dyn atip_spawn::PreExec);
         #[cfg(not(target_os = "linux"))]

@@ -57,7 +57,7 @@ fn read(path: &str) -> Option<String> {
 #[cfg(target_os = "linux")]
 fn linux_checks() -> Vec<Check> {
     let mut out = Vec::new();
-    let abi = super::linux::landlock_abi();
+    let abi = crate::run::linux::landlock_abi();
     let kernel = read("/proc/sys/kernel/osrelease").unwrap_or_default();
     out.push(match abi {
         0 => Check {
@@ -103,8 +103,8 @@ fn linux_checks() -> Vec<Check> {
     });
     // SAFETY: a plain syscall without arguments.
     let root = unsafe { libc::geteuid() } == 0;
-    let userns = super::linux::offline_namespaces_available();
-    let mounts = super::mounts::available(root);
+    let userns = crate::run::linux::offline_namespaces_available();
+    let mounts = crate::run::mounts::available(root);
     let blocked_by = || {
         let mut why = Vec::new();
         if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
@@ -160,7 +160,7 @@ fn linux_checks() -> Vec<Check> {
                 .find_map(|l| l.strip_prefix("Seccomp:").map(|v| v.trim().to_owned()))
         })
         .is_some();
-    let program = super::seccomp::program(super::seccomp::Rules {
+    let program = crate::run::seccomp::program(crate::run::seccomp::Rules {
         metadata: false,
         ipc: false,
         offline: false,

@@ -63,10 +63,11 @@ impl Hidden {
 }
 
 /// The places a run's environment says its tools keep things: the home directory, and the
-/// values of the variables the tables name ([`stores::variables`]), from both the child's
+/// values of the variables the tables name (`stores::variables`), from both the child's
 /// environment and the runner's (a store is hidden wherever either says it is).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Places {
+pub struct Places {
+    /// The home directory (`HOME` of the run).
     pub home: Option<PathBuf>,
     /// `(name, value)`; a name may appear twice with different values.
     pub vars: Vec<(String, PathBuf)>,
@@ -98,8 +99,10 @@ impl Places {
 
 /// A caller's grant of a credential store to programs matching a glob.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Grant {
+pub struct Grant {
+    /// A glob over the program's file name (`terraform`, `aws*`).
     pub program: String,
+    /// The store or socket it may see.
     pub path: PathBuf,
 }
 

@@ -10,7 +10,7 @@ pub fn default_memory_bytes() -> u64 {
 }
 
 /// This machine's physical memory in bytes (`sysconf`), where it can be read.
-#[cfg(all(unix, feature = "exec"))]
+#[cfg(unix)]
 fn physical_memory() -> Option<u64> {
     // SAFETY: sysconf only reads configuration values.
     let (pages, size) = unsafe {
@@ -24,7 +24,7 @@ fn physical_memory() -> Option<u64> {
     Some(pages.saturating_mul(size))
 }
 
-#[cfg(not(all(unix, feature = "exec")))]
+#[cfg(not(unix))]
 fn physical_memory() -> Option<u64> {
     None
 }

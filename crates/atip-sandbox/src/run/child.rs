@@ -16,7 +16,7 @@ use nix::sys::resource::Resource;
 
 use super::mounts::check;
 
-use crate::policy::ResourceLimits;
+use crate::limits::ResourceLimits;
 use atip_spawn::PreExec;
 
 /// How an offline run gets its network namespace.
@@ -194,7 +194,7 @@ unsafe impl PreExec for ChildSetup {
 }
 
 /// In a new network namespace: brings the loopback up, listens on
-/// `127.0.0.1:`[`PROXY_PORT`](crate::exec::egress::PROXY_PORT) and sends the listening socket
+/// `127.0.0.1:`[`PROXY_PORT`](crate::egress::PROXY_PORT) and sends the listening socket
 /// over `channel` (`SCM_RIGHTS`) to the runner, which serves the proxy on it from outside. The
 /// child's own copies close at `exec`. System calls on stack values only.
 fn proxy_listener(channel: libc::c_int) -> io::Result<()> {
@@ -222,7 +222,7 @@ fn proxy_listener(channel: libc::c_int) -> io::Result<()> {
         }
         let mut addr: libc::sockaddr_in = zeroed();
         addr.sin_family = libc::AF_INET as libc::sa_family_t;
-        addr.sin_port = crate::exec::egress::PROXY_PORT.to_be();
+        addr.sin_port = crate::egress::PROXY_PORT.to_be();
         addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
         let bound = libc::bind(
             listener,

@@ -15,7 +15,7 @@ use super::{
     open, printable, target, tunnel, Failure, Shared, HANDSHAKE_TIMEOUT, MAX_HEAD_BYTES,
     MAX_REFUSAL_TEXT,
 };
-use crate::policy::{Host, Refusal};
+use crate::hosts::{Host, Refusal};
 
 type Body = BoxBody<Bytes, hyper::Error>;
 

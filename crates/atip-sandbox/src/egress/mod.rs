@@ -1,5 +1,5 @@
 //! The egress proxy: the only way out of a run whose policy lists the hosts it may reach
-//! ([`crate::policy::Egress`]).
+//! ([`crate::hosts::Egress`]).
 //!
 //! Such a run gets a network namespace of its own whose only route is a listening socket on
 //! its loopback (`127.0.0.1:`[`PROXY_PORT`]) that the runner accepts on from the host side;
@@ -35,7 +35,7 @@ use serde::Serialize;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
-use crate::policy::{Egress, Host, Refusal};
+use crate::hosts::{Egress, Host, Refusal};
 
 mod http;
 mod socks;
@@ -93,6 +93,14 @@ static PROCESS_LOOKUPS: tokio::sync::Semaphore =
 /// sandbox's proxy counts them ([`EgressProxy::start_for_program`]; a program whose path was
 /// not resolved counts as the one named `""`); [`EgressProxy::start`] does not.
 pub const MAX_PROGRAM_LOOKUPS: usize = 16;
+
+/// How many runs' proxies hold `program`'s share of name lookups now ([`MAX_PROGRAM_LOOKUPS`]):
+/// 0 when none of its runs is going. For tests of the runner, which starts the proxies.
+#[doc(hidden)]
+pub fn program_lookups_held(program: &str) -> usize {
+    // Holders besides the registry and the handle taken here.
+    Arc::strong_count(&program_lookups(program)).saturating_sub(2)
+}
 
 /// The [`MAX_PROGRAM_LOOKUPS`] permits of `program`, shared by all its runs in the process.
 fn program_lookups(program: &str) -> Arc<tokio::sync::Semaphore> {

@@ -30,9 +30,9 @@ pub const BASE_VARIABLES: &[&str] = &[
     "XDG_DATA_DIRS",
 ];
 
-/// How the child's environment starts, before [`crate::Runner::env`] settings.
+/// How the child's environment starts, before the runner's own settings (`Runner::env`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum EnvBase {
+pub enum EnvBase {
     /// The base set, the command's declared variables and `allow` (the default).
     Built {
         /// Names the caller allows besides (`Runner::env_allow`).
@@ -52,8 +52,10 @@ impl Default for EnvBase {
 
 /// The environment of one child: `None` to inherit the runner's, else exactly these
 /// variables; and the names removed from the runner's environment, sorted.
-pub(crate) struct ChildEnv {
+pub struct ChildEnv {
+    /// The child's whole environment, or `None` to inherit the runner's.
     pub vars: Option<Vec<(OsString, OsString)>>,
+    /// The names (never values) of the runner's variables the child does not get, sorted.
     pub removed: Vec<String>,
 }
 
@@ -63,10 +65,10 @@ fn is_base(key: &OsStr) -> bool {
 
 /// Builds a child's environment from `base`, the caller's `settings` (a value sets, `None`
 /// removes; later ones win) and the command's `declared` variables.
-pub(crate) fn build(
+pub fn build(
     base: &EnvBase,
     settings: &[(OsString, Option<OsString>)],
-    declared: &[crate::Shared<str>],
+    declared: &[atip_core::Shared<str>],
 ) -> ChildEnv {
     let keep = |key: &OsStr| -> bool {
         match base {
@@ -119,7 +121,7 @@ pub const GIT_SETTINGS: &[(&str, &str)] =
 
 /// Adds [`GIT_SETTINGS`] to `vars` (a child's whole environment) as `GIT_CONFIG_KEY_<n>` /
 /// `GIT_CONFIG_VALUE_<n>` after the `GIT_CONFIG_COUNT` settings it already holds.
-pub(crate) fn add_git_settings(vars: &mut Vec<(OsString, OsString)>) {
+pub fn add_git_settings(vars: &mut Vec<(OsString, OsString)>) {
     let count = vars
         .iter()
         .find(|(k, _)| k == "GIT_CONFIG_COUNT")
@@ -144,10 +146,10 @@ pub(crate) fn add_git_settings(vars: &mut Vec<(OsString, OsString)>) {
 
 /// Where a run's tools keep things, from the child's environment (the caller's `settings`) and
 /// the runner's: the home directory and every variable the sandbox's tables read.
-pub(crate) fn places(settings: &[(OsString, Option<OsString>)]) -> super::sandbox::protect::Places {
+pub fn places(settings: &[(OsString, Option<OsString>)]) -> crate::protect::Places {
     use std::path::PathBuf;
     let mut vars = Vec::new();
-    for name in super::sandbox::protect::stores::variables() {
+    for name in crate::protect::stores::variables() {
         let child = runner_var(settings, name);
         let own = std::env::var_os(name);
         for value in [child, own].into_iter().flatten() {
@@ -158,7 +160,7 @@ pub(crate) fn places(settings: &[(OsString, Option<OsString>)]) -> super::sandbo
             }
         }
     }
-    super::sandbox::protect::Places {
+    crate::protect::Places {
         home: runner_var(settings, "HOME").map(PathBuf::from),
         vars,
     }
@@ -166,7 +168,7 @@ pub(crate) fn places(settings: &[(OsString, Option<OsString>)]) -> super::sandbo
 
 /// A policy's `unixSockets` as paths: `~/` against the child's home directory,
 /// `$XDG_RUNTIME_DIR/` against its runtime directory; others as written.
-pub(crate) fn unix_sockets(
+pub fn unix_sockets(
     settings: &[(OsString, Option<OsString>)],
     listed: &[String],
 ) -> Vec<std::path::PathBuf> {
@@ -188,7 +190,7 @@ pub(crate) fn unix_sockets(
 
 /// The value of `key` in the environment a child started with these settings gets
 /// (declared variables aside, which only add to it).
-pub(crate) fn child_var(
+pub fn child_var(
     base: &EnvBase,
     settings: &[(OsString, Option<OsString>)],
     key: &str,
@@ -206,7 +208,7 @@ pub(crate) fn child_var(
 
 /// The value of `key` as the runner knows it: its own setting, else this process's
 /// environment (whether or not children get it): where the runner's tools keep things.
-pub(crate) fn runner_var(settings: &[(OsString, Option<OsString>)], key: &str) -> Option<OsString> {
+pub fn runner_var(settings: &[(OsString, Option<OsString>)], key: &str) -> Option<OsString> {
     match settings.iter().rev().find(|(k, _)| k == key) {
         Some((_, v)) => v.clone(),
         None => std::env::var_os(key),
@@ -220,7 +222,7 @@ mod tests {
     #[test]
     fn the_built_environment_keeps_the_base_declared_and_allowed_and_names_the_rest() {
         // The test process's own environment: PATH and HOME are there on every machine.
-        let declared = [crate::Shared::Static("ATIP_DECLARED_TOKEN")];
+        let declared = [atip_core::Shared::Static("ATIP_DECLARED_TOKEN")];
         let settings = vec![
             (
                 OsString::from("ATIP_SET_BY_CALLER"),

@@ -68,7 +68,7 @@ pub(crate) struct Mounts {
 
 /// Whether this process can give a run a mount namespace: root can; others need unprivileged
 /// user namespaces (probed once, in a child process).
-pub(super) fn available(root: bool) -> bool {
+pub(crate) fn available(root: bool) -> bool {
     static PROBE: OnceLock<bool> = OnceLock::new();
     root || *PROBE.get_or_init(|| {
         // SAFETY: the child only makes system calls and `_exit`s.
@@ -374,12 +374,12 @@ pub(super) fn plan(
     };
     report.placeholders = shield.placeholders();
     if !shield.read_only.is_empty() {
-        report.enforced.push(super::Containment::ReadOnly {
+        report.enforced.push(crate::Containment::ReadOnly {
             paths: shield.read_only.clone(),
         });
     }
     if !shield.pins.is_empty() || !shield.link_pins.is_empty() {
-        report.enforced.push(super::Containment::Pinned {
+        report.enforced.push(crate::Containment::Pinned {
             paths: shield
                 .pins
                 .iter()
@@ -389,7 +389,7 @@ pub(super) fn plan(
         });
     }
     if !shield.hidden.is_empty() {
-        report.enforced.push(super::Containment::Hidden {
+        report.enforced.push(crate::Containment::Hidden {
             paths: shield
                 .hidden
                 .iter()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::net::TcpStream;
 
 use super::{open, target, tunnel, Failure, Shared, HANDSHAKE_TIMEOUT};
-use crate::policy::{Host, Refusal};
+use crate::hosts::{Host, Refusal};
 
 /// One SOCKS5 client: no authentication, `CONNECT` only.
 pub(super) async fn serve(stream: TcpStream, shared: Arc<Shared>) {
