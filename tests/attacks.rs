@@ -11,11 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use atip_runtime::lifecycle::parse_response;
+use atip_runtime::wire::parse_response;
 use atip_runtime::Provider;
 use atip_runtime::{
-    ArgumentRule, Decision, Document, FlattenOptions, LoadOptions, Mode, Policy, ReasonCode,
-    RunError, Runner, RuntimeTool, Sandbox, ToolCall, TrustSource,
+    policy::ArgumentRule, policy::ReasonCode, Decision, Document, FlattenOptions, LoadOptions,
+    Mode, Policy, RunError, Runner, RuntimeTool, Sandbox, ToolCall, TrustSource,
 };
 use atip_tests::git;
 use serde_json::{json, Value};
@@ -209,7 +209,7 @@ fn an_omitted_positional_never_shifts_a_later_value_into_its_slot() {
             atip_runtime::ToInvocation::to_invocation(&c).map_err(|e| atip_runtime::DispatchError {
                 tool: "git_branch".into(),
                 call_id: None,
-                problems: vec![atip_runtime::Problem::Argv {
+                problems: vec![atip_runtime::command::dispatch::Problem::Argv {
                     message: e.to_string(),
                 }],
             })

@@ -5,7 +5,8 @@
 use std::ffi::OsString;
 
 use atip_runtime::{
-    ArgvProblem, Command, CostEstimate, Enumeration, StdinMode, ToInvocation, TrustSource,
+    command::argv::ArgvProblem, command::fields::Enumeration, effects::CostEstimate,
+    effects::StdinMode, Command, ToInvocation, TrustSource,
 };
 use atip_tests::gh::SetPrOptions;
 use atip_tests::git::SetGlobals;

@@ -6,7 +6,9 @@
 //! descriptions past its limit, enums a strict format sends as text) asked for gigabytes.
 //! One test in this binary: the counting allocator is global.
 
-use atip_runtime::{Document, FlattenOptions, GlobalOptions, LoadOptions, Provider, RuntimeTool};
+use atip_runtime::{
+    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, Provider, RuntimeTool,
+};
 use atip_tests::alloc::{peak_of, Counting};
 use serde_json::{json, Map, Value};
 

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use atip_runtime::providers::{tool_definition, tool_definitions_json, Provider};
 use atip_runtime::{
-    Command, Document, FlattenOptions, LoadOptions, RuntimeTool, ToInvocation, ToolCall, ToolSpec,
-    ValueKind,
+    tool::ValueKind, Command, Document, FlattenOptions, LoadOptions, RuntimeTool, ToInvocation,
+    ToolCall, ToolSpec,
 };
 use atip_tests::git::SetGlobals;
 use atip_tests::{git, ls, weird};
@@ -285,11 +285,9 @@ fn typed_and_untyped_dispatch_agree_on_argv_and_errors() {
                     (Err(t), Err(u)) => {
                         // Argument problems read the same; argv problems (NUL, URL) are
                         // reported by the typed path when building the argv.
-                        if !u
-                            .problems
-                            .iter()
-                            .any(|p| matches!(p, atip_runtime::Problem::Argv { .. }))
-                        {
+                        if !u.problems.iter().any(|p| {
+                            matches!(p, atip_runtime::command::dispatch::Problem::Argv { .. })
+                        }) {
                             assert_eq!(t, u.to_string(), "{}", spec.name);
                         }
                     }

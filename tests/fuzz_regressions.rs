@@ -1,7 +1,8 @@
 //! Inputs found by fuzzing (`fuzz/`), kept as tests. Each names the target that found it.
 
-use atip_runtime::lifecycle::{parse_response, result_messages, ToolResult};
+use atip_runtime::wire::{parse_response, result_messages};
 use atip_runtime::Provider;
+use atip_runtime::ToolResult;
 
 /// `responses`: a Responses `function_call` whose `call_id` key is misspelt parses as a call
 /// without an id; answering it is a clear error, not a panic or a result the API would refuse.

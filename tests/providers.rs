@@ -18,10 +18,9 @@ use std::path::PathBuf;
 
 use support::validators::{shared, validate, validator_name};
 
-use atip_runtime::lifecycle::{
-    model_turn, parse_response, result_messages, ParseError, ToolResult,
-};
 use atip_runtime::providers::{tool_definitions, Provider};
+use atip_runtime::wire::{model_turn, parse_response, result_messages, ParseError};
+use atip_runtime::ToolResult;
 use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
 use serde_json::{json, Value};
 

@@ -3,7 +3,7 @@
 //! its name, after the values otherwise, after the first command and parameter when the shared
 //! name is taken; and each command still dispatches, validates and writes argv as its own.
 
-use atip_runtime::Enumeration;
+use atip_runtime::command::fields::Enumeration;
 use atip_tests::fleet;
 use serde_json::json;
 

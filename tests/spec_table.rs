@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use atip_runtime::spec_table::{decode, encode};
-use atip_runtime::{ArgvForm, Effects, ParamSpec, Shared, ToolSpec, ValueKind};
+use atip_runtime::{tool::ArgvForm, tool::ValueKind, Effects, ParamSpec, Shared, ToolSpec};
 use proptest::prelude::*;
 
 fn text() -> impl Strategy<Value = String> {

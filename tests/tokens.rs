@@ -3,7 +3,9 @@
 //! (`GlobalOptions`); hidden globals are unknown to dispatch. A token is about 4 bytes of JSON.
 
 use atip_runtime::providers::Provider;
-use atip_runtime::{Document, FlattenOptions, GlobalOptions, LoadOptions, RuntimeTool, ToolCall};
+use atip_runtime::{
+    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall,
+};
 use atip_tests::large::{document, Shape};
 use serde_json::json;
 

@@ -19,7 +19,7 @@ use std::error::Error;
 use std::ffi::OsString;
 use std::time::Duration;
 
-use atip_runtime::lifecycle::{model_turn, parse_response, result_messages};
+use atip_runtime::wire::{model_turn, parse_response, result_messages};
 use atip_runtime::Provider;
 use atip_runtime::{Command, Output, RunError, Runner, ToolResult};
 

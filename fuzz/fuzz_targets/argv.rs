@@ -5,7 +5,7 @@
 
 use std::ffi::OsString;
 
-use atip_runtime::ArgvBuilder;
+use atip_runtime::command::argv::ArgvBuilder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|values: Vec<String>| {

@@ -3,7 +3,8 @@
 //! when every call has an id (Gemini needs none); a call without one gets a clear error.
 #![no_main]
 
-use atip_runtime::lifecycle::{model_turn, parse_response, result_messages, ToolResult};
+use atip_runtime::wire::{model_turn, parse_response, result_messages};
+use atip_runtime::ToolResult;
 use atip_runtime::Provider;
 use libfuzzer_sys::fuzz_target;
 

@@ -35,8 +35,8 @@ use std::time::{Duration, SystemTime};
 use atip_runtime::providers::Provider;
 use atip_runtime::search::ToolIndex;
 use atip_runtime::{
-    Document, Effects, ExitStatus, FlattenOptions, Invocation, LoadOptions, Output, ResultFilter,
-    ResultOptions, Runner, RuntimeTool, SandboxReport, ToolCall,
+    exec::ExitStatus, exec::ResultOptions, Document, Effects, FlattenOptions, Invocation,
+    LoadOptions, Output, ResultFilter, Runner, RuntimeTool, SandboxReport, ToolCall,
 };
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, Throughput};
@@ -144,7 +144,7 @@ fn real_aws(c: &mut Criterion) {
         b.iter(|| {
             let doc = lenient_load(black_box(&text));
             RuntimeTool::new(doc, None)
-                .global_options(atip_runtime::GlobalOptions::None)
+                .global_options(atip_runtime::tool::GlobalOptions::None)
                 .definitions_json(Provider::Anthropic)
         })
     });
@@ -536,7 +536,7 @@ fn walk(dir: &std::path::Path) -> usize {
 /// Finding the repositories under a writable root before a run (issue 44): the bounded
 /// breadth-first search, vs a plain recursive walk of the same tree.
 fn discover(c: &mut Criterion) {
-    use atip_runtime::exec::sandbox::protect::git;
+    use atip_runtime::sandbox::protect::git;
     let dir = tempfile::tempdir().unwrap();
     let made = workspace(dir.path());
     assert_eq!(made, 10_110);

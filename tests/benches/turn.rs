@@ -12,9 +12,11 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
 use atip_runtime::agent::TurnDriver;
-use atip_runtime::lifecycle::{model_turn, parse_response, result_messages, ToolResult};
+use atip_runtime::wire::{model_turn, parse_response, result_messages};
+use atip_runtime::ToolResult;
 use atip_runtime::{
-    BatchOptions, Document, FlattenOptions, LoadOptions, Policy, Provider, Runner, RuntimeTool,
+    exec::BatchOptions, Document, FlattenOptions, LoadOptions, Policy, Provider, Runner,
+    RuntimeTool,
 };
 use criterion::Criterion;
 use serde_json::{json, Value};

@@ -20,11 +20,11 @@
 )]
 mod atip_generated {
     use std::path::PathBuf;
-    use ::atip_runtime::__private::{self, serde, Borrowed};
-    use ::atip_runtime::fields::Field;
+    use ::atip_runtime::__private::{
+        self, serde, Arguments, Borrowed, Enumeration, Field, ToolTable, ValueKind,
+    };
     use ::atip_runtime::{
-        Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, ToolTable, TrustSource, ValueKind,
+        Command, DispatchError, Effects, ParamSpec, ToolCall, ToolSpec, TrustSource,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "weird";
@@ -1498,16 +1498,16 @@ mod atip_generated {
         .with_reversible(false)
         .with_destructive(true)
         .with_creates(Borrowed(&[Borrowed("x")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::Optional),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::Optional),
             prompts: None,
             tty: None,
         })
-        .with_cost(::atip_runtime::Cost {
-            estimate: Some(::atip_runtime::CostEstimate::High),
+        .with_cost(::atip_runtime::__private::Cost {
+            estimate: Some(::atip_runtime::__private::CostEstimate::High),
             billable: Some(true),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: None,
             timeout: Some(Borrowed("5m")),
         });
@@ -1617,7 +1617,7 @@ mod atip_generated {
         }
         /// Dispatches a model's tool call to the typed command it names, checking the
         /// arguments first; every problem is reported at once (see
-        /// `atip_runtime::dispatch::check_arguments`).
+        /// `atip_runtime::command::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
             __private::dispatch_by_name(
                 __private::CallInput::Call(call),
@@ -1677,7 +1677,7 @@ mod atip_generated {
             self.command().try_argv()
         }
     }
-    impl ::atip_runtime::dispatch::CommandSet for Call {
+    impl ::atip_runtime::__private::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
             &TOOLS
         }

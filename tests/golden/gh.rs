@@ -20,11 +20,11 @@
 )]
 mod atip_generated {
     use std::path::PathBuf;
-    use ::atip_runtime::__private::{self, serde, Borrowed};
-    use ::atip_runtime::fields::Field;
+    use ::atip_runtime::__private::{
+        self, serde, Arguments, Borrowed, Enumeration, Field, ToolTable, ValueKind,
+    };
     use ::atip_runtime::{
-        Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, ToolTable, TrustSource, ValueKind,
+        Command, DispatchError, Effects, ParamSpec, ToolCall, ToolSpec, TrustSource,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "gh";
@@ -1304,7 +1304,7 @@ mod atip_generated {
     }
     /// The merged effects of `gh_auth_status`, `gh_auth_token`.
     const E0: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(false),
             delete: Some(false),
@@ -1314,18 +1314,18 @@ mod atip_generated {
         .with_idempotent(true)
         .with_reversible(true)
         .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_pr_list`, `gh_pr_view`, `gh_pr_close`, `gh_issue_list`, `gh_repo_view`.
     const E1: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(false),
             write: Some(false),
             delete: Some(false),
@@ -1335,18 +1335,18 @@ mod atip_generated {
         .with_idempotent(true)
         .with_reversible(true)
         .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_pr_create`.
     const E2: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(false),
             delete: Some(false),
@@ -1357,18 +1357,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("pull request")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_pr_merge`.
     const E3: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -1379,18 +1379,18 @@ mod atip_generated {
         .with_reversible(false)
         .with_destructive(true)
         .with_modifies(Borrowed(&[Borrowed("base branch")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_issue_create`.
     const E4: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(false),
             write: Some(false),
             delete: Some(false),
@@ -1401,18 +1401,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("issue")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_issue_comment`.
     const E5: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(false),
             write: Some(false),
             delete: Some(false),
@@ -1423,18 +1423,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("comment")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_repo_clone`.
     const E6: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -1445,18 +1445,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("directory")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
     /// The merged effects of `gh_repo_delete`.
     const E7: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(false),
             write: Some(false),
             delete: Some(false),
@@ -1467,12 +1467,12 @@ mod atip_generated {
         .with_reversible(false)
         .with_destructive(true)
         .with_deletes(Borrowed(&[Borrowed("repository")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("1-5s")),
             timeout: Some(Borrowed("60s")),
         });
@@ -1567,7 +1567,7 @@ mod atip_generated {
         }
         /// Dispatches a model's tool call to the typed command it names, checking the
         /// arguments first; every problem is reported at once (see
-        /// `atip_runtime::dispatch::check_arguments`).
+        /// `atip_runtime::command::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
             __private::dispatch_by_name(
                 __private::CallInput::Call(call),
@@ -1624,7 +1624,7 @@ mod atip_generated {
             self.command().try_argv()
         }
     }
-    impl ::atip_runtime::dispatch::CommandSet for Call {
+    impl ::atip_runtime::__private::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
             &TOOLS
         }

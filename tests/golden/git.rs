@@ -20,11 +20,11 @@
 )]
 mod atip_generated {
     use std::path::PathBuf;
-    use ::atip_runtime::__private::{self, serde, Borrowed};
-    use ::atip_runtime::fields::Field;
+    use ::atip_runtime::__private::{
+        self, serde, Arguments, Borrowed, Enumeration, Field, ToolTable, ValueKind,
+    };
     use ::atip_runtime::{
-        Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, ToolTable, TrustSource, ValueKind,
+        Command, DispatchError, Effects, ParamSpec, ToolCall, ToolSpec, TrustSource,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "git";
@@ -2419,7 +2419,7 @@ mod atip_generated {
     }
     /// The merged effects of `git_init`.
     const E0: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2430,18 +2430,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("repository")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_status`, `git_log`, `git_diff`, `git_worktree_list`, `git_stash_list`.
     const E1: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(false),
             delete: Some(false),
@@ -2451,18 +2451,18 @@ mod atip_generated {
         .with_idempotent(true)
         .with_reversible(true)
         .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_add`.
     const E2: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2473,18 +2473,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_modifies(Borrowed(&[Borrowed("index")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_commit`.
     const E3: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2496,18 +2496,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("commit")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_branch`.
     const E4: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2519,18 +2519,18 @@ mod atip_generated {
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("branch")]))
         .with_deletes(Borrowed(&[Borrowed("branch")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_switch`.
     const E5: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2540,18 +2540,18 @@ mod atip_generated {
         .with_idempotent(false)
         .with_reversible(true)
         .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_push`.
     const E6: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2561,18 +2561,18 @@ mod atip_generated {
         .with_idempotent(true)
         .with_reversible(true)
         .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_fetch`.
     const E7: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2583,18 +2583,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_modifies(Borrowed(&[Borrowed("remote-tracking branch")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_merge`, `git_rebase`.
     const E8: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2605,18 +2605,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_modifies(Borrowed(&[Borrowed("branch"), Borrowed("working tree")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_gc`.
     const E9: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(true),
@@ -2627,18 +2627,18 @@ mod atip_generated {
         .with_reversible(false)
         .with_destructive(false)
         .with_deletes(Borrowed(&[Borrowed("unreachable object past its expiry")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_worktree_add`.
     const E10: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2649,18 +2649,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("working tree")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_clean`.
     const E11: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(true),
@@ -2671,18 +2671,18 @@ mod atip_generated {
         .with_reversible(false)
         .with_destructive(true)
         .with_deletes(Borrowed(&[Borrowed("untracked file")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_reset`.
     const E12: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(true),
@@ -2695,18 +2695,18 @@ mod atip_generated {
         .with_modifies(
             Borrowed(&[Borrowed("branch"), Borrowed("index"), Borrowed("working tree")]),
         )
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_stash`.
     const E13: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2717,18 +2717,18 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("stash entry")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
     /// The merged effects of `git_stash_pop`.
     const E14: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(true),
             delete: Some(false),
@@ -2739,12 +2739,12 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_deletes(Borrowed(&[Borrowed("stash entry")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         })
-        .with_duration(::atip_runtime::DurationHint {
+        .with_duration(::atip_runtime::__private::DurationHint {
             typical: Some(Borrowed("0-1s")),
             timeout: Some(Borrowed("30s")),
         });
@@ -2874,7 +2874,7 @@ mod atip_generated {
         }
         /// Dispatches a model's tool call to the typed command it names, checking the
         /// arguments first; every problem is reported at once (see
-        /// `atip_runtime::dispatch::check_arguments`).
+        /// `atip_runtime::command::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
             __private::dispatch_by_name(
                 __private::CallInput::Call(call),
@@ -2938,7 +2938,7 @@ mod atip_generated {
             self.command().try_argv()
         }
     }
-    impl ::atip_runtime::dispatch::CommandSet for Call {
+    impl ::atip_runtime::__private::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
             &TOOLS
         }

@@ -20,11 +20,11 @@
 )]
 mod atip_generated {
     use std::path::PathBuf;
-    use ::atip_runtime::__private::{self, serde, Borrowed};
-    use ::atip_runtime::fields::Field;
+    use ::atip_runtime::__private::{
+        self, serde, Arguments, Borrowed, Enumeration, Field, ToolTable, ValueKind,
+    };
     use ::atip_runtime::{
-        Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, ToolTable, TrustSource, ValueKind,
+        Command, DispatchError, Effects, ParamSpec, ToolCall, ToolSpec, TrustSource,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "ls";
@@ -257,7 +257,7 @@ mod atip_generated {
     }
     /// The merged effects of `ls`.
     const E0: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(true),
             write: Some(false),
             delete: Some(false),
@@ -267,8 +267,8 @@ mod atip_generated {
         .with_idempotent(true)
         .with_reversible(true)
         .with_destructive(false)
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         });
@@ -301,7 +301,7 @@ mod atip_generated {
         }
         /// Dispatches a model's tool call to the typed command it names, checking the
         /// arguments first; every problem is reported at once (see
-        /// `atip_runtime::dispatch::check_arguments`).
+        /// `atip_runtime::command::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
             __private::dispatch_by_name(
                 __private::CallInput::Call(call),
@@ -346,7 +346,7 @@ mod atip_generated {
             self.command().try_argv()
         }
     }
-    impl ::atip_runtime::dispatch::CommandSet for Call {
+    impl ::atip_runtime::__private::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
             &TOOLS
         }

@@ -20,11 +20,11 @@
 )]
 mod atip_generated {
     use std::path::PathBuf;
-    use ::atip_runtime::__private::{self, serde, Borrowed};
-    use ::atip_runtime::fields::Field;
+    use ::atip_runtime::__private::{
+        self, serde, Arguments, Borrowed, Enumeration, Field, ToolTable, ValueKind,
+    };
     use ::atip_runtime::{
-        Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-        ToolSpec, ToolTable, TrustSource, ValueKind,
+        Command, DispatchError, Effects, ParamSpec, ToolCall, ToolSpec, TrustSource,
     };
     /// The executable every command runs.
     const PROGRAM: &str = "mkdir";
@@ -120,7 +120,7 @@ mod atip_generated {
     }
     /// The merged effects of `mkdir`.
     const E0: Effects = Effects::UNKNOWN
-        .with_filesystem(::atip_runtime::FilesystemEffects {
+        .with_filesystem(::atip_runtime::__private::FilesystemEffects {
             read: Some(false),
             write: Some(true),
             delete: Some(false),
@@ -131,8 +131,8 @@ mod atip_generated {
         .with_reversible(true)
         .with_destructive(false)
         .with_creates(Borrowed(&[Borrowed("directory")]))
-        .with_interactive(::atip_runtime::Interactive {
-            stdin: Some(::atip_runtime::StdinMode::None),
+        .with_interactive(::atip_runtime::__private::Interactive {
+            stdin: Some(::atip_runtime::__private::StdinMode::None),
             prompts: Some(false),
             tty: Some(false),
         });
@@ -165,7 +165,7 @@ mod atip_generated {
         }
         /// Dispatches a model's tool call to the typed command it names, checking the
         /// arguments first; every problem is reported at once (see
-        /// `atip_runtime::dispatch::check_arguments`).
+        /// `atip_runtime::command::dispatch::check_arguments`).
         pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
             __private::dispatch_by_name(
                 __private::CallInput::Call(call),
@@ -210,7 +210,7 @@ mod atip_generated {
             self.command().try_argv()
         }
     }
-    impl ::atip_runtime::dispatch::CommandSet for Call {
+    impl ::atip_runtime::__private::CommandSet for Call {
         fn specs() -> &'static [ToolSpec] {
             &TOOLS
         }

@@ -44,8 +44,7 @@ pub use atip_core::discover::{
 pub use atip_core::Provider;
 #[cfg(feature = "builder")]
 pub use builder::{BuildError, Builder, GeneratedFile, Input};
-#[allow(deprecated)]
-pub use codegen::{generate, Generation, Settings};
+pub use codegen::{generate, Generation};
 pub use options::{Options, DEFAULT_MAX_COMMANDS};
 
 /// The versions of this crate and of the `atip-core` it was built with: what [`expand`]
@@ -151,8 +150,3 @@ impl Expansion {
         }
     }
 }
-
-/// Renamed to [`GeneratedFile`]; kept for one release (see CHANGELOG.md).
-#[cfg(feature = "builder")]
-#[deprecated(since = "0.1.0", note = "renamed to `GeneratedFile`")]
-pub type Generated = GeneratedFile;

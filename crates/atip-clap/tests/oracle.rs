@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 
 use atip_clap::{document, Annotations};
 use atip_core::Effects;
-use atip_runtime::dispatch::{RuntimeTool, ToolCall};
+use atip_runtime::command::dispatch::{RuntimeTool, ToolCall};
 use atip_runtime::{
-    ArgvForm, Document, FlattenOptions, LoadOptions, ParamSpec, ToolSpec, ValueKind,
+    tool::ArgvForm, tool::ValueKind, Document, FlattenOptions, LoadOptions, ParamSpec, ToolSpec,
 };
 use clap::parser::ValueSource;
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command, ValueEnum, ValueHint};

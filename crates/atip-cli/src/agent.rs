@@ -1,7 +1,7 @@
 //! `atip --agent`: the program's own ATIP metadata, from its clap definition and the effects
 //! of each command, declared here (trust `native`: the program describes itself).
 
-use atip_runtime::{Effects, FilesystemEffects, Interactive, StdinMode};
+use atip_runtime::{effects::Interactive, effects::StdinMode, Effects, FilesystemEffects};
 
 /// Files read, nothing written, no network, no other program: what most commands do (they
 /// print to stdout). Standard input is read when a file argument is `-`.

@@ -34,11 +34,14 @@ pub(crate) fn discover(
     tool: &str,
     out: Option<&Path>,
     timeout: u64,
-    partial: &atip_runtime::Partial,
+    partial: &atip_runtime::discover::Partial,
 ) -> Outcome {
-    let text =
-        atip_runtime::discover_partial(tool, partial, std::time::Duration::from_secs(timeout))
-            .map_err(Failure::new)?;
+    let text = atip_runtime::discover::discover_partial(
+        tool,
+        partial,
+        std::time::Duration::from_secs(timeout),
+    )
+    .map_err(Failure::new)?;
     match out {
         Some(path) => std::fs::write(path, &text)
             .map(|()| ExitCode::SUCCESS)

@@ -132,7 +132,7 @@ enum Cmd {
         /// Which global options the model sees: `all` (default), `none`, or a comma-separated
         /// list of parameter names (`region,output`).
         #[arg(long, default_value = "all", value_parser = metadata::parse_globals)]
-        globals: atip_runtime::GlobalOptions,
+        globals: atip_runtime::tool::GlobalOptions,
     },
     /// Print the Markdown safety section of a system prompt for the commands of the files.
     Prompt {
@@ -366,12 +366,12 @@ fn try_main(cli: Cli) -> Outcome {
             &tool,
             out.as_deref(),
             timeout,
-            &atip_runtime::Partial { commands, depth },
+            &atip_runtime::discover::Partial { commands, depth },
         ),
         Cmd::Import(cmd) => import::run(cmd),
         Cmd::FigEval => Ok(atip_fig::child::serve()),
         Cmd::Doctor => {
-            let checks = atip_runtime::exec::sandbox::doctor::checks();
+            let checks = atip_runtime::sandbox::doctor::checks();
             for c in &checks {
                 println!("{c}");
             }

@@ -75,11 +75,11 @@ pub(crate) fn gen(file: &Path, options: Options) -> Outcome {
     emit(&exp.to_source(&name))
 }
 
-pub(crate) fn parse_globals(text: &str) -> Result<atip_runtime::GlobalOptions, String> {
+pub(crate) fn parse_globals(text: &str) -> Result<atip_runtime::tool::GlobalOptions, String> {
     Ok(match text {
-        "all" => atip_runtime::GlobalOptions::All,
-        "none" => atip_runtime::GlobalOptions::None,
-        list => atip_runtime::GlobalOptions::Only(
+        "all" => atip_runtime::tool::GlobalOptions::All,
+        "none" => atip_runtime::tool::GlobalOptions::None,
+        list => atip_runtime::tool::GlobalOptions::Only(
             list.split(',')
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
@@ -94,7 +94,7 @@ pub(crate) fn compile(
     files: &[PathBuf],
     commands: Vec<String>,
     lenient: bool,
-    globals: &atip_runtime::GlobalOptions,
+    globals: &atip_runtime::tool::GlobalOptions,
 ) -> Outcome {
     if !commands.is_empty() && files.len() > 1 {
         return Err(Failure::new("--commands applies to a single file"));

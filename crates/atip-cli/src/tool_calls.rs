@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use atip_runtime::lifecycle::parse_response;
+use atip_runtime::wire::parse_response;
 use atip_runtime::Provider;
 use serde_json::{json, Value};
 
@@ -42,7 +42,7 @@ pub(crate) fn parse(provider: Provider, response: &Path) -> Outcome {
 fn read_response(
     provider: Provider,
     response: &Path,
-) -> Result<atip_runtime::lifecycle::ParsedResponse, Failure> {
+) -> Result<atip_runtime::wire::ParsedResponse, Failure> {
     let body = read_input(response)?;
     let parsed = parse_response(provider, &body)
         .map_err(|e| Failure::new(format!("{}: {e}", response.display())))?;
@@ -64,7 +64,7 @@ pub(crate) fn dispatch(calls: &Calls, lenient: bool) -> Outcome {
         .tool_calls
         .iter()
         .map(|call| {
-            match atip_runtime::dispatch::Dispatch::invocation(&tools, call) {
+            match atip_runtime::command::dispatch::Dispatch::invocation(&tools, call) {
                 Ok(inv) => json!({
                     "id": call.id,
                     "name": call.name,
@@ -101,7 +101,7 @@ pub(crate) fn policy_check(
                 Ok(args) => Value::Object(args.clone()),
                 Err(_) => Value::Null,
             };
-            match atip_runtime::dispatch::Dispatch::invocation(tools.as_slice(), call) {
+            match atip_runtime::command::dispatch::Dispatch::invocation(tools.as_slice(), call) {
                 Err(e) => json!({
                     "name": call.name,
                     "arguments": arguments,
@@ -118,8 +118,8 @@ pub(crate) fn policy_check(
                             json!({
                                 "code": r.code.as_str(),
                                 "severity": match r.severity {
-                                    atip_runtime::ReasonSeverity::Confirm => "confirm",
-                                    atip_runtime::ReasonSeverity::Deny => "deny",
+                                    atip_runtime::policy::ReasonSeverity::Confirm => "confirm",
+                                    atip_runtime::policy::ReasonSeverity::Deny => "deny",
                                 },
                                 "message": r.message,
                             })
@@ -128,7 +128,7 @@ pub(crate) fn policy_check(
                     json!({
                         "name": call.name,
                         "arguments": arguments,
-                        "decision": atip_runtime::Expectation::of(&decision).as_str(),
+                        "decision": atip_runtime::policy::Expectation::of(&decision).as_str(),
                         "rules": rules,
                         "effects": inv.effects,
                         // The options the call sets that brought effects of their own.
@@ -197,7 +197,7 @@ pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
     let results: Vec<atip_runtime::ToolResult> = block_on(async {
         let mut results = Vec::new();
         for call in &parsed.tool_calls {
-            let result = match atip_runtime::dispatch::Dispatch::invocation(&tools, call) {
+            let result = match atip_runtime::command::dispatch::Dispatch::invocation(&tools, call) {
                 Err(e) => atip_runtime::ToolResult::error(e.to_string()),
                 Ok(inv) if yes => runner.answer_confirmed(&inv).await,
                 Ok(inv) => runner.answer(&inv).await,

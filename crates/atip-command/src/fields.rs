@@ -92,7 +92,7 @@ pub trait Scalar: serde::Serialize + fmt::Debug + PartialEq + Sized + 'static {
 /// `enum`), each value kept exactly as the tool expects it.
 ///
 /// Bring the trait into scope for [`Enumeration::as_str`] and [`Enumeration::from_value`]:
-/// `use atip_runtime::Enumeration;`.
+/// `use atip_runtime::command::fields::Enumeration;`.
 pub trait Enumeration: Copy + PartialEq + 'static {
     /// Every variant with its value, in declaration order.
     const VALUES: &'static [(Self, &'static str)];

@@ -3,8 +3,14 @@ pub use serde;
 use serde::de::Error as _;
 
 use crate::contract::Command;
-use crate::dispatch::Arguments;
-use crate::fields::Enumeration;
+
+// The machinery generated code names, each also reachable at its one public path.
+pub use crate::dispatch::{Arguments, CommandSet};
+pub use crate::fields::{Enumeration, Field};
+pub use crate::tool_table::ToolTable;
+pub use atip_core::{
+    Cost, CostEstimate, DurationHint, FilesystemEffects, Interactive, Shared, StdinMode, ValueKind,
+};
 
 /// `Deserialize` of a generated command: a JSON object checked against `C::tool()` with the
 /// rules of dispatch (coercions, `null` as absent, unknown parameters refused), then built.

@@ -63,22 +63,3 @@ pub use providers::{limits, Provider};
 pub use shared::Shared;
 pub use tool::{ArgvForm, GlobalOptions, ParamSpec, ToolSpec, ValueKind};
 pub use validate::Mode;
-
-/// Old names of the document pipeline's stages, kept for one release (see CHANGELOG.md).
-mod renamed {
-    /// Renamed to [`DocumentTree`](crate::DocumentTree): the document as written.
-    #[deprecated(since = "0.1.0", note = "renamed to `DocumentTree`")]
-    pub type AtipTool = crate::DocumentTree;
-    /// Renamed to [`ValidatedTree`](crate::ValidatedTree): what [`load`](crate::load()) returns.
-    #[deprecated(since = "0.1.0", note = "renamed to `ValidatedTree`")]
-    pub type Loaded = crate::ValidatedTree;
-    /// Renamed to [`CommandTable`](crate::CommandTable): what [`flatten`](crate::flatten())
-    /// returns.
-    #[deprecated(since = "0.1.0", note = "renamed to `CommandTable`")]
-    pub type Flattened = crate::CommandTable;
-    /// Renamed to [`ParamPlacement`](crate::ParamPlacement): positional argument or option.
-    #[deprecated(since = "0.1.0", note = "renamed to `ParamPlacement`")]
-    pub type ParamKind = crate::ParamPlacement;
-}
-#[allow(deprecated)]
-pub use renamed::{AtipTool, Flattened, Loaded, ParamKind};

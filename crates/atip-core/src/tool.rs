@@ -3,7 +3,7 @@
 //!
 //! It is built from a [`FlatCommand`] at run time, and by generated code from the spec table
 //! the generator writes ([`crate::spec_table`]; `<PrCreate as Command>::tool()`), so provider schemas ([`crate::providers`]), argument
-//! checking (`atip_runtime::dispatch`) and the safety prompt (`atip_runtime::prompt`) work the same on
+//! checking (`atip_runtime::command::dispatch`) and the safety prompt (`atip_runtime::wire::prompt`) work the same on
 //! generated code and on metadata loaded while running.
 
 use std::borrow::Cow;

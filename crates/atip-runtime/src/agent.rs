@@ -27,9 +27,10 @@ use serde_json::Value;
 pub use crate::command::dispatch::set::{CommandSet, Dispatch, GeneratedCommands, ToolSet};
 use crate::command::dispatch::ToolCall;
 use crate::exec::{BatchOptions, RunError, Runner};
-use crate::wire::{model_turn_text, parse_response, result_messages, ParseError, ToolResult};
+use crate::wire::{model_turn_text, parse_response, result_messages, ParseError};
 use crate::Invocation;
 use crate::Provider;
+use crate::ToolResult;
 
 /// What became of one call.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -52,44 +52,26 @@
 #![deny(missing_docs)]
 
 // The document (atip-core), named here so that users depend on this crate alone (`discover`,
-// `flatten` and `load` are each a module and its main function).
+// `flatten` and `load` are each a module and its main function). The root names the items most
+// programs use; everything else has one path, in its module.
 pub use atip_core::{
     diagnostic, discover, effects, flatten, formats, limits, load, model, names, providers, shared,
-    shim, spec_table, tool, validate, VERSION,
+    shim, spec_table, tool, validate,
 };
 pub use atip_core::{
-    discover_partial, discover_with_shims, ArgvForm, CommandTable, Cost, CostEstimate, Diagnostic,
-    DiscoverError, Document, DocumentTree, DurationHint, Effects, FilesystemEffects, FlatCommand,
-    FlatParam, FlattenOptions, GlobalOptions, Interactive, JsonPath, LoadError, LoadOptions,
-    Location, Mode, ParamPlacement, ParamSpec, ParamType, Partial, Provider, Severity, Shared,
-    SkippedCommand, StdinMode, Text, TextList, ToolSpec, TrustSource, ValidatedTree, ValueKind,
+    Diagnostic, Document, DocumentTree, Effects, FilesystemEffects, FlattenOptions, LoadError,
+    LoadOptions, Mode, ParamSpec, Provider, Shared, ToolSpec, TrustSource,
 };
-#[allow(deprecated)]
-pub use atip_core::{AtipTool, Flattened, Loaded, ParamKind};
 
 /// The typed-command contract (commands, invocations, argv, dispatch of a tool call, the
 /// result that goes back to the model): the crate `atip-command`.
 pub use atip_command as command;
+pub use command::argv::ArgvError;
+pub use command::dispatch::{Dispatch, DispatchError, RuntimeTool, ToolCall, ToolGroup, ToolSet};
+pub use command::{Command, Invocation, ToInvocation, ToolResult};
+
 pub mod wire;
-
-// The rooms' modules under the paths they had before the rooms (`atip_runtime::dispatch`, …).
-pub use command::{argv, dispatch, fields, tool_table};
-#[doc(hidden)]
-pub use wire as lifecycle;
-pub use wire::{prompt, stream};
-
-pub use command::argv::{ArgValue, ArgumentValue, ArgvBuilder, ArgvError, ArgvProblem};
-pub use command::dispatch::{
-    Arguments, ArgumentsError, Dispatch, DispatchError, FromArgument, Problem, RuntimeTool,
-    ToolCall, ToolGroup, ToolSet,
-};
-pub use command::fields::Enumeration;
-pub use command::tool_table::ToolTable;
-pub use command::{CallEffects, Command, Invocation, ParamEffects, ToInvocation};
-pub use wire::{
-    model_turn, parse_response, result_messages, safety_prompt, ParseError, ParsedResponse,
-    ToolResult,
-};
+pub use wire::{parse_response, result_messages, safety_prompt, ParsedResponse};
 
 // Generated code names its private support `::atip_runtime::__private::…`.
 #[doc(hidden)]
@@ -105,11 +87,11 @@ pub use atip_canonical as canonical;
 pub use atip_redact as filter;
 pub use filter::{KnownSecrets, ResultFilter};
 
+/// A run's effects as kernel-enforced limits: the crate `atip-sandbox`.
+pub use atip_sandbox as sandbox;
+
 pub mod policy;
-pub use policy::{
-    ArgumentRule, Decision, EffectRule, ExamplesError, Expectation, Policy, PolicyError,
-    PolicyExample, Reason, ReasonCode, ReasonSeverity, ResourceLimits,
-};
+pub use policy::{Decision, EffectRule, Policy, PolicyError};
 
 #[cfg(feature = "exec")]
 #[cfg_attr(docsrs, doc(cfg(feature = "exec")))]
@@ -127,20 +109,8 @@ pub mod mcp;
 #[cfg_attr(docsrs, doc(cfg(feature = "search")))]
 pub mod search;
 #[cfg(feature = "exec")]
-pub use exec::{
-    Answer, AuditLog, BatchOptions, ChecksumError, Confirm, ConfirmationRequest, ConflictGate,
-    Containment, ExitStatus, Grant, GrantScope, Grants, Output, OutputChunk, ResultOptions,
-    RunError, Runner, Sandbox, SandboxError, SandboxReport, StreamKind, TrustRule, TrustTarget,
-};
+pub use exec::{Answer, AuditLog, Confirm, ConfirmationRequest, Output, RunError, Runner};
+#[cfg(feature = "exec")]
+pub use sandbox::{Sandbox, SandboxReport};
 
-/// Old names kept for one release (see CHANGELOG.md).
-mod renamed {
-    /// Renamed to [`RuntimeTool`](crate::RuntimeTool): a document loaded at run time.
-    #[deprecated(since = "0.1.0", note = "renamed to `RuntimeTool`")]
-    pub type LoadedTool = crate::RuntimeTool;
-    /// Renamed to [`EffectRule`](crate::EffectRule): what the policy does with an effect.
-    #[deprecated(since = "0.1.0", note = "renamed to `EffectRule`")]
-    pub type Verdict = crate::EffectRule;
-}
-#[allow(deprecated)]
-pub use renamed::{LoadedTool, Verdict};
+pub mod prelude;

@@ -1,6 +1,6 @@
 //! Argument checking, untyped dispatch and action groups.
 
-use atip_runtime::dispatch::{check_arguments, Problem};
+use atip_runtime::command::dispatch::{check_arguments, Problem};
 use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall, ToolGroup};
 use serde_json::{json, Map, Value};
 

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use atip_runtime::policy::Policy;
-use atip_runtime::{Containment, Output, Runner};
+use atip_runtime::{sandbox::Containment, Output, Runner};
 
 /// A loopback HTTP server answering every request with `hello from <name>` and remembering
 /// the request lines and `Host` headers it saw.
@@ -178,7 +178,7 @@ fn raw(request: &str, direct: u16) -> String {
          try:\n    while True:\n        chunk = s.recv(65536)\n        if not chunk: break\n        data += chunk\n\
          except Exception: pass\n\
          print(data.decode(errors='replace'))\nEOF\n",
-        port = atip_runtime::exec::egress::PROXY_PORT,
+        port = atip_runtime::sandbox::egress::PROXY_PORT,
     )
 }
 
@@ -455,7 +455,7 @@ fn egress_rules_per_command_join_the_top_level_ones() {
     let joined = rules.egress_for(&call).unwrap();
     let allow: Vec<&str> = joined.allow.iter().map(|p| p.as_str()).collect();
     assert_eq!(allow, ["api.github.com", "uploads.github.com:443"]);
-    let api = atip_runtime::policy::Host::parse("api.github.com").unwrap();
+    let api = atip_runtime::sandbox::hosts::Host::parse("api.github.com").unwrap();
     assert!(joined.check(&api, 443).is_err(), "deny wins");
     assert_eq!(
         rules.egress_for(&bash("true", READ_ONLY_OFFLINE)).as_ref(),
@@ -856,7 +856,7 @@ fn a_sandboxed_run_counts_its_lookups_against_its_program() {
         eprintln!("skipped: ATIP_SANDBOX_TESTS=skip");
         return;
     }
-    let held_by_runs = || atip_runtime::exec::egress::program_lookups_held("sleep");
+    let held_by_runs = || atip_runtime::sandbox::egress::program_lookups_held("sleep");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

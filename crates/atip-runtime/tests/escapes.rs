@@ -15,7 +15,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{AuditLog, Containment, Policy, ResourceLimits, RunError, Sandbox};
+use atip_runtime::{
+    sandbox::limits::ResourceLimits, sandbox::Containment, AuditLog, Policy, RunError, Sandbox,
+};
 
 fn kill(pid: i32) {
     // SAFETY: a plain syscall; the test cleans up what an attack left behind.
@@ -399,11 +401,12 @@ fn a_path_swapped_after_the_policy_check_still_cannot_lead_outside_the_roots() {
         ],
         r#"{"destructive": false, "network": false, "filesystem": {"write": true}}"#,
     );
-    call.arguments.push(atip_runtime::ArgumentValue {
-        param: "output".into(),
-        value: std::borrow::Cow::Owned("out/result".into()),
-        path: true,
-    });
+    call.arguments
+        .push(atip_runtime::command::argv::ArgumentValue {
+            param: "output".into(),
+            value: std::borrow::Cow::Owned("out/result".into()),
+            path: true,
+        });
     let out = rt().block_on(in_dir(dir.path()).run(&call)).unwrap();
     assert!(!outside.path().join("result").exists(), "{out:?}");
     assert!(!out.stdout_lossy().contains("WROTE"));

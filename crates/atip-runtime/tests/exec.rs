@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use atip_runtime::{
-    BatchOptions, Effects, ExitStatus, Invocation, OutputChunk, ReasonCode, RunError, Runner,
-    StreamKind,
+    exec::BatchOptions, exec::ExitStatus, exec::OutputChunk, exec::StreamKind, policy::ReasonCode,
+    Effects, Invocation, RunError, Runner,
 };
 
 /// A command declared not destructive (and nothing else), so the default policy runs it.

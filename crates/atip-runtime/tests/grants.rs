@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use atip_runtime::{
-    Answer, AuditLog, ConfirmationRequest, EffectRule, GrantScope, Policy, RunError, Runner,
+    exec::GrantScope, Answer, AuditLog, ConfirmationRequest, EffectRule, Policy, RunError, Runner,
 };
 use common::{call, rt};
 use serde_json::Value;
@@ -204,7 +204,7 @@ fn concurrent_calls_of_one_runner_share_its_grants() {
             .map(|i| call(&format!("b{i}"), &["true"], DESTRUCTIVE))
             .collect();
         let results = runner
-            .run_batch(calls, atip_runtime::BatchOptions::default())
+            .run_batch(calls, atip_runtime::exec::BatchOptions::default())
             .await;
         assert!(results
             .iter()

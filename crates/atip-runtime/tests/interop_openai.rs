@@ -8,8 +8,8 @@ use std::path::Path;
 use atip_runtime::interop::async_openai::{
     chat_tools, response_tools, tool_calls_from_chat, tool_calls_from_response,
 };
-use atip_runtime::lifecycle::parse_response;
 use atip_runtime::providers::Provider;
+use atip_runtime::wire::parse_response;
 use atip_runtime::{Document, RuntimeTool};
 use serde_json::Value;
 

@@ -9,7 +9,7 @@
 
 mod common;
 
-use atip_runtime::{Effects, Invocation, OutputChunk, Runner, Sandbox};
+use atip_runtime::{exec::OutputChunk, Effects, Invocation, Runner, Sandbox};
 use common::rt;
 
 const HEX: &str = "4f1c2b9a8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b";
@@ -121,7 +121,7 @@ fn a_declared_authentication_variable_is_redacted_by_value() {
             .unwrap()
             .clone(),
     );
-    let invocation = atip_runtime::dispatch::Dispatch::invocation(&tool, &call).unwrap();
+    let invocation = atip_runtime::command::dispatch::Dispatch::invocation(&tool, &call).unwrap();
     rt().block_on(async {
         let out = Runner::new().answer(&invocation).await;
         assert!(!out.content.contains(HEX), "{}", out.content);

@@ -14,7 +14,7 @@ use common::*;
 use std::path::Path;
 use std::process::Command as Std;
 
-use atip_runtime::{Containment, Runner, Sandbox};
+use atip_runtime::{sandbox::Containment, Runner, Sandbox};
 
 /// A runner working in `dir` whose children see `home` as their home directory.
 fn with_home(dir: &Path, home: &Path) -> Runner {
@@ -514,7 +514,7 @@ fn a_repository_found_once_stays_protected_when_a_run_floods_the_search() {
     // search reads.
     let flood = format!(
         "perl -e 'mkdir(sprintf(\".d%06d\", $_)) for 0..{}' && echo FLOODED",
-        atip_runtime::exec::sandbox::protect::git::MAX_DIRECTORIES
+        atip_runtime::sandbox::protect::git::MAX_DIRECTORIES
     );
     let out = rt()
         .block_on(runner.run(&bash(&flood, WRITER_OFFLINE)))

@@ -2,10 +2,9 @@
 //! provider's wire format (the recorded fixtures in ../shared are checked by the conformance
 //! tests).
 
-use atip_runtime::lifecycle::{
-    model_turn, parse_response, result_messages, ParseError, ToolResult,
-};
+use atip_runtime::wire::{model_turn, parse_response, result_messages, ParseError};
 use atip_runtime::Provider;
+use atip_runtime::ToolResult;
 use serde_json::{json, Value};
 
 const CHAT: &str = r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt",

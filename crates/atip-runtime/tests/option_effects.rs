@@ -364,7 +364,7 @@ fn a_grant_covers_the_values_the_person_saw() {
     };
     runner
         .grants()
-        .grant(request.grant(atip_runtime::GrantScope::SameReasons, "test"));
+        .grant(request.grant(atip_runtime::exec::GrantScope::SameReasons, "test"));
     assert!(runner.grants().covering(&main, &reasons).is_some());
     assert!(runner.grants().covering(&forced, &reasons).is_none());
     assert!(runner.grants().covering(&delete, &reasons).is_none());
@@ -447,7 +447,7 @@ fn a_misspelt_effects_member_is_a_warning() {
 
 #[test]
 fn a_sandbox_refusal_does_not_show_the_model_the_policy_roots() {
-    let err = RunError::Sandbox(atip_runtime::SandboxError {
+    let err = RunError::Sandbox(atip_runtime::sandbox::SandboxError {
         message: "declared writable path /srv/SECRET_ROOT does not exist".to_owned(),
     });
     let text = err.for_model();

@@ -12,8 +12,8 @@
 use std::path::Path;
 
 use atip_runtime::{
-    Document, FlattenOptions, LoadOptions, Policy, ReasonCode, RunError, Runner, RuntimeTool,
-    Sandbox, ToolCall,
+    policy::ReasonCode, Document, FlattenOptions, LoadOptions, Policy, RunError, Runner,
+    RuntimeTool, Sandbox, ToolCall,
 };
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use atip_runtime::{Expectation, Policy, RuntimeTool};
+use atip_runtime::{policy::Expectation, Policy, RuntimeTool};
 
 fn gh() -> RuntimeTool {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/gh.json");

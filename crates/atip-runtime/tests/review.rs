@@ -14,7 +14,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{Containment, RunError};
+use atip_runtime::{sandbox::Containment, RunError};
 
 /// The inode flags (`FS_IOC_GETFLAGS`) of `path`.
 fn inode_flags(path: &Path) -> u32 {
@@ -160,11 +160,12 @@ fn a_path_argument_does_not_widen_the_declared_write_paths() {
         ],
         effects,
     );
-    call.arguments.push(atip_runtime::ArgumentValue {
-        param: "input".into(),
-        value: std::borrow::Cow::Owned("input.txt".into()),
-        path: true,
-    });
+    call.arguments
+        .push(atip_runtime::command::argv::ArgumentValue {
+            param: "input".into(),
+            value: std::borrow::Cow::Owned("input.txt".into()),
+            path: true,
+        });
     let out = rt().block_on(in_dir(dir.path()).run(&call)).unwrap();
     let stdout = out.stdout_lossy();
     assert!(stdout.contains("BUILD"), "{out:?}");

@@ -16,7 +16,10 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use atip_runtime::{Containment, ExitStatus, Policy, ResourceLimits, RunError, Sandbox};
+use atip_runtime::{
+    exec::ExitStatus, sandbox::limits::ResourceLimits, sandbox::Containment, Policy, RunError,
+    Sandbox,
+};
 
 #[test]
 fn a_read_only_offline_tool_can_neither_write_nor_connect() {

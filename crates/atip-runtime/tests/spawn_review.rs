@@ -19,7 +19,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{ExitStatus, Policy, ResourceLimits, RunError, Sandbox};
+use atip_runtime::{exec::ExitStatus, sandbox::limits::ResourceLimits, Policy, RunError, Sandbox};
 
 fn git_init(dir: &Path) {
     let ok = std::process::Command::new("git")
@@ -82,7 +82,7 @@ fn a_working_directory_inside_a_protected_directory_does_not_make_it_writable() 
     assert!(
         out.sandbox.enforced.iter().any(|c| matches!(
             c,
-            atip_runtime::Containment::ReadOnly { paths } if paths.contains(&git_dir)
+            atip_runtime::sandbox::Containment::ReadOnly { paths } if paths.contains(&git_dir)
         )),
         "{}",
         out.sandbox
@@ -117,7 +117,7 @@ fn a_working_directory_inside_a_hidden_credential_store_does_not_reveal_it() {
     assert!(
         out.sandbox.enforced.iter().any(|c| matches!(
             c,
-            atip_runtime::Containment::Hidden { paths } if paths.contains(&aws)
+            atip_runtime::sandbox::Containment::Hidden { paths } if paths.contains(&aws)
         )),
         "{}",
         out.sandbox
@@ -577,7 +577,7 @@ fn a_child_cannot_reconfigure_its_network_namespace_or_unmount_protected_paths()
         }
         assert!(
             out.sandbox
-                .enforces(&atip_runtime::Containment::NetworkNamespace),
+                .enforces(&atip_runtime::sandbox::Containment::NetworkNamespace),
             "{}",
             out.sandbox
         );

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use atip_runtime::lifecycle::parse_response;
-use atip_runtime::stream::{StreamBuilder, StreamEvent};
+use atip_runtime::wire::parse_response;
+use atip_runtime::wire::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{Provider, ToolCall};
 use serde_json::{json, Value};
 

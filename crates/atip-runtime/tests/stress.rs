@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use atip_runtime::{Effects, ExitStatus, Invocation, Runner};
+use atip_runtime::{exec::ExitStatus, Effects, Invocation, Runner};
 
 fn inv(argv: &[&str]) -> Invocation {
     Invocation::new(

@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use atip_runtime::agent::{CallStatus, TurnDriver};
-use atip_runtime::stream::{StreamBuilder, StreamEvent};
+use atip_runtime::wire::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
-    safety_prompt, Answer, AuditLog, ConfirmationRequest, FlattenOptions, GrantScope, Mode,
+    exec::GrantScope, safety_prompt, Answer, AuditLog, ConfirmationRequest, FlattenOptions, Mode,
     Provider, Runner, RuntimeTool,
 };
 use clap::Parser;

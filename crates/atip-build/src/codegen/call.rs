@@ -143,7 +143,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
 
             /// Dispatches a model's tool call to the typed command it names, checking the
             /// arguments first; every problem is reported at once (see
-            /// `atip_runtime::dispatch::check_arguments`).
+            /// `atip_runtime::command::dispatch::check_arguments`).
             pub fn from_tool_call(call: &ToolCall) -> Result<Self, DispatchError> {
                 __private::dispatch_by_name(__private::CallInput::Call(call), Self::DISPATCH, Self::NAMES)
             }
@@ -180,7 +180,7 @@ pub fn call_items(tool: &str, plans: &[CommandPlan<'_>]) -> TokenStream {
             }
         }
 
-        impl ::atip_runtime::dispatch::CommandSet for Call {
+        impl ::atip_runtime::__private::CommandSet for Call {
             fn specs() -> &'static [ToolSpec] {
                 &TOOLS
             }

@@ -44,7 +44,7 @@ pub fn command_items(
     // Only commands that read declared variables carry the list.
     let env = (!env.is_empty()).then(|| {
         let list = shared.env.list(env);
-        quote!(const ENV: &'static [::atip_runtime::Shared<str>] = #list;)
+        quote!(const ENV: &'static [::atip_runtime::__private::Shared<str>] = #list;)
     });
     let ty = &plan.ty;
     let with_params: Vec<String> = cmd

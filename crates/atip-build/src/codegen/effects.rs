@@ -120,31 +120,31 @@ fn filesystem_tokens(fs: &FilesystemEffects) -> TokenStream {
     let delete = opt(fs.delete, |b| quote!(#b));
     let paths = opt(fs.paths.as_ref(), list_tokens);
     quote! {
-        ::atip_runtime::FilesystemEffects { read: #read, write: #write, delete: #delete, paths: #paths }
+        ::atip_runtime::__private::FilesystemEffects { read: #read, write: #write, delete: #delete, paths: #paths }
     }
 }
 
 fn interactive_tokens(i: &Interactive) -> TokenStream {
     let stdin = opt(i.stdin, |m| {
         let v = format_ident!("{}", upper_camel(&[m.as_str()]).unwrap_or_default());
-        quote!(::atip_runtime::StdinMode::#v)
+        quote!(::atip_runtime::__private::StdinMode::#v)
     });
     let prompts = opt(i.prompts, |b| quote!(#b));
     let tty = opt(i.tty, |b| quote!(#b));
-    quote!(::atip_runtime::Interactive { stdin: #stdin, prompts: #prompts, tty: #tty })
+    quote!(::atip_runtime::__private::Interactive { stdin: #stdin, prompts: #prompts, tty: #tty })
 }
 
 fn cost_tokens(c: &Cost) -> TokenStream {
     let estimate = opt(c.estimate, |e| {
         let v = format_ident!("{}", upper_camel(&[e.as_str()]).unwrap_or_default());
-        quote!(::atip_runtime::CostEstimate::#v)
+        quote!(::atip_runtime::__private::CostEstimate::#v)
     });
     let billable = opt(c.billable, |b| quote!(#b));
-    quote!(::atip_runtime::Cost { estimate: #estimate, billable: #billable })
+    quote!(::atip_runtime::__private::Cost { estimate: #estimate, billable: #billable })
 }
 
 fn duration_tokens(d: &DurationHint) -> TokenStream {
     let typical = opt(d.typical.as_deref(), text_tokens);
     let timeout = opt(d.timeout.as_deref(), text_tokens);
-    quote!(::atip_runtime::DurationHint { typical: #typical, timeout: #timeout })
+    quote!(::atip_runtime::__private::DurationHint { typical: #typical, timeout: #timeout })
 }

@@ -1,6 +1,6 @@
 //! Enumeration parameters' enums: which Rust type each parameter's values get ([`Enums`]),
 //! and each type's items — a variant per allowed value, the values in one table
-//! (`atip_runtime::Enumeration::VALUES`), serde and `Display` through it.
+//! (`atip_runtime::command::fields::Enumeration::VALUES`), serde and `Display` through it.
 //!
 //! Parameters with the same values, in the same order, share one type: real metadata repeats
 //! value sets per command (every aws command has `--generate-cli-skeleton {input, output}`),

@@ -44,8 +44,8 @@ impl EnvLists {
             let names = names.iter().map(|n| Literal::string(n));
             quote! {
                 #doc
-                const #name: &[::atip_runtime::Shared<str>] =
-                    &[#(::atip_runtime::Shared::Static(#names)),*];
+                const #name: &[::atip_runtime::__private::Shared<str>] =
+                    &[#(::atip_runtime::__private::Shared::Static(#names)),*];
             }
         });
         quote!(#(#lists)*)

@@ -52,11 +52,6 @@ use crate::docs::{code, own_doc};
 use crate::idents::upper_camel;
 use crate::options::Options;
 
-/// Renamed: the generator has one options struct, [`Options`], which [`generate`] reads
-/// (`program`, `schemas`, `serde`) and [`expand`](crate::expand) reads whole.
-#[deprecated(since = "0.1.0", note = "use `atip_build::Options`")]
-pub type Settings = Options;
-
 /// The constants commands share, each distinct value once: merged effects (`E0`, …) and
 /// lists of declared environment variables (`ENV0`, …).
 #[derive(Default)]
@@ -151,11 +146,11 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
         mod atip_generated {
             use std::path::PathBuf;
 
-            use ::atip_runtime::__private::{self, serde, Borrowed};
-            use ::atip_runtime::fields::Field;
+            use ::atip_runtime::__private::{
+                self, serde, Arguments, Borrowed, Enumeration, Field, ToolTable, ValueKind,
+            };
             use ::atip_runtime::{
-                Arguments, Command, DispatchError, Effects, Enumeration, ParamSpec, ToolCall,
-                ToolSpec, ToolTable, TrustSource, ValueKind,
+                Command, DispatchError, Effects, ParamSpec, ToolCall, ToolSpec, TrustSource,
             };
 
             /// The executable every command runs.

@@ -16,14 +16,13 @@
 pub mod audit;
 mod batch;
 mod confirm;
-// The sandbox's modules under the runner's paths, until the house's last step trims them.
-pub use atip_sandbox::{egress, environment};
 mod error;
 pub mod grants;
 mod guidance;
 mod output;
 mod process;
-pub use atip_sandbox as sandbox;
+use atip_sandbox as sandbox;
+use atip_sandbox::{egress, environment};
 pub mod verify;
 
 use std::ffi::OsString;
@@ -45,7 +44,7 @@ pub use error::RunError;
 pub use grants::{Grant, GrantScope, Grants};
 pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
-pub use sandbox::{Containment, Sandbox, SandboxError, SandboxReport};
+use sandbox::{Sandbox, SandboxError};
 pub use verify::{ChecksumError, TrustRule, TrustTarget};
 
 use environment::EnvBase;
@@ -278,7 +277,7 @@ impl Runner {
     /// Also passes on these variables of this process's environment, besides the base set
     /// ([`environment::BASE_VARIABLES`]) and the variables each command declares; any other
     /// variable is removed from a command's environment, and its name listed in the run's
-    /// report ([`SandboxReport::env_removed`]) and audit line.
+    /// report ([`SandboxReport::env_removed`](crate::sandbox::SandboxReport::env_removed)) and audit line.
     pub fn env_allow<I, K>(mut self, keys: I) -> Self
     where
         I: IntoIterator<Item = K>,
@@ -665,7 +664,7 @@ impl Runner {
                 message: format!(
                     "the policy requires the sandbox, but this system cannot enforce: {} \
                      (`atip doctor` shows each layer of the sandbox here and how to fix what is \
-                     missing; in code, `atip_runtime::exec::sandbox::doctor::checks()`)",
+                     missing; in code, `atip_runtime::sandbox::doctor::checks()`)",
                     prepared.report.not_enforced.join("; ")
                 ),
             }));

@@ -162,7 +162,7 @@ impl Output {
     /// time taken stays linear in the output's size.
     ///
     /// [`ToolResult::meta`]: `exitCode` or `signal`, `timedOut`, `durationMs`, `redactions`,
-    /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`super::SandboxReport`]).
+    /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`SandboxReport`](crate::sandbox::SandboxReport)).
     pub fn format(&self, filter: &ResultFilter, options: &ResultOptions) -> ToolResult {
         let with_known;
         let filter = if self.known_secrets.is_empty() {

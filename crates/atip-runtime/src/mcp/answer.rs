@@ -10,7 +10,8 @@ use rmcp::RoleServer;
 
 use super::confirm::{self, Asked};
 use super::McpServer;
-use crate::{GrantScope, Invocation, Output, RunError, ToolCall, ToolResult};
+use crate::exec::GrantScope;
+use crate::{Invocation, Output, RunError, ToolCall, ToolResult};
 
 /// The client cancelled the call (`notifications/cancelled`).
 struct Cancelled;
@@ -179,7 +180,8 @@ fn mcp_result(result: ToolResult) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use crate::mcp::McpServer;
-    use crate::{ConfirmationRequest, Effects, GrantScope, Invocation, Runner};
+    use crate::exec::GrantScope;
+    use crate::{ConfirmationRequest, Effects, Invocation, Runner};
 
     #[test]
     fn each_clone_is_a_session_with_its_own_grants() {

@@ -44,15 +44,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::effects::CostEstimate;
 use crate::model::SafetyAssumption;
-use crate::{CostEstimate, Effects, Invocation, ToolSpec, TrustSource};
+use crate::{Effects, Invocation, ToolSpec, TrustSource};
 
 pub use arguments::{resolve_path, ArgumentRule, ValuePattern};
-pub use atip_sandbox::hosts::{is_public, Egress, Host, HostPattern, Refusal};
-pub use atip_sandbox::limits::{
-    default_memory_bytes, ResourceLimits, DEFAULT_FILE_SIZE_BYTES, DEFAULT_PROCESSES,
-    DEFAULT_SCRATCH_BYTES,
-};
+use atip_sandbox::hosts::{Egress, HostPattern};
+use atip_sandbox::limits::ResourceLimits;
 pub use egress::EgressRule;
 pub use examples::{ExampleCall, ExamplesError, Expectation, PolicyExample};
 pub use gate::{Confinement, Gate};

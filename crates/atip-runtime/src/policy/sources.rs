@@ -4,7 +4,8 @@
 //! so that a person knows what they confirm and a model knows what to drop.
 
 use super::{Reason, ReasonCode, ReasonSeverity};
-use crate::{CallEffects, Effects, ParamEffects};
+use crate::command::{CallEffects, ParamEffects};
+use crate::Effects;
 
 /// The effect reason codes whose triggering value `effects` declares (whatever a policy does
 /// with them).

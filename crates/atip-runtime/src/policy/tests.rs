@@ -1,5 +1,5 @@
 use super::*;
-use crate::ArgumentValue;
+use crate::command::argv::ArgumentValue;
 use std::borrow::Cow;
 
 fn fx(json: &str) -> Effects {

@@ -6,9 +6,10 @@ use serde_json::Value;
 use super::{Searchable, ToolIndex};
 use crate::command::dispatch::{Dispatch, DispatchError, Problem, ToolCall, ToolSet};
 use crate::command::ToolResult;
+use crate::effects::Text;
 use crate::providers::Provider;
 use crate::tool::{ArgvForm, ParamSpec, ToolSpec, ValueKind};
-use crate::{Effects, Invocation, Text};
+use crate::{Effects, Invocation};
 
 /// Progressive disclosure: three meta-tools stand for every command of `inner` — search the
 /// commands (`search_commands {query, top?}`), describe one (`describe_command {name}`: its full

@@ -28,6 +28,6 @@ pub mod turn;
 pub use error::ParseError;
 pub use prompt::safety_prompt;
 pub use response::{parse_response, parse_response_value, ParsedResponse};
-pub use result::{result_messages, ResultError, ToolResult};
+pub use result::{result_messages, ResultError};
 pub use stream::{StreamBuilder, StreamEvent};
 pub use turn::{model_turn, model_turn_text};

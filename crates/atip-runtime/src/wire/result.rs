@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{json, Map, Value};
 
 use crate::command::dispatch::ToolCall;
-pub use crate::command::ToolResult;
+use crate::command::ToolResult;
 use crate::Provider;
 
 /// Why result messages cannot be built.
