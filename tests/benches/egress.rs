@@ -18,8 +18,8 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, SystemTime};
 
-use atip_runtime::sandbox::hosts::{Egress, HostPattern};
 use atip_runtime::sandbox::egress::EgressProxy;
+use atip_runtime::sandbox::hosts::{Egress, HostPattern};
 use criterion::{Criterion, Throughput};
 
 mod report;

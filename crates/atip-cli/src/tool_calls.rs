@@ -224,13 +224,9 @@ pub(crate) fn serve(files: &[PathBuf], meta_tools: bool, exec: &ExecArgs) -> Out
     let tools = load_tools(files, false, None, Warnings::Each)?;
     let runner = runner(exec, &tools)?;
     let server = if meta_tools {
-        atip_runtime::mcp::McpServer::from_loaded_files_with_meta_tools(
-            files.to_vec(),
-            tools,
-            runner,
-        )
+        atip_mcp::McpServer::from_loaded_files_with_meta_tools(files.to_vec(), tools, runner)
     } else {
-        atip_runtime::mcp::McpServer::from_loaded_files(files.to_vec(), tools, runner)
+        atip_mcp::McpServer::from_loaded_files(files.to_vec(), tools, runner)
     }
     .map_err(Failure::new)?;
     let shown: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();

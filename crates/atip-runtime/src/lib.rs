@@ -45,9 +45,9 @@
 //! discovered while running ([`Document::parse`], [`RuntimeTool`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
-//! [`Runner`] and the turn driver on tokio; `rmcp` (off) adds the MCP server `mcp::McpServer`
-//! on the official Rust SDK; `async-openai` (off) adds `interop::async_openai`; `rig` (off)
-//! adds `interop::rig`.
+//! [`Runner`] and the turn driver on tokio; `search` (off) adds [`search`]; `async-openai`
+//! (off) adds `interop::async_openai`; `rig` (off) adds `interop::rig`. The MCP server is the
+//! crate `atip-mcp`, built on this one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
@@ -102,9 +102,6 @@ pub mod exec;
 #[cfg(any(feature = "async-openai", feature = "rig"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "async-openai", feature = "rig"))))]
 pub mod interop;
-#[cfg(feature = "rmcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
-pub mod mcp;
 #[cfg(feature = "search")]
 #[cfg_attr(docsrs, doc(cfg(feature = "search")))]
 pub mod search;

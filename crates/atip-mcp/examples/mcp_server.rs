@@ -2,10 +2,10 @@
 //! stdio with the default policy: destructive commands are put to the client's user through
 //! MCP elicitation, and refused when the client cannot ask.
 //!
-//! `cargo run -p atip-runtime --features rmcp --example mcp_server` — then speak MCP on stdin,
+//! `cargo run -p atip-mcp --example mcp_server` — then speak MCP on stdin,
 //! or point an MCP client at that command.
 
-use atip_runtime::mcp::McpServer;
+use atip_mcp::McpServer;
 use atip_runtime::Runner;
 
 mod git {

@@ -1,7 +1,11 @@
 //! ATIP tools served over the Model Context Protocol, on the official Rust SDK (`rmcp`).
 //!
+//! The server sits on top of `atip-runtime`: every call goes through the same dispatch,
+//! [`Policy`](atip_runtime::Policy) gate, sandbox and redaction as a call from any other
+//! provider. Feature `search` (off) adds the meta-tools front (`McpServer::from_files_with_meta_tools`).
+//!
 //! [`McpServer`] answers `tools/list` with the MCP definitions of every command (annotations
-//! from their effects, see [`crate::providers`]) and `tools/call` by dispatching the call (the
+//! from their effects, see [`atip_runtime::providers`]) and `tools/call` by dispatching the call (the
 //! same checks as every provider's calls), gating it on the [`Runner`]'s policy, running it and
 //! returning the filtered output. Failures (unknown tool, bad arguments, refusal, non-zero exit,
 //! timeout) are results with `isError: true`, so the model sees them; only protocol misuse is a
@@ -9,22 +13,26 @@
 //!
 //! | MCP feature | what the server does |
 //! |---|---|
-//! | `instructions` (initialize result) | the [`crate::safety_prompt`] of the served commands |
-//! | elicitation (form mode) | a call the policy wants confirmed is put to the client's user as a form with a required boolean, `confirm`, and an optional one, `forSession`; only an accepted form with `confirm: true` runs it, and `forSession: true` also lets later calls of that command with the same reasons run without asking while the server runs (a session grant, [`crate::exec::grants`]). A client without the capability gets an error result naming the reasons |
+//! | `instructions` (initialize result) | the [`atip_runtime::safety_prompt`] of the served commands |
+//! | elicitation (form mode) | a call the policy wants confirmed is put to the client's user as a form with a required boolean, `confirm`, and an optional one, `forSession`; only an accepted form with `confirm: true` runs it, and `forSession: true` also lets later calls of that command with the same reasons run without asking while the server runs (a session grant, [`atip_runtime::exec::grants`]). A client without the capability gets an error result naming the reasons |
 //! | `notifications/cancelled` | the call's future is dropped, which kills its process group |
 //! | `notifications/progress` | every [`McpServer::progress_interval`] (default 1 s) while a call that carried a `progressToken` runs: seconds elapsed |
 //! | `notifications/tools/list_changed` | servers built with [`McpServer::from_files`] poll their files (every [`McpServer::watch_interval`], default 1 s) and reload them on change |
-//! | concurrent `tools/call` | run side by side unless they conflict ([`crate::exec::conflicts`]); conflicting calls wait for each other ([`ConflictGate`]) |
+//! | concurrent `tools/call` | run side by side unless they conflict ([`atip_runtime::exec::conflicts`]); conflicting calls wait for each other ([`ConflictGate`]) |
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use atip_runtime::{mcp::McpServer, Runner};
+//! use atip_mcp::McpServer;
+//! use atip_runtime::Runner;
 //! let server = McpServer::from_files(vec!["atip/git.json".into()], Runner::new())?;
 //! server.serve_stdio().await?;
 //! # Ok(()) }
 //! ```
 //!
 //! For a generated module, `McpServer::for_module::<git::Call>(Runner::new())`.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
 
 mod answer;
 mod confirm;
@@ -43,10 +51,10 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 
-use crate::command::dispatch::{CommandSet, GeneratedCommands, ToolSet};
-use crate::exec::ConflictGate;
-use crate::providers::Provider;
-use crate::{Runner, RuntimeTool};
+use atip_runtime::command::dispatch::{CommandSet, GeneratedCommands, ToolSet};
+use atip_runtime::exec::ConflictGate;
+use atip_runtime::providers::Provider;
+use atip_runtime::{Runner, RuntimeTool};
 
 /// An MCP server for ATIP tools. Cheap to clone: clones share the tools, the conflict gate and
 /// the watched files; each clone is one client session with its own session grants (the
@@ -97,7 +105,7 @@ fn plain(tools: Vec<RuntimeTool>) -> Box<dyn ToolSet> {
 
 #[cfg(feature = "search")]
 fn behind_meta_tools(tools: Vec<RuntimeTool>) -> Box<dyn ToolSet> {
-    Box::new(crate::search::MetaTools::new(tools))
+    Box::new(atip_runtime::search::MetaTools::new(tools))
 }
 
 /// One consistent set of tools: what dispatches calls, what `tools/list` returns, and the
@@ -127,7 +135,7 @@ impl Tools {
         }
         let specs = set.specs();
         let definitions = mcp_tools(specs.iter().copied())?;
-        let instructions = crate::safety_prompt(specs.iter().copied());
+        let instructions = atip_runtime::safety_prompt(specs.iter().copied());
         Ok(Tools {
             set,
             definitions,
@@ -147,10 +155,10 @@ pub enum McpError {
     /// The MCP session failed (transport or protocol).
     Session(String),
     /// The runner's policy names commands or parameters none of the tools has.
-    Policy(crate::PolicyError),
+    Policy(atip_runtime::PolicyError),
     /// The runner's policy carries examples that do not hold for these tools
-    /// ([`crate::Policy::check_examples`], judged in the server's working directory).
-    PolicyExamples(crate::policy::ExamplesError),
+    /// ([`atip_runtime::Policy::check_examples`], judged in the server's working directory).
+    PolicyExamples(atip_runtime::policy::ExamplesError),
     /// A metadata file did not load ([`McpServer::from_files`]); the message names the file.
     Load(String),
 }
@@ -192,13 +200,16 @@ pub fn tools_of(tool: &RuntimeTool) -> Result<Vec<Tool>, McpError> {
 
 /// Each spec's MCP definition as an `rmcp` [`Tool`], converted as a JSON value (no text).
 fn mcp_tools<'a>(
-    specs: impl IntoIterator<Item = &'a crate::ToolSpec>,
+    specs: impl IntoIterator<Item = &'a atip_runtime::ToolSpec>,
 ) -> Result<Vec<Tool>, McpError> {
     specs
         .into_iter()
         .map(|spec| {
-            serde_json::from_value(crate::providers::tool_definition(spec, Provider::Mcp))
-                .map_err(McpError::Definition)
+            serde_json::from_value(atip_runtime::providers::tool_definition(
+                spec,
+                Provider::Mcp,
+            ))
+            .map_err(McpError::Definition)
         })
         .collect()
 }
@@ -250,7 +261,7 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// As [`McpServer::new`], checked against [`crate::Dispatch::commands`].
+    /// As [`McpServer::new`], checked against [`atip_runtime::Dispatch::commands`].
     pub fn with_tools(set: impl ToolSet + 'static, runner: Runner) -> Result<Self, McpError> {
         Self::serving(Box::new(set), runner, Vec::new(), plain)
     }
@@ -287,7 +298,7 @@ impl McpServer {
 
     /// [`McpServer::from_files`] for files the caller has loaded already (to print their
     /// diagnostics, as `atip serve` does): `tools` holds one tool per file, in order, loaded
-    /// strictly with default [`FlattenOptions`](crate::FlattenOptions). They are served as they are — a large file is
+    /// strictly with default [`FlattenOptions`](atip_runtime::FlattenOptions). They are served as they are — a large file is
     /// not read twice before the server is ready — and the files are watched and reloaded as
     /// `from_files` does; a change made after the caller loaded them and before this call is
     /// seen at the next change.
@@ -326,10 +337,11 @@ impl McpServer {
     ///
     /// ```
     /// # mod git { atip_runtime::include_atip!("../../examples/atip/git.json"); }
-    /// use atip_runtime::{mcp::McpServer, Runner};
+    /// use atip_mcp::McpServer;
+    /// use atip_runtime::Runner;
     /// let server = McpServer::for_module::<git::Call>(Runner::new())?;
     /// assert_eq!(server.definitions().len(), git::Call::NAMES.len());
-    /// # Ok::<(), atip_runtime::mcp::McpError>(())
+    /// # Ok::<(), atip_mcp::McpError>(())
     /// ```
     ///
     /// # Errors
@@ -370,7 +382,7 @@ impl McpServer {
     }
 
     /// The `instructions` the server sends when a client initializes: the safety prompt of
-    /// the commands served ([`crate::safety_prompt`]).
+    /// the commands served ([`atip_runtime::safety_prompt`]).
     pub fn instructions(&self) -> String {
         self.tools().instructions.clone()
     }

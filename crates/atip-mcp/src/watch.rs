@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::{Peer, RoleServer};
 
 use super::{McpError, Shared, Tools};
-use crate::{FlattenOptions, Mode, RuntimeTool};
+use atip_runtime::{FlattenOptions, Mode, RuntimeTool};
 
 /// What a file looked like when it was last read: size and modification time, or `None` when
 /// it could not be read (a file being replaced).
@@ -93,8 +93,8 @@ pub(super) async fn run(shared: Weak<Shared>, peer: Peer<RoleServer>, every: Dur
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::McpServer;
-    use crate::Runner;
+    use crate::McpServer;
+    use atip_runtime::Runner;
 
     fn examples(file: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

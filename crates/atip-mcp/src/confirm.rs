@@ -2,13 +2,13 @@
 //! asks the client's user, in a form with one required boolean (`confirm`) and one optional
 //! boolean (`forSession`), whether a call the policy wants confirmed may run, and whether later
 //! calls of the same command with the same reasons may run without asking
-//! ([`crate::exec::grants`]).
+//! ([`atip_runtime::exec::grants`]).
 
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::RoleServer;
 
-use crate::ConfirmationRequest;
+use atip_runtime::ConfirmationRequest;
 
 /// The form's required field: `true` runs the call.
 pub(super) const CONFIRM_FIELD: &str = "confirm";

@@ -10,8 +10,8 @@ use rmcp::RoleServer;
 
 use super::confirm::{self, Asked};
 use super::McpServer;
-use crate::exec::GrantScope;
-use crate::{Invocation, Output, RunError, ToolCall, ToolResult};
+use atip_runtime::exec::GrantScope;
+use atip_runtime::{Invocation, Output, RunError, ToolCall, ToolResult};
 
 /// The client cancelled the call (`notifications/cancelled`).
 struct Cancelled;
@@ -79,7 +79,7 @@ impl McpServer {
                 let reasons: Vec<String> = request
                     .reasons
                     .iter()
-                    .map(crate::policy::Reason::for_model)
+                    .map(atip_runtime::policy::Reason::for_model)
                     .collect();
                 ToolResult::error(format!(
                     "`{name}` was not run: it needs a person's confirmation ({}), and {why}; \
@@ -179,9 +179,9 @@ fn mcp_result(result: ToolResult) -> CallToolResult {
 
 #[cfg(test)]
 mod tests {
-    use crate::mcp::McpServer;
-    use crate::exec::GrantScope;
-    use crate::{ConfirmationRequest, Effects, Invocation, Runner};
+    use crate::McpServer;
+    use atip_runtime::exec::GrantScope;
+    use atip_runtime::{ConfirmationRequest, Effects, Invocation, Runner};
 
     #[test]
     fn each_clone_is_a_session_with_its_own_grants() {
