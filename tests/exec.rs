@@ -41,7 +41,7 @@ fn dash_leading_values_are_not_read_as_flags_by_real_tools() {
             dir.path().join("-rf").exists(),
             "nothing ran without confirmation"
         );
-        let out = runner.run_confirmed(&remove).await.unwrap();
+        let out = runner.run(&remove).confirmed(true).await.unwrap();
         assert!(!out.success(), "rm refuses the directory without -r");
         assert!(!dir.path().join("-rf").exists());
         assert!(

@@ -122,7 +122,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
 
     // A person said yes: the caller passes that on explicitly.
     println!("# after a person confirms:");
-    let out = runner.run_confirmed(&clean).await?;
+    let out = runner.run(&clean).confirmed(true).await?;
     print_output(&out);
     if scratch.exists() || !out.success() {
         return Err("confirmed git clean should have deleted scratch.tmp".into());

@@ -199,8 +199,8 @@ pub(crate) fn run(calls: &Calls, exec: &ExecArgs, yes: bool) -> Outcome {
         for call in &parsed.tool_calls {
             let result = match atip_runtime::command::dispatch::Dispatch::invocation(&tools, call) {
                 Err(e) => atip_runtime::ToolResult::error(e.to_string()),
-                Ok(inv) if yes => runner.answer_confirmed(&inv).await,
-                Ok(inv) => runner.answer(&inv).await,
+                Ok(inv) if yes => runner.run(&inv).confirmed(true).tool_result().await,
+                Ok(inv) => runner.run(&inv).tool_result().await,
             };
             eprintln!(
                 "{} {}: {}",

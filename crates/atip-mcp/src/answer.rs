@@ -106,7 +106,7 @@ impl McpServer {
         };
         let run = async {
             if confirmed {
-                runner.run_confirmed(invocation).await
+                runner.run(invocation).confirmed(true).await
             } else {
                 runner.run(invocation).await
             }

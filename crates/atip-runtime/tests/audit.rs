@@ -35,7 +35,8 @@ fn every_call_leaves_one_line_saying_what_happened() {
         // Allowed, with a secret in its output and more output than the cap.
         let long = format!("{secret} {}", "x".repeat(200));
         plain
-            .answer(&call("call_1", &["echo", &long], READ_ONLY))
+            .run(&call("call_1", &["echo", &long], READ_ONLY))
+            .tool_result()
             .await;
         // Needs a person, none to ask.
         assert!(plain
@@ -44,7 +45,8 @@ fn every_call_leaves_one_line_saying_what_happened() {
             .is_err());
         // The caller asked someone.
         plain
-            .run_confirmed(&call("call_3", &["true"], DESTRUCTIVE))
+            .run(&call("call_3", &["true"], DESTRUCTIVE))
+            .confirmed(true)
             .await
             .unwrap();
         // A handler says no, then yes.

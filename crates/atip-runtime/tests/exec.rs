@@ -294,7 +294,7 @@ fn interactive_commands_are_refused_even_when_confirmed() {
             inv(&["true"]),
             r#"{"destructive": false, "interactive": {"stdin": "password"}}"#,
         );
-        match Runner::new().run_confirmed(&login).await {
+        match Runner::new().run(&login).confirmed(true).await {
             Err(RunError::Denied { reasons, .. }) => {
                 assert_eq!(reasons[0].code, ReasonCode::Interactive)
             }
@@ -424,7 +424,7 @@ fn streaming_delivers_chunks_as_they_arrive() {
             }
             seen
         });
-        let out = runner.run_streaming(&cmd, tx).await.unwrap();
+        let out = runner.run(&cmd).stream_to(tx).await.unwrap();
         let seen = collector.await.unwrap();
         let texts: Vec<(StreamKind, String)> = seen
             .iter()
@@ -465,7 +465,7 @@ fn streamed_chunks_are_redacted_even_when_a_secret_is_split_between_them() {
             }
             (text, chunks)
         });
-        let out = Runner::new().run_streaming(&cmd, tx).await.unwrap();
+        let out = Runner::new().run(&cmd).stream_to(tx).await.unwrap();
         let (text, chunks) = collector.await.unwrap();
         assert_eq!(text, "ok\nGITHUB_TOKEN=[REDACTED] done\n");
         assert!(chunks >= 2, "the finished line went first: {chunks}");
@@ -604,7 +604,7 @@ fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(Runner::new().run_confirmed(&inv).await.unwrap().stdout, b"-n");
+        assert_eq!(Runner::new().run(&inv).confirmed(true).await.unwrap().stdout, b"-n");
 
         let safe = doc("known-safe");
         let inv = safe.unlisted_invocation(&[], &["ok"]).unwrap();

@@ -38,9 +38,9 @@ fn runner() -> Runner {
 fn values_of_secret_variables_are_redacted_in_the_result() {
     rt().block_on(async {
         let out = runner()
-            .answer(&sh(
+            .run(&sh(
                 r#"printf '%s\n%s\n%s\n' "$GH_PAT" "$OPENAI_KEY" "$AWS_SECRET_ACCESS_KEY"; env; echo "$SHORT_KEY""#,
-            ))
+            )).tool_result()
             .await;
         for value in [HEX, OPAQUE, AWS_SECRET] {
             assert!(!out.content.contains(value), "{value} in {}", out.content);
@@ -54,7 +54,7 @@ fn values_of_secret_variables_are_redacted_in_the_result() {
         assert!(out.content.contains("\nabc12\n"), "{}", out.content);
         // In stderr too, and in a structured result.
         let out = runner()
-            .answer(&sh(r#"printf '{"k":"%s"}\n' "$GH_PAT"; printf '%s\n' "$OPENAI_KEY" >&2"#))
+            .run(&sh(r#"printf '{"k":"%s"}\n' "$GH_PAT"; printf '%s\n' "$OPENAI_KEY" >&2"#)).tool_result()
             .await;
         assert!(!out.content.contains(HEX) && !out.content.contains(OPAQUE), "{}", out.content);
         let structured = out.structured.map(|s| s.to_string()).unwrap_or_default();
@@ -75,7 +75,8 @@ fn values_of_secret_variables_are_redacted_in_a_stream() {
         });
         let r = runner();
         let out = r
-            .run_streaming(&sh(r#"printf 'x %s y\n' "$GH_PAT""#), tx)
+            .run(&sh(r#"printf 'x %s y\n' "$GH_PAT""#))
+            .stream_to(tx)
             .await
             .unwrap();
         let streamed = collect.await.unwrap();
@@ -123,7 +124,7 @@ fn a_declared_authentication_variable_is_redacted_by_value() {
     );
     let invocation = atip_runtime::command::dispatch::Dispatch::invocation(&tool, &call).unwrap();
     rt().block_on(async {
-        let out = Runner::new().answer(&invocation).await;
+        let out = Runner::new().run(&invocation).tool_result().await;
         assert!(!out.content.contains(HEX), "{}", out.content);
         assert!(out.content.starts_with("[REDACTED]"), "{}", out.content);
     });

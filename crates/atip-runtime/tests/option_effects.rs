@@ -173,7 +173,7 @@ fn git_push_runs_unasked_and_git_push_force_waits_for_a_person() {
         }
         assert_eq!(remote_head(work), second);
         // Confirmed: the remote's commit is gone.
-        let out = runner.run_confirmed(&invocation).await.unwrap();
+        let out = runner.run(&invocation).confirmed(true).await.unwrap();
         assert!(out.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(remote_head(work), rewritten);
     });
@@ -244,7 +244,7 @@ fn the_model_is_told_what_happened_and_what_it_can_do_next() {
         .unwrap();
     rt().block_on(async {
         // Nobody to ask: ask the person, or drop --force, or look first with dry_run.
-        let text = Runner::new().answer(&forced).await.content;
+        let text = Runner::new().run(&forced).tool_result().await.content;
         assert!(
             text.starts_with(
                 "`git_push` was not run: it needs a person's confirmation (destructive: \
@@ -263,20 +263,20 @@ fn the_model_is_told_what_happened_and_what_it_can_do_next() {
         );
         // Declined: not again unless the person asks.
         let no = Runner::new().confirm_with(|_: atip_runtime::ConfirmationRequest| async { false });
-        let text = no.answer(&forced).await.content;
+        let text = no.run(&forced).tool_result().await.content;
         assert!(text.contains("the person declined it"), "{text}");
         assert!(text.contains("do not make the same call again"), "{text}");
         // A call already dry: no dry-run hint.
         let dry = tool
             .invocation(&push(json!({"force": true, "dry_run": true})))
             .unwrap();
-        let text = Runner::new().answer(&dry).await.content;
+        let text = Runner::new().run(&dry).tool_result().await.content;
         assert!(!text.contains("dry_run: true"), "{text}");
         // Reasons the command brings itself: no "without" hint.
         let clean = tool
             .invocation(&ToolCall::new(None, "git_clean", serde_json::Map::new()))
             .unwrap();
-        let text = Runner::new().answer(&clean).await.content;
+        let text = Runner::new().run(&clean).tool_result().await.content;
         assert!(!text.contains("make the call without"), "{text}");
         assert!(
             text.contains("make it with `dry_run: true` first"),
@@ -294,7 +294,7 @@ fn refusals_name_the_rule_and_keep_the_policy_to_themselves() {
     rt().block_on(async {
         // A denied pattern: the rule's name, never the pattern.
         let runner = with_policy(r#"{"denyCommands": ["git_pu*"]}"#);
-        let text = runner.answer(&plain).await.content;
+        let text = runner.run(&plain).tool_result().await.content;
         assert!(
             text.starts_with(
                 "`git_push` was not run: the policy refuses it (deny-listed: the policy does \
@@ -313,7 +313,7 @@ fn refusals_name_the_rule_and_keep_the_policy_to_themselves() {
             r#"{"arguments": [{"parameter": "repository", "commands": ["git_push"],
                 "allow": ["origin", "mirror-7f3a"]}]}"#,
         );
-        let text = runner.answer(&plain).await.content;
+        let text = runner.run(&plain).tool_result().await.content;
         assert!(
             text.contains(
                 "argument-not-allowed: parameter `repository`: this value is not allowed by \
@@ -329,7 +329,7 @@ fn refusals_name_the_rule_and_keep_the_policy_to_themselves() {
         // A forced push under a policy that refuses destruction: dropping --force helps.
         let runner = with_policy(r#"{"destructive": "deny"}"#);
         let forced = tool.invocation(&push(json!({"force": true}))).unwrap();
-        let text = runner.answer(&forced).await.content;
+        let text = runner.run(&forced).tool_result().await.content;
         assert!(
             text.contains("make the call without `force` (`--force`)"),
             "{text}"

@@ -175,7 +175,7 @@ fn unknown_effects_are_confirmed_and_their_writes_stay_in_the_working_directory(
         rt().block_on(r.run(&unknown)),
         Err(RunError::NeedsConfirmation(_))
     ));
-    let out = rt().block_on(r.run_confirmed(&unknown)).unwrap();
+    let out = rt().block_on(r.run(&unknown).confirmed(true)).unwrap();
     assert_eq!(out.stdout_lossy(), "INSIDE\ndone\n", "{out:?}");
     assert!(dir.path().join("made").exists());
     assert!(!outside.path().join("escaped").exists());
@@ -183,7 +183,7 @@ fn unknown_effects_are_confirmed_and_their_writes_stay_in_the_working_directory(
     assert!(out.sandbox.enforces(&Containment::NoNewPrivs));
     // The caller can lift the confinement, and the report says so.
     let free = in_dir(dir.path()).sandbox(Sandbox::new().unconfined_writes());
-    let out = rt().block_on(free.run_confirmed(&unknown)).unwrap();
+    let out = rt().block_on(free.run(&unknown).confirmed(true)).unwrap();
     assert_eq!(out.stdout_lossy(), "INSIDE\nOUTSIDE\ndone\n", "{out:?}");
     assert!(!out.sandbox.limits_writes());
     assert!(out

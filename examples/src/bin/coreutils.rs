@@ -58,7 +58,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         Err(RunError::NeedsConfirmation(request)) => println!("refused: {request}"),
         other => return Err(format!("rm -r must need confirmation, got {other:?}").into()),
     }
-    runner.run_confirmed(&remove).await?;
+    runner.run(&remove).confirmed(true).await?;
     println!(
         "after confirmation: a/ exists = {}",
         dir.path().join("a").exists()

@@ -56,6 +56,9 @@ async fn main() -> Result<(), Box<dyn Error>> {
         }
     }
     // A person said yes.
-    print!("{}", runner.run_confirmed(&count).await?.stdout_lossy());
+    print!(
+        "{}",
+        runner.run(&count).confirmed(true).await?.stdout_lossy()
+    );
     Ok(())
 }

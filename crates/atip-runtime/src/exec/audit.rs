@@ -12,7 +12,7 @@
 //! | `argv` | program and arguments, as run (or as they would have run); non-UTF-8 bytes replaced |
 //! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
 //! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
-//! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Runner::run_confirmed`](super::Runner::run_confirmed): the caller asked someone), `grant` (a session grant, [`super::grants`]) or `null` |
+//! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Run::confirmed`](super::Run::confirmed): the caller asked someone), `grant` (a session grant, [`super::grants`]) or `null` |
 //! | `grant` | for `confirmedBy: grant`, the grant that let it through; for `confirmedBy: handler`, the grant the person's answer created (if any): `{id, command, scope, originCallId, grantedBy}` (`id` numbers the runner's grants from 1; `scope` `sameReasons` or `command`; `originCallId` the call whose confirmation granted it; `grantedBy` `handler`, `elicitation` or what the application named) |
 //! | `sandbox` | `{enforced, notEnforced, envRemoved, egress}` for a run that started (`envRemoved`: the names of environment variables the command did not get; `egress`: for a run with egress rules, the hosts reached with their traffic (the first 64 and the 16 later ones with the most traffic; the traffic with the rest added up in `otherHosts`) and the connections refused (the first 32; later ones counted in `refusedOmitted`), else `null`) |
 //! | `durationMs` | from the call to its end, milliseconds |

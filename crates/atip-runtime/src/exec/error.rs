@@ -24,7 +24,7 @@ pub enum RunError {
         reasons: Vec<Reason>,
     },
     /// The command needs confirmation and no handler is set. Ask a person, then retry with
-    /// [`Runner::run_confirmed`](super::Runner::run_confirmed).
+    /// [`Run::confirmed`](super::Run::confirmed).
     NeedsConfirmation(Box<ConfirmationRequest>),
     /// The confirmation handler said no.
     Declined(Box<ConfirmationRequest>),

@@ -21,6 +21,7 @@ pub mod grants;
 mod guidance;
 mod output;
 mod process;
+mod run;
 use atip_sandbox as sandbox;
 use atip_sandbox::{egress, environment};
 pub mod verify;
@@ -44,6 +45,7 @@ pub use error::RunError;
 pub use grants::{Grant, GrantScope, Grants};
 pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
+pub use run::Run;
 use sandbox::{Sandbox, SandboxError};
 pub use verify::{ChecksumError, TrustRule, TrustTarget};
 
@@ -317,7 +319,7 @@ impl Runner {
     }
 
     /// Uses `filter` for [`Runner::tool_result`], [`Runner::error_result`] and the chunks of
-    /// [`Runner::run_streaming`].
+    /// [`Run::stream_to`].
     pub fn filter(mut self, filter: ResultFilter) -> Self {
         self.filter = filter;
         self
@@ -356,67 +358,18 @@ impl Runner {
         error.to_tool_result_with(&self.filter)
     }
 
-    /// [`Runner::run`], answered for a model: the filtered output of a command that ran
-    /// ([`Runner::tool_result`]; `is_error` on a non-zero exit or timeout), or why it did not
-    /// run ([`Runner::error_result`]).
-    pub async fn answer(&self, command: &(impl ToInvocation + ?Sized)) -> ToolResult {
-        match self.run(command).await {
-            Ok(output) => self.tool_result(&output),
-            Err(e) => self.error_result(&e),
-        }
-    }
-
-    /// [`Runner::run_confirmed`], answered for a model as [`Runner::answer`] does.
-    pub async fn answer_confirmed(&self, command: &(impl ToInvocation + ?Sized)) -> ToolResult {
-        match self.run_confirmed(command).await {
-            Ok(output) => self.tool_result(&output),
-            Err(e) => self.error_result(&e),
-        }
-    }
-
-    /// Checks `command` against the policy and runs it. A command needing confirmation is put
-    /// to the confirmation handler; without one it is refused with
-    /// [`RunError::NeedsConfirmation`], which carries everything a person needs to decide.
+    /// Checks `command` against the policy and runs it, once the returned [`Run`] is awaited
+    /// (with its options: [`Run::confirmed`], [`Run::stream_to`], or [`Run::tool_result`] to
+    /// answer a model). A command needing confirmation is put to the confirmation handler;
+    /// without one it is refused with [`RunError::NeedsConfirmation`], which carries everything
+    /// a person needs to decide.
     ///
     /// # Errors
     ///
     /// [`RunError`]: bad argv, refused or unconfirmed by policy, not startable, or I/O
     /// failure. A command that runs and fails (non-zero exit, timeout) is an `Ok` [`Output`].
-    pub async fn run(&self, command: &(impl ToInvocation + ?Sized)) -> Result<Output, RunError> {
-        self.gate_and_run(command.to_invocation()?, false, None)
-            .await
-    }
-
-    /// Like [`Runner::run`], but a person already confirmed: a command that needs confirmation
-    /// runs. Commands the policy refuses stay refused.
-    ///
-    /// # Errors
-    ///
-    /// As [`Runner::run`], except [`RunError::NeedsConfirmation`] and [`RunError::Declined`].
-    pub async fn run_confirmed(
-        &self,
-        command: &(impl ToInvocation + ?Sized),
-    ) -> Result<Output, RunError> {
-        self.gate_and_run(command.to_invocation()?, true, None)
-            .await
-    }
-
-    /// Like [`Runner::run`], and sends stdout and stderr to `chunks` as they arrive, redacted
-    /// by this runner's filter ([`crate::filter::StreamRedactor`]: a chunk is UTF-8 text, and
-    /// the end of each stream is held back by up to 4 KiB until it can no longer be part of a
-    /// secret). A slow receiver slows the child down through its pipe. The returned
-    /// [`Output`] holds the raw bytes, as for every run.
-    ///
-    /// # Errors
-    ///
-    /// As [`Runner::run`].
-    pub async fn run_streaming(
-        &self,
-        command: &(impl ToInvocation + ?Sized),
-        chunks: mpsc::Sender<OutputChunk>,
-    ) -> Result<Output, RunError> {
-        self.gate_and_run(command.to_invocation()?, false, Some(chunks))
-            .await
+    pub fn run(&self, command: &(impl ToInvocation + ?Sized)) -> Run<'_> {
+        Run::new(self, command.to_invocation())
     }
 
     /// The directory commands run in: the one set with [`Runner::current_dir`] (made

@@ -27,7 +27,7 @@ pub enum StreamKind {
     Stderr,
 }
 
-/// Output as it arrives, for [`super::Runner::run_streaming`].
+/// Output as it arrives, for [`super::Run::stream_to`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputChunk {
     /// Where it came from.

@@ -108,7 +108,7 @@ where
     async fn call(&self, arguments: Self::Args) -> Result<Self::Output, Self::Error> {
         let call = ToolCall::new(None, C::NAME, arguments);
         let command: C = typed(&call).map_err(|e| RigToolError(e.to_string()))?;
-        let result = self.runner.answer(&command).await;
+        let result = self.runner.run(&command).tool_result().await;
         if result.is_error {
             Err(RigToolError(result.content))
         } else {
