@@ -181,8 +181,9 @@ enum Cmd {
     },
     /// Serve the commands of the files as MCP tools on stdin/stdout (rmcp): tools/list gives
     /// their MCP definitions, tools/call dispatches, checks the policy, runs without a shell
-    /// and returns the filtered output (isError on failure). Calls that need confirmation are
-    /// answered with an error result saying so; they do not run.
+    /// and returns the filtered output (isError on failure). A call that needs confirmation is
+    /// put to the client's user by elicitation; a client without it gets an error result
+    /// saying why, and the call does not run.
     Serve {
         /// ATIP JSON files.
         #[arg(long = "tools", required = true, num_args = 1..)]
