@@ -7,9 +7,7 @@
 //!
 //! `sh` and `bash` here are the attacker: a tool whose metadata claims to be harmless.
 
-#![cfg(all(target_os = "linux", feature = "exec"))]
-
-mod common;
+use crate::common;
 use common::*;
 
 use std::io::Read;

@@ -7,8 +7,6 @@
 //! `missing` as a real directory, so the kernel then resolves `missing/..` to the working
 //! directory and follows `lnk` out of it.
 
-#![cfg(all(target_os = "linux", feature = "exec"))]
-
 use std::path::Path;
 
 use atip_runtime::{

@@ -6,9 +6,7 @@
 //! Needs Linux with Landlock and a mount namespace (root, or unprivileged user namespaces);
 //! `ATIP_SANDBOX_TESTS=skip` skips.
 
-#![cfg(all(target_os = "linux", feature = "exec"))]
-
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;

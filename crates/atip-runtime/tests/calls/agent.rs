@@ -2,8 +2,6 @@
 //! for loaded metadata and a generated module, with invalid, refused, confirmed and cut-off
 //! calls.
 
-#![cfg(all(feature = "exec", feature = "macros"))]
-
 use std::path::Path;
 use std::process::Command as Process;
 

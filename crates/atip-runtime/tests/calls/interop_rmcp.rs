@@ -2,8 +2,6 @@
 //! `CallToolRequestParams` dispatched through a generated module's `Call` and through loaded
 //! metadata, run for real.
 
-#![cfg(all(feature = "rmcp", feature = "macros"))]
-
 use atip_runtime::mcp::{tools_of, McpServer};
 use atip_runtime::Runner;
 use serde_json::{json, Value};

@@ -3,9 +3,7 @@
 //! needs a person, who is told it is `--force` that does. Run against real git, with a bare
 //! repository standing in for the remote.
 
-#![cfg(all(unix, feature = "exec"))]
-
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

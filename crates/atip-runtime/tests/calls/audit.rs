@@ -3,9 +3,7 @@
 //! truncation. (The `tracing` spans are checked in `tests/tracing.rs`, a binary of its own:
 //! `tracing` caches per call site whether anyone listens, across threads.)
 
-#![cfg(all(unix, feature = "exec"))]
-
-mod common;
+use crate::common;
 
 use atip_runtime::{AuditLog, ConfirmationRequest, EffectRule, Policy, Runner};
 use common::{call, rt};

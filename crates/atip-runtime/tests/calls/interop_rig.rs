@@ -1,8 +1,6 @@
 //! rig-core interop: generated commands as rig tools (definition and call), rig's definitions
 //! and tool calls converted to and from ours.
 
-#![cfg(all(feature = "rig", feature = "macros"))]
-
 use atip_runtime::interop::rig::{from_rig_call, rig_definition, RigTool};
 use atip_runtime::{Command, Runner};
 use rig_core::tool::PortableTool;

@@ -3,11 +3,9 @@
 //! script rewritten in place, CLONE_PARENT zombies, a path root widening declared paths). Each
 //! test asserts the safe behaviour and failed before its fix. The attacker is a
 //! program (`perl -e`, `python3 -c`, `bash -c`) whose metadata lies about its effects, as in
-//! `tests/escapes.rs`. Needs Linux with Landlock ABI 6+; `ATIP_SANDBOX_TESTS=skip` skips them.
+//! `escapes.rs`. Needs Linux with Landlock ABI 6+; `ATIP_SANDBOX_TESTS=skip` skips them.
 
-#![cfg(all(target_os = "linux", feature = "exec"))]
-
-mod common;
+use crate::common;
 use common::*;
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,8 +1,6 @@
 //! async-openai interop: our definitions converted to its types and back are the same JSON;
 //! its response types, read from recorded responses, give the same tool calls as the raw bodies.
 
-#![cfg(feature = "async-openai")]
-
 use std::path::Path;
 
 use atip_runtime::interop::async_openai::{

@@ -2,12 +2,10 @@
 //! `perl -e CODE` or `bash -c CODE` run through metadata that lies about its effects, and each
 //! test asserts what stops it. Run with the sandbox off where that shows the attack is real.
 //!
-//! Like `tests/sandbox.rs`, these need Linux with Landlock ABI 6+ and unprivileged user
+//! Like `sandbox.rs`, these need Linux with Landlock ABI 6+ and unprivileged user
 //! namespaces (the CI machines have ABI 7); `ATIP_SANDBOX_TESTS=skip` skips them with a reason.
 
-#![cfg(all(target_os = "linux", feature = "exec"))]
-
-mod common;
+use crate::common;
 use common::*;
 
 use std::os::fd::AsRawFd;

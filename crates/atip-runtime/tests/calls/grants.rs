@@ -2,9 +2,7 @@
 //! command run without asking, as far as the grant's scope reaches; grants are the runner's
 //! own, never another runner's, and never turn a refusal into a run.
 
-#![cfg(all(unix, feature = "exec"))]
-
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
