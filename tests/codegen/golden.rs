@@ -1,6 +1,6 @@
 //! Goldens: the generated Rust for each metadata file is checked in under `tests/golden/` and
 //! must match what the generator produces now. Review changes with `git diff`; regenerate
-//! with `EXPECTORATE=overwrite cargo test -p atip-tests --test golden`.
+//! with `EXPECTORATE=overwrite cargo test -p atip-tests --test codegen golden::`.
 
 use std::path::Path;
 

@@ -3,10 +3,9 @@
 //! under test stops it: dispatch, the policy's argument rules and command lists, the sandbox,
 //! the checksum, truncation.
 //!
-//! Sandboxed runs need Linux with Landlock ABI 4+ (see `crates/atip-runtime/tests/sandbox.rs`);
-//! `ATIP_SANDBOX_TESTS=skip` skips the tests that need the sandbox, with a printed reason.
-
-#![cfg(target_os = "linux")]
+//! Sandboxed runs need Linux with Landlock ABI 4+ (see
+//! `crates/atip-runtime/tests/sandbox/sandbox.rs`); `ATIP_SANDBOX_TESTS=skip` skips the tests
+//! that need the sandbox, with a printed reason.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;

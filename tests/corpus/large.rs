@@ -3,7 +3,7 @@
 //! sampled calls, the generator's command limit and filter. Timings are in the benches
 //! (`cargo bench -p atip-tests`), not here.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! duplicates, leaves out exactly the commands with conflicting ones (every other command
 //! works), and says so in one summary line; strict loading names every conflict.
 
-mod support;
+use crate::support;
 
 use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall};
 use atip_tests::sloppy::{self, IDENTICAL_EVERY};

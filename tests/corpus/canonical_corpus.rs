@@ -3,10 +3,10 @@
 //! with output the providers' own SDK types accept (`../shared/validators`, zero FAIL), with the
 //! feature-loss warnings checked by hand on several definitions.
 //!
-//! Not part of a user's `cargo test`: `cargo test -p atip-tests --test canonical_corpus --
-//! --ignored` (the CI does). They fail, never skip, when ../shared is missing.
+//! Not part of a user's `cargo test`: `cargo test -p atip-tests --test corpus canonical_corpus::
+//! -- --ignored` (the CI does). They fail, never skip, when ../shared is missing.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -269,7 +269,7 @@ fn every_format_read_back_converts_to_every_provider_and_the_validators_accept_i
     }
     by_server.insert(
         "fixture-mixed",
-        serde_json::from_str::<Vec<Value>>(include_str!("canonical/mixed.json")).unwrap(),
+        serde_json::from_str::<Vec<Value>>(include_str!("../canonical/mixed.json")).unwrap(),
     );
     by_server.insert(
         "fixture-repaired",

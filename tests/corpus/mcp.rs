@@ -6,7 +6,7 @@
 //! features beyond list and call (`tests/mcp/features.py`): instructions, elicitation,
 //! progress, cancellation, conflict-aware concurrency and `tools/list_changed`.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;

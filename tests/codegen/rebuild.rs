@@ -2,7 +2,7 @@
 //! that discovers a tool reruns when the tool's binary changes, and falls back to the
 //! checked-in file when the tool breaks.
 
-mod support;
+use crate::support;
 
 /// A one-command document whose command is `cmd`.
 fn doc(cmd: &str) -> String {

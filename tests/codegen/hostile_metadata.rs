@@ -4,7 +4,7 @@
 //! `fixtures/hostile.json` is compiled as `atip_tests::hostile` under `deny(warnings,
 //! missing_docs)` and its doc comments are run by `cargo test --doc`.)
 
-mod support;
+use crate::support;
 
 use atip_build::{expand, Options};
 use atip_runtime::{Decision, Document, FlattenOptions, LoadOptions, Mode, Policy};

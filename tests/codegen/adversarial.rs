@@ -234,7 +234,7 @@ fn option_groups_hold_whole_levels_and_never_make_a_call_ambiguous() {
     assert!(!source.contains("impl SetAOptions for ATwo"), "{source}");
 }
 
-mod support;
+use crate::support;
 
 #[test]
 #[ignore = "slow: compiles the generated code for 10,000 sibling commands (run by .ci/run)"]

@@ -1,6 +1,6 @@
 //! Conformance against the shared corpus (`../shared/corpus/atip/`). Not part of a user's
-//! `cargo test`: run with `cargo test -p atip-tests --test conformance -- --ignored` (the CI
-//! does). Fails, never skips, when the corpus is missing.
+//! `cargo test`: run with `cargo test -p atip-tests --test corpus conformance:: -- --ignored`
+//! (the CI does). Fails, never skips, when the corpus is missing.
 //!
 //! * `valid/` and `invalid/` agree with `index.tsv`: every valid file loads and flattens to the
 //!   listed number of leaf commands, every invalid file is rejected with the listed number of
@@ -11,7 +11,7 @@
 //! * `gh.json` yields 167 commands whose argv, for calls checked by hand against gh's syntax
 //!   (pflag accepts `--flag=value`), is right.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! Provider conformance against the providers' own SDK types, through the shared validators
 //! (`../shared/validators`, run by `tests/validators/run.py` in one Python process).
-//! Not part of a user's `cargo test`: `cargo test -p atip-tests --test providers -- --ignored`
-//! (the CI does). They fail, never skip, when ../shared is missing; the first one to need the
-//! validators' Python environment creates it with `../shared/validators/setup.sh` (pip, from
-//! PyPI).
+//! Not part of a user's `cargo test`: `cargo test -p atip-tests --test corpus providers:: --
+//! --ignored` (the CI does). They fail, never skip, when ../shared is missing; the first one to
+//! need the validators' Python environment creates it with `../shared/validators/setup.sh` (pip,
+//! from PyPI).
 //!
 //! * Every valid corpus document, the examples' metadata and the adversarial fixture compile to
 //!   all seven formats, which the validators accept (zero FAIL). Documents with more tools than
@@ -12,7 +12,7 @@
 //! * Tool-result messages built for those responses (and for the main example's replay
 //!   fixtures) pass `validate_tool_results.py`; the replay fixtures pass `validate_responses.py`.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! The Fig importer (`atip_fig`) on the real package: `../shared/corpus/fig/
 //! withfig-autocomplete-2.692.3.tgz`, unpacked at test time into the target directory's `tmp/atip-fig-package/`
-//! (nothing of it is committed). Ignored by default — `cargo test -p atip-tests --test fig --
-//! --ignored` (CI runs them); they FAIL, never skip, when ../shared is missing.
+//! (nothing of it is committed). Ignored by default — `cargo test -p atip-tests --test corpus
+//! fig:: -- --ignored` (CI runs them); they FAIL, never skip, when ../shared is missing.
 //!
 //! * at least 98% of the package's top-level specs convert to ATIP that loads strictly, every
 //!   failure listed with its reason;
@@ -11,7 +11,7 @@
 //!   `include_atip!` in a scratch crate, and their provider definitions pass the shared
 //!   validators.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! document and, with hand-labelled natural-language queries, over the real `gh` metadata of the
 //! shared corpus; `select_for` under provider limits; the meta-tools in a real turn.
 
-mod support;
+use crate::support;
 
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::search::{MetaTools, ToolIndex, SELECT_DEFAULT};

@@ -3,7 +3,7 @@
 //! ATIP conversion agreeing with the compiler. The corpus and the providers' validators are in
 //! `canonical_corpus.rs`.
 
-mod support;
+use crate::support;
 
 use atip_runtime::canonical::{
     convert, from_atip, read, write, CanonicalTool, ConvertError, Feature, Format, InstanceType,
@@ -509,7 +509,7 @@ fn names_and_descriptions_are_fitted_to_the_target() {
 
 #[test]
 fn conversions_are_deterministic() {
-    let input: Value = serde_json::from_str(include_str!("canonical/mixed.json")).unwrap();
+    let input: Value = serde_json::from_str(include_str!("../canonical/mixed.json")).unwrap();
     for p in Provider::ALL {
         let a = convert(&input, Format::Mcp, p).unwrap();
         let b = convert(&input, Format::Mcp, p).unwrap();
