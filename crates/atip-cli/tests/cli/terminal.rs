@@ -7,8 +7,6 @@
 //! `ATIP_SANDBOX_TESTS=skip` to skip (the push is refused by the sandbox's seccomp filter and
 //! by the run having no controlling terminal).
 
-#![cfg(target_os = "linux")]
-
 use std::ffi::CStr;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};

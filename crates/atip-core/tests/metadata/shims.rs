@@ -1,8 +1,6 @@
 //! Discovery falls back to a shim filed under the binary's SHA-256 (spec §4, §5.1), in
 //! throwaway shim directories.
 
-#![cfg(unix)]
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
