@@ -4,7 +4,7 @@
 
 Starts `ATIP_BINARY serve --tools GIT_JSON` in REPO_DIR (an empty directory), lists the tools,
 calls git commands there, and prints one JSON transcript on stdout: what was listed and what each
-call returned. The Rust test (`tests/mcp.rs`) checks the transcript.
+call returned. The Rust test (`tests/corpus/mcp.rs`) checks the transcript.
 """
 import asyncio
 import json

@@ -4,10 +4,10 @@
 
 PROBE_JSON describes `atip-probe` (a script in BIN_DIR, put first on the server's PATH) with
 commands `read` (read-only), `write` (writes files) and `wipe` (destructive). Prints one JSON
-transcript on stdout for the Rust test (`tests/mcp.rs`) to check: the instructions, elicitation
-answered yes / no / unticked, a client without elicitation, progress notifications, the timing
-of concurrent calls, the processes left after a cancelled call, and the tool list after the
-metadata file changed.
+transcript on stdout for the Rust test (`tests/corpus/mcp.rs`) to check: the instructions,
+elicitation answered yes / no / unticked, a client without elicitation, progress notifications,
+the timing of concurrent calls, the processes left after a cancelled call, and the tool list after
+the metadata file changed.
 """
 import asyncio
 import json

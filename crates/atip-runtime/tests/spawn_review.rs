@@ -6,7 +6,7 @@
 //! host had closed its standard streams (F2). The other tests pin down protections that hold
 //! and would fail without them.
 //!
-//! Like `tests/escapes.rs`, these need Linux with Landlock and namespaces (root, or
+//! Like `tests/sandbox/escapes.rs`, these need Linux with Landlock and namespaces (root, or
 //! unprivileged user namespaces); `ATIP_SANDBOX_TESTS=skip` skips them.
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
