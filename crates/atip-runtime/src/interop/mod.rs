@@ -5,7 +5,7 @@
 //! * `rig` (rig-core 0.44): [`rig`] — each generated command as a rig tool
 //!   (`PortableTool`), rig's tool definitions and tool calls converted to and from ours.
 //!
-//! The MCP side (`rmcp` 3.9) is [`crate::mcp`], behind the `rmcp` feature.
+//! The MCP side (`rmcp` 3.9) is the crate `atip-mcp`.
 
 #[cfg(feature = "async-openai")]
 pub mod async_openai;
