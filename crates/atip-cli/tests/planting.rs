@@ -502,7 +502,14 @@ fn git_keeps_working_inside_the_sandbox() {
         let s = Scene::new();
         // The shipped metadata, copied where every user may read it.
         let tools = s.outside.join("git.json");
-        std::fs::write(&tools, include_str!("../../../examples/atip/git.json")).unwrap();
+        std::fs::write(
+            &tools,
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../examples/atip/git.json"
+            )),
+        )
+        .unwrap();
         let origin = s.outside.join("origin.git");
         s.git_ok(
             &s.outside,

@@ -45,7 +45,7 @@
 //! discovered while running ([`Document::parse`], [`RuntimeTool`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
-//! [`Runner`] and the turn driver on tokio; `search` (off) adds [`search`]; `async-openai`
+//! [`Runner`] and the turn driver on tokio; `search` (off) adds the `search` module; `async-openai`
 //! (off) adds `interop::async_openai`; `rig` (off) adds `interop::rig`. The MCP server is the
 //! crate `atip-mcp`, built on this one.
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -27,20 +27,20 @@ use crate::{Invocation, ToolResult};
 /// ```
 #[must_use = "a run does nothing until it is awaited"]
 pub struct Run<'r> {
+    runner: &'r Runner,
     state: State<'r>,
 }
 
 type Running<'r> = Pin<Box<dyn Future<Output = Result<Output, RunError>> + Send + 'r>>;
 
 enum State<'r> {
-    Ready(Box<Ready<'r>>),
+    Ready(Box<Ready>),
     Running(Running<'r>),
     Done,
 }
 
 /// A run not yet awaited: its command and options.
-struct Ready<'r> {
-    runner: &'r Runner,
+struct Ready {
     invocation: Result<Invocation, ArgvError>,
     confirmed: bool,
     chunks: Option<mpsc::Sender<OutputChunk>>,
@@ -49,8 +49,8 @@ struct Ready<'r> {
 impl<'r> Run<'r> {
     pub(super) fn new(runner: &'r Runner, invocation: Result<Invocation, ArgvError>) -> Self {
         Run {
+            runner,
             state: State::Ready(Box::new(Ready {
-                runner,
                 invocation,
                 confirmed: false,
                 chunks: None,
@@ -84,10 +84,7 @@ impl<'r> Run<'r> {
     /// ([`Runner::tool_result`]; `is_error` on a non-zero exit or timeout), or why it did not
     /// run ([`Runner::error_result`]).
     pub async fn tool_result(self) -> ToolResult {
-        let State::Ready(ready) = &self.state else {
-            unreachable!("a run's options are set before it is awaited")
-        };
-        let runner: &Runner = ready.runner;
+        let runner = self.runner;
         match self.await {
             Ok(output) => runner.tool_result(&output),
             Err(e) => runner.error_result(&e),
@@ -104,8 +101,8 @@ impl Future for Run<'_> {
             let State::Ready(ready) = std::mem::replace(&mut this.state, State::Done) else {
                 unreachable!()
             };
+            let runner = this.runner;
             let Ready {
-                runner,
                 invocation,
                 confirmed,
                 chunks,
