@@ -120,6 +120,9 @@ static BUILTIN_SCANNER: LazyLock<Arc<Scanner>> = LazyLock::new(|| {
             name: b.name.to_owned(),
             pattern: b.pattern.to_owned(),
             check: b.check,
+            keywords: b.keywords.iter().map(|k| (*k).to_owned()).collect(),
+            entropy: b.entropy,
+            multiline: b.multiline,
         })
         .collect();
     Arc::new(Scanner::new(specs).expect("built-in patterns compile"))
@@ -333,6 +336,9 @@ fn custom(name: &str, pattern: &str) -> Spec {
         name: name.to_owned(),
         pattern: pattern.to_owned(),
         check: None,
+        keywords: Vec::new(),
+        entropy: None,
+        multiline: true,
     }
 }
 
@@ -428,3 +434,6 @@ mod tests;
 
 #[cfg(test)]
 mod escape_tests;
+
+#[cfg(test)]
+mod rules_tests;

@@ -1,7 +1,12 @@
 //! The rules compiled into one multi-pattern automaton, and the search for secrets in a text:
-//! in the text's own context, and again right after each escape that ends in a letter or digit.
+//! first for the rules' keywords (one Aho-Corasick pass), then with the automaton on the lines
+//! that hold one, in the text's own context, and again right after each escape on those lines
+//! that ends in a letter or digit.
 
+use std::ops::Range;
 use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use regex_automata::util::captures::Captures;
 use regex_automata::{meta, Anchored, Input, Match};
@@ -15,6 +20,13 @@ pub(super) struct Spec {
     pub(super) name: String,
     pub(super) pattern: String,
     pub(super) check: SecretCheck,
+    /// Literals one of which every match holds (ASCII case-insensitive); empty: unknown, the
+    /// whole text is searched.
+    pub(super) keywords: Vec<String>,
+    /// The least Shannon entropy of the secret, in bits per character.
+    pub(super) entropy: Option<f64>,
+    /// Whether a match may span lines; such a match starts with one of its keywords.
+    pub(super) multiline: bool,
 }
 
 /// Some of the rules in one automaton: its pattern `i` is the rule `rules[i]`.
@@ -48,6 +60,8 @@ pub(super) struct Scanner {
     /// Each rule's pattern as compiled (ASCII word boundaries).
     patterns: Vec<String>,
     all: Automaton,
+    /// Where to search: the lines holding a keyword (`None` when a rule has none).
+    prefilter: Option<Prefilter>,
     /// The rules without a line or text anchor, for the searches after escapes; built the
     /// first time a text has such an escape (`None`: they did not compile on their own).
     after_escapes: OnceLock<Option<Automaton>>,
@@ -68,12 +82,33 @@ impl Scanner {
                 message: e,
             }
         })?;
+        let prefilter = Prefilter::new(&specs, &patterns).map_err(|message| PatternError {
+            name: "keywords".to_owned(),
+            message,
+        })?;
         Ok(Scanner {
             specs,
             patterns,
             all,
+            prefilter,
             after_escapes: OnceLock::new(),
         })
+    }
+
+    /// [`Scanner::spans`] without the prefilter: the whole text searched (what the prefilter
+    /// must agree with).
+    #[cfg(test)]
+    pub(super) fn spans_everywhere(&self, text: &str) -> Vec<Found> {
+        let mut out = Vec::new();
+        let mut caps = self.all.regex.create_captures();
+        self.scan(text, 0..text.len(), &mut caps, &mut out, LABEL_DEPTH);
+        out.sort_unstable();
+        let found = out.len();
+        self.spans_after_escapes(text, &[0..text.len()], &mut out);
+        if out.len() > found {
+            out.sort_unstable();
+        }
+        merge(out)
     }
 
     /// Every secret in `text`, in order and not overlapping, with where its match begins: the
@@ -82,10 +117,16 @@ impl Scanner {
     pub(super) fn spans(&self, text: &str) -> Vec<Found> {
         let mut out = Vec::new();
         let mut caps = self.all.regex.create_captures();
-        self.scan(text, 0..text.len(), &mut caps, &mut out, LABEL_DEPTH);
+        let ranges = match &self.prefilter {
+            Some(prefilter) => prefilter.candidates(text),
+            None => vec![0..text.len()],
+        };
+        for range in &ranges {
+            self.scan(text, range.clone(), &mut caps, &mut out, LABEL_DEPTH);
+        }
         out.sort_unstable();
         let found = out.len();
-        self.spans_after_escapes(text, &mut out);
+        self.spans_after_escapes(text, &ranges, &mut out);
         if out.len() > found {
             out.sort_unstable();
         }
@@ -161,9 +202,14 @@ impl Scanner {
             (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
             (None, None) => (m.span(), spec.check),
         };
-        let accepted = !secret.is_empty()
-            && check.is_none_or(|accept| accept(&haystack[secret.start..secret.end]));
-        accepted.then_some((secret.start, secret.end))
+        let whole_match = strict.is_none() && caps.get_group_by_name("loose").is_none();
+        let end = secret.start + unclosed_tail(haystack, m.start(), &haystack[secret.start..secret.end]);
+        let value = &haystack[secret.start..end];
+        let accepted = !value.is_empty()
+            && check.is_none_or(|accept| accept(value))
+            && !(whole_match && rules::is_placeholder_token(value))
+            && spec.entropy.is_none_or(|least| entropy(value) >= least);
+        accepted.then_some((secret.start, end))
     }
 
     /// The rules without a line or text anchor (`^`), compiled on first use.
@@ -187,8 +233,10 @@ impl Scanner {
     /// letter `n`, so a rule's leading word boundary does not hold in the text's own context;
     /// here each such position is matched as the start of a text of its own (anchored: a cost
     /// per escape followed by a letter or digit, not per byte), by the rules that do not
-    /// anchor at a line start (an escape is not one). The escape stays.
-    fn spans_after_escapes(&self, text: &str, out: &mut Vec<Found>) {
+    /// anchor at a line start (an escape is not one). Only escapes in `ranges` (the lines
+    /// holding a keyword, in order) are read: a match holds a keyword on the line it starts
+    /// on. The escape stays.
+    fn spans_after_escapes(&self, text: &str, ranges: &[Range<usize>], out: &mut Vec<Found>) {
         let bytes = text.as_bytes();
         let mut automaton = None;
         let mut caps = None;
@@ -197,11 +245,19 @@ impl Scanner {
         let positions =
             memchr::memchr3_iter(b'\\', 0x1b, b'%', bytes).chain(memchr::memchr_iter(b'^', bytes));
         let mut last = 0;
+        let mut range = 0;
         for at in positions {
             if at < last {
                 covered = 0;
+                range = 0;
             }
             last = at;
+            while ranges.get(range).is_some_and(|r| r.end <= at) {
+                range += 1;
+            }
+            if !ranges.get(range).is_some_and(|r| r.start <= at) {
+                continue;
+            }
             let start = at + escape_len(&bytes[at..]);
             if start == at
                 || start < covered
@@ -231,6 +287,140 @@ impl Scanner {
             }
         }
     }
+}
+
+/// The keywords of every rule in one Aho-Corasick automaton, and the multi-line rules on their
+/// own: what finds the parts of a text worth the whole automaton's time.
+struct Prefilter {
+    keywords: AhoCorasick,
+    /// For each keyword, whether a multi-line rule has it.
+    starts_block: Vec<bool>,
+    /// The multi-line rules, searched anchored at their keyword for where a block ends.
+    blocks: Option<meta::Regex>,
+}
+
+impl Prefilter {
+    /// `None` when a rule has no keywords (a caller's rule): the whole text is searched.
+    fn new(specs: &[Spec], patterns: &[String]) -> Result<Option<Self>, String> {
+        if specs.is_empty() || specs.iter().any(|s| s.keywords.is_empty()) {
+            return Ok(None);
+        }
+        let mut words: Vec<String> = Vec::new();
+        let mut starts_block: Vec<bool> = Vec::new();
+        for spec in specs {
+            for k in &spec.keywords {
+                let k = k.to_ascii_lowercase();
+                match words.iter().position(|w| *w == k) {
+                    Some(i) => starts_block[i] |= spec.multiline,
+                    None => {
+                        words.push(k);
+                        starts_block.push(spec.multiline);
+                    }
+                }
+            }
+        }
+        let keywords = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&words)
+            .map_err(|e| e.to_string())?;
+        let block_patterns: Vec<&String> = specs
+            .iter()
+            .zip(patterns)
+            .filter(|(s, _)| s.multiline)
+            .map(|(_, p)| p)
+            .collect();
+        let blocks = if block_patterns.is_empty() {
+            None
+        } else {
+            Some(
+                meta::Regex::new_many(&block_patterns).map_err(|e| e.to_string())?,
+            )
+        };
+        Ok(Some(Prefilter {
+            keywords,
+            starts_block,
+            blocks,
+        }))
+    }
+
+    /// The parts of `text` a match can be in, in order and not overlapping: each line holding
+    /// a keyword (its line break included), and from a multi-line rule's keyword to the end of
+    /// its block's line.
+    fn candidates(&self, text: &str) -> Vec<Range<usize>> {
+        let bytes = text.as_bytes();
+        let mut out: Vec<Range<usize>> = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let Some(m) = self
+                .keywords
+                .find(aho_corasick::Input::new(bytes).span(at..bytes.len()))
+            else {
+                break;
+            };
+            let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
+            let mut end = line_end(bytes, m.end());
+            if self.starts_block[m.pattern().as_usize()] {
+                if let Some(block) = self.blocks.as_ref().and_then(|b| {
+                    b.search(&Input::new(text).range(m.start()..).anchored(Anchored::Yes))
+                }) {
+                    end = end.max(line_end(bytes, block.end()));
+                }
+            }
+            match out.last_mut() {
+                Some(last) if start <= last.end => last.end = last.end.max(end),
+                _ => out.push(start..end),
+            }
+            at = end;
+        }
+        out
+    }
+}
+
+/// The end of the line `at` is on, its line break included (or the end of `bytes`).
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[at.min(bytes.len())..]).map_or(bytes.len(), |i| at + i + 1)
+}
+
+/// The length of `value` without the `)` that end it and close a parenthesis opened before
+/// the match (at `label`) on its line: `(token: ghp_…)` keeps its `)`. A `)` with no `(` before
+/// it on the line stays part of the value (a password may end in one).
+fn unclosed_tail(haystack: &str, label: usize, value: &str) -> usize {
+    let mut len = value.len();
+    if !value.ends_with(')') {
+        return len;
+    }
+    let line = &haystack[haystack[..label].rfind('\n').map_or(0, |i| i + 1)..label];
+    let mut open = line.bytes().filter(|&b| b == b'(').count() as isize
+        - line.bytes().filter(|&b| b == b')').count() as isize;
+    let inner_open = value.bytes().filter(|&b| b == b'(').count() as isize;
+    let mut inner_close = value.bytes().filter(|&b| b == b')').count() as isize;
+    while open > 0 && value[..len].ends_with(')') && inner_close > inner_open {
+        len -= 1;
+        open -= 1;
+        inner_close -= 1;
+    }
+    len
+}
+
+/// The Shannon entropy of `value`'s bytes, in bits per byte.
+pub(super) fn entropy(value: &str) -> f64 {
+    if value.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for b in value.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    let n = value.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 /// How many levels of labels within labels are searched for secrets.
