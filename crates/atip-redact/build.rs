@@ -23,6 +23,7 @@ const RULE_KEYS: &[&str] = &[
     "check",
     "entropy",
     "multiline",
+    "ignore_case",
     "examples",
     "counter_examples",
 ];
@@ -47,7 +48,10 @@ fn main() {
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         for key in table.keys() {
             if key != "fragments" && key != "rule" {
-                panic!("{}: unknown table `{key}` (fragments, rule)", file.display());
+                panic!(
+                    "{}: unknown table `{key}` (fragments, rule)",
+                    file.display()
+                );
             }
         }
         if let Some(f) = table.get("fragments") {
@@ -55,9 +59,9 @@ fn main() {
                 .as_table()
                 .unwrap_or_else(|| panic!("{}: `fragments` is a table", file.display()));
             for (name, value) in f {
-                let value = value.as_str().unwrap_or_else(|| {
-                    panic!("{}: fragment `{name}` is a string", file.display())
-                });
+                let value = value
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}: fragment `{name}` is a string", file.display()));
                 fragments.insert(name.clone(), value.to_owned());
             }
         }
@@ -89,7 +93,11 @@ fn main() {
             if !ids.insert(id.clone()) {
                 panic!("{}", at("a second rule with this id"));
             }
-            if id.is_empty() || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            if id.is_empty()
+                || !id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
                 panic!("{}", at("ids are kebab-case"));
             }
             let description = string(rule, "description", file, &id);
@@ -98,14 +106,20 @@ fn main() {
                 .unwrap_or_else(|e| panic!("{}", at(&e)));
             let keywords = strings(rule, "keywords", file, &id);
             if keywords.is_empty() || keywords.iter().any(|k| k.is_empty() || k.contains('\n')) {
-                panic!("{}", at("`keywords` lists at least one literal, none empty or spanning lines"));
+                panic!(
+                    "{}",
+                    at("`keywords` lists at least one literal, none empty or spanning lines")
+                );
             }
             let check = match rule.get("check") {
                 None => "None".to_owned(),
                 Some(c) => {
                     let c = c.as_str().unwrap_or_default();
                     if !CHECKS.contains(&c) {
-                        panic!("{}", at(&format!("unknown check `{c}` (one of {CHECKS:?})")));
+                        panic!(
+                            "{}",
+                            at(&format!("unknown check `{c}` (one of {CHECKS:?})"))
+                        );
                     }
                     format!("Some(checks::{c})")
                 }
@@ -126,6 +140,12 @@ fn main() {
                     .as_bool()
                     .unwrap_or_else(|| panic!("{}", at("`multiline` is true or false"))),
             };
+            let ignore_case = match rule.get("ignore_case") {
+                None => false,
+                Some(m) => m
+                    .as_bool()
+                    .unwrap_or_else(|| panic!("{}", at("`ignore_case` is true or false"))),
+            };
             let positive = strings(rule, "examples", file, &id);
             if positive.is_empty() {
                 panic!("{}", at("at least one example"));
@@ -133,25 +153,37 @@ fn main() {
             for text in &positive {
                 let open = text.matches('«').count();
                 if open == 0 || open != text.matches('»').count() {
-                    panic!("{}", at(&format!("example without «secret» marks: {text:?}")));
+                    panic!(
+                        "{}",
+                        at(&format!("example without «secret» marks: {text:?}"))
+                    );
                 }
             }
             let negative = strings(rule, "counter_examples", file, &id);
             writeln!(
                 out,
-                "    Builtin {{ name: {id:?}, description: {description:?}, source: {source:?}, pattern: {pattern:?}, keywords: &{keywords:?}, check: {check}, entropy: {entropy}, multiline: {multiline} }},"
+                "    Builtin {{ name: {id:?}, description: {description:?}, source: {source:?}, pattern: {pattern:?}, keywords: &{keywords:?}, ignore_case: {ignore_case}, check: {check}, entropy: {entropy}, multiline: {multiline} }},"
             )
             .expect("write to a string");
             for text in &positive {
-                writeln!(examples, "    Example {{ rule: {id:?}, text: {text:?}, secret: true }},")
-                    .expect("write to a string");
+                writeln!(
+                    examples,
+                    "    Example {{ rule: {id:?}, text: {text:?}, secret: true }},"
+                )
+                .expect("write to a string");
             }
             for text in &negative {
                 if text.contains('«') {
-                    panic!("{}", at(&format!("a counter-example has no «» marks: {text:?}")));
+                    panic!(
+                        "{}",
+                        at(&format!("a counter-example has no «» marks: {text:?}"))
+                    );
                 }
-                writeln!(examples, "    Example {{ rule: {id:?}, text: {text:?}, secret: false }},")
-                    .expect("write to a string");
+                writeln!(
+                    examples,
+                    "    Example {{ rule: {id:?}, text: {text:?}, secret: false }},"
+                )
+                .expect("write to a string");
             }
         }
     }
@@ -165,7 +197,10 @@ fn main() {
 fn string(rule: &toml::Table, key: &str, file: &Path, id: &str) -> String {
     match rule.get(key).map(|v| v.as_str()) {
         Some(Some(s)) => s.to_owned(),
-        _ => panic!("{}: rule `{id}`: `{key}` is a required string", file.display()),
+        _ => panic!(
+            "{}: rule `{id}`: `{key}` is a required string",
+            file.display()
+        ),
     }
 }
 
@@ -176,7 +211,12 @@ fn strings(rule: &toml::Table, key: &str, file: &Path, id: &str) -> Vec<String> 
     value
         .as_array()
         .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_owned)).collect())
-        .unwrap_or_else(|| panic!("{}: rule `{id}`: `{key}` is an array of strings", file.display()))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: rule `{id}`: `{key}` is an array of strings",
+                file.display()
+            )
+        })
 }
 
 /// `pattern` with each `{name}` of a fragment replaced by its text. Other braces (`{2,}`,

@@ -336,6 +336,62 @@ pub const KINDS: &[Kind] = &[
         value: |r| chars(r, LOWER_ALNUM, 32),
         surroundings: &["2026-11-21 08:00:02 DEBUG using token {v} for upload", "refresh_token: {v}", "?access_token={v}&page=2"],
     },
+    // Issue 46: shapes the keyed rules did not read.
+    Kind {
+        kind: "language-assignment",
+        value: |r| chars(r, ALNUM, 20),
+        surroundings: &[
+            "\tdbPassword := \"{v}\"",
+            "    'password' => '{v}',",
+            "  :api_key => \"{v}\",",
+            "{'password': '{v}', 'user': 'ada'}",
+        ],
+    },
+    Kind {
+        kind: "xml-secret",
+        value: |r| chars(r, ALNUM, 18),
+        surroundings: &[
+            "    <add key=\"SmtpPassword\" value=\"{v}\" />",
+            "      <password>{v}</password>",
+        ],
+    },
+    Kind {
+        kind: "command-line-password",
+        value: |r| chars(r, ALNUM, 14),
+        surroundings: &[
+            "+ mysql -h db -u root -p{v} shop",
+            "root 4242 0.0 sshpass -p {v} ssh deploy@host",
+            "$ redis-cli -h cache -a {v} ping",
+            "curl -sS -u ada:{v} https://api.example.com/v1/me",
+        ],
+    },
+    Kind {
+        kind: "connection-string-password",
+        value: |r| chars(r, ALNUM, 16),
+        surroundings: &[
+            "Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=sa;Pwd={v};Encrypt=yes",
+            "db.example.net:5432:shop:ada:{v}",
+            "url=jdbc:oracle:thin:scott/{v}@//db:1521/ORCL",
+        ],
+    },
+    Kind {
+        kind: "cookie-file",
+        value: |r| chars(r, URLSAFE, 32),
+        surroundings: &[
+            ".example.com\tTRUE\t/\tTRUE\t1767225600\tsession\t{v}",
+            "[{\"name\": \"sid\", \"value\": \"{v}\", \"domain\": \".example.com\"}]",
+        ],
+    },
+    Kind {
+        kind: "bundler-credentials",
+        value: |r| chars(r, HEX, 24),
+        surroundings: &["BUNDLE_GEMS__CONTRIBSYS__COM: \"ada:{v}\""],
+    },
+    Kind {
+        kind: "url-userinfo-with-at",
+        value: |r| format!("{}@{}", chars(r, ALNUM, 8), chars(r, ALNUM, 10)),
+        surroundings: &["git clone https://ada:{v}@git.example.com/o/r.git"],
+    },
 ];
 
 const UPPER_DIGITS_ALPHA: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -377,6 +433,16 @@ pub const INNOCENT: &[&str] = &[
     "x-content-type-options: nosniff",
     "KUBERNETES_SERVICE_HOST=10.96.0.1",
     "etag: \"33a64df551425fcc55e4d42a148795d9f25f89d4\"",
+    // Issue 46: over-redactions of real text.
+    "-rw-r--r-- 1 ada ada 120 Nov 21 08:00 xoxo-gossip-girl.txt",
+    "export GITHUB_TOKEN=$(gh auth token)",
+    "password: ENC[AES256_GCM,data:Tr0ub4dor,iv:8f7e6d5c4b3a,tag:1a2b3c4d,type:str]",
+    "curl -H \"Authorization: Bearer <token>\" https://api.example.com",
+    "curl -H \"Authorization: Bearer $TOKEN\" https://api.example.com",
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "GH_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "mkdir -p build && mysql -h db -u root -p shop",
+    "token := os.Getenv(\"TOKEN\")",
 ];
 
 /// One corpus entry: text holding `secret` (or none), labelled with the kind and surrounding.

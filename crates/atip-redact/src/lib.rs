@@ -1,25 +1,38 @@
 //! The result filter (spec §11.3): secrets out, then size down, before anything reaches a model.
 //!
 //! Redaction comes first and truncation second, on a UTF-8 boundary, so a cut can never leave a
-//! secret's prefix behind. The rules are compiled into one multi-pattern automaton
-//! (`regex-automata`): one pass finds the leftmost match of any rule and says which rule it is,
-//! judged in the text's own context (line starts, word boundaries); its `secret` group is
-//! replaced with `[REDACTED]`, so labels (`password=`, `Authorization: Bearer `) stay, or the
-//! match is turned down by the rule's check (look-alike prose). The rules are written so that
-//! the automaton stays small: matches start at a keyword or a literal prefix, never at an
-//! open-ended identifier, and no repetition is bounded above without need.
+//! secret's prefix behind.
 //!
-//! The built-in rules ([`ResultFilter::kinds`], 50 kinds, each with the source of its format in
-//! `src/rules.rs`) cover cloud keys (AWS, GCP, Azure), VCS and registry tokens (GitHub
-//! classic and fine-grained, GitLab, npm, PyPI, Docker Hub), SaaS keys (Stripe, Slack tokens and
-//! webhooks, SendGrid, Twilio, Shopify, OpenAI, Anthropic, Hugging Face, DigitalOcean, Grafana,
-//! Heroku, Atlassian, Databricks, Vault, Terraform Cloud, Postman, Linear, New Relic, Sentry,
-//! Telegram), JWTs, PEM and OpenSSH private keys (raw and JSON-escaped, also cut off), age
-//! keys, URL credentials, HTTP `Authorization`, `Cookie` and `Set-Cookie`, `.netrc`, kubeconfig
-//! and docker config secrets, and keyword assignments in `=`, `:`, JSON and YAML forms, quoted
-//! or not, when the value looks like a credential (see `rules.rs` for the exact test). Prose
-//! such as "Basic usage", "Password: required for login" or "invalid token: expired" stays;
-//! so do commit hashes, image digests, UUIDs and resource ids.
+//! # Rules as data
+//!
+//! The built-in rules ([`ResultFilter::kinds`], 140 kinds) are the files in `rules/` of this
+//! crate, one per family (private keys; keyed forms; tokens of a documented shape; free-form
+//! prose), compiled into the library by its build script. Each rule gives its pattern (regex
+//! crate syntax), the keywords one of which every match holds, an optional check and entropy
+//! floor, where its format is documented, and its own examples and counter-examples, which the
+//! crate's tests run (whole and streamed). `rules/README.md` describes the schema.
+//!
+//! # How a text is searched
+//!
+//! One Aho-Corasick pass finds the rules' keywords; each line holding one (a multi-line block
+//! from its first line to its end) is then searched by the rules whose keywords it holds, each
+//! rule its own automaton (`regex-automata`), judged in the text's own context (line starts,
+//! word boundaries). Where matches of different rules overlap they are reconciled as one
+//! automaton of all the rules would find them: leftmost first, the earlier rule first where
+//! two start together, and a secret inside another match's label (a token as the user of a
+//! credential URL) is taken too. A rule costs time only on the lines that hold its keywords. A match's `secret` group is replaced with `[REDACTED]`, so labels
+//! (`password=`, `Authorization: Bearer `) stay, or the match is turned down by its rule's check
+//! (look-alike prose, placeholders such as `xxxx`, `EXAMPLE`, `${VAR}`, `$(cmd)`, `ENC[…]`).
+//!
+//! The kinds cover private keys (PEM, OpenSSH, PGP, PuTTY, OpenVPN static keys, base64-wrapped
+//! PEM, age), keyed forms (JSON, YAML, `.env`, shell, Go `:=`, PHP and Ruby `=>`, XML
+//! attributes and elements, ODBC connection strings, `.netrc`, `.pgpass`, Oracle connect
+//! strings, cookie files, Bundler credentials, passwords on `mysql`, `sshpass`, `redis-cli` and
+//! `curl` command lines, HTTP `Authorization`, `Cookie` and `Set-Cookie`, URL userinfo and
+//! query secrets), about a hundred vendor token formats with a documented prefix (cloud,
+//! source hosting, registries, AI providers, SaaS APIs, webhooks), JWTs, and credentials in
+//! prose (`using token …`) when the value looks like one. Commit hashes, image digests, UUIDs
+//! and resource ids stay.
 //!
 //! [`StreamRedactor`] applies the same rules to output as it arrives, holding back at most
 //! [`STREAM_HOLD_BYTES`] of an unfinished line, so that a secret split across chunks is still
@@ -121,6 +134,7 @@ static BUILTIN_SCANNER: LazyLock<Arc<Scanner>> = LazyLock::new(|| {
             pattern: b.pattern.to_owned(),
             check: b.check,
             keywords: b.keywords.iter().map(|k| (*k).to_owned()).collect(),
+            ignore_case: b.ignore_case,
             entropy: b.entropy,
             multiline: b.multiline,
         })
@@ -337,6 +351,7 @@ fn custom(name: &str, pattern: &str) -> Spec {
         pattern: pattern.to_owned(),
         check: None,
         keywords: Vec::new(),
+        ignore_case: false,
         entropy: None,
         multiline: true,
     }

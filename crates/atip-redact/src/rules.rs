@@ -47,8 +47,10 @@ pub(crate) struct Builtin {
     pub source: &'static str,
     /// The pattern, fragments expanded (regex crate syntax).
     pub pattern: &'static str,
-    /// Literals (ASCII case-insensitive) one of which every match holds.
+    /// Literals one of which every match holds.
     pub keywords: &'static [&'static str],
+    /// Whether the keywords match in any ASCII case (else exactly as written).
+    pub ignore_case: bool,
     /// A check on the captured secret.
     pub check: SecretCheck,
     /// The least Shannon entropy of the secret, in bits per character.
@@ -68,7 +70,9 @@ pub(crate) struct Example {
 
 /// The checks a rule file may name (`check = "…"`).
 mod checks {
-    pub(super) use super::{base64_private_key, basic_credentials, looks_like_credential, not_placeholder};
+    pub(super) use super::{
+        base64_private_key, basic_credentials, looks_like_credential, not_placeholder,
+    };
 }
 
 // `BUILTIN`, and under test `EXAMPLES`: the rule files compiled by `build.rs`.
@@ -101,6 +105,7 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
         || v.starts_with("$(")
         || v.starts_with('`')
         || v.starts_with("ENC[")
+        || filler_after_prefix(v)
     {
         return true;
     }
@@ -139,6 +144,24 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
     WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 
+/// A token prefix and then one filler character: `ghp_xxxxxxxx`, `sk-****`, `glpat-00000000`.
+fn filler_after_prefix(v: &str) -> bool {
+    let Some(cut) = v
+        .char_indices()
+        .take(13)
+        .find(|(_, c)| matches!(c, '_' | '-' | '.'))
+        .map(|(i, _)| i)
+    else {
+        return false;
+    };
+    let rest = &v[cut + 1..];
+    let mut chars = rest.chars();
+    rest.len() >= 4
+        && chars.next().is_some_and(|first| {
+            matches!(first, 'x' | 'X' | '*' | '0' | '.') && chars.all(|c| c == first)
+        })
+}
+
 /// Whether a token matched by its shape alone is a stand-in for one: it holds `EXAMPLE`
 /// (AWS's documented `AKIAIOSFODNN7EXAMPLE`) or one character makes up half of it or more
 /// (`ghp_xxxxxxxxxxxxxxxxxxxx`, `sk_live_0000000000000000`). A real token is random.
@@ -153,7 +176,10 @@ pub(crate) fn is_placeholder_token(token: &str) -> bool {
     for b in token.bytes() {
         counts[usize::from(b)] += 1;
     }
-    counts.iter().max().is_some_and(|&most| most * 2 >= token.len())
+    counts
+        .iter()
+        .max()
+        .is_some_and(|&most| most * 2 >= token.len())
 }
 
 /// Whether a value from a free-form line (not a keyed or quoted form) looks like a credential
@@ -204,4 +230,3 @@ pub(crate) fn basic_credentials(s: &str) -> bool {
         && s.chars()
             .any(|c| c.is_ascii_digit() || matches!(c, '+' | '/' | '='))
 }
-

@@ -23,7 +23,11 @@ fn split_marks(text: &str) -> (String, String) {
 #[test]
 fn every_rule_has_examples_and_a_source() {
     for rule in BUILTIN {
-        assert!(!rule.source.is_empty() && !rule.description.is_empty(), "{}", rule.name);
+        assert!(
+            !rule.source.is_empty() && !rule.description.is_empty(),
+            "{}",
+            rule.name
+        );
         assert!(
             EXAMPLES.iter().any(|e| e.rule == rule.name && e.secret),
             "{} has no example",
@@ -40,12 +44,18 @@ fn every_example_is_redacted_where_its_marks_say() {
         let (input, want) = split_marks(example.text);
         let got = filter.redact(&input).0.into_owned();
         if got != want {
-            failures.push(format!("{}: {input:?}\n   want {want:?}\n    got {got:?}", example.rule));
+            failures.push(format!(
+                "{}: {input:?}\n   want {want:?}\n    got {got:?}",
+                example.rule
+            ));
         }
         for size in [1, 7, 64] {
             let streamed = super::tests::in_chunks(&filter, &input, size);
             if streamed != want {
-                failures.push(format!("{} in {size}-byte chunks: {input:?}\n   got {streamed:?}", example.rule));
+                failures.push(format!(
+                    "{} in {size}-byte chunks: {input:?}\n   got {streamed:?}",
+                    example.rule
+                ));
             }
         }
     }
@@ -59,7 +69,10 @@ fn every_counter_example_stays() {
     for example in EXAMPLES.iter().filter(|e| !e.secret) {
         let got = filter.redact(example.text).0.into_owned();
         if got != example.text {
-            failures.push(format!("{}: {:?}\n    got {got:?}", example.rule, example.text));
+            failures.push(format!(
+                "{}: {:?}\n    got {got:?}",
+                example.rule, example.text
+            ));
         }
         if super::tests::in_chunks(&filter, example.text, 5) != example.text {
             failures.push(format!("{} streamed: {:?}", example.rule, example.text));
@@ -74,18 +87,27 @@ fn every_counter_example_stays() {
 fn every_example_match_holds_a_keyword_of_its_rule() {
     let mut failures = Vec::new();
     for example in EXAMPLES.iter().filter(|e| e.secret) {
-        let rule = BUILTIN.iter().find(|r| r.name == example.rule).expect("a rule");
+        let rule = BUILTIN
+            .iter()
+            .find(|r| r.name == example.rule)
+            .expect("a rule");
         let (input, _) = split_marks(example.text);
         let regex = regex_automata::meta::Regex::new(rule.pattern).expect("compiles");
         let held = regex.find_iter(&input).any(|m| {
             let found = input[m.range()].to_ascii_lowercase();
-            rule.keywords.iter().any(|k| found.contains(&k.to_ascii_lowercase()))
+            rule.keywords
+                .iter()
+                .any(|k| found.contains(&k.to_ascii_lowercase()))
         });
         if !held {
             failures.push(format!("{}: {input:?}", example.rule));
         }
     }
-    assert!(failures.is_empty(), "no match with a keyword:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "no match with a keyword:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Whether something in `hir` can match a line break.
@@ -94,8 +116,14 @@ fn can_match_line_break(hir: &regex_syntax::hir::Hir) -> bool {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => false,
         HirKind::Literal(l) => l.0.contains(&b'\n'),
-        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().any(|r| r.start() <= '\n' && '\n' <= r.end()),
-        HirKind::Class(Class::Bytes(c)) => c.ranges().iter().any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+        HirKind::Class(Class::Unicode(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+        HirKind::Class(Class::Bytes(c)) => c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
         HirKind::Repetition(r) => can_match_line_break(&r.sub),
         HirKind::Capture(c) => can_match_line_break(&c.sub),
         HirKind::Concat(all) | HirKind::Alternation(all) => all.iter().any(can_match_line_break),
@@ -120,6 +148,150 @@ fn the_prefilter_changes_no_result() {
     texts.push(texts.join("\\n"));
     texts.push(texts.join(" "));
     for text in &texts {
-        assert_eq!(scanner.spans(text), scanner.spans_everywhere(text), "{text:?}");
+        assert_eq!(
+            scanner.spans(text),
+            scanner.spans_everywhere(text),
+            "{text:?}"
+        );
     }
+}
+
+/// `hir` without its look-around assertions (word boundaries, line anchors), which a
+/// generator cannot honour; the shapes around a generated secret give it its boundaries.
+fn without_looks(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{
+        Capture, Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Repetition,
+    };
+    match hir.kind() {
+        HirKind::Look(_) => Hir::empty(),
+        HirKind::Repetition(r) => Hir::repetition(Repetition {
+            min: r.min,
+            // Long enough for every documented length, short enough to stay readable.
+            max: Some(r.max.unwrap_or(r.min + 40).min(r.min.max(1) * 2 + 40)),
+            greedy: r.greedy,
+            sub: Box::new(without_looks(&r.sub)),
+        }),
+        HirKind::Capture(c) => Hir::capture(Capture {
+            index: c.index,
+            name: c.name.clone(),
+            sub: Box::new(without_looks(&c.sub)),
+        }),
+        HirKind::Class(Class::Unicode(c)) => {
+            // Printable ASCII and tabs, as a command's output holds them.
+            let mut printable = ClassUnicode::new([
+                ClassUnicodeRange::new('\t', '\t'),
+                ClassUnicodeRange::new(' ', '~'),
+            ]);
+            printable.intersect(c);
+            if printable.ranges().is_empty() {
+                hir.clone()
+            } else {
+                Hir::class(Class::Unicode(printable))
+            }
+        }
+        HirKind::Concat(all) => Hir::concat(all.iter().map(without_looks).collect()),
+        HirKind::Alternation(all) => Hir::alternation(all.iter().map(without_looks).collect()),
+        _ => hir.clone(),
+    }
+}
+
+/// The shapes a command prints a value in, none with a credential word of its own: what
+/// finds the value is its rule, not the keyed forms.
+const SHAPES: &[&str] = &[
+    "{}",
+    "export DEPLOY_VALUE={}",
+    "{{\"value\": \"{}\", \"id\": 7}}",
+    "  value: {}",
+    "run --header {} --verbose",
+    "2026-11-29T06:00:00Z INFO sent {} upstream",
+];
+
+/// The shapes for a rule anchored at a line start (a cookie header, a `.pgpass` line).
+const LINE_SHAPES: &[&str] = &["{}", "2026-11-29T06:00:00Z INFO read:\n{}\nEOF"];
+
+/// The corpus of issue 46: secrets generated from every rule's own pattern (three per rule,
+/// a fixed seed), each in the six shapes above; at least 97% must lose their secret part.
+#[test]
+fn secrets_generated_from_the_rules_are_caught_in_cli_shapes() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let filter = ResultFilter::new();
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[46; 32]),
+    );
+    let (mut total, mut caught) = (0usize, 0usize);
+    let mut missed = Vec::new();
+    let mut untaken = Vec::new();
+    let mut secrets = 0usize;
+    for rule in BUILTIN {
+        let hir = without_looks(&regex_syntax::parse(rule.pattern).expect("parses"));
+        let strategy = proptest::string::string_regex_parsed(&hir)
+            .unwrap_or_else(|e| panic!("{}: {e}", rule.name));
+        let own = regex_automata::meta::Regex::new(rule.pattern).expect("compiles");
+        let mut made = 0;
+        for _ in 0..40 {
+            if made == 3 {
+                break;
+            }
+            let sample = strategy.new_tree(&mut runner).expect("a value").current();
+            // A sample must be one the rule itself takes as a secret in a line of its own
+            // (a generated value may be a placeholder, or miss a check such as the base64
+            // of a private key): else there is nothing to catch.
+            let alone = filter.secret_spans(&sample, None);
+            if alone.is_empty() || !own.is_match(&sample) || sample.contains('\n') != rule.multiline
+            {
+                continue;
+            }
+            let secret: String = alone
+                .iter()
+                .map(|&(s, e)| &sample[s..e])
+                .max_by_key(|s| s.len())
+                .unwrap_or_default()
+                .to_owned();
+            if secret.len() < 6 {
+                continue;
+            }
+            made += 1;
+            secrets += 1;
+            let anchored = regex_syntax::parse(rule.pattern)
+                .is_ok_and(|h| h.properties().look_set().contains_anchor());
+            for shape in if anchored { LINE_SHAPES } else { SHAPES } {
+                let text = shape
+                    .replace("{}", &sample)
+                    .replace("{{", "{")
+                    .replace("}}", "}");
+                total += 1;
+                let out = filter.redact(&text).0;
+                if out.contains(secret.as_str()) {
+                    missed.push(format!("{}: {text:?}", rule.name));
+                } else {
+                    caught += 1;
+                }
+            }
+        }
+        if made == 0 {
+            untaken.push(rule.name);
+        }
+    }
+    // A random base64 text does not decode to a private key's BEGIN line.
+    assert_eq!(
+        untaken,
+        ["base64-private-key"],
+        "rules no generated sample of which they take"
+    );
+    let share = caught as f64 / total as f64;
+    eprintln!(
+        "generated corpus: {secrets} secrets, {caught}/{total} texts caught ({:.1}%)",
+        share * 100.0
+    );
+    for m in &missed {
+        eprintln!("missed {m}");
+    }
+    assert!(secrets >= 200, "{secrets} secrets");
+    assert!(
+        share >= 0.97,
+        "{caught}/{total} caught; missed:\n{}",
+        missed.join("\n")
+    );
 }

@@ -1,13 +1,13 @@
-//! The rules compiled into one multi-pattern automaton, and the search for secrets in a text:
-//! first for the rules' keywords (one Aho-Corasick pass), then with the automaton on the lines
-//! that hold one, in the text's own context, and again right after each escape on those lines
-//! that ends in a letter or digit.
+//! The rules and the search for secrets in a text. One Aho-Corasick pass over the text finds
+//! the rules' keywords; each line holding one (a multi-line block from its first line to its
+//! end) is then searched by the rules whose keywords it holds, each rule its own small
+//! automaton, in the text's own context, and again right after each escape on that line that
+//! ends in a letter or digit. Every accepted match of every rule is a secret; overlapping ones
+//! are redacted as one.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-
 use regex_automata::util::captures::Captures;
 use regex_automata::{meta, Anchored, Input, Match};
 
@@ -20,51 +20,47 @@ pub(super) struct Spec {
     pub(super) name: String,
     pub(super) pattern: String,
     pub(super) check: SecretCheck,
-    /// Literals one of which every match holds (ASCII case-insensitive); empty: unknown, the
-    /// whole text is searched.
+    /// Literals one of which every match holds; empty: unknown, the whole text is searched.
     pub(super) keywords: Vec<String>,
+    /// Whether the keywords match in any ASCII case (else exactly as written).
+    pub(super) ignore_case: bool,
     /// The least Shannon entropy of the secret, in bits per character.
     pub(super) entropy: Option<f64>,
     /// Whether a match may span lines; such a match starts with one of its keywords.
     pub(super) multiline: bool,
 }
 
-/// Some of the rules in one automaton: its pattern `i` is the rule `rules[i]`.
-struct Automaton {
+/// One rule compiled on its own.
+struct Compiled {
     regex: meta::Regex,
+    /// Whether the pattern reads a line or text anchor (`^`, `$`): such a rule is not tried
+    /// right after an escape, which is no line start.
+    anchored: bool,
+}
+
+/// A secret one rule found, with the end of its whole match, before the rules' matches are
+/// reconciled.
+struct Candidate {
+    found: Found,
+    end: usize,
+    rule: usize,
+}
+
+/// A part of a text and the rules to search it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Region {
+    range: Range<usize>,
     rules: Vec<usize>,
 }
 
-impl Automaton {
-    fn new(patterns: &[String], rules: Vec<usize>) -> Result<Self, (usize, String)> {
-        let regex = meta::Builder::new()
-            .configure(
-                meta::Config::new()
-                    .nfa_size_limit(Some(64 << 20))
-                    .dfa_size_limit(Some(64 << 20))
-                    .hybrid_cache_capacity(16 << 20),
-            )
-            .build_many(&rules.iter().map(|&r| &patterns[r]).collect::<Vec<_>>())
-            .map_err(|e| {
-                let rule = e.pattern().map_or(usize::MAX, |p| rules[p.as_usize()]);
-                (rule, e.to_string())
-            })?;
-        Ok(Automaton { regex, rules })
-    }
-}
-
-/// Rules compiled into one multi-pattern automaton.
+/// Rules, each compiled on its own, and the keyword pass that picks them.
 pub(super) struct Scanner {
     /// The rules as given.
     pub(super) specs: Vec<Spec>,
-    /// Each rule's pattern as compiled (ASCII word boundaries).
-    patterns: Vec<String>,
-    all: Automaton,
-    /// Where to search: the lines holding a keyword (`None` when a rule has none).
+    compiled: Vec<Compiled>,
+    /// Where to search, and with which rules (`None` when a rule has no keywords: the whole
+    /// text, every rule).
     prefilter: Option<Prefilter>,
-    /// The rules without a line or text anchor, for the searches after escapes; built the
-    /// first time a text has such an escape (`None`: they did not compile on their own).
-    after_escapes: OnceLock<Option<Automaton>>,
 }
 
 impl Scanner {
@@ -76,98 +72,127 @@ impl Scanner {
             .iter()
             .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
             .collect();
-        let all = Automaton::new(&patterns, (0..specs.len()).collect()).map_err(|(rule, e)| {
-            PatternError {
-                name: specs.get(rule).map_or("?", |s| s.name.as_str()).to_owned(),
-                message: e,
-            }
-        })?;
+        let compiled = specs
+            .iter()
+            .zip(&patterns)
+            .map(|(spec, pattern)| {
+                let regex = meta::Builder::new()
+                    .configure(
+                        meta::Config::new()
+                            .nfa_size_limit(Some(16 << 20))
+                            .hybrid_cache_capacity(4 << 20),
+                    )
+                    .build(pattern)
+                    .map_err(|e| PatternError {
+                        name: spec.name.clone(),
+                        message: e.to_string(),
+                    })?;
+                let anchored = regex_automata::util::syntax::parse(pattern)
+                    .map_or(true, |hir| hir.properties().look_set().contains_anchor());
+                Ok(Compiled { regex, anchored })
+            })
+            .collect::<Result<Vec<_>, PatternError>>()?;
         let prefilter = Prefilter::new(&specs, &patterns).map_err(|message| PatternError {
             name: "keywords".to_owned(),
             message,
         })?;
         Ok(Scanner {
             specs,
-            patterns,
-            all,
+            compiled,
             prefilter,
-            after_escapes: OnceLock::new(),
         })
     }
 
-    /// [`Scanner::spans`] without the prefilter: the whole text searched (what the prefilter
-    /// must agree with).
+    /// Every secret in `text`, in order and not overlapping, with where its match begins:
+    /// each rule on the regions whose keywords call for it, then right after escapes there.
+    pub(super) fn spans(&self, text: &str) -> Vec<Found> {
+        let regions = match &self.prefilter {
+            Some(prefilter) => prefilter.regions(text),
+            None => vec![self.everywhere(text)],
+        };
+        self.search(text, &regions)
+    }
+
+    /// [`Scanner::spans`] without the keyword pass: every rule over the whole text (what the
+    /// keyword pass must agree with).
     #[cfg(test)]
     pub(super) fn spans_everywhere(&self, text: &str) -> Vec<Found> {
-        let mut out = Vec::new();
-        let mut caps = self.all.regex.create_captures();
-        self.scan(text, 0..text.len(), &mut caps, &mut out, LABEL_DEPTH);
-        out.sort_unstable();
-        let found = out.len();
-        self.spans_after_escapes(text, &[0..text.len()], &mut out);
-        if out.len() > found {
-            out.sort_unstable();
+        self.search(text, &[self.everywhere(text)])
+    }
+
+    /// The whole of `text`, every rule.
+    fn everywhere(&self, text: &str) -> Region {
+        Region {
+            range: 0..text.len(),
+            rules: (0..self.specs.len()).collect(),
         }
+    }
+
+    /// The secrets of `regions`: each rule's matches there, reconciled as one automaton of
+    /// all the rules would find them — leftmost first, the earlier rule first where two start
+    /// together, the search going on after each match taken, and the secrets inside a taken
+    /// match's label (a token as the user of a credential URL) taken too — then the secrets
+    /// right after escapes.
+    fn search(&self, text: &str, regions: &[Region]) -> Vec<Found> {
+        let mut candidates = Vec::new();
+        let mut caps: Vec<Option<Captures>> = Vec::new();
+        caps.resize_with(self.specs.len(), || None);
+        for region in regions {
+            for &rule in &region.rules {
+                let caps =
+                    caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
+                self.scan(text, rule, region.range.clone(), caps, &mut candidates);
+            }
+        }
+        candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
+        let mut out: Vec<Found> = Vec::with_capacity(candidates.len());
+        // The end of the last match taken outside labels, and that match's label.
+        let mut reached = 0;
+        let mut label = 0..0;
+        for c in candidates {
+            if c.found.label >= reached {
+                reached = c.end;
+                label = c.found.label + 1..c.found.start;
+                out.push(c.found);
+            } else if c.found.label >= label.start && c.end <= label.end {
+                out.push(c.found);
+            }
+        }
+        out.sort_unstable();
+        self.spans_after_escapes(text, regions, &mut caps, &mut out);
+        out.sort_unstable();
         merge(out)
     }
 
-    /// Every secret in `text`, in order and not overlapping, with where its match begins: the
-    /// matches in the text's own context, then those right after an escape
-    /// ([`Scanner::spans_after_escapes`]).
-    pub(super) fn spans(&self, text: &str) -> Vec<Found> {
-        let mut out = Vec::new();
-        let mut caps = self.all.regex.create_captures();
-        let ranges = match &self.prefilter {
-            Some(prefilter) => prefilter.candidates(text),
-            None => vec![0..text.len()],
-        };
-        for range in &ranges {
-            self.scan(text, range.clone(), &mut caps, &mut out, LABEL_DEPTH);
-        }
-        out.sort_unstable();
-        let found = out.len();
-        self.spans_after_escapes(text, &ranges, &mut out);
-        if out.len() > found {
-            out.sort_unstable();
-        }
-        merge(out)
-    }
-
-    /// The accepted matches of every rule in `text[range]` (the text around it read for word
-    /// boundaries), appended to `out`. The search goes on from the end of each match, so each
-    /// match's label (what it matched before its secret: the user of
-    /// `https://user:password@`, the `login` of a netrc line) is searched on its own after it,
-    /// and the labels found in that one, `depth` levels down (a credential URL as a netrc
-    /// login): each level reads a part of the text at most once, so the work stays linear.
+    /// The accepted matches of `rule` in `text[range]` (the text around it read for word
+    /// boundaries), appended to `out`. The search goes on after each match, or from the next
+    /// character after a match turned down by the rule's check, where a shorter one may start.
     fn scan(
         &self,
         text: &str,
-        range: std::ops::Range<usize>,
+        rule: usize,
+        range: Range<usize>,
         caps: &mut Captures,
-        out: &mut Vec<Found>,
-        depth: u8,
+        out: &mut Vec<Candidate>,
     ) {
+        let regex = &self.compiled[rule].regex;
         let mut at = range.start;
         while at < range.end {
-            let Some(m) = self
-                .all
-                .regex
-                .search(&Input::new(text).range(at..range.end))
-            else {
+            let Some(m) = regex.search(&Input::new(text).range(at..range.end)) else {
                 break;
             };
-            if let Some((start, end)) = self.secret_of(&self.all, text, m, caps) {
-                out.push(Found {
-                    start,
-                    end,
-                    label: m.start(),
+            if let Some((start, end)) = self.secret_of(rule, text, m, caps) {
+                out.push(Candidate {
+                    found: Found {
+                        start,
+                        end,
+                        label: m.start(),
+                    },
+                    end: m.end().max(end),
+                    rule,
                 });
                 at = m.end().max(m.start() + 1);
-                if depth > 0 && start > m.start() + 1 {
-                    self.scan(text, m.start() + 1..start, caps, out, depth - 1);
-                }
             } else {
-                // Turned down: another rule may still match from the next character on.
                 at = m.start() + 1;
             }
             while at < range.end && !text.is_char_boundary(at) {
@@ -176,34 +201,38 @@ impl Scanner {
         }
     }
 
-    /// The secret of the match `m` of `automaton` in `haystack`, if its rule accepts it: a
-    /// group named `secret` (or `secret2`…`secret5` for other forms) judged by the rule's
-    /// check, or `loose`, which must look like a credential; without a group, the whole match.
+    /// The secret of the match `m` of `rule` in `haystack`, if the rule accepts it: a group
+    /// named `secret` (or `secret2`…`secret5` for other forms) judged by the rule's check, or
+    /// `loose`, which must look like a credential; without a group, the whole match, which
+    /// must not be a stand-in ([`rules::is_placeholder_token`]). A trailing `)` that closes a
+    /// parenthesis opened before the match is not part of the secret.
     fn secret_of(
         &self,
-        automaton: &Automaton,
+        rule: usize,
         haystack: &str,
         m: Match,
         caps: &mut Captures,
     ) -> Option<(usize, usize)> {
-        let spec = &self.specs[automaton.rules[m.pattern().as_usize()]];
-        // The same rule again, anchored where it matched, for its groups.
-        automaton.regex.search_captures(
+        let spec = &self.specs[rule];
+        // The rule again, anchored where it matched, for its groups.
+        self.compiled[rule].regex.search_captures(
             &Input::new(haystack)
                 .range(m.start()..m.end())
-                .anchored(Anchored::Pattern(m.pattern())),
+                .anchored(Anchored::Yes),
             caps,
         );
         let strict = ["secret", "secret2", "secret3", "secret4", "secret5"]
             .into_iter()
             .find_map(|g| caps.get_group_by_name(g));
-        let (secret, check) = match (strict, caps.get_group_by_name("loose")) {
+        let loose = caps.get_group_by_name("loose");
+        let (secret, check) = match (strict, loose) {
             (Some(s), _) => (s, spec.check),
             (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
             (None, None) => (m.span(), spec.check),
         };
-        let whole_match = strict.is_none() && caps.get_group_by_name("loose").is_none();
-        let end = secret.start + unclosed_tail(haystack, m.start(), &haystack[secret.start..secret.end]);
+        let whole_match = strict.is_none() && loose.is_none();
+        let end =
+            secret.start + unclosed_tail(haystack, m.start(), &haystack[secret.start..secret.end]);
         let value = &haystack[secret.start..end];
         let accepted = !value.is_empty()
             && check.is_none_or(|accept| accept(value))
@@ -212,52 +241,39 @@ impl Scanner {
         accepted.then_some((secret.start, end))
     }
 
-    /// The rules without a line or text anchor (`^`), compiled on first use.
-    fn after_escapes(&self) -> Option<&Automaton> {
-        self.after_escapes
-            .get_or_init(|| {
-                let unanchored = (0..self.patterns.len())
-                    .filter(|&r| {
-                        regex_automata::util::syntax::parse(&self.patterns[r])
-                            .is_ok_and(|hir| !hir.properties().look_set().contains_anchor())
-                    })
-                    .collect();
-                Automaton::new(&self.patterns, unanchored).ok()
-            })
-            .as_ref()
-    }
-
     /// The secrets that start right after an escape ending in a letter or digit
     /// ([`escape_len`]: `\n`, `\t`, `\u0009` as JSON writes them, a terminal's colour codes),
     /// appended to `out`. In `"FOO=1\nghp_…"`, as a command prints JSON, the token follows the
     /// letter `n`, so a rule's leading word boundary does not hold in the text's own context;
     /// here each such position is matched as the start of a text of its own (anchored: a cost
-    /// per escape followed by a letter or digit, not per byte), by the rules that do not
-    /// anchor at a line start (an escape is not one). Only escapes in `ranges` (the lines
-    /// holding a keyword, in order) are read: a match holds a keyword on the line it starts
-    /// on. The escape stays.
-    fn spans_after_escapes(&self, text: &str, ranges: &[Range<usize>], out: &mut Vec<Found>) {
+    /// per escape followed by a letter or digit, not per byte), by the rules of the region it
+    /// is in that do not anchor at a line start (an escape is not one). The escape stays.
+    fn spans_after_escapes(
+        &self,
+        text: &str,
+        regions: &[Region],
+        caps: &mut [Option<Captures>],
+        out: &mut Vec<Found>,
+    ) {
         let bytes = text.as_bytes();
-        let mut automaton = None;
-        let mut caps = None;
         let mut covered = 0;
         // Backslashes, ESC and `%` in one pass, carets in a second (positions start over).
         let positions =
             memchr::memchr3_iter(b'\\', 0x1b, b'%', bytes).chain(memchr::memchr_iter(b'^', bytes));
         let mut last = 0;
-        let mut range = 0;
+        let mut region = 0;
         for at in positions {
             if at < last {
                 covered = 0;
-                range = 0;
+                region = 0;
             }
             last = at;
-            while ranges.get(range).is_some_and(|r| r.end <= at) {
-                range += 1;
+            while regions.get(region).is_some_and(|r| r.range.end <= at) {
+                region += 1;
             }
-            if !ranges.get(range).is_some_and(|r| r.start <= at) {
+            let Some(here) = regions.get(region).filter(|r| r.range.start <= at) else {
                 continue;
-            }
+            };
             let start = at + escape_len(&bytes[at..]);
             if start == at
                 || start < covered
@@ -265,38 +281,46 @@ impl Scanner {
             {
                 continue;
             }
-            let Some(automaton) = *automaton.get_or_insert_with(|| self.after_escapes()) else {
-                return;
-            };
-            let caps = caps.get_or_insert_with(|| automaton.regex.create_captures());
             let rest = &text[start..];
-            let Some(m) = automaton
-                .regex
-                .search(&Input::new(rest).anchored(Anchored::Yes))
-            else {
-                continue;
-            };
-            if let Some((s, e)) = self.secret_of(automaton, rest, m, caps) {
-                // The escape is held with the secret in a stream, as its label.
-                out.push(Found {
-                    start: start + s,
-                    end: start + e,
-                    label: at,
-                });
-                covered = start + e;
+            for &rule in &here.rules {
+                let compiled = &self.compiled[rule];
+                if compiled.anchored {
+                    continue;
+                }
+                let Some(m) = compiled
+                    .regex
+                    .search(&Input::new(rest).anchored(Anchored::Yes))
+                else {
+                    continue;
+                };
+                let caps = caps[rule].get_or_insert_with(|| compiled.regex.create_captures());
+                if let Some((s, e)) = self.secret_of(rule, rest, m, caps) {
+                    // The escape is held with the secret in a stream, as its label.
+                    out.push(Found {
+                        start: start + s,
+                        end: start + e,
+                        label: at,
+                    });
+                    covered = covered.max(start + e);
+                }
             }
         }
     }
 }
 
 /// The keywords of every rule in one Aho-Corasick automaton, and the multi-line rules on their
-/// own: what finds the parts of a text worth the whole automaton's time.
+/// own: what finds the parts of a text worth a rule's time, and which rules.
 struct Prefilter {
+    /// Every keyword, ASCII case folded (one pattern per folded spelling).
     keywords: AhoCorasick,
-    /// For each keyword, whether a multi-line rule has it.
+    /// For each pattern, the rules that have it and the spelling each needs (`None`: any case).
+    rules: Vec<Vec<(usize, Option<String>)>>,
+    /// For each pattern, whether a multi-line rule has it.
     starts_block: Vec<bool>,
     /// The multi-line rules, searched anchored at their keyword for where a block ends.
     blocks: Option<meta::Regex>,
+    /// How many rules there are.
+    count: usize,
 }
 
 impl Prefilter {
@@ -305,24 +329,26 @@ impl Prefilter {
         if specs.is_empty() || specs.iter().any(|s| s.keywords.is_empty()) {
             return Ok(None);
         }
-        let mut words: Vec<String> = Vec::new();
+        let mut folded: Vec<String> = Vec::new();
+        let mut rules: Vec<Vec<(usize, Option<String>)>> = Vec::new();
         let mut starts_block: Vec<bool> = Vec::new();
-        for spec in specs {
+        for (rule, spec) in specs.iter().enumerate() {
             for k in &spec.keywords {
-                let k = k.to_ascii_lowercase();
-                match words.iter().position(|w| *w == k) {
-                    Some(i) => starts_block[i] |= spec.multiline,
-                    None => {
-                        words.push(k);
-                        starts_block.push(spec.multiline);
-                    }
-                }
+                let fold = k.to_ascii_lowercase();
+                let i = folded.iter().position(|w| *w == fold).unwrap_or_else(|| {
+                    folded.push(fold);
+                    rules.push(Vec::new());
+                    starts_block.push(false);
+                    folded.len() - 1
+                });
+                starts_block[i] |= spec.multiline;
+                rules[i].push((rule, (!spec.ignore_case).then(|| k.clone())));
             }
         }
         let keywords = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .kind(Some(AhoCorasickKind::DFA))
-            .build(&words)
+            .build(&folded)
             .map_err(|e| e.to_string())?;
         let block_patterns: Vec<&String> = specs
             .iter()
@@ -333,43 +359,89 @@ impl Prefilter {
         let blocks = if block_patterns.is_empty() {
             None
         } else {
-            Some(
-                meta::Regex::new_many(&block_patterns).map_err(|e| e.to_string())?,
-            )
+            Some(meta::Regex::new_many(&block_patterns).map_err(|e| e.to_string())?)
         };
         Ok(Some(Prefilter {
             keywords,
+            rules,
             starts_block,
             blocks,
+            count: specs.len(),
         }))
     }
 
-    /// The parts of `text` a match can be in, in order and not overlapping: each line holding
-    /// a keyword (its line break included), and from a multi-line rule's keyword to the end of
-    /// its block's line.
-    fn candidates(&self, text: &str) -> Vec<Range<usize>> {
+    /// Adds to `wanted` the rules that take the keyword match `m` (spelled as it is in
+    /// `bytes`); whether any does.
+    fn take(&self, bytes: &[u8], m: &aho_corasick::Match, wanted: &mut [u64]) -> bool {
+        let found = &bytes[m.range()];
+        let mut any = false;
+        for (rule, spelling) in &self.rules[m.pattern().as_usize()] {
+            if spelling.as_ref().is_none_or(|k| k.as_bytes() == found) {
+                wanted[rule / 64] |= 1 << (rule % 64);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The regions of `text` a match can be in, in order and not overlapping, each with the
+    /// rules whose keywords it holds: each line holding a keyword (its line break included),
+    /// and from a multi-line rule's keyword to the end of its block's line.
+    fn regions(&self, text: &str) -> Vec<Region> {
         let bytes = text.as_bytes();
-        let mut out: Vec<Range<usize>> = Vec::new();
+        let mut out: Vec<Region> = Vec::new();
+        let mut wanted = vec![0u64; self.count.div_ceil(64)];
         let mut at = 0;
-        while at < bytes.len() {
-            let Some(m) = self
-                .keywords
-                .find(aho_corasick::Input::new(bytes).span(at..bytes.len()))
-            else {
-                break;
+        'lines: while at < bytes.len() {
+            // The first keyword some rule takes as spelled.
+            let input = aho_corasick::Input::new(bytes).span(at..bytes.len());
+            let mut state = aho_corasick::automaton::OverlappingState::start();
+            let first = loop {
+                self.keywords.find_overlapping(input.clone(), &mut state);
+                let Some(m) = state.get_match() else {
+                    break 'lines;
+                };
+                wanted.iter_mut().for_each(|w| *w = 0);
+                if self.take(bytes, &m, &mut wanted) {
+                    break m;
+                }
             };
-            let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
-            let mut end = line_end(bytes, m.end());
-            if self.starts_block[m.pattern().as_usize()] {
-                if let Some(block) = self.blocks.as_ref().and_then(|b| {
-                    b.search(&Input::new(text).range(m.start()..).anchored(Anchored::Yes))
-                }) {
-                    end = end.max(line_end(bytes, block.end()));
+            let start = memchr::memrchr(b'\n', &bytes[..first.start()]).map_or(0, |i| i + 1);
+            let mut end = line_end(bytes, first.end());
+            // Every other keyword up to the end (which a block may move on).
+            loop {
+                let m = state.get_match().expect("the first keyword");
+                if self.starts_block[m.pattern().as_usize()] {
+                    if let Some(block) = self.blocks.as_ref().and_then(|b| {
+                        b.search(&Input::new(text).range(m.start()..).anchored(Anchored::Yes))
+                    }) {
+                        end = end.max(line_end(bytes, block.end()));
+                    }
+                }
+                self.keywords.find_overlapping(input.clone(), &mut state);
+                match state.get_match() {
+                    Some(next) if next.start() < end => {
+                        self.take(bytes, &next, &mut wanted);
+                    }
+                    _ => break,
                 }
             }
+            let rules: Vec<usize> = (0..self.count)
+                .filter(|r| wanted[r / 64] & (1 << (r % 64)) != 0)
+                .collect();
             match out.last_mut() {
-                Some(last) if start <= last.end => last.end = last.end.max(end),
-                _ => out.push(start..end),
+                // Only a block overlaps the next line; lines that merely touch stay apart, each
+                // with its own rules.
+                Some(last) if start < last.range.end => {
+                    last.range.end = last.range.end.max(end);
+                    last.rules.extend(rules);
+                    last.rules.sort_unstable();
+                    last.rules.dedup();
+                }
+                _ => out.push(Region {
+                    range: start..end,
+                    rules,
+                }),
             }
             at = end;
         }
@@ -422,9 +494,6 @@ pub(super) fn entropy(value: &str) -> f64 {
         })
         .sum()
 }
-
-/// How many levels of labels within labels are searched for secrets.
-const LABEL_DEPTH: u8 = 3;
 
 /// The most parameter and intermediate bytes of a control sequence [`escape_len`] reads.
 const MAX_CSI_BYTES: usize = 64;
