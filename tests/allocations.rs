@@ -1,13 +1,13 @@
 //! Allocations per dispatched call: metadata loaded at run time costs no more per call than
 //! generated code. A loaded command's name, title, effects, checksum, metadata path and
 //! parameter names are shared with every invocation (`atip_runtime::Shared`), not copied, so
-//! `RuntimeTool::invocation_from_json_text` allocates no more than the generated
+//! `LoadedCommands::invocation_from_json_text` allocates no more than the generated
 //! `Call::from_json_text(…).to_invocation()` does for the same call: the argv, the recorded
 //! option values and their list (13 allocations each for this call; a flag's recorded `true`
 //! is borrowed). Allocation counts are exact, unlike timings. One test in this
 //! binary: the counting allocator is global.
 
-use atip_runtime::{FlattenOptions, RuntimeTool, Shared, ToInvocation, TrustSource};
+use atip_runtime::{FlattenOptions, LoadedCommands, Shared, ToInvocation, TrustSource};
 use atip_tests::alloc::{allocations_of, Counting};
 
 #[global_allocator]
@@ -19,7 +19,7 @@ const ARGS: &str =
 #[test]
 fn a_loaded_call_allocates_what_a_generated_call_does() {
     let git = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/atip/git.json");
-    let tool = RuntimeTool::from_path(
+    let tool = LoadedCommands::from_path(
         git.as_ref(),
         atip_runtime::Mode::Strict,
         &FlattenOptions::default(),

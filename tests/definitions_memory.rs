@@ -7,7 +7,7 @@
 //! One test in this binary: the counting allocator is global.
 
 use atip_runtime::{
-    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, Provider, RuntimeTool,
+    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, Provider, LoadedCommands,
 };
 use atip_tests::alloc::{peak_of, Counting};
 use serde_json::{json, Map, Value};
@@ -15,11 +15,11 @@ use serde_json::{json, Map, Value};
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-fn tool(commands: Map<String, Value>, globals: Value) -> RuntimeTool {
+fn tool(commands: Map<String, Value>, globals: Value) -> LoadedCommands {
     let text = json!({"atip": {"version": "0.6"}, "name": "big", "version": "1",
                       "description": "d", "commands": commands, "globalOptions": globals})
     .to_string();
-    RuntimeTool::new(
+    LoadedCommands::new(
         Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
         None,
     )
@@ -32,7 +32,7 @@ fn option(name: &str, description: &str) -> Value {
 #[test]
 fn definitions_reserve_about_what_they_write() {
     let long = "word ".repeat(20_000);
-    let cases: Vec<(&str, RuntimeTool, &[Provider])> = vec![
+    let cases: Vec<(&str, LoadedCommands, &[Provider])> = vec![
         (
             "64 commands with 100 kB descriptions ahead of 6,000 small ones",
             tool(

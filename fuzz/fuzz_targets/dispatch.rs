@@ -7,16 +7,16 @@
 
 use std::sync::OnceLock;
 
-use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands, ToolCall};
 use libfuzzer_sys::fuzz_target;
 
-fn git() -> &'static RuntimeTool {
-    static TOOL: OnceLock<RuntimeTool> = OnceLock::new();
+fn git() -> &'static LoadedCommands {
+    static TOOL: OnceLock<LoadedCommands> = OnceLock::new();
     TOOL.get_or_init(|| {
         let text = include_str!("../../examples/atip/git.json");
         let doc = Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default())
             .expect("git.json loads");
-        RuntimeTool::new(doc, None)
+        LoadedCommands::new(doc, None)
     })
 }
 

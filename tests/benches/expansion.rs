@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use atip_build::{expand, Options};
 use atip_runtime::providers::Provider;
-use atip_runtime::{Document, FlattenOptions, Mode, RuntimeTool};
+use atip_runtime::{Document, FlattenOptions, Mode, LoadedCommands};
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, SamplingMode};
 
@@ -125,7 +125,7 @@ fn main() {
     drop(text);
     let (peak, _) = peak_of(|| {
         let doc = Document::from_path(&path, Mode::Strict, &FlattenOptions::default()).unwrap();
-        let tool = RuntimeTool::new(doc, None);
+        let tool = LoadedCommands::new(doc, None);
         for p in Provider::ALL {
             black_box(tool.definitions_json(p));
         }

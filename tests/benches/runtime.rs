@@ -36,7 +36,7 @@ use atip_runtime::providers::Provider;
 use atip_runtime::search::ToolIndex;
 use atip_runtime::{
     exec::ExitStatus, exec::ResultOptions, Document, Effects, FlattenOptions, Invocation,
-    LoadOptions, Output, ResultFilter, Runner, RuntimeTool, SandboxReport, ToolCall,
+    LoadOptions, Output, ResultFilter, Runner, LoadedCommands, SandboxReport, ToolCall,
 };
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, Throughput};
@@ -51,7 +51,7 @@ fn compile(c: &mut Criterion) {
     let text = document(&Shape::AWS);
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
         .expect("the aws document loads");
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let mut g = c.benchmark_group("compile");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -109,7 +109,7 @@ fn compile(c: &mut Criterion) {
     g.bench_function("load-and-compile", |b| {
         b.iter(|| {
             let doc = lenient_load(black_box(&text));
-            RuntimeTool::new(doc, None).definitions_json(Provider::OpenAi)
+            LoadedCommands::new(doc, None).definitions_json(Provider::OpenAi)
         })
     });
     g.finish();
@@ -143,20 +143,20 @@ fn real_aws(c: &mut Criterion) {
     g.bench_function("load-and-compile", |b| {
         b.iter(|| {
             let doc = lenient_load(black_box(&text));
-            RuntimeTool::new(doc, None)
+            LoadedCommands::new(doc, None)
                 .global_options(atip_runtime::tool::GlobalOptions::None)
                 .definitions_json(Provider::Anthropic)
         })
     });
     // The search index of the loaded document (target: ≤ 0.5 s beyond the load), and of
     // aws-mid itself, whose texts are not repeated 25 times, against its own load.
-    let loaded = RuntimeTool::new(lenient_load(&text), None);
+    let loaded = LoadedCommands::new(lenient_load(&text), None);
     g.bench_function("index", |b| {
         b.iter(|| ToolIndex::for_tool(black_box(&loaded)))
     });
     drop(loaded);
     g.bench_function("aws-mid-load", |b| b.iter(|| lenient_load(black_box(&one))));
-    let mid = RuntimeTool::new(lenient_load(&one), None);
+    let mid = LoadedCommands::new(lenient_load(&one), None);
     g.bench_function("aws-mid-index", |b| {
         b.iter(|| ToolIndex::for_tool(black_box(&mid)))
     });
@@ -267,7 +267,7 @@ fn dispatch(c: &mut Criterion) {
         &FlattenOptions::default(),
     )
     .expect("git.json loads");
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     assert!(!tool.specs().is_empty());
     let call = ToolCall::from_json_text(None, "git_commit", ARGS);
     assert_eq!(
@@ -616,14 +616,14 @@ fn main() {
         since,
     );
     report.ratio(
-        "the same call through `RuntimeTool::invocation_from_json_text` (run-time metadata, argument values recorded), vs the same floor",
+        "the same call through `LoadedCommands::invocation_from_json_text` (run-time metadata, argument values recorded), vs the same floor",
         ("dispatch", "loaded-text"),
         ("dispatch", "derive-floor"),
         2.0,
         since,
     );
     report.ratio(
-        "the same call as a `ToolCall` through `RuntimeTool::invocation`, vs the same floor",
+        "the same call as a `ToolCall` through `LoadedCommands::invocation`, vs the same floor",
         ("dispatch", "loaded"),
         ("dispatch", "derive-floor"),
         2.0,

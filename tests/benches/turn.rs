@@ -16,7 +16,7 @@ use atip_runtime::wire::{model_turn, parse_response, result_messages};
 use atip_runtime::ToolResult;
 use atip_runtime::{
     exec::BatchOptions, Document, FlattenOptions, LoadOptions, Policy, Provider, Runner,
-    RuntimeTool,
+    LoadedCommands,
 };
 use criterion::Criterion;
 use serde_json::{json, Value};
@@ -42,14 +42,14 @@ const TRUE_JSON: &str = r#"{
   }
 }"#;
 
-fn tool() -> RuntimeTool {
+fn tool() -> LoadedCommands {
     let doc = Document::parse(
         TRUE_JSON,
         &LoadOptions::strict(),
         &FlattenOptions::default(),
     )
     .expect("the probe loads");
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 /// An Anthropic response with `CALLS` calls of `true`.
@@ -67,7 +67,7 @@ fn body() -> String {
 }
 
 /// The driver's steps by hand: what a caller would write without it.
-async fn by_hand(tool: &RuntimeTool, runner: &Runner, body: &str) -> Vec<Value> {
+async fn by_hand(tool: &LoadedCommands, runner: &Runner, body: &str) -> Vec<Value> {
     let provider = Provider::Anthropic;
     let parsed = parse_response(provider, body).unwrap();
     let mut messages = model_turn(provider, &serde_json::from_str(body).unwrap()).unwrap();

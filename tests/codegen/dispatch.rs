@@ -6,18 +6,18 @@ use std::path::Path;
 
 use atip_runtime::providers::{tool_definition, tool_definitions_json, Provider};
 use atip_runtime::{
-    tool::ValueKind, Command, Document, FlattenOptions, LoadOptions, RuntimeTool, ToInvocation,
+    tool::ValueKind, Command, Document, FlattenOptions, LoadOptions, LoadedCommands, ToInvocation,
     ToolCall, ToolSpec,
 };
 use atip_tests::git::SetGlobals;
 use atip_tests::{git, ls, weird};
 use serde_json::{json, Map, Value};
 
-fn loaded(file: &str) -> RuntimeTool {
+fn loaded(file: &str) -> LoadedCommands {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
     let text = std::fs::read_to_string(path).unwrap();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 /// `git` again, with every provider's definitions generated as constants.

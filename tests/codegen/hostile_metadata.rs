@@ -131,7 +131,7 @@ fn metadata_that_lies_is_still_subject_to_the_callers_deny_list() {
             "effects": {"destructive": false, "reversible": true, "filesystem": {"delete": false}}}}"#,
     );
     let d = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let tool = atip_runtime::RuntimeTool::new(d, Some("rm".into()));
+    let tool = atip_runtime::LoadedCommands::new(d, Some("rm".into()));
     let mut args = serde_json::Map::new();
     args.insert("p".into(), "-rf /".into());
     let inv = tool

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands, ToolCall};
 use atip_tests::sloppy::{self, IDENTICAL_EVERY};
 use serde_json::json;
 
@@ -48,7 +48,7 @@ fn lenient_loading_keeps_every_command_but_the_conflicting_ones() {
         .contains("is shadowed by the parameter of the same name")));
 
     // Every kept command dispatches; a skipped one is unknown.
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let deep = tool
         .specs()
         .iter()
@@ -109,7 +109,7 @@ fn a_giant_enum_is_degraded_only_where_the_provider_cannot_hold_it() {
     let s = sloppy::document(400);
     let doc =
         Document::parse(&s.text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap();
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let giant = tool
         .specs()
         .iter()
@@ -164,7 +164,7 @@ fn the_validators_accept_every_provider_output_for_sloppy_metadata() {
     let s = sloppy::document(400);
     let doc = Document::parse(&s.text, &LoadOptions::lenient(), &FlattenOptions::default())
         .expect("lenient loading succeeds");
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let mut entries = Vec::new();
     for p in Provider::ALL {
         let chunk = p.max_tools().unwrap_or(usize::MAX);

@@ -10,7 +10,7 @@ use atip_runtime::canonical::{
     InvalidTool, Resolution, Schema, SchemaObject, SchemaType, Warning,
 };
 use atip_runtime::providers::{tool_definitions, Provider};
-use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands};
 use serde_json::{json, Value};
 
 fn lines(warnings: &[Warning]) -> Vec<String> {
@@ -521,13 +521,13 @@ fn conversions_are_deterministic() {
     }
 }
 
-fn example(name: &str) -> RuntimeTool {
+fn example(name: &str) -> LoadedCommands {
     let path = support::workspace()
         .join("examples/atip")
         .join(format!("{name}.json"));
     let text = std::fs::read_to_string(path).unwrap();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 /// Where two JSON values first differ, for a readable failure.

@@ -333,7 +333,7 @@ fn atip_corpus_converts_as_the_compiler_compiles() {
             &atip_runtime::FlattenOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let tool = atip_runtime::RuntimeTool::new(doc, None);
+        let tool = atip_runtime::LoadedCommands::new(doc, None);
         let tools = atip_runtime::canonical::from_atip(tool.document());
         for p in Provider::ALL {
             let mut ours = write(&tools, p, true).unwrap().value;

@@ -21,7 +21,7 @@ use std::time::Instant;
 use atip_core::{Document, FlattenOptions, LoadOptions};
 use atip_fig::{ImportOptions, Importer, Package, Summary};
 use atip_runtime::providers::{tool_definitions, Provider};
-use atip_runtime::RuntimeTool;
+use atip_runtime::LoadedCommands;
 use support::validators::{shared, validate, validator_name};
 
 const TARBALL: &str = "corpus/fig/withfig-autocomplete-2.692.3.tgz";
@@ -228,7 +228,7 @@ fn popular_tools_compile_with_include_atip_and_pass_the_validators() {
         ));
         let doc =
             Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-        let loaded = RuntimeTool::new(doc, None);
+        let loaded = LoadedCommands::new(doc, None);
         for p in Provider::ALL {
             let chunk = p.max_tools().unwrap_or(usize::MAX);
             for (k, part) in loaded.specs().chunks(chunk).enumerate() {

@@ -1,5 +1,5 @@
 //! Correctness on the aws-sized document (`atip_tests::large`, 21,000 commands, ≈ 49 MB):
-//! provider-valid distinct names, every command dispatchable through `RuntimeTool`, argv of
+//! provider-valid distinct names, every command dispatchable through `LoadedCommands`, argv of
 //! sampled calls, the generator's command limit and filter. Timings are in the benches
 //! (`cargo bench -p atip-tests`), not here.
 
@@ -12,7 +12,7 @@ use atip_build::{expand, Options, DEFAULT_MAX_COMMANDS};
 use atip_runtime::flatten::OptionScope;
 use atip_runtime::providers::Provider;
 use atip_runtime::{
-    flatten::ParamPlacement, tool::ValueKind, Document, FlattenOptions, LoadOptions, RuntimeTool,
+    flatten::ParamPlacement, tool::ValueKind, Document, FlattenOptions, LoadOptions, LoadedCommands,
     ToolCall,
 };
 use atip_tests::large::{document, operation_name, service_name, Shape};
@@ -25,8 +25,8 @@ fn aws_text() -> &'static str {
 }
 
 /// The aws document loaded for dispatch, once.
-fn aws_tool() -> &'static RuntimeTool {
-    static TOOL: OnceLock<RuntimeTool> = OnceLock::new();
+fn aws_tool() -> &'static LoadedCommands {
+    static TOOL: OnceLock<LoadedCommands> = OnceLock::new();
     TOOL.get_or_init(|| {
         let doc = Document::parse(
             aws_text(),
@@ -34,7 +34,7 @@ fn aws_tool() -> &'static RuntimeTool {
             &FlattenOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        RuntimeTool::new(doc, None)
+        LoadedCommands::new(doc, None)
     })
 }
 

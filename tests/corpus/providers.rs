@@ -21,10 +21,10 @@ use support::validators::{shared, validate, validator_name};
 use atip_runtime::providers::{tool_definitions, Provider};
 use atip_runtime::wire::{model_turn, parse_response, result_messages, ParseError};
 use atip_runtime::ToolResult;
-use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands};
 use serde_json::{json, Value};
 
-fn documents() -> Vec<(String, RuntimeTool)> {
+fn documents() -> Vec<(String, LoadedCommands)> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(shared().join("corpus/atip/valid"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -50,7 +50,7 @@ fn documents() -> Vec<(String, RuntimeTool)> {
             let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (stem, RuntimeTool::new(doc, None))
+            (stem, LoadedCommands::new(doc, None))
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use crate::support;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::search::{MetaTools, ToolIndex, SELECT_DEFAULT};
 use atip_runtime::{
-    Dispatch, Document, FlattenOptions, LoadOptions, Provider, Runner, RuntimeTool,
+    Dispatch, Document, FlattenOptions, LoadOptions, Provider, Runner, LoadedCommands,
 };
 use atip_tests::large::{self, Shape};
 use serde_json::json;
@@ -35,7 +35,7 @@ fn queries_over_a_generated_2000_command_document_find_their_command() {
         &FlattenOptions::default(),
     )
     .unwrap();
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let titles: Vec<String> = tool.specs().iter().map(|s| s.title.to_string()).collect();
     let index = ToolIndex::new(tool.specs());
     // "describe load balancer in ec2": the words a person would use, no punctuation.
@@ -104,7 +104,7 @@ fn queries(name: &str) -> Vec<(String, String)> {
 
 /// Recall@1, @5 and @10 of `labelled` (query, flattened name) over `tool`, with every miss
 /// printed; each label must name a command.
-fn measure(set: &str, tool: &RuntimeTool, labelled: &[(String, String)]) -> [f64; 3] {
+fn measure(set: &str, tool: &LoadedCommands, labelled: &[(String, String)]) -> [f64; 3] {
     let names: Vec<String> = tool.specs().iter().map(|s| s.name.to_string()).collect();
     let index = ToolIndex::for_tool(tool);
     let mut found = [0usize; 3];
@@ -159,7 +159,7 @@ fn recall_of_labelled_queries_over_real_aws_and_gh_metadata() {
             &FlattenOptions::default(),
         )
         .unwrap();
-        let tool = RuntimeTool::new(doc, None);
+        let tool = LoadedCommands::new(doc, None);
         let labelled = queries(tsv);
         assert!(labelled.len() >= 75, "{tsv}: {} queries", labelled.len());
         let [at1, _, at10] = measure(set, &tool, &labelled);
@@ -185,7 +185,7 @@ fn labelled_queries_over_the_gh_corpus() {
         &FlattenOptions::default(),
     )
     .unwrap();
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let titles: Vec<String> = tool.specs().iter().map(|s| s.title.to_string()).collect();
     let index = ToolIndex::new(tool.specs());
     let labelled: Vec<(String, String)> = [
@@ -246,7 +246,7 @@ fn meta_tools_search_describe_and_run_in_one_turn() {
     let git = support::workspace().join("examples/atip/git.json");
     let doc =
         Document::from_path(&git, atip_runtime::Mode::Strict, &FlattenOptions::default()).unwrap();
-    let meta = MetaTools::new(RuntimeTool::new(doc, None));
+    let meta = MetaTools::new(LoadedCommands::new(doc, None));
     let names: Vec<&str> = meta.specs().iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(
         names,

@@ -4,7 +4,7 @@
 
 use atip_runtime::providers::Provider;
 use atip_runtime::{
-    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall,
+    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, LoadedCommands, ToolCall,
 };
 use atip_tests::large::{document, Shape};
 use serde_json::json;
@@ -15,7 +15,7 @@ fn bytes_per_definition_with_and_without_global_options() {
     let load = |globals: GlobalOptions| {
         let doc =
             Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-        RuntimeTool::new(doc, None).global_options(globals)
+        LoadedCommands::new(doc, None).global_options(globals)
     };
     let all = load(GlobalOptions::All);
     let none = load(GlobalOptions::None);
@@ -23,7 +23,7 @@ fn bytes_per_definition_with_and_without_global_options() {
     println!("| provider | all 6 globals | `region` only | none | none / all |");
     println!("|---|---|---|---|---|");
     for p in Provider::ALL {
-        let per = |t: &RuntimeTool| t.definitions_json(p).len() as f64 / 1_000.0;
+        let per = |t: &LoadedCommands| t.definitions_json(p).len() as f64 / 1_000.0;
         let (a, s, n) = (per(&all), per(&some), per(&none));
         println!(
             "| {} | {a:.0} B | {s:.0} B | {n:.0} B | {:.2}× |",

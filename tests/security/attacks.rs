@@ -14,7 +14,7 @@ use atip_runtime::wire::parse_response;
 use atip_runtime::Provider;
 use atip_runtime::{
     policy::ArgumentRule, policy::ReasonCode, Decision, Document, FlattenOptions, LoadOptions,
-    Mode, Policy, RunError, Runner, RuntimeTool, Sandbox, ToolCall, TrustSource,
+    Mode, Policy, RunError, Runner, LoadedCommands, Sandbox, ToolCall, TrustSource,
 };
 use atip_tests::git;
 use serde_json::{json, Value};
@@ -38,9 +38,9 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
-fn load(path: &Path) -> RuntimeTool {
+fn load(path: &Path) -> LoadedCommands {
     let doc = Document::from_path(path, Mode::Strict, &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
@@ -329,7 +329,7 @@ fn which(program: &str) -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
-fn git_with_checksum(checksum: &str) -> RuntimeTool {
+fn git_with_checksum(checksum: &str) -> LoadedCommands {
     let text = json!({
         "atip": {"version": "0.6"}, "name": "git", "version": "2", "description": "git",
         "trust": {"source": "vendor", "integrity": {"checksum": checksum}},
@@ -338,7 +338,7 @@ fn git_with_checksum(checksum: &str) -> RuntimeTool {
     })
     .to_string();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use atip_runtime::{
-    DispatchError, Document, FlattenOptions, LoadOptions, Runner, RuntimeTool, ToolCall,
+    DispatchError, Document, FlattenOptions, LoadOptions, Runner, LoadedCommands, ToolCall,
 };
 use serde_json::{json, Map, Value};
 
@@ -21,11 +21,11 @@ fn rt() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-fn argvtool() -> RuntimeTool {
+fn argvtool() -> LoadedCommands {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/argvtool.json");
     let text = std::fs::read_to_string(path).unwrap();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, Some(env!("CARGO_BIN_EXE_argv-json").to_owned()))
+    LoadedCommands::new(doc, Some(env!("CARGO_BIN_EXE_argv-json").to_owned()))
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
@@ -65,7 +65,7 @@ fn hostile_values() -> Vec<String> {
 }
 
 /// The argv the program receives, parsed from its stdout.
-async fn received(runner: &Runner, tool: &RuntimeTool, call: &ToolCall) -> Vec<String> {
+async fn received(runner: &Runner, tool: &LoadedCommands, call: &ToolCall) -> Vec<String> {
     let inv = tool.invocation(call).unwrap_or_else(|e| panic!("{e}"));
     let out = runner.run(&inv).await.unwrap_or_else(|e| panic!("{e}"));
     assert!(out.success(), "{}", out.stderr_lossy());
@@ -133,7 +133,7 @@ fn a_nul_byte_is_refused_before_anything_runs() {
     assert!(err.contains("NUL"), "{err}");
 }
 
-fn refused(tool: &RuntimeTool, c: &ToolCall) -> String {
+fn refused(tool: &LoadedCommands, c: &ToolCall) -> String {
     match tool.invocation(c) {
         Ok(inv) => panic!("dispatched: {:?}", inv.argv),
         Err(e) => {
@@ -203,7 +203,7 @@ fn shell_syntax_in_values_is_inert_for_real_tools() {
     )
     .unwrap();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let mkdir = RuntimeTool::new(doc, None);
+    let mkdir = LoadedCommands::new(doc, None);
     let name = mkdir.names().next().unwrap().to_owned();
     let param = mkdir.specs()[0]
         .params

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use atip_runtime::canonical::Format;
-use atip_runtime::{Document, FlattenOptions, LoadOptions, Provider, RuntimeTool};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, Provider, LoadedCommands};
 use serde_json::Value;
 
 use crate::load::{load_tools, Warnings};
@@ -54,7 +54,7 @@ pub(crate) fn discover(
 pub(crate) fn search(files: &[PathBuf], query: &str, top: usize, lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None, Warnings::Count)?;
     // Positions count through every tool's commands; their specs are not needed.
-    let names: Vec<&str> = tools.iter().flat_map(RuntimeTool::names).collect();
+    let names: Vec<&str> = tools.iter().flat_map(LoadedCommands::names).collect();
     let index = atip_runtime::search::ToolIndex::for_tools(&tools);
     let mut out = String::new();
     for hit in index.search(query, top) {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use atip_runtime::RuntimeTool;
+use atip_runtime::LoadedCommands;
 use serde_json::Value;
 
 use crate::output::Failure;
@@ -110,11 +110,11 @@ fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, Failure> {
 /// sandbox and trust rules.
 pub(crate) fn runner(
     exec: &ExecArgs,
-    tools: &[RuntimeTool],
+    tools: &[LoadedCommands],
 ) -> Result<atip_runtime::Runner, Failure> {
     let policy = read_policy(exec.policy.as_deref())?;
     policy
-        .check_against(tools.iter().flat_map(RuntimeTool::specs))
+        .check_against(tools.iter().flat_map(LoadedCommands::specs))
         .map_err(|e| Failure::new(format!("--policy: {e}")))?;
     let here = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     policy

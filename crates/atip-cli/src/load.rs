@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use atip_runtime::{FlattenOptions, Mode, RuntimeTool};
+use atip_runtime::{FlattenOptions, Mode, LoadedCommands};
 
 use crate::output::Failure;
 
@@ -25,13 +25,13 @@ pub(crate) fn load_tools(
     lenient: bool,
     commands: Option<Vec<String>>,
     warnings: Warnings,
-) -> Result<Vec<RuntimeTool>, Failure> {
+) -> Result<Vec<LoadedCommands>, Failure> {
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut tools = Vec::new();
     let mut failed = false;
     for file in files {
         let name = file.display().to_string();
-        match RuntimeTool::from_path(
+        match LoadedCommands::from_path(
             file,
             mode,
             &FlattenOptions {

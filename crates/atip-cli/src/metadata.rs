@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use atip_build::{expand, Options};
 use atip_runtime::{
-    safety_prompt, Document, FlattenOptions, LoadOptions, Mode, Provider, RuntimeTool,
+    safety_prompt, Document, FlattenOptions, LoadOptions, Mode, Provider, LoadedCommands,
 };
 
 use crate::load::{load_tools, Warnings};
@@ -105,7 +105,7 @@ pub(crate) fn compile(
         (!commands.is_empty()).then_some(commands),
         Warnings::Each,
     )?;
-    let unknown = globals.unknown_names(tools.iter().flat_map(RuntimeTool::specs));
+    let unknown = globals.unknown_names(tools.iter().flat_map(LoadedCommands::specs));
     if !unknown.is_empty() {
         return Err(Failure::new(format!(
             "--globals: {} not a global option of these tools",
@@ -117,7 +117,7 @@ pub(crate) fn compile(
                 + if unknown.len() == 1 { " is" } else { " are" }
         )));
     }
-    let tools: Vec<RuntimeTool> = tools
+    let tools: Vec<LoadedCommands> = tools
         .into_iter()
         .map(|t| t.global_options(globals.clone()))
         .collect();
@@ -156,5 +156,5 @@ pub(crate) fn compile(
 
 pub(crate) fn prompt(files: &[PathBuf], lenient: bool) -> Outcome {
     let tools = load_tools(files, lenient, None, Warnings::Each)?;
-    emit(&safety_prompt(tools.iter().flat_map(RuntimeTool::specs)))
+    emit(&safety_prompt(tools.iter().flat_map(LoadedCommands::specs)))
 }

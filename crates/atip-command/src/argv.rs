@@ -61,13 +61,13 @@ pub struct ArgumentValue {
 }
 
 /// A value that can be placed on a command line.
-pub trait ArgValue {
+pub trait ToArgument {
     /// The value as one argv element.
     ///
     /// # Errors
     ///
     /// [`ValueProblem`] when the value cannot be written as an argument (e.g. `NaN`).
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem>;
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem>;
 }
 
 /// Why a single value cannot be an argument.
@@ -210,7 +210,7 @@ impl ArgvBuilder {
     }
 
     /// Appends one element as given, with no `--` protection: only for raw arguments of
-    /// commands no metadata describes (see `RuntimeTool::unlisted_invocation`).
+    /// commands no metadata describes (see `LoadedCommands::unlisted_invocation`).
     pub fn raw(&mut self, arg: &str) {
         self.push_fixed(arg.into(), "a raw argument");
     }
@@ -263,7 +263,7 @@ impl ArgvBuilder {
     }
 
     /// Appends `flag=value` as one element (long flags).
-    pub fn long<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
+    pub fn long<V: ToArgument + ?Sized>(&mut self, flag: &str, value: &V) {
         if let Some(v) = self.value(flag, value) {
             let mut el = OsString::with_capacity(flag.len() + 1 + v.len());
             el.push(flag);
@@ -278,7 +278,7 @@ impl ArgvBuilder {
     }
 
     /// Appends `flag` and `value` as two elements (short or single-dash flags).
-    pub fn short<V: ArgValue + ?Sized>(&mut self, flag: &str, value: &V) {
+    pub fn short<V: ToArgument + ?Sized>(&mut self, flag: &str, value: &V) {
         if let Some(v) = self.value(flag, value) {
             let v = v.into_owned();
             self.argv.push(flag.into());
@@ -291,7 +291,7 @@ impl ArgvBuilder {
     }
 
     /// Appends an option value in the form its flag takes: attached for long flags.
-    pub fn option<V: ArgValue + ?Sized>(&mut self, flag: &str, attached: bool, value: &V) {
+    pub fn option<V: ToArgument + ?Sized>(&mut self, flag: &str, attached: bool, value: &V) {
         if attached {
             self.long(flag, value)
         } else {
@@ -301,7 +301,7 @@ impl ArgvBuilder {
 
     /// Queues a positional argument; positionals go after every option. A positional after
     /// one that was [omitted](ArgvBuilder::omit_positional) is a problem.
-    pub fn positional<V: ArgValue + ?Sized>(&mut self, name: &str, value: &V) {
+    pub fn positional<V: ToArgument + ?Sized>(&mut self, name: &str, value: &V) {
         if let Some(omitted) = &self.omitted {
             if omitted != name {
                 self.problems.push(ArgvProblem::PositionalAfterOmitted {
@@ -337,12 +337,12 @@ impl ArgvBuilder {
         }
     }
 
-    fn value<'v, V: ArgValue + ?Sized>(
+    fn value<'v, V: ToArgument + ?Sized>(
         &mut self,
         param: &str,
         value: &'v V,
     ) -> Option<Cow<'v, OsStr>> {
-        match value.to_arg() {
+        match value.to_argument() {
             Ok(v) => {
                 if contains_nul(&v) {
                     self.problems.push(ArgvProblem::Nul {
@@ -467,8 +467,8 @@ fn contains_nul(s: &OsStr) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Url<'a>(pub &'a str);
 
-impl ArgValue for Url<'_> {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for Url<'_> {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         if atip_core::formats::is_uri(self.0) {
             Ok(Cow::Borrowed(OsStr::new(self.0)))
         } else {
@@ -477,52 +477,52 @@ impl ArgValue for Url<'_> {
     }
 }
 
-impl ArgValue for str {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for str {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(OsStr::new(self)))
     }
 }
 
-impl ArgValue for String {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for String {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(OsStr::new(self.as_str())))
     }
 }
 
-impl ArgValue for OsStr {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for OsStr {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(self))
     }
 }
 
-impl ArgValue for OsString {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for OsString {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(self.as_os_str()))
     }
 }
 
-impl ArgValue for Path {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for Path {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(self.as_os_str()))
     }
 }
 
-impl ArgValue for PathBuf {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for PathBuf {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(self.as_os_str()))
     }
 }
 
-impl ArgValue for i64 {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for i64 {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Owned(self.to_string().into()))
     }
 }
 
 /// Plain decimal, never exponent notation (`1e21` is written out in full); `NaN` and
 /// infinities are refused.
-impl ArgValue for f64 {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for f64 {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         if self.is_finite() {
             Ok(Cow::Owned(self.to_string().into()))
         } else {
@@ -531,9 +531,9 @@ impl ArgValue for f64 {
     }
 }
 
-impl<T: ArgValue + ?Sized> ArgValue for &T {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        (**self).to_arg()
+impl<T: ToArgument + ?Sized> ToArgument for &T {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        (**self).to_argument()
     }
 }
 

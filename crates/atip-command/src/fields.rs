@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::ser::SerializeMap as _;
 use serde_json::Value;
 
-use crate::argv::{ArgValue, ArgvBuilder, Url, ValueProblem};
+use crate::argv::{ToArgument, ArgvBuilder, Url, ValueProblem};
 use atip_core::tool::{ArgvForm, ParamSpec, ValueKind};
 
 /// A field of a command: `bool`, a [`Scalar`], or an `Option` or `Vec` of scalars (and
@@ -80,7 +80,7 @@ pub trait Scalar: serde::Serialize + fmt::Debug + PartialEq + Sized + 'static {
     /// # Errors
     ///
     /// [`ValueProblem`] when no command line can carry it (a non-finite number).
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem>;
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem>;
 
     /// The value as text, when it is text (for the URL check of `url` parameters).
     fn text(&self) -> Option<&str> {
@@ -140,8 +140,8 @@ impl Scalar for String {
         }
     }
 
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        ArgValue::to_arg(self)
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ToArgument::to_argument(self)
     }
 
     fn text(&self) -> Option<&str> {
@@ -168,8 +168,8 @@ impl Scalar for PathBuf {
         }
     }
 
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        ArgValue::to_arg(self)
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ToArgument::to_argument(self)
     }
 }
 
@@ -182,8 +182,8 @@ impl Scalar for i64 {
         value.as_i64().ok_or_else(|| expected("an integer", value))
     }
 
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        ArgValue::to_arg(self)
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ToArgument::to_argument(self)
     }
 }
 
@@ -196,8 +196,8 @@ impl Scalar for f64 {
         value.as_f64().ok_or_else(|| expected("a number", value))
     }
 
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        ArgValue::to_arg(self)
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        ToArgument::to_argument(self)
     }
 }
 
@@ -215,17 +215,17 @@ impl<E: Enumeration + serde::Serialize + fmt::Debug> Scalar for E {
         }
     }
 
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         Ok(Cow::Borrowed(OsStr::new(self.as_str())))
     }
 }
 
-/// A [`Scalar`] as an [`ArgValue`], for the builder.
+/// A [`Scalar`] as an [`ToArgument`], for the builder.
 struct ScalarArg<'a, T>(&'a T);
 
-impl<T: Scalar> ArgValue for ScalarArg<'_, T> {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
-        self.0.to_arg()
+impl<T: Scalar> ToArgument for ScalarArg<'_, T> {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+        self.0.to_argument()
     }
 }
 
@@ -239,7 +239,7 @@ fn announce(argv: &mut ArgvBuilder, spec: &ParamSpec) {
 }
 
 /// Writes one value of `spec` in its form; URL parameters' values are checked as URLs.
-fn write_value<V: ArgValue + ?Sized>(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &V) {
+fn write_value<V: ToArgument + ?Sized>(argv: &mut ArgvBuilder, spec: &ParamSpec, value: &V) {
     announce(argv, spec);
     match &spec.argv {
         ArgvForm::Joined(flag) => argv.long(flag, value),
@@ -382,12 +382,12 @@ struct JsonArg<'a> {
     kind: ValueKind,
 }
 
-impl ArgValue for JsonArg<'_> {
-    fn to_arg(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
+impl ToArgument for JsonArg<'_> {
+    fn to_argument(&self) -> Result<Cow<'_, OsStr>, ValueProblem> {
         match self.value {
             Value::String(s) => Ok(Cow::Borrowed(OsStr::new(s.as_str()))),
             Value::Number(n) if self.kind == ValueKind::Number => match n.as_f64() {
-                Some(f) => ArgValue::to_arg(&f).map(|c| Cow::Owned(c.into_owned())),
+                Some(f) => ToArgument::to_argument(&f).map(|c| Cow::Owned(c.into_owned())),
                 None => Ok(Cow::Owned(n.to_string().into())),
             },
             other => Ok(Cow::Owned(other.to_string().into())),

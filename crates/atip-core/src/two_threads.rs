@@ -1,6 +1,6 @@
 //! Two pieces of work on two threads, for the large documents whose load, flattening and
 //! tool definitions divide into independent halves (`load::node`, `flatten::split`,
-//! `atip_runtime::RuntimeTool::definitions_json`).
+//! `atip_runtime::LoadedCommands::definitions_json`).
 //!
 //! Public only so that the workspace's other crates share it (hidden from the docs): not part
 //! of the API, and may change in any release.

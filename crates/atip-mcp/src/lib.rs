@@ -54,7 +54,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use atip_runtime::command::dispatch::{CommandSet, GeneratedCommands, ToolSet};
 use atip_runtime::exec::ConflictGate;
 use atip_runtime::providers::Provider;
-use atip_runtime::{Runner, RuntimeTool};
+use atip_runtime::{Runner, LoadedCommands};
 
 /// An MCP server for ATIP tools. Cheap to clone: clones share the tools, the conflict gate and
 /// the watched files; each clone is one client session with its own session grants (the
@@ -97,14 +97,14 @@ struct Shared {
 }
 
 /// Turns the tools loaded from files into the set a server serves.
-type Wrap = fn(Vec<RuntimeTool>) -> Box<dyn ToolSet>;
+type Wrap = fn(Vec<LoadedCommands>) -> Box<dyn ToolSet>;
 
-fn plain(tools: Vec<RuntimeTool>) -> Box<dyn ToolSet> {
+fn plain(tools: Vec<LoadedCommands>) -> Box<dyn ToolSet> {
     Box::new(tools)
 }
 
 #[cfg(feature = "search")]
-fn behind_meta_tools(tools: Vec<RuntimeTool>) -> Box<dyn ToolSet> {
+fn behind_meta_tools(tools: Vec<LoadedCommands>) -> Box<dyn ToolSet> {
     Box::new(atip_runtime::search::MetaTools::new(tools))
 }
 
@@ -194,7 +194,7 @@ impl std::error::Error for McpError {
 /// # Errors
 ///
 /// [`McpError::Definition`] if a definition does not deserialise as an `rmcp` `Tool`.
-pub fn tools_of(tool: &RuntimeTool) -> Result<Vec<Tool>, McpError> {
+pub fn tools_of(tool: &LoadedCommands) -> Result<Vec<Tool>, McpError> {
     mcp_tools(tool.specs())
 }
 
@@ -251,7 +251,7 @@ impl McpServer {
     ///
     /// [`McpError::DuplicateTool`] when two tools share a command name; [`McpError::Policy`]
     /// when the runner's policy names a command or parameter none of them has.
-    pub fn new(tools: Vec<RuntimeTool>, runner: Runner) -> Result<Self, McpError> {
+    pub fn new(tools: Vec<LoadedCommands>, runner: Runner) -> Result<Self, McpError> {
         Self::serving(Box::new(tools), runner, Vec::new(), plain)
     }
 
@@ -309,7 +309,7 @@ impl McpServer {
     /// [`McpServer::new`].
     pub fn from_loaded_files(
         files: Vec<PathBuf>,
-        tools: Vec<RuntimeTool>,
+        tools: Vec<LoadedCommands>,
         runner: Runner,
     ) -> Result<Self, McpError> {
         watch::one_per_file(&files, &tools)?;
@@ -326,7 +326,7 @@ impl McpServer {
     #[cfg_attr(docsrs, doc(cfg(feature = "search")))]
     pub fn from_loaded_files_with_meta_tools(
         files: Vec<PathBuf>,
-        tools: Vec<RuntimeTool>,
+        tools: Vec<LoadedCommands>,
         runner: Runner,
     ) -> Result<Self, McpError> {
         watch::one_per_file(&files, &tools)?;

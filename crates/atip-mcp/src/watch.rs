@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::{Peer, RoleServer};
 
 use super::{McpError, Shared, Tools};
-use atip_runtime::{FlattenOptions, Mode, RuntimeTool};
+use atip_runtime::{FlattenOptions, Mode, LoadedCommands};
 
 /// What a file looked like when it was last read: size and modification time, or `None` when
 /// it could not be read (a file being replaced).
@@ -25,18 +25,18 @@ pub(super) fn stamp(path: &Path) -> Stamp {
 /// # Errors
 ///
 /// The first file that does not load, with its path.
-pub(super) fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, McpError> {
+pub(super) fn load(files: &[PathBuf]) -> Result<Vec<LoadedCommands>, McpError> {
     files
         .iter()
         .map(|f| {
-            RuntimeTool::from_path(f, Mode::Strict, &FlattenOptions::default())
+            LoadedCommands::from_path(f, Mode::Strict, &FlattenOptions::default())
                 .map_err(|e| McpError::Load(format!("{}: {e}", f.display())))
         })
         .collect()
 }
 
 /// Checks that `tools` are one per file of `files`, as loading them gives.
-pub(super) fn one_per_file(files: &[PathBuf], tools: &[RuntimeTool]) -> Result<(), McpError> {
+pub(super) fn one_per_file(files: &[PathBuf], tools: &[LoadedCommands]) -> Result<(), McpError> {
     if files.len() == tools.len() {
         Ok(())
     } else {

@@ -55,7 +55,7 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         ..Default::default()
     });
     let err = McpServer::new(
-        vec![atip_runtime::RuntimeTool::new(doc.clone(), None)],
+        vec![atip_runtime::LoadedCommands::new(doc.clone(), None)],
         typo,
     )
     .expect_err("refused");
@@ -64,13 +64,13 @@ fn call_tool_requests_run_through_generated_and_loaded_dispatch() {
         "{err}"
     );
     let loaded = McpServer::new(
-        vec![atip_runtime::RuntimeTool::new(doc.clone(), None)],
+        vec![atip_runtime::LoadedCommands::new(doc.clone(), None)],
         in_repo.clone(),
     )
     .unwrap();
     assert_eq!(
         serde_json::to_value(loaded.definitions()).unwrap(),
-        serde_json::to_value(tools_of(&atip_runtime::RuntimeTool::new(doc, None)).unwrap())
+        serde_json::to_value(tools_of(&atip_runtime::LoadedCommands::new(doc, None)).unwrap())
             .unwrap()
     );
     rt.block_on(async {
@@ -134,7 +134,7 @@ fn json_output_comes_back_as_structured_content() {
     )
     .unwrap();
     let server = McpServer::new(
-        vec![atip_runtime::RuntimeTool::new(doc, None)],
+        vec![atip_runtime::LoadedCommands::new(doc, None)],
         Runner::new().current_dir(dir.path()),
     )
     .unwrap();
@@ -167,7 +167,7 @@ fn meta_tools_stand_for_every_command() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let server = McpServer::with_tools(
-        MetaTools::new(atip_runtime::RuntimeTool::new(doc.clone(), None)),
+        MetaTools::new(atip_runtime::LoadedCommands::new(doc.clone(), None)),
         Runner::new().current_dir(dir.path()),
     )
     .unwrap();
@@ -231,7 +231,7 @@ fn meta_tools_stand_for_every_command() {
         ..Default::default()
     });
     assert!(McpServer::with_tools(
-        MetaTools::new(atip_runtime::RuntimeTool::new(doc.clone(), None)),
+        MetaTools::new(atip_runtime::LoadedCommands::new(doc.clone(), None)),
         typo
     )
     .is_err());
@@ -240,7 +240,7 @@ fn meta_tools_stand_for_every_command() {
         ..Default::default()
     });
     assert!(McpServer::with_tools(
-        MetaTools::new(atip_runtime::RuntimeTool::new(doc, None)),
+        MetaTools::new(atip_runtime::LoadedCommands::new(doc, None)),
         fine
     )
     .is_ok());

@@ -16,7 +16,7 @@
 //!    overlap ([`BatchOptions`]);
 //! 4. each call's result, decision and time are reported ([`CallReport`]).
 //!
-//! The same driver serves metadata loaded at run time ([`RuntimeTool`](crate::RuntimeTool), several of them) and
+//! The same driver serves metadata loaded at run time ([`LoadedCommands`](crate::LoadedCommands), several of them) and
 //! generated modules ([`GeneratedCommands`], over a module's `Call`).
 
 use std::ffi::OsString;
@@ -126,9 +126,9 @@ pub const DEFAULT_RETRY_BUDGET: usize = 3;
 /// ```no_run
 /// # async fn demo(body: &str) -> Result<(), Box<dyn std::error::Error>> {
 /// use atip_runtime::agent::TurnDriver;
-/// use atip_runtime::{Document, RuntimeTool, Provider, Runner};
+/// use atip_runtime::{Document, LoadedCommands, Provider, Runner};
 /// let doc = Document::from_path("atip/git.json".as_ref(), Default::default(), &Default::default())?;
-/// let mut driver = TurnDriver::new(Provider::Anthropic, RuntimeTool::new(doc, None), Runner::new());
+/// let mut driver = TurnDriver::new(Provider::Anthropic, LoadedCommands::new(doc, None), Runner::new());
 /// let outcome = driver.turn(body).await?;
 /// // Append outcome.messages to the conversation and ask the model again,
 /// // until outcome.finished (or outcome.budget_spent).

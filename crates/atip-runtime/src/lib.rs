@@ -42,7 +42,7 @@
 //! ```
 //!
 //! Everything the generator does at build time is also available at run time for metadata
-//! discovered while running ([`Document::parse`], [`RuntimeTool`]), through the same functions.
+//! discovered while running ([`Document::parse`], [`LoadedCommands`]), through the same functions.
 //!
 //! Features: `macros` (default) re-exports `include_atip!`; `exec` (default) provides
 //! [`Runner`] and the turn driver on tokio; `search` (off) adds the `search` module; `async-openai`
@@ -67,7 +67,7 @@ pub use atip_core::{
 /// result that goes back to the model): the crate `atip-command`.
 pub use atip_command as command;
 pub use command::argv::ArgvError;
-pub use command::dispatch::{Dispatch, DispatchError, RuntimeTool, ToolCall, ToolGroup, ToolSet};
+pub use command::dispatch::{Dispatch, DispatchError, LoadedCommands, ToolCall, ToolGroup, ToolSet};
 pub use command::{Command, Invocation, ToInvocation, ToolResult};
 
 pub mod wire;

@@ -581,7 +581,7 @@ fn tool_results_are_filtered() {
 
 #[test]
 fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
-    use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
+    use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands};
     rt().block_on(async {
         let doc = |assumption: &str| {
             let text = format!(
@@ -590,7 +590,7 @@ fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
                     "effects": {{"destructive": false}},
                     "commands": {{"listed": {{"description": "a listed command"}}}}}}"#
             );
-            RuntimeTool::new(
+            LoadedCommands::new(
                 Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
                 None,
             )
@@ -611,7 +611,7 @@ fn commands_missing_from_partial_metadata_follow_the_safety_assumption() {
         assert_eq!(Runner::new().run(&inv).await.unwrap().stdout, b"ok");
 
         assert!(safe.unlisted_invocation(&["listed"], &[]).unwrap_err().contains("is listed"));
-        let complete = RuntimeTool::new(
+        let complete = LoadedCommands::new(
             Document::parse(
                 r#"{"atip": "0.6", "name": "printf", "version": "9", "description": "d"}"#,
                 &LoadOptions::strict(),

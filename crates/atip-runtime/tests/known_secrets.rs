@@ -113,7 +113,7 @@ fn a_declared_authentication_variable_is_redacted_by_value() {
         &atip_runtime::FlattenOptions::default(),
     )
     .unwrap();
-    let tool = atip_runtime::RuntimeTool::new(doc, None);
+    let tool = atip_runtime::LoadedCommands::new(doc, None);
     let call = atip_runtime::ToolCall::new(
         None,
         "printenv",

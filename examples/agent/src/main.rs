@@ -20,7 +20,7 @@ use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::wire::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
     exec::GrantScope, safety_prompt, Answer, AuditLog, ConfirmationRequest, FlattenOptions, Mode,
-    Provider, Runner, RuntimeTool,
+    Provider, Runner, LoadedCommands,
 };
 use clap::Parser;
 use futures_util::StreamExt;
@@ -94,7 +94,7 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
     for definition in &definitions {
         eprintln!("  {}", signature(provider, definition));
     }
-    let system = safety_prompt(driver.tools().iter().flat_map(RuntimeTool::specs));
+    let system = safety_prompt(driver.tools().iter().flat_map(LoadedCommands::specs));
     let mut messages: Vec<Value> = match provider {
         Provider::Anthropic => vec![json!({"role": "user", "content": args.prompt})],
         _ => vec![
@@ -162,7 +162,7 @@ async fn run(args: Args) -> Result<ExitCode, Failure> {
 }
 
 /// Every metadata file given, or every file of `examples/atip/` but the `fig-*.json` imports.
-fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, Failure> {
+fn load(files: &[PathBuf]) -> Result<Vec<LoadedCommands>, Failure> {
     let files: Vec<PathBuf> = if files.is_empty() {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../atip");
         let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)?
@@ -182,7 +182,7 @@ fn load(files: &[PathBuf]) -> Result<Vec<RuntimeTool>, Failure> {
     files
         .iter()
         .map(|f| {
-            Ok(RuntimeTool::from_path(
+            Ok(LoadedCommands::from_path(
                 f,
                 Mode::Strict,
                 &FlattenOptions::default(),

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use atip_clap::{document, Annotations};
 use atip_core::Effects;
-use atip_runtime::command::dispatch::{RuntimeTool, ToolCall};
+use atip_runtime::command::dispatch::{LoadedCommands, ToolCall};
 use atip_runtime::{
     tool::ArgvForm, tool::ValueKind, Document, FlattenOptions, LoadOptions, ParamSpec, ToolSpec,
 };
@@ -216,7 +216,7 @@ fn oracle_cli() -> Command {
         .subcommand(Command::new("hidden").hide(true).about("Hidden command"))
 }
 
-fn loaded() -> RuntimeTool {
+fn loaded() -> LoadedCommands {
     let annotations = Annotations::new()
         .effects("remote", Effects::UNKNOWN.with_network(true))
         .effects("echo", Effects::UNKNOWN.with_destructive(false));
@@ -227,7 +227,7 @@ fn loaded() -> RuntimeTool {
         &FlattenOptions::default(),
     )
     .unwrap_or_else(|e| panic!("the document must load strictly: {e}"));
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 /// A value strategy for one parameter value of `kind`.
@@ -378,7 +378,7 @@ fn raw_values(chain: &[&ArgMatches], id: &str) -> Option<Vec<String>> {
 
 /// Checks one call; the error says how clap's reading differs from the call.
 fn check(
-    tool: &RuntimeTool,
+    tool: &LoadedCommands,
     cli: &Command,
     spec: &ToolSpec,
     args: &Map<String, Value>,

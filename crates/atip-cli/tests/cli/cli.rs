@@ -208,10 +208,10 @@ fn gen_applies_the_command_filter_and_program() {
 #[test]
 fn compile_prints_what_the_runtime_compiles() {
     use atip_runtime::providers::{tool_definitions_json, Provider};
-    use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool};
+    use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands};
     let text = std::fs::read_to_string(root().join("examples/atip/git.json")).unwrap();
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     for p in Provider::ALL {
         let (code, out, err) = atip(&[
             "compile",

@@ -1,4 +1,4 @@
-//! [`RuntimeTool`]: metadata loaded at run time, dispatched with the same checks and the same
+//! [`LoadedCommands`]: metadata loaded at run time, dispatched with the same checks and the same
 //! argv writer as generated code.
 
 use std::ffi::OsString;
@@ -22,13 +22,13 @@ use super::check::Arguments;
 /// Metadata loaded at run time, ready for dispatch: the counterpart of a generated module.
 ///
 /// The [`ToolSpec`]s (one per command) are built once, on first use of
-/// [`RuntimeTool::specs`], [`RuntimeTool::command`] or [`RuntimeTool::invocation`], and kept:
-/// dispatch never rebuilds a spec. [`RuntimeTool::definitions_json`] does not need them all,
+/// [`LoadedCommands::specs`], [`LoadedCommands::command`] or [`LoadedCommands::invocation`], and kept:
+/// dispatch never rebuilds a spec. [`LoadedCommands::definitions_json`] does not need them all,
 /// so compiling a large document's definitions costs only what it writes. What every
 /// [`Invocation`] carries (name, title, effects, parameter names, checksum, metadata path) is
 /// [`Shared`] with these, not copied per call.
 #[derive(Debug, Clone)]
-pub struct RuntimeTool {
+pub struct LoadedCommands {
     document: Document,
     program: String,
     prepared: std::sync::OnceLock<Prepared>,
@@ -39,12 +39,12 @@ pub struct RuntimeTool {
     globals: atip_core::GlobalOptions,
 }
 
-/// Above this many commands, [`RuntimeTool::definitions_json`] writes the two halves of the
+/// Above this many commands, [`LoadedCommands::definitions_json`] writes the two halves of the
 /// document on two threads (when the machine has two cores): below it a thread costs more
 /// than it saves.
 const PARALLEL_DEFINITIONS: usize = 4096;
 
-/// [`RuntimeTool::estimated_len`]'s allowance per command and per parameter for what a
+/// [`LoadedCommands::estimated_len`]'s allowance per command and per parameter for what a
 /// definition writes around their texts (JSON members, the schema, flags and notes in
 /// descriptions), in bytes: about what the Anthropic definitions of real aws commands take.
 const COMMAND_ALLOWANCE: usize = 160;
@@ -67,7 +67,7 @@ struct SharedParts {
     env: Shared<[Shared<str>]>,
 }
 
-impl RuntimeTool {
+impl LoadedCommands {
     /// Prepares `document`; `program` overrides the executable (default: the tool's `name`).
     pub fn new(document: Document, program: Option<String>) -> Self {
         let index = document
@@ -82,7 +82,7 @@ impl RuntimeTool {
             .as_ref()
             .and_then(|t| t.binary_checksum())
             .map(|c| Shared::Counted(c.into()));
-        RuntimeTool {
+        LoadedCommands {
             program: program.unwrap_or_else(|| document.tool.name.clone()),
             document,
             prepared: std::sync::OnceLock::new(),
@@ -111,7 +111,7 @@ impl RuntimeTool {
     /// Loads the metadata file `path` ([`Document::from_path`]) and records where it was read
     /// from, made absolute, so that trust rules by metadata location
     /// (`Runner::trust_metadata`) match whatever the current directory. The document's
-    /// warnings are in [`RuntimeTool::document`].
+    /// warnings are in [`LoadedCommands::document`].
     ///
     /// # Errors
     ///
@@ -123,7 +123,7 @@ impl RuntimeTool {
     ) -> Result<Self, atip_core::LoadError> {
         let doc = Document::from_path(path, mode, flatten_options)?;
         let location = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        Ok(RuntimeTool::new(doc, None).metadata_path(location.display().to_string()))
+        Ok(LoadedCommands::new(doc, None).metadata_path(location.display().to_string()))
     }
 
     /// Records where the metadata was read from (a file path), so that trust can be assigned
@@ -221,14 +221,14 @@ impl RuntimeTool {
     }
 
     /// Every command as `provider` tool definitions: a compact JSON array, the same text as
-    /// [`atip_core::providers::tool_definitions_json`] over [`RuntimeTool::specs`], written one
+    /// [`atip_core::providers::tool_definitions_json`] over [`LoadedCommands::specs`], written one
     /// command at a time without building every spec first (on two threads for more than
     /// 4,096 commands, when the machine has two cores).
     pub fn definitions_json(&self, provider: atip_core::providers::Provider) -> String {
         self.write_definitions(provider, false).0
     }
 
-    /// [`RuntimeTool::definitions_json`] and, found in the same pass, the notes of every
+    /// [`LoadedCommands::definitions_json`] and, found in the same pass, the notes of every
     /// definition that had to give to fit `provider`'s documented limits (what
     /// [`atip_core::providers::limits::notes`] says per command, without its note on the
     /// number of tools, which is about a request and not one tool:
@@ -413,7 +413,7 @@ impl RuntimeTool {
         Ok(invocation)
     }
 
-    /// [`RuntimeTool::invocation`] of a call given as its tool name and its arguments as JSON
+    /// [`LoadedCommands::invocation`] of a call given as its tool name and its arguments as JSON
     /// text (OpenAI's `function.arguments`, a streamed call's accumulated text), reading the
     /// arguments straight from the text: no [`ToolCall`], no intermediate map. The result is
     /// the one `invocation` gives for `ToolCall::from_json_text(None, name, arguments)`,
@@ -422,7 +422,7 @@ impl RuntimeTool {
     ///
     /// # Errors
     ///
-    /// As [`RuntimeTool::invocation`].
+    /// As [`LoadedCommands::invocation`].
     pub fn invocation_from_json_text(
         &self,
         name: &str,
@@ -528,7 +528,7 @@ impl RuntimeTool {
         Ok(invocation)
     }
 
-    /// The trust assigned with [`RuntimeTool::assign_trust`], else the metadata's own
+    /// The trust assigned with [`LoadedCommands::assign_trust`], else the metadata's own
     /// `trust.source` claim.
     pub fn trust(&self) -> Option<TrustSource> {
         self.assigned_trust

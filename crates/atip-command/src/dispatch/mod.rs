@@ -12,7 +12,7 @@
 //!
 //! Arguments that are still JSON text (OpenAI's `function.arguments`, a streamed call) can be
 //! read straight into the command — [`typed_from_json_text`], generated `Call::from_json_text`,
-//! [`RuntimeTool::invocation_from_json_text`](loaded::RuntimeTool::invocation_from_json_text) —
+//! [`LoadedCommands::invocation_from_json_text`](loaded::LoadedCommands::invocation_from_json_text) —
 //! without a map in between; the result, errors included, is that of the parsed [`ToolCall`].
 
 //!
@@ -34,5 +34,5 @@ pub use call::{
 };
 pub use check::{check_arguments, expected, Arguments, FromArgument};
 pub use group::{GroupError, ToolGroup};
-pub use loaded::RuntimeTool;
+pub use loaded::LoadedCommands;
 pub use set::{CommandSet, Dispatch, GeneratedCommands, ToolSet};

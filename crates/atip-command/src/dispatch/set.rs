@@ -1,8 +1,8 @@
 //! Tool sets: what a turn driver or a server dispatches a model's calls to — metadata loaded
-//! at run time ([`RuntimeTool`], several of them) or a generated module ([`GeneratedCommands`]).
+//! at run time ([`LoadedCommands`], several of them) or a generated module ([`GeneratedCommands`]).
 
 use super::call::{DispatchError, ToolCall};
-use super::loaded::RuntimeTool;
+use super::loaded::LoadedCommands;
 use atip_core::ToolSpec;
 
 use crate::invocation::Invocation;
@@ -50,33 +50,33 @@ pub trait ToolSet: Dispatch {
     }
 }
 
-impl ToolSet for RuntimeTool {}
-impl ToolSet for [RuntimeTool] {}
-impl ToolSet for Vec<RuntimeTool> {}
+impl ToolSet for LoadedCommands {}
+impl ToolSet for [LoadedCommands] {}
+impl ToolSet for Vec<LoadedCommands> {}
 impl<C: CommandSet> ToolSet for GeneratedCommands<C> {}
 
-impl Dispatch for RuntimeTool {
+impl Dispatch for LoadedCommands {
     fn specs(&self) -> Vec<&ToolSpec> {
-        RuntimeTool::specs(self).iter().collect()
+        LoadedCommands::specs(self).iter().collect()
     }
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
-        RuntimeTool::invocation(self, call)
+        LoadedCommands::invocation(self, call)
     }
 }
 
 /// Several loaded tools, offered together (their command names must differ): as a slice, for
-/// callers that hold them so (the runtime's `Policy::check_examples` takes `&[RuntimeTool]`).
-impl Dispatch for [RuntimeTool] {
+/// callers that hold them so (the runtime's `Policy::check_examples` takes `&[LoadedCommands]`).
+impl Dispatch for [LoadedCommands] {
     fn specs(&self) -> Vec<&ToolSpec> {
-        self.iter().flat_map(RuntimeTool::specs).collect()
+        self.iter().flat_map(LoadedCommands::specs).collect()
     }
 
     fn invocation(&self, call: &ToolCall) -> Result<Invocation, DispatchError> {
         match self.iter().find(|t| t.has_command(&call.name)) {
             Some(t) => t.invocation(call),
             None => {
-                let names: Vec<&str> = self.iter().flat_map(RuntimeTool::names).collect();
+                let names: Vec<&str> = self.iter().flat_map(LoadedCommands::names).collect();
                 Err(DispatchError::unknown_tool(call, &names))
             }
         }
@@ -84,7 +84,7 @@ impl Dispatch for [RuntimeTool] {
 }
 
 /// Several loaded tools, offered together (their command names must differ).
-impl Dispatch for Vec<RuntimeTool> {
+impl Dispatch for Vec<LoadedCommands> {
     fn specs(&self) -> Vec<&ToolSpec> {
         self.as_slice().specs()
     }

@@ -212,7 +212,7 @@ impl Runner {
     }
 
     /// Assigns `trust` to commands loaded at run time from metadata files matching the glob
-    /// `pattern` (`/etc/atip/*.json`; see `RuntimeTool::metadata_path`).
+    /// `pattern` (`/etc/atip/*.json`; see `LoadedCommands::metadata_path`).
     pub fn trust_metadata(mut self, pattern: impl Into<String>, trust: crate::TrustSource) -> Self {
         self.trust_rules.push(TrustRule {
             target: TrustTarget::Metadata,

@@ -8,14 +8,14 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use atip_runtime::interop::async_openai::{chat_tools, tool_calls_from_chat};
-//! use atip_runtime::{providers::Provider, Document, RuntimeTool};
+//! use atip_runtime::{providers::Provider, Document, LoadedCommands};
 //! let doc = Document::parse(
 //!     r#"{"atip": "0.6", "name": "hello", "version": "1", "description": "Greets",
 //!         "commands": {"": {"description": "Print a greeting"}}}"#,
 //!     &Default::default(),
 //!     &Default::default(),
 //! )?;
-//! let tool = RuntimeTool::new(doc, None);
+//! let tool = LoadedCommands::new(doc, None);
 //! // For a generated module: `chat_tools(&hello::TOOLS, true)`.
 //! let tools = chat_tools(tool.specs(), true)?;
 //! assert_eq!(tools.len(), 1);
@@ -31,7 +31,7 @@ use crate::Provider;
 use crate::{ToolCall, ToolSpec};
 
 /// Chat Completions tool definitions of `specs` (a generated module's `TOOLS`, or
-/// `RuntimeTool::specs()`) as async-openai's `ChatCompletionTools`, for
+/// `LoadedCommands::specs()`) as async-openai's `ChatCompletionTools`, for
 /// `CreateChatCompletionRequest::tools`; `strict` selects OpenAI strict mode.
 ///
 /// # Errors
@@ -71,7 +71,7 @@ pub fn response_tools(specs: &[ToolSpec], strict: bool) -> Result<Vec<Tool>, ser
 }
 
 /// The tool calls of a chat completion, ready for dispatch (`Call::from_tool_call`,
-/// `RuntimeTool::invocation`), with the same checks as for a raw response body.
+/// `LoadedCommands::invocation`), with the same checks as for a raw response body.
 ///
 /// # Errors
 ///

@@ -21,9 +21,9 @@ use crate::{Effects, Invocation};
 /// ```
 /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/gh.json");
 /// use atip_runtime::search::MetaTools;
-/// use atip_runtime::{agent::TurnDriver, Dispatch, Document, RuntimeTool, Mode, Provider, Runner};
+/// use atip_runtime::{agent::TurnDriver, Dispatch, Document, LoadedCommands, Mode, Provider, Runner};
 /// let doc = Document::from_path(path.as_ref(), Mode::Strict, &Default::default())?;
-/// let meta = MetaTools::new(RuntimeTool::new(doc, None));
+/// let meta = MetaTools::new(LoadedCommands::new(doc, None));
 /// assert_eq!(meta.specs().len(), 3);
 /// let driver = TurnDriver::new(Provider::Anthropic, meta, Runner::new());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn a_search_without_a_query_over_no_commands_is_an_error_not_a_panic() {
-        let meta = MetaTools::new(Vec::<crate::RuntimeTool>::new());
+        let meta = MetaTools::new(Vec::<crate::LoadedCommands>::new());
         let call = ToolCall::new(None, SEARCH, serde_json::Map::new());
         let answer = meta.answer(&call).unwrap();
         assert!(answer.is_error && answer.content.contains("`query`"));
@@ -348,7 +348,7 @@ mod tests {
             let doc =
                 crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
                     .unwrap();
-            crate::RuntimeTool::new(doc, None)
+            crate::LoadedCommands::new(doc, None)
         };
         let search = |meta: &dyn ToolSet, query: &str| {
             let mut args = serde_json::Map::new();

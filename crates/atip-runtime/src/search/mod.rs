@@ -23,10 +23,10 @@
 //!
 //! ```
 //! use atip_runtime::search::ToolIndex;
-//! use atip_runtime::{Document, RuntimeTool, Mode, Provider};
+//! use atip_runtime::{Document, LoadedCommands, Mode, Provider};
 //! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/atip/gh.json");
 //! let doc = Document::from_path(path.as_ref(), Mode::Strict, &Default::default())?;
-//! let gh = RuntimeTool::new(doc, None);
+//! let gh = LoadedCommands::new(doc, None);
 //! let index = ToolIndex::new(gh.specs());
 //! let best = index.search("merge a pull request", 3);
 //! assert_eq!(gh.specs()[best[0].index].title, "gh pr merge");
@@ -45,7 +45,7 @@ use terms::{terms, Entry, Vocabulary};
 pub use meta::{MetaTools, DESCRIBE, RUN, SEARCH};
 
 use crate::command::dispatch::{CommandSet, Dispatch, GeneratedCommands};
-use crate::RuntimeTool;
+use crate::LoadedCommands;
 
 /// A tool set the search meta-tool can index ([`MetaTools::new`]): by default the words of its
 /// specs ([`ToolIndex::new`]); loaded metadata adds each command's examples and its parents'
@@ -58,19 +58,19 @@ pub trait Searchable: Dispatch {
     }
 }
 
-impl Searchable for RuntimeTool {
+impl Searchable for LoadedCommands {
     fn search_index(&self) -> ToolIndex {
         ToolIndex::for_tool(self)
     }
 }
 
-impl Searchable for [RuntimeTool] {
+impl Searchable for [LoadedCommands] {
     fn search_index(&self) -> ToolIndex {
         ToolIndex::for_tools(self)
     }
 }
 
-impl Searchable for Vec<RuntimeTool> {
+impl Searchable for Vec<LoadedCommands> {
     fn search_index(&self) -> ToolIndex {
         ToolIndex::for_tools(self)
     }
@@ -179,15 +179,15 @@ impl ToolIndex {
     }
 
     /// The commands of loaded metadata with their examples and their parents' descriptions (the
-    /// service's, for `aws s3api list-buckets`), in [`crate::RuntimeTool::specs`] order. The
+    /// service's, for `aws s3api list-buckets`), in [`crate::LoadedCommands::specs`] order. The
     /// words are read from the loaded document: the commands' specs are not built for it.
-    pub fn for_tool(tool: &crate::RuntimeTool) -> Self {
+    pub fn for_tool(tool: &crate::LoadedCommands) -> Self {
         Self::for_tools(std::slice::from_ref(tool))
     }
 
     /// [`ToolIndex::for_tool`] over several tools, one after the other: positions count
     /// through every tool's specs in turn.
-    pub fn for_tools(tools: &[crate::RuntimeTool]) -> Self {
+    pub fn for_tools(tools: &[crate::LoadedCommands]) -> Self {
         Self::build(tools.iter().flat_map(|t| {
             let doc = t.document();
             doc.commands.iter().map(|c| Entry::of_command(&doc.tool, c))
@@ -283,7 +283,7 @@ mod tests {
             "down": {"description": "Take the service down"}}}"#;
         let doc = crate::Document::parse(text, &crate::LoadOptions::strict(), &Default::default())
             .unwrap();
-        let tool = crate::RuntimeTool::new(doc, None);
+        let tool = crate::LoadedCommands::new(doc, None);
         assert!(ToolIndex::new(tool.specs())
             .search("canary rollout", 2)
             .is_empty());
@@ -304,7 +304,7 @@ mod tests {
         let tokenizer = DefaultTokenizer::new(Language::English);
         let mut vocabulary = Vocabulary::new(&tokenizer);
         let doc = crate::Document::from_path(path, mode, &Default::default()).unwrap();
-        let tool = crate::RuntimeTool::new(doc, None);
+        let tool = crate::LoadedCommands::new(doc, None);
         let doc = tool.document();
         let last = |v: &Vocabulary| {
             let (names, bodies) = v.fields();
@@ -344,7 +344,7 @@ mod tests {
             let path = examples.join(file);
             let doc = crate::Document::from_path(&path, crate::Mode::Strict, &Default::default())
                 .unwrap();
-            let tool = crate::RuntimeTool::new(doc, None);
+            let tool = crate::LoadedCommands::new(doc, None);
             let doc = tool.document();
             let of_specs =
                 ToolIndex::build(tool.specs().iter().zip(&doc.commands).map(|(s, c)| Entry {
@@ -392,7 +392,7 @@ mod tests {
         let tokenizer = DefaultTokenizer::new(Language::English);
         let doc =
             crate::Document::from_path(&path, crate::Mode::Lenient, &Default::default()).unwrap();
-        let tool = crate::RuntimeTool::new(doc, None);
+        let tool = crate::LoadedCommands::new(doc, None);
         let mut differ = Vec::new();
         let mut checked = 0;
         for spec in tool.specs() {
@@ -439,7 +439,7 @@ mod tests {
         assert!(path.is_file(), "{} is missing", path.display());
         let doc =
             crate::Document::from_path(&path, crate::Mode::Lenient, &Default::default()).unwrap();
-        let tool = crate::RuntimeTool::new(doc, None);
+        let tool = crate::LoadedCommands::new(doc, None);
         let start = std::time::Instant::now();
         let runs = 5;
         for _ in 1..runs {

@@ -12,7 +12,7 @@ use crate::tool::ToolSpec;
 /// string for no tools.
 ///
 /// `tools` are the commands' specs, e.g. a generated module's `TOOLS` or
-/// `RuntimeTool::specs()` for metadata loaded at run time.
+/// `LoadedCommands::specs()` for metadata loaded at run time.
 pub fn safety_prompt<'a, I>(tools: I) -> String
 where
     I: IntoIterator<Item = &'a ToolSpec>,

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command as Process;
 
 use atip_runtime::agent::{CallStatus, GeneratedCommands, TurnDriver};
-use atip_runtime::{Document, FlattenOptions, Provider, Runner, RuntimeTool};
+use atip_runtime::{Document, FlattenOptions, Provider, Runner, LoadedCommands};
 use serde_json::{json, Value};
 
 mod git {
@@ -36,7 +36,7 @@ fn repo() -> tempfile::TempDir {
     dir
 }
 
-fn loaded() -> RuntimeTool {
+fn loaded() -> LoadedCommands {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/git.json");
     let doc = Document::from_path(
         &path,
@@ -44,7 +44,7 @@ fn loaded() -> RuntimeTool {
         &FlattenOptions::default(),
     )
     .unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 fn rt() -> tokio::runtime::Runtime {

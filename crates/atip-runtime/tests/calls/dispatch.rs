@@ -1,7 +1,7 @@
 //! Argument checking, untyped dispatch and action groups.
 
 use atip_runtime::command::dispatch::{check_arguments, Problem};
-use atip_runtime::{Document, FlattenOptions, LoadOptions, RuntimeTool, ToolCall, ToolGroup};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands, ToolCall, ToolGroup};
 use serde_json::{json, Map, Value};
 
 const TOOL: &str = r#"{
@@ -35,9 +35,9 @@ const TOOL: &str = r#"{
   }
 }"#;
 
-fn tool() -> RuntimeTool {
+fn tool() -> LoadedCommands {
     let doc = Document::parse(TOOL, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
@@ -45,7 +45,7 @@ fn call(name: &str, args: Value) -> ToolCall {
     ToolCall::new(Some("call_1".into()), name, m)
 }
 
-fn argv(t: &RuntimeTool, c: &ToolCall) -> Vec<String> {
+fn argv(t: &LoadedCommands, c: &ToolCall) -> Vec<String> {
     t.invocation(c)
         .unwrap_or_else(|e| panic!("{e}"))
         .argv
@@ -292,7 +292,7 @@ fn conflicting_parameters_are_renamed_per_action_and_mapped_back() {
         r#"{"name": "limit", "type": "string", "description": "PR number"}"#,
     );
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let t = RuntimeTool::new(doc, None);
+    let t = LoadedCommands::new(doc, None);
     let group = ToolGroup::from_path(t.specs(), &["pr"], "gh_pr", "d").unwrap();
     assert_eq!(group.renamed(), [("close", "limit_close", "limit")]);
     let spec = group.spec();
@@ -347,7 +347,7 @@ fn every_problem_is_reported_in_one_answer() {
         "effects": {"destructive": false}}}
     }"#;
     let doc = Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let t = RuntimeTool::new(doc, None);
+    let t = LoadedCommands::new(doc, None);
     let err = t
         .invocation(&call(
             "ship_deploy",
@@ -396,7 +396,7 @@ fn loaded_from_a_path_carries_its_absolute_location() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("gh.json");
     std::fs::write(&file, TOOL).unwrap();
-    let tool = RuntimeTool::from_path(
+    let tool = LoadedCommands::from_path(
         &file,
         atip_runtime::Mode::Strict,
         &FlattenOptions::default(),
@@ -405,7 +405,7 @@ fn loaded_from_a_path_carries_its_absolute_location() {
     let inv = tool.invocation(&call("gh_pr_list", json!({}))).unwrap();
     assert_eq!(inv.metadata.as_deref(), Some(file.to_str().unwrap()));
     assert!(std::path::Path::new(inv.metadata.as_deref().unwrap()).is_absolute());
-    let missing = RuntimeTool::from_path(
+    let missing = LoadedCommands::from_path(
         &dir.path().join("nope.json"),
         atip_runtime::Mode::Strict,
         &FlattenOptions::default(),
@@ -425,7 +425,7 @@ fn invocations_carry_the_environment_variables_their_command_declares() {
     let names = |c: usize| doc.declared_env(&doc.commands[c]).join(",");
     assert_eq!(names(0), "GH_TOKEN,GH_HOST");
     assert_eq!(names(1), "GH_TOKEN");
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let inv = tool.invocation(&call("gh_api", json!({}))).unwrap();
     let env: Vec<&str> = inv.env.iter().map(|s| s.as_str()).collect();
     assert_eq!(env, ["GH_TOKEN", "GH_HOST"]);
@@ -442,7 +442,7 @@ fn definitions_and_their_notes_in_one_pass_match_the_specs() {
     for file in ["hostile.json", "giant_enum.json", "wide.json"] {
         let path = fixtures.join(file);
         noted += definitions_match_the_specs(file, || {
-            RuntimeTool::from_path(
+            LoadedCommands::from_path(
                 &path,
                 atip_runtime::Mode::Lenient,
                 &FlattenOptions::default(),
@@ -475,7 +475,7 @@ fn definitions_written_in_two_halves_match_the_specs() {
                       "description": "d", "commands": commands})
     .to_string();
     let noted = definitions_match_the_specs("6,000 commands", || {
-        RuntimeTool::new(
+        LoadedCommands::new(
             Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap(),
             None,
         )
@@ -486,9 +486,9 @@ fn definitions_written_in_two_halves_match_the_specs() {
     );
 }
 
-/// Checks [`RuntimeTool::definitions_json_and_notes`] against the specs for every provider;
+/// Checks [`LoadedCommands::definitions_json_and_notes`] against the specs for every provider;
 /// the number of notes found.
-fn definitions_match_the_specs(label: &str, load: impl Fn() -> RuntimeTool) -> usize {
+fn definitions_match_the_specs(label: &str, load: impl Fn() -> LoadedCommands) -> usize {
     use atip_runtime::limits;
     use atip_runtime::Provider;
     let mut noted = 0;

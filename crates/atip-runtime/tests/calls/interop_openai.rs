@@ -8,21 +8,21 @@ use atip_runtime::interop::async_openai::{
 };
 use atip_runtime::providers::Provider;
 use atip_runtime::wire::parse_response;
-use atip_runtime::{Document, RuntimeTool};
+use atip_runtime::{Document, LoadedCommands};
 use serde_json::Value;
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
-fn git() -> RuntimeTool {
+fn git() -> LoadedCommands {
     let doc = Document::from_path(
         &root().join("examples/atip/git.json"),
         atip_runtime::Mode::Strict,
         &Default::default(),
     )
     .unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 #[test]

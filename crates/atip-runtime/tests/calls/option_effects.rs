@@ -10,7 +10,7 @@ use std::process::Command;
 
 use atip_runtime::policy::{Decision, ReasonCode};
 use atip_runtime::{
-    Document, FlattenOptions, LoadOptions, Provider, RunError, Runner, RuntimeTool, ToolCall,
+    Document, FlattenOptions, LoadOptions, Provider, RunError, Runner, LoadedCommands, ToolCall,
 };
 use common::rt;
 use serde_json::{json, Value};
@@ -19,17 +19,17 @@ fn git_json() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/git.json")
 }
 
-fn tool() -> RuntimeTool {
+fn tool() -> LoadedCommands {
     let doc = Document::from_path(
         &git_json(),
         atip_runtime::Mode::Strict,
         &FlattenOptions::default(),
     )
     .unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
-fn spec<'a>(tool: &'a RuntimeTool, name: &str) -> &'a atip_runtime::ToolSpec {
+fn spec<'a>(tool: &'a LoadedCommands, name: &str) -> &'a atip_runtime::ToolSpec {
     tool.specs().iter().find(|s| s.name == name).unwrap()
 }
 
@@ -377,7 +377,7 @@ fn an_option_can_add_risk_but_never_make_a_call_safer() {
           "x-atip-rust": {"effects": {"destructive": false, "network": false,
             "filesystem": {"write": false}, "cost": {"estimate": "free"}}}}]}}}"#;
     let doc = Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let call = |args: Value| {
         let Value::Object(m) = args else { panic!() };
         tool.invocation(&ToolCall::new(None, "tool_sync", m))
@@ -412,7 +412,7 @@ fn a_listed_command_cannot_be_run_as_an_unlisted_one() {
         1,
     );
     let doc = Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    let tool = RuntimeTool::new(doc, None);
+    let tool = LoadedCommands::new(doc, None);
     let err = tool
         .unlisted_invocation(&["push", "--force"], &[])
         .unwrap_err();

@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use atip_runtime::{policy::Expectation, Policy, RuntimeTool};
+use atip_runtime::{policy::Expectation, Policy, LoadedCommands};
 
-fn gh() -> RuntimeTool {
+fn gh() -> LoadedCommands {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/gh.json");
-    RuntimeTool::from_path(&path, atip_runtime::Mode::Strict, &Default::default()).unwrap()
+    LoadedCommands::from_path(&path, atip_runtime::Mode::Strict, &Default::default()).unwrap()
 }
 
 /// A realistic policy: merging needs a person, deleting a repository never runs, reading runs.

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use atip_runtime::{
     policy::ReasonCode, Document, FlattenOptions, LoadOptions, Policy, RunError, Runner,
-    RuntimeTool, Sandbox, ToolCall,
+    LoadedCommands, Sandbox, ToolCall,
 };
 use serde_json::{json, Value};
 
@@ -33,9 +33,9 @@ const CAT: &str = r#"{
     "effects": {"destructive": false, "filesystem": {"read": true, "write": false}}}}
 }"#;
 
-fn tool(json: &str) -> RuntimeTool {
+fn tool(json: &str) -> LoadedCommands {
     let doc = Document::parse(json, &LoadOptions::strict(), &FlattenOptions::default()).unwrap();
-    RuntimeTool::new(doc, None)
+    LoadedCommands::new(doc, None)
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
