@@ -12,6 +12,7 @@ const CHECKS: &[&str] = &[
     "looks_like_credential",
     "base64_private_key",
     "basic_credentials",
+    "not_port_mapping",
 ];
 
 const RULE_KEYS: &[&str] = &[

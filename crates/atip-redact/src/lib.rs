@@ -452,3 +452,6 @@ mod escape_tests;
 
 #[cfg(test)]
 mod rules_tests;
+
+#[cfg(test)]
+mod review_tests;

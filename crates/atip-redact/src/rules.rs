@@ -72,6 +72,7 @@ pub(crate) struct Example {
 mod checks {
     pub(super) use super::{
         base64_private_key, basic_credentials, looks_like_credential, not_placeholder,
+        not_port_mapping,
     };
 }
 
@@ -144,7 +145,8 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
     WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 
-/// A token prefix and then one filler character: `ghp_xxxxxxxx`, `sk-****`, `glpat-00000000`.
+/// A token prefix and then a run of one filler character, at least 8 long: `ghp_xxxxxxxx`,
+/// `sk-********`. `x`, `X` and `*` only: a password may well end in `0000` or `XXXX`.
 fn filler_after_prefix(v: &str) -> bool {
     let Some(cut) = v
         .char_indices()
@@ -156,10 +158,10 @@ fn filler_after_prefix(v: &str) -> bool {
     };
     let rest = &v[cut + 1..];
     let mut chars = rest.chars();
-    rest.len() >= 4
-        && chars.next().is_some_and(|first| {
-            matches!(first, 'x' | 'X' | '*' | '0' | '.') && chars.all(|c| c == first)
-        })
+    rest.len() >= 8
+        && chars
+            .next()
+            .is_some_and(|first| matches!(first, 'x' | 'X' | '*') && chars.all(|c| c == first))
 }
 
 /// Whether a token matched by its shape alone is a stand-in for one: it holds `EXAMPLE`
@@ -212,6 +214,19 @@ pub(crate) fn looks_like_credential(value: &str) -> bool {
 /// A value in a keyed form (quoted, or `KEY=value`): anything but a placeholder.
 pub(crate) fn not_placeholder(value: &str) -> bool {
     !is_placeholder(value)
+}
+
+/// A value on a command line that is neither a placeholder nor a port mapping
+/// (`docker run --name mysql -p3306:3306`: `-p` there publishes a port).
+pub(crate) fn not_port_mapping(value: &str) -> bool {
+    let port = |p: &str| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
+    let mapping = value
+        .trim_end_matches("/tcp")
+        .trim_end_matches("/udp")
+        .rsplitn(3, ':')
+        .collect::<Vec<_>>();
+    let is_mapping = mapping.len() >= 2 && port(mapping[0]) && port(mapping[1]);
+    !is_placeholder(value) && !is_mapping
 }
 
 /// Whether `s`, base64 from `LS0tLS1CRUdJTi` (`-----BEGIN`) on, encodes a private key's BEGIN

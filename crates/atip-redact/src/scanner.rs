@@ -33,7 +33,7 @@ pub(super) struct Spec {
 /// One rule compiled on its own.
 struct Compiled {
     regex: meta::Regex,
-    /// Whether the pattern reads a line or text anchor (`^`, `$`): such a rule is not tried
+    /// Whether every match starts at a line or text anchor (`^`): such a rule is not tried
     /// right after an escape, which is no line start.
     anchored: bool,
 }
@@ -87,8 +87,12 @@ impl Scanner {
                         name: spec.name.clone(),
                         message: e.to_string(),
                     })?;
-                let anchored = regex_automata::util::syntax::parse(pattern)
-                    .map_or(true, |hir| hir.properties().look_set().contains_anchor());
+                // Only a rule every match of which starts at a line or text start: one with
+                // such an anchor in one alternative (`(?:(?m:^)|[^A-Za-z0-9])AccountKey…`)
+                // may still match after an escape, where its haystack starts anew.
+                let anchored = regex_automata::util::syntax::parse(pattern).map_or(true, |hir| {
+                    hir.properties().look_set_prefix().contains_anchor()
+                });
                 Ok(Compiled { regex, anchored })
             })
             .collect::<Result<Vec<_>, PatternError>>()?;
@@ -530,6 +534,8 @@ fn escape_len(text: &[u8]) -> usize {
         [0x1b, 0x30..=0x7e, ..] => return 2,
         [0x1b, ..] => (1, true),
         [b'%', ..] if hex(1, 2) => return 3,
+        // `^[` is ESC in caret notation (`cat -v`, `less`): a control sequence may follow.
+        [b'^', b'[', ..] => (2, true),
         [b'^', b'@'..=b'_' | b'?', ..] => return 2,
         [b'\\', b'u', b'{', ..] => {
             let digits = text[3..]
