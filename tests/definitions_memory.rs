@@ -7,7 +7,7 @@
 //! One test in this binary: the counting allocator is global.
 
 use atip_runtime::{
-    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, Provider, LoadedCommands,
+    tool::GlobalOptions, Document, FlattenOptions, LoadOptions, LoadedCommands, Provider,
 };
 use atip_tests::alloc::{peak_of, Counting};
 use serde_json::{json, Map, Value};

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use atip_build::{expand, Options};
 use atip_runtime::providers::Provider;
-use atip_runtime::{Document, FlattenOptions, Mode, LoadedCommands};
+use atip_runtime::{Document, FlattenOptions, LoadedCommands, Mode};
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, SamplingMode};
 

@@ -36,7 +36,7 @@ use atip_runtime::providers::Provider;
 use atip_runtime::search::ToolIndex;
 use atip_runtime::{
     exec::ExitStatus, exec::ResultOptions, Document, Effects, FlattenOptions, Invocation,
-    LoadOptions, Output, ResultFilter, Runner, LoadedCommands, SandboxReport, ToolCall,
+    LoadOptions, LoadedCommands, Output, ResultFilter, Runner, SandboxReport, ToolCall,
 };
 use atip_tests::large::{document, Shape};
 use criterion::{Criterion, Throughput};

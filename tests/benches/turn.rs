@@ -15,8 +15,8 @@ use atip_runtime::agent::TurnDriver;
 use atip_runtime::wire::{model_turn, parse_response, result_messages};
 use atip_runtime::ToolResult;
 use atip_runtime::{
-    exec::BatchOptions, Document, FlattenOptions, LoadOptions, Policy, Provider, Runner,
-    LoadedCommands,
+    exec::BatchOptions, Document, FlattenOptions, LoadOptions, LoadedCommands, Policy, Provider,
+    Runner,
 };
 use criterion::Criterion;
 use serde_json::{json, Value};

@@ -12,8 +12,8 @@ use atip_build::{expand, Options, DEFAULT_MAX_COMMANDS};
 use atip_runtime::flatten::OptionScope;
 use atip_runtime::providers::Provider;
 use atip_runtime::{
-    flatten::ParamPlacement, tool::ValueKind, Document, FlattenOptions, LoadOptions, LoadedCommands,
-    ToolCall,
+    flatten::ParamPlacement, tool::ValueKind, Document, FlattenOptions, LoadOptions,
+    LoadedCommands, ToolCall,
 };
 use atip_tests::large::{document, operation_name, service_name, Shape};
 use serde_json::{json, Map, Value};

@@ -7,7 +7,7 @@ use crate::support;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::search::{MetaTools, ToolIndex, SELECT_DEFAULT};
 use atip_runtime::{
-    Dispatch, Document, FlattenOptions, LoadOptions, Provider, Runner, LoadedCommands,
+    Dispatch, Document, FlattenOptions, LoadOptions, LoadedCommands, Provider, Runner,
 };
 use atip_tests::large::{self, Shape};
 use serde_json::json;

@@ -14,7 +14,7 @@ use atip_runtime::wire::parse_response;
 use atip_runtime::Provider;
 use atip_runtime::{
     policy::ArgumentRule, policy::ReasonCode, Decision, Document, FlattenOptions, LoadOptions,
-    Mode, Policy, RunError, Runner, LoadedCommands, Sandbox, ToolCall, TrustSource,
+    LoadedCommands, Mode, Policy, RunError, Runner, Sandbox, ToolCall, TrustSource,
 };
 use atip_tests::git;
 use serde_json::{json, Value};

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use atip_runtime::{
-    DispatchError, Document, FlattenOptions, LoadOptions, Runner, LoadedCommands, ToolCall,
+    DispatchError, Document, FlattenOptions, LoadOptions, LoadedCommands, Runner, ToolCall,
 };
 use serde_json::{json, Map, Value};
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use atip_runtime::canonical::Format;
-use atip_runtime::{Document, FlattenOptions, LoadOptions, Provider, LoadedCommands};
+use atip_runtime::{Document, FlattenOptions, LoadOptions, LoadedCommands, Provider};
 use serde_json::Value;
 
 use crate::load::{load_tools, Warnings};

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use atip_runtime::{FlattenOptions, Mode, LoadedCommands};
+use atip_runtime::{FlattenOptions, LoadedCommands, Mode};
 
 use crate::output::Failure;
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use atip_build::{expand, Options};
 use atip_runtime::{
-    safety_prompt, Document, FlattenOptions, LoadOptions, Mode, Provider, LoadedCommands,
+    safety_prompt, Document, FlattenOptions, LoadOptions, LoadedCommands, Mode, Provider,
 };
 
 use crate::load::{load_tools, Warnings};

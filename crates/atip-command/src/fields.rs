@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::ser::SerializeMap as _;
 use serde_json::Value;
 
-use crate::argv::{ToArgument, ArgvBuilder, Url, ValueProblem};
+use crate::argv::{ArgvBuilder, ToArgument, Url, ValueProblem};
 use atip_core::tool::{ArgvForm, ParamSpec, ValueKind};
 
 /// A field of a command: `bool`, a [`Scalar`], or an `Option` or `Vec` of scalars (and

@@ -54,7 +54,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use atip_runtime::command::dispatch::{CommandSet, GeneratedCommands, ToolSet};
 use atip_runtime::exec::ConflictGate;
 use atip_runtime::providers::Provider;
-use atip_runtime::{Runner, LoadedCommands};
+use atip_runtime::{LoadedCommands, Runner};
 
 /// An MCP server for ATIP tools. Cheap to clone: clones share the tools, the conflict gate and
 /// the watched files; each clone is one client session with its own session grants (the

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use rmcp::{Peer, RoleServer};
 
 use super::{McpError, Shared, Tools};
-use atip_runtime::{FlattenOptions, Mode, LoadedCommands};
+use atip_runtime::{FlattenOptions, LoadedCommands, Mode};
 
 /// What a file looked like when it was last read: size and modification time, or `None` when
 /// it could not be read (a file being replaced).

@@ -67,7 +67,9 @@ pub use atip_core::{
 /// result that goes back to the model): the crate `atip-command`.
 pub use atip_command as command;
 pub use command::argv::ArgvError;
-pub use command::dispatch::{Dispatch, DispatchError, LoadedCommands, ToolCall, ToolGroup, ToolSet};
+pub use command::dispatch::{
+    Dispatch, DispatchError, LoadedCommands, ToolCall, ToolGroup, ToolSet,
+};
 pub use command::{Command, Invocation, ToInvocation, ToolResult};
 
 pub mod wire;

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use atip_runtime::agent::{CallStatus, TurnDriver};
 use atip_runtime::wire::stream::{StreamBuilder, StreamEvent};
 use atip_runtime::{
-    exec::GrantScope, safety_prompt, Answer, AuditLog, ConfirmationRequest, FlattenOptions, Mode,
-    Provider, Runner, LoadedCommands,
+    exec::GrantScope, safety_prompt, Answer, AuditLog, ConfirmationRequest, FlattenOptions,
+    LoadedCommands, Mode, Provider, Runner,
 };
 use clap::Parser;
 use futures_util::StreamExt;

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command as Process;
 
 use atip_runtime::agent::{CallStatus, GeneratedCommands, TurnDriver};
-use atip_runtime::{Document, FlattenOptions, Provider, Runner, LoadedCommands};
+use atip_runtime::{Document, FlattenOptions, LoadedCommands, Provider, Runner};
 use serde_json::{json, Value};
 
 mod git {

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use atip_runtime::policy::{Decision, ReasonCode};
 use atip_runtime::{
-    Document, FlattenOptions, LoadOptions, Provider, RunError, Runner, LoadedCommands, ToolCall,
+    Document, FlattenOptions, LoadOptions, LoadedCommands, Provider, RunError, Runner, ToolCall,
 };
 use common::rt;
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use atip_runtime::{policy::Expectation, Policy, LoadedCommands};
+use atip_runtime::{policy::Expectation, LoadedCommands, Policy};
 
 fn gh() -> LoadedCommands {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/atip/gh.json");

@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use atip_runtime::{
-    policy::ReasonCode, Document, FlattenOptions, LoadOptions, Policy, RunError, Runner,
-    LoadedCommands, Sandbox, ToolCall,
+    policy::ReasonCode, Document, FlattenOptions, LoadOptions, LoadedCommands, Policy, RunError,
+    Runner, Sandbox, ToolCall,
 };
 use serde_json::{json, Value};
 
