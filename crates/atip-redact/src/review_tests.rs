@@ -9,21 +9,6 @@ fn r(text: &str) -> String {
     ResultFilter::new().redact(text).0.into_owned()
 }
 
-/// `text` through a [`StreamRedactor`] in the pieces that the byte offsets `cuts` make.
-fn streamed(text: &str, cuts: &[usize]) -> String {
-    let f = ResultFilter::new();
-    let mut s = StreamRedactor::new(&f, None);
-    let mut out = String::new();
-    let mut last = 0;
-    for &c in cuts {
-        out.push_str(&s.push(&text.as_bytes()[last..c]));
-        last = c;
-    }
-    out.push_str(&s.push(&text.as_bytes()[last..]));
-    out.push_str(&s.finish());
-    out
-}
-
 /// The input of a rule example (marks taken out) and its marked secrets.
 fn split_marks(text: &str) -> (String, Vec<String>) {
     let input = text.replace(['«', '»'], "");
