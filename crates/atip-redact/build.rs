@@ -39,6 +39,7 @@ fn main() {
         .collect();
     files.sort();
     let mut fragments: BTreeMap<String, String> = BTreeMap::new();
+    let mut keyword_sets: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut tables = Vec::new();
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
@@ -48,9 +49,9 @@ fn main() {
             .parse()
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         for key in table.keys() {
-            if key != "fragments" && key != "rule" {
+            if !["fragments", "keyword_sets", "rule"].contains(&key.as_str()) {
                 panic!(
-                    "{}: unknown table `{key}` (fragments, rule)",
+                    "{}: unknown table `{key}` (fragments, keyword_sets, rule)",
                     file.display()
                 );
             }
@@ -64,6 +65,14 @@ fn main() {
                     .as_str()
                     .unwrap_or_else(|| panic!("{}: fragment `{name}` is a string", file.display()));
                 fragments.insert(name.clone(), value.to_owned());
+            }
+        }
+        if let Some(sets) = table.get("keyword_sets") {
+            let sets = sets
+                .as_table()
+                .unwrap_or_else(|| panic!("{}: `keyword_sets` is a table", file.display()));
+            for (name, _) in sets {
+                keyword_sets.insert(name.clone(), strings(sets, name, file, "keyword_sets"));
             }
         }
         tables.push((file.clone(), table));
@@ -105,7 +114,18 @@ fn main() {
             let source = string(rule, "source", file, &id);
             let pattern = expand(&string(rule, "pattern", file, &id), &fragments)
                 .unwrap_or_else(|e| panic!("{}", at(&e)));
-            let keywords = strings(rule, "keywords", file, &id);
+            // An entry `{name}` stands for the keyword set of that name.
+            let keywords: Vec<String> = strings(rule, "keywords", file, &id)
+                .into_iter()
+                .flat_map(
+                    |k| match k.strip_prefix('{').and_then(|k| k.strip_suffix('}')) {
+                        Some(name) => keyword_sets.get(name).cloned().unwrap_or_else(|| {
+                            panic!("{}", at(&format!("no keyword set `{name}`")))
+                        }),
+                        None => vec![k],
+                    },
+                )
+                .collect();
             if keywords.is_empty() || keywords.iter().any(|k| k.is_empty() || k.contains('\n')) {
                 panic!(
                     "{}",

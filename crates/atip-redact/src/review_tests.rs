@@ -3,42 +3,8 @@
 //! RELIABILITY.md (Secrets, "Still open").
 
 use crate::rules::{BUILTIN, EXAMPLES};
-use crate::*;
-
-fn r(text: &str) -> String {
-    ResultFilter::new().redact(text).0.into_owned()
-}
-
-/// The input of a rule example (marks taken out) and its marked secrets.
-fn split_marks(text: &str) -> (String, Vec<String>) {
-    let input = text.replace(['«', '»'], "");
-    let mut secrets = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('«') {
-        let close = rest[open..].find('»').expect("marks pair up") + open;
-        secrets.push(rest[open + '«'.len_utf8()..close].to_owned());
-        rest = &rest[close + '»'.len_utf8()..];
-    }
-    (input, secrets)
-}
-
-/// `s` as the inside of a JSON string.
-fn json_escape(s: &str) -> String {
-    let j = serde_json::to_string(s).expect("a string");
-    j[1..j.len() - 1].to_owned()
-}
-
-fn swapcase(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_lowercase() {
-                c.to_ascii_uppercase()
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect()
-}
+use crate::rules_tests::split_marks;
+use crate::tests::r;
 
 fn assert_hidden(input: &str, secret: &str) {
     let out = r(input);
@@ -69,39 +35,6 @@ fn f1_escaped_json_auth_member_is_redacted() {
     );
     // `.npmrc` as JSON-in-JSON: `_auth` is not a keyword either (only `auth_`).
     assert_hidden(r#"{\"_auth\":\"dXNlcjpodW50ZXIy\"}"#, "dXNlcjpodW50ZXIy");
-}
-
-/// F1 found systematically: every rule example, in other cases and inside JSON strings, must be
-/// searched the same with and without the keyword pass (`spans` == `spans_everywhere`). Fails
-/// on the notion-token example `"auth": "ntn_…"` escaped into a JSON string.
-#[test]
-fn f1_prefilter_agrees_with_full_scan_on_case_and_escape_variants() {
-    let scanner = &*crate::BUILTIN_SCANNER;
-    let mut failures = Vec::new();
-    for e in EXAMPLES.iter() {
-        let (input, _) = split_marks(e.text);
-        let variants = [
-            input.to_ascii_uppercase(),
-            input.to_ascii_lowercase(),
-            swapcase(&input),
-            format!("{{\"a\":\"x\\n{}\"}}", json_escape(&input)),
-            format!(
-                "{{\"a\":\"{}\"}}",
-                json_escape(&format!("{{\"b\":\"{}\"}}", json_escape(&input)))
-            ),
-            format!("\u{1b}[32m{input}\u{1b}[0m"),
-        ];
-        for text in variants {
-            if scanner.spans(&text) != scanner.spans_everywhere(&text) {
-                failures.push(format!("{}: {text:?}", e.rule));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "prefilter skips matches:\n{}",
-        failures.join("\n")
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +87,7 @@ fn f5_anchored_vendor_rules_find_secrets_after_escapes() {
             continue;
         }
         for e in EXAMPLES.iter().filter(|e| e.rule == rule.name && e.secret) {
-            let (_, secrets) = split_marks(e.text);
+            let secrets = split_marks(e.text).secrets;
             for secret in secrets {
                 // Only bare tokens: a keyed shape anchored at a line start is F6.
                 if secret.contains(char::is_whitespace) || secret.len() < 20 {

@@ -174,14 +174,33 @@ pub(crate) fn is_placeholder_token(token: &str) -> bool {
     if token.to_ascii_lowercase().contains("example") {
         return true;
     }
-    let mut counts = [0usize; 256];
-    for b in token.bytes() {
+    byte_counts(token)
+        .iter()
+        .max()
+        .is_some_and(|&most| most as usize * 2 >= token.len())
+}
+
+/// How often each byte occurs in `value`.
+fn byte_counts(value: &str) -> [u32; 256] {
+    let mut counts = [0u32; 256];
+    for b in value.bytes() {
         counts[usize::from(b)] += 1;
     }
     counts
+}
+
+/// The Shannon entropy of `value`'s bytes, in bits per byte (a rule's `entropy` floor); 0 for
+/// an empty value.
+pub(crate) fn entropy(value: &str) -> f64 {
+    let n = value.len() as f64;
+    byte_counts(value)
         .iter()
-        .max()
-        .is_some_and(|&most| most * 2 >= token.len())
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 /// Whether a value from a free-form line (not a keyed or quoted form) looks like a credential

@@ -5,19 +5,31 @@
 use super::rules::{BUILTIN, EXAMPLES};
 use super::*;
 
-/// The input (marks taken out) and the output expected (each marked part redacted).
-fn split_marks(text: &str) -> (String, String) {
-    let input = text.replace(['«', '»'], "");
+/// A rule example read: the input (marks taken out), the output expected (each marked part
+/// redacted), and the marked parts.
+pub(super) struct Marked {
+    pub(super) input: String,
+    pub(super) want: String,
+    pub(super) secrets: Vec<String>,
+}
+
+pub(super) fn split_marks(text: &str) -> Marked {
     let mut want = String::new();
+    let mut secrets = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find('«') {
         want.push_str(&rest[..open]);
         let close = rest[open..].find('»').expect("marks pair up") + open;
         want.push_str(REDACTED);
+        secrets.push(rest[open + '«'.len_utf8()..close].to_owned());
         rest = &rest[close + '»'.len_utf8()..];
     }
     want.push_str(rest);
-    (input, want)
+    Marked {
+        input: text.replace(['«', '»'], ""),
+        want,
+        secrets,
+    }
 }
 
 #[test]
@@ -41,7 +53,7 @@ fn every_example_is_redacted_where_its_marks_say() {
     let filter = ResultFilter::new();
     let mut failures = Vec::new();
     for example in EXAMPLES.iter().filter(|e| e.secret) {
-        let (input, want) = split_marks(example.text);
+        let Marked { input, want, .. } = split_marks(example.text);
         let got = filter.redact(&input).0.into_owned();
         if got != want {
             failures.push(format!(
@@ -91,7 +103,7 @@ fn every_example_match_holds_a_keyword_of_its_rule() {
             .iter()
             .find(|r| r.name == example.rule)
             .expect("a rule");
-        let (input, _) = split_marks(example.text);
+        let input = split_marks(example.text).input;
         let regex = regex_automata::meta::Regex::new(rule.pattern).expect("compiles");
         let held = regex.find_iter(&input).any(|m| {
             let found = input[m.range()].to_ascii_lowercase();
@@ -139,21 +151,55 @@ fn only_multiline_rules_match_across_lines() {
     }
 }
 
+/// `s` as the inside of a JSON string.
+pub(super) fn json_escape(s: &str) -> String {
+    let j = serde_json::to_string(s).expect("a string");
+    j[1..j.len() - 1].to_owned()
+}
+
+/// `s` with the case of every ASCII letter swapped.
+pub(super) fn swapcase(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// The keyword pass skips nothing a search of the whole text by every rule finds: on the
+/// examples alone, run together (matches meeting across lines and escapes), in other cases,
+/// inside a JSON string after an escape, inside JSON inside a JSON string, and coloured.
 #[test]
 fn the_prefilter_changes_no_result() {
     let scanner = &*BUILTIN_SCANNER;
-    let mut texts: Vec<String> = EXAMPLES.iter().map(|e| split_marks(e.text).0).collect();
-    // Examples run together, so that matches meet across lines and escapes.
-    texts.push(texts.join("\n"));
-    texts.push(texts.join("\\n"));
-    texts.push(texts.join(" "));
-    for text in &texts {
-        assert_eq!(
-            scanner.spans(text),
-            scanner.spans_everywhere(text),
-            "{text:?}"
-        );
+    let inputs: Vec<String> = EXAMPLES.iter().map(|e| split_marks(e.text).input).collect();
+    let mut texts = vec![inputs.join("\n"), inputs.join("\\n"), inputs.join(" ")];
+    for input in &inputs {
+        texts.extend([
+            input.clone(),
+            input.to_ascii_uppercase(),
+            input.to_ascii_lowercase(),
+            swapcase(input),
+            format!("{{\"a\":\"x\\n{}\"}}", json_escape(input)),
+            format!(
+                "{{\"a\":\"{}\"}}",
+                json_escape(&format!("{{\"b\":\"{}\"}}", json_escape(input)))
+            ),
+            format!("\u{1b}[32m{input}\u{1b}[0m"),
+        ]);
     }
+    let failures: Vec<&String> = texts
+        .iter()
+        .filter(|text| scanner.spans(text) != scanner.spans_everywhere(text))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "the keyword pass skips matches in:\n{failures:#?}"
+    );
 }
 
 /// `hir` without its look-around assertions (word boundaries, line anchors), which a

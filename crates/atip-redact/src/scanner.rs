@@ -162,7 +162,6 @@ impl Scanner {
                 out.push(c.found);
             }
         }
-        out.sort_unstable();
         self.spans_after_escapes(text, regions, &mut caps, &mut out);
         out.sort_unstable();
         merge(out)
@@ -241,7 +240,9 @@ impl Scanner {
         let accepted = !value.is_empty()
             && check.is_none_or(|accept| accept(value))
             && !(whole_match && rules::is_placeholder_token(value))
-            && spec.entropy.is_none_or(|least| entropy(value) >= least);
+            && spec
+                .entropy
+                .is_none_or(|least| rules::entropy(value) >= least);
         accepted.then_some((secret.start, end))
     }
 
@@ -477,26 +478,6 @@ fn unclosed_tail(haystack: &str, label: usize, value: &str) -> usize {
         inner_close -= 1;
     }
     len
-}
-
-/// The Shannon entropy of `value`'s bytes, in bits per byte.
-pub(super) fn entropy(value: &str) -> f64 {
-    if value.is_empty() {
-        return 0.0;
-    }
-    let mut counts = [0u32; 256];
-    for b in value.bytes() {
-        counts[usize::from(b)] += 1;
-    }
-    let n = value.len() as f64;
-    counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = f64::from(c) / n;
-            -p * p.log2()
-        })
-        .sum()
 }
 
 /// The most parameter and intermediate bytes of a control sequence [`escape_len`] reads.

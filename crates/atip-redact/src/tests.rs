@@ -1,6 +1,6 @@
 use super::*;
 
-fn r(text: &str) -> String {
+pub(super) fn r(text: &str) -> String {
     ResultFilter::new().redact(text).0.into_owned()
 }
 
