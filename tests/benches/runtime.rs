@@ -413,6 +413,7 @@ fn printed(stdout: String) -> Output {
         duration: Duration::from_millis(1),
         sandbox: SandboxReport::default(),
         known_secrets: Default::default(),
+        tight_first: false,
     }
 }
 

@@ -16,8 +16,9 @@ pub fn workspace() -> PathBuf {
 }
 
 /// A scratch crate under the target directory's `tmp/<name>/` that depends on this workspace's
-/// atip-runtime and uses the workspace's Cargo.lock, so it builds offline with the same
-/// versions. Every scratch crate builds into one shared target directory (`tmp/scratch-target`),
+/// atip-runtime as `include_atip!` needs it (feature `macros` alone: generated code runs nothing,
+/// so the scratch build compiles no tokio, sandbox or egress stack) and uses the workspace's
+/// Cargo.lock, so it builds offline with the same versions. Every scratch crate builds into one shared target directory (`tmp/scratch-target`),
 /// so their dependencies are compiled once; each crate's package is named after it, so their
 /// binaries do not overwrite each other.
 pub struct ScratchCrate {
@@ -99,7 +100,7 @@ impl ScratchCrate {
             &self.dir.join("Cargo.toml"),
             &format!(
                 "[package]\nname = {:?}\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-                 [lib]\nname = \"scratch\"\n\n[dependencies]\natip-runtime = {{ path = {:?} }}\n\n{build_dep}[profile.dev]\ndebug = false\n\n[workspace]\n",
+                 [lib]\nname = \"scratch\"\n\n[dependencies]\natip-runtime = {{ path = {:?}, default-features = false, features = [\"macros\"] }}\n\n{build_dep}[profile.dev]\ndebug = false\n\n[workspace]\n",
                 format!("scratch-{}", self.name),
                 runtime.display().to_string()
             ),

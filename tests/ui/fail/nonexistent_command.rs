@@ -1,4 +1,4 @@
 // git.json declares no `frobnicate` command.
 fn main() {
-    let _ = atip_tests::git::Frobnicate::new();
+    let _ = atip_ui_tests::git::Frobnicate::new();
 }

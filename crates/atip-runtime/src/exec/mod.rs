@@ -22,6 +22,7 @@ mod guidance;
 mod output;
 mod process;
 mod run;
+mod tight;
 use atip_sandbox as sandbox;
 use atip_sandbox::{egress, environment};
 pub mod verify;
@@ -485,7 +486,7 @@ impl Runner {
         let working_dir = self.working_dir();
         let program = self.assign_trust(&mut invocation, &working_dir);
         let gate = self.policy_for(&invocation).gate(&invocation, &working_dir);
-        let decision = gate.decision;
+        let decision = gate.decision.clone();
         tracing::debug!(
             decision = match &decision {
                 Decision::Allow => "allow",
@@ -510,7 +511,7 @@ impl Runner {
                     grant: None,
                 };
             }
-            Decision::NeedsConfirmation(reasons) => {
+            Decision::NeedsConfirmation(mut reasons) => {
                 if let Some(grant) = self.grants.covering(&invocation, &reasons) {
                     tracing::debug!(scope = grant.scope.as_str(), "confirmation by grant");
                     *trail = audit::Trail {
@@ -520,6 +521,30 @@ impl Runner {
                         grant: Some(grant),
                     };
                 } else {
+                    if gate.tight_first && self.sandbox.is_enabled() {
+                        match self
+                            .tight_run(&invocation, &program, &working_dir, &gate, sink.as_ref())
+                            .await
+                        {
+                            Ok(output) => {
+                                let refused = tight::refusals(&output.stdout, &output.stderr);
+                                // Done, unless it failed or its output shows it was held
+                                // back (a script that goes on after a refused write).
+                                if output.success() && refused.is_empty() {
+                                    *trail = audit::Trail {
+                                        decision: Some("tight-first"),
+                                        reasons,
+                                        confirmed_by: None,
+                                        grant: None,
+                                    };
+                                    return Ok(output);
+                                }
+                                reasons.push(self.tight_failure(&output, refused));
+                            }
+                            // Not enforceable here (or not startable): ask as without it.
+                            Err(e) => tracing::debug!(error = %e, "tight first unavailable"),
+                        }
+                    }
                     invocation = self.ask(invocation, reasons, trail).await?;
                 }
             }
@@ -530,8 +555,59 @@ impl Runner {
             &working_dir,
             gate.confinement,
             sink.as_ref(),
+            false,
         )
         .await
+    }
+
+    /// The first try of a call in the tightest sandbox ([`crate::policy::Gate::tight_first`]):
+    /// the sandbox must enforce all of it, or the try is not made.
+    async fn tight_run(
+        &self,
+        invocation: &Invocation,
+        program: &Option<PathBuf>,
+        working_dir: &std::path::Path,
+        gate: &crate::policy::Gate,
+        sink: Option<&mpsc::Sender<OutputChunk>>,
+    ) -> Result<Output, RunError> {
+        let mut tight = invocation.clone();
+        tight.effects = crate::Shared::Counted(std::sync::Arc::new(tight::tight_effects(
+            &invocation.effects,
+        )));
+        let mut confinement = gate.confinement.clone();
+        confinement.required = true;
+        confinement.egress = None;
+        confinement.unix_sockets.clear();
+        let mut output = self
+            .verified_run(tight, program.clone(), working_dir, confinement, sink, true)
+            .await?;
+        output.tight_first = true;
+        Ok(output)
+    }
+
+    /// The reason a tight run that failed, or showed a refusal, adds to the question: how it
+    /// ended and what its output shows was refused, redacted as its output would be.
+    fn tight_failure(
+        &self,
+        output: &Output,
+        refused: Vec<(tight::Refused, String)>,
+    ) -> crate::policy::Reason {
+        let tool = Some(output.name.as_str());
+        let filter = self.filter.with_known_secrets(&output.known_secrets);
+        let refused: Vec<_> = refused
+            .into_iter()
+            .map(|(kind, line)| (kind, filter.redact_for(tool, &line).0.into_owned()))
+            .collect();
+        let ended = if output.timed_out {
+            format!("timed out after {} s", output.timeout.as_secs())
+        } else {
+            output.status.to_string()
+        };
+        crate::policy::Reason {
+            code: crate::policy::ReasonCode::TightFirst,
+            message: tight::failure_sentence(&ended, &refused),
+            severity: crate::policy::ReasonSeverity::Confirm,
+        }
     }
 
     /// Puts a call needing confirmation for `reasons` to the handler; returns the invocation
@@ -580,6 +656,7 @@ impl Runner {
         working_dir: &std::path::Path,
         confinement: crate::policy::Confinement,
         sink: Option<&mpsc::Sender<OutputChunk>>,
+        tight: bool,
     ) -> Result<Output, RunError> {
         let verified = match &invocation.checksum {
             Some(expected) => {
@@ -610,6 +687,9 @@ impl Runner {
         plan.egress = confinement.egress;
         plan.unix_sockets =
             environment::unix_sockets(&self.settings.env, &confinement.unix_sockets);
+        if tight {
+            tight::tighten(&mut plan);
+        }
         let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
             .map_err(RunError::Sandbox)?;
         if confinement.required && !prepared.report.not_enforced.is_empty() {
@@ -713,7 +793,7 @@ impl Runner {
             verify::resolve_program(p, &working_dir, path.as_deref())
         });
         let confinement = self.policy.gate(&invocation, &working_dir).confinement;
-        self.verified_run(invocation, program, &working_dir, confinement, None)
+        self.verified_run(invocation, program, &working_dir, confinement, None, false)
             .await
     }
 }

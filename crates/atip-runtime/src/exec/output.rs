@@ -103,6 +103,10 @@ pub struct Output {
     /// redacted wherever they occur in what [`Output::format`] makes for a model. `Debug`
     /// shows how many, never the values.
     pub known_secrets: KnownSecrets,
+    /// Whether this is the run of a tight first try
+    /// ([`Policy::tight_first`](crate::policy::Policy::tight_first)): unasked, read-only and
+    /// offline, with no Unix sockets and no credential stores.
+    pub tight_first: bool,
 }
 
 impl Output {
@@ -162,7 +166,9 @@ impl Output {
     /// time taken stays linear in the output's size.
     ///
     /// [`ToolResult::meta`]: `exitCode` or `signal`, `timedOut`, `durationMs`, `redactions`,
-    /// `omittedBytes` / `elidedItems` when cut, `sandbox` (the [`SandboxReport`](crate::sandbox::SandboxReport)).
+    /// `omittedBytes` / `elidedItems` when cut, `tightFirst` for a tight first try (with a
+    /// status line saying it ran read-only and offline), `sandbox` (the
+    /// [`SandboxReport`](crate::sandbox::SandboxReport)).
     pub fn format(&self, filter: &ResultFilter, options: &ResultOptions) -> ToolResult {
         let with_known;
         let filter = if self.known_secrets.is_empty() {
@@ -242,6 +248,9 @@ impl Output {
         if let Some(limit) = self.limit_hit() {
             status.push(format!("[{limit}]"));
         }
+        if self.tight_first {
+            status.push("[ran read-only and offline: tight first, no person asked]".to_owned());
+        }
         if elided > 0 {
             status.push(format!("[output truncated: {elided} array items elided]"));
         }
@@ -281,6 +290,9 @@ impl Output {
                 .into(),
         );
         meta.insert("redactions".into(), redactions.into());
+        if self.tight_first {
+            meta.insert("tightFirst".into(), true.into());
+        }
         if omitted > 0 {
             meta.insert("omittedBytes".into(), omitted.into());
         }
@@ -371,6 +383,7 @@ mod tests {
             duration: Duration::from_millis(5),
             sandbox: SandboxReport::default(),
             known_secrets: KnownSecrets::default(),
+            tight_first: false,
         }
     }
 

@@ -282,6 +282,7 @@ pub(crate) async fn run(
         duration,
         sandbox: std::mem::take(&mut sandbox.report),
         known_secrets: crate::filter::KnownSecrets::default(),
+        tight_first: false,
     })
 }
 

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Decision, Egress, Policy, ResourceLimits};
-use crate::Invocation;
+use super::{Decision, Egress, Policy, ReasonCode, ResourceLimits};
+use crate::{Effects, Invocation, TrustSource};
 
 /// What the policy lets one run have, beyond the effects its command declares: the input the
 /// sandbox takes from the policy.
@@ -32,14 +32,27 @@ pub struct Gate {
     pub decision: Decision,
     /// What a run of the call gets from the policy, if it runs.
     pub confinement: Confinement,
+    /// Whether the runner first tries the call without asking, in the tightest sandbox
+    /// ([`Policy::tight_first`]): the decision asks a person, every reason is one a harmless
+    /// first try can answer (an effect rule, the baseline, a command outside the loaded
+    /// metadata — never an argument or command-list rule), and the call declares no write,
+    /// delete or network, so nothing that declared such an effect ever runs twice.
+    pub tight_first: bool,
 }
 
 impl Policy {
     /// Judges `invocation` about to run in `working_dir` ([`Policy::evaluate_in`]) and says,
     /// in the same pass, what its run may have ([`Confinement`]): what the runner acts on.
     pub fn gate(&self, invocation: &Invocation, working_dir: &Path) -> Gate {
+        let decision = self.evaluate_in(invocation, working_dir);
         Gate {
-            decision: self.evaluate_in(invocation, working_dir),
+            tight_first: self.tight_first
+                && tight_first_answers(
+                    &decision,
+                    &invocation.effects,
+                    self.effective_trust(invocation) == Some(TrustSource::Inferred),
+                ),
+            decision,
             confinement: Confinement {
                 limits: self.limits,
                 required: self.require_sandbox,
@@ -49,4 +62,33 @@ impl Policy {
             },
         }
     }
+}
+
+/// Whether a first try in the tightest sandbox can settle `decision` for a call with `effects`
+/// ([`Gate::tight_first`]): every reason is the baseline, a command outside the loaded
+/// metadata, or an effect rule fired by an effect the metadata leaves undeclared — or declares
+/// only as an importer's guess (`inferred` trust); and the call declares no write, delete or
+/// network. An effect a tool's own metadata declares (`destructive: true` from its vendor) is
+/// asked about first, as before.
+fn tight_first_answers(decision: &Decision, effects: &Effects, inferred: bool) -> bool {
+    let Decision::NeedsConfirmation(reasons) = decision else {
+        return false;
+    };
+    let declares_more = effects.filesystem_write() == Some(true)
+        || effects.filesystem_delete() == Some(true)
+        || effects.network == Some(true);
+    let unknown = |declared: Option<bool>| declared.is_none() || inferred;
+    !declares_more
+        && reasons.iter().all(|r| match r.code {
+            ReasonCode::Baseline | ReasonCode::NotInMetadata => true,
+            ReasonCode::Destructive => unknown(effects.destructive),
+            ReasonCode::NonReversible => unknown(effects.reversible),
+            ReasonCode::Billable => unknown(effects.billable()),
+            ReasonCode::Network => unknown(effects.network),
+            ReasonCode::FilesystemWrite => unknown(effects.filesystem_write()),
+            ReasonCode::FilesystemDelete => unknown(effects.filesystem_delete()),
+            ReasonCode::CostExceeded => effects.cost_estimate().is_none() || inferred,
+            ReasonCode::Interactive => unknown(effects.interactive.as_ref().map(|_| true)),
+            _ => false,
+        })
 }

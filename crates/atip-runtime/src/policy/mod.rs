@@ -143,6 +143,15 @@ pub struct Policy {
     /// judges when it is loaded ([`Policy::check_examples`]). Default: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<PolicyExample>,
+    /// Tight first: a call that would ask a person only because of what its effects leave
+    /// unsaid or what the policy asks of every call — undeclared effects, effects an importer
+    /// inferred (`inferred` trust), a command not in the loaded metadata, the baseline — and
+    /// that declares no write, delete or network, runs first without asking in the tightest sandbox: no writes (but its
+    /// scratch directory), no network, no Unix sockets, no credential stores. If it succeeds,
+    /// that is its result; if it fails, the person is asked, with what was refused, whether
+    /// to run it with its declared effects ([`Gate::tight_first`]). Default `true`; `false`
+    /// asks first, as before.
+    pub tight_first: bool,
 }
 
 impl Default for Policy {
@@ -170,6 +179,7 @@ impl Default for Policy {
             egress: None,
             egress_rules: Vec::new(),
             examples: Vec::new(),
+            tight_first: true,
         }
     }
 }
@@ -210,6 +220,9 @@ pub enum ReasonCode {
     ArgumentNotAllowed,
     /// A path value points outside the allowed roots.
     PathOutsideRoots,
+    /// The call ran first in the tightest sandbox ([`Policy::tight_first`]) and failed there:
+    /// running it with its declared effects needs a person's yes.
+    TightFirst,
 }
 
 impl ReasonCode {
@@ -232,6 +245,7 @@ impl ReasonCode {
             ReasonCode::ArgumentDenied => "argument-denied",
             ReasonCode::ArgumentNotAllowed => "argument-not-allowed",
             ReasonCode::PathOutsideRoots => "path-outside-roots",
+            ReasonCode::TightFirst => "tight-first",
         }
     }
 }

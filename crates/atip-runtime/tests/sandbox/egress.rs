@@ -74,7 +74,7 @@ impl Server {
 
 /// Whether curl is installed. Where it is not, the tests that drive it say so and pass, unless
 /// `ATIP_REQUIRE_CURL=1` (set by `.ci/run`, which installs it) makes its absence a failure.
-fn curl() -> bool {
+pub(crate) fn curl() -> bool {
     let found = std::process::Command::new("curl")
         .arg("--version")
         .output()

@@ -2,7 +2,8 @@
 //! kernel (`sandbox`), the escapes found in the reviews of issue 32 stay closed (`escapes`,
 //! `review`), what effects do not say is not granted (`least_privilege`), a command reaches only
 //! the hosts its policy lists (`egress`), and the policy's path roots hold against real coreutils
-//! (`paths`). Needs Linux with Landlock and user namespaces; `ATIP_SANDBOX_TESTS=skip` skips the
+//! (`paths`), and a call with unknown effects is tried first in the tightest sandbox
+//! (`tight_first`). Needs Linux with Landlock and user namespaces; `ATIP_SANDBOX_TESTS=skip` skips the
 //! tests that need the sandbox.
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
@@ -16,3 +17,4 @@ mod least_privilege;
 mod paths;
 mod review;
 mod sandbox;
+mod tight_first;

@@ -1,0 +1,224 @@
+//! Tight first ([`Policy::tight_first`](crate::policy::Policy::tight_first)): a call the
+//! policy would put to a person only for what its effects leave unsaid runs first, unasked,
+//! in the tightest sandbox; when that run fails, what the kernel refused is read from the
+//! run's own words and put to the person with the question.
+//!
+//! The tightest sandbox is the one a call declared `filesystem.write: false` and
+//! `network: false` gets, narrowed further: no extra writable paths, no credential grants, no
+//! program owning a credential store or daemon socket, no Unix sockets from the policy, no
+//! egress. Only its scratch directory (`TMPDIR`, removed after the run) is writable.
+
+use std::sync::OnceLock;
+
+use regex::RegexSet;
+
+use super::sandbox::Plan;
+use crate::Effects;
+
+/// `effects` as the tight run declares them: nothing written or deleted, no network.
+pub(super) fn tight_effects(effects: &Effects) -> Effects {
+    let mut tight = effects.clone();
+    let fs = tight.filesystem.get_or_insert_with(Default::default);
+    fs.write = Some(false);
+    fs.delete = Some(false);
+    fs.paths = None;
+    tight.network = Some(false);
+    tight
+}
+
+/// Narrows a plan made from [`tight_effects`] to the tightest sandbox: the caller's extra
+/// writable paths, credential grants, sockets and egress go, and no program owns a store.
+pub(super) fn tighten(plan: &mut Plan) {
+    plan.writes = Some(Vec::new());
+    plan.make_dirs.clear();
+    plan.declared.clear();
+    plan.extra_writable.clear();
+    plan.credentials.clear();
+    plan.program_name = None;
+    plan.unix_sockets.clear();
+    plan.egress = None;
+    plan.no_network = true;
+    plan.network_namespace = true;
+}
+
+/// What a tight run shows the kernel refused it, as far as its output tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Refused {
+    /// A write (or creation, or deletion) of a file.
+    Write,
+    /// Something the kernel refused without saying what (`EACCES`, `EPERM`): most often a
+    /// write, a socket or a device.
+    Permission,
+    /// A network connection or a name lookup.
+    Network,
+    /// A Unix socket (a daemon: docker, D-Bus, ssh-agent, …).
+    Socket,
+}
+
+impl Refused {
+    fn as_str(self) -> &'static str {
+        match self {
+            Refused::Write => "a write",
+            Refused::Permission => "an operation (a write, a socket or a device)",
+            Refused::Network => "the network",
+            Refused::Socket => "a Unix socket",
+        }
+    }
+}
+
+/// Messages programs print when the kernel refuses what the tight sandbox withholds: the C
+/// library's texts for `EACCES`, `EPERM`, `EROFS`, `ENETUNREACH`, `EAI_AGAIN` …, and the
+/// wording of the tools that print their own (curl, git, Go's net package, docker).
+const SIGNS: &[(Refused, &str)] = &[
+    (Refused::Write, r"(?i)read-only file system"),
+    (Refused::Write, r"\bEROFS\b"),
+    (Refused::Permission, r"(?i)permission denied"),
+    (Refused::Permission, r"(?i)operation not permitted"),
+    (Refused::Permission, r"\b(EACCES|EPERM)\b"),
+    (
+        Refused::Write,
+        r"(?i)(cannot|could not|unable to|failed to) (create|write|open|lock|remove|delete|rename|make|mkdir|touch)",
+    ),
+    (Refused::Network, r"(?i)network is unreachable"),
+    (Refused::Network, r"(?i)could not resolve (host|proxy)"),
+    (
+        Refused::Network,
+        r"(?i)temporary failure in name resolution",
+    ),
+    (Refused::Network, r"(?i)name or service not known"),
+    (Refused::Network, r"(?i)no address associated with hostname"),
+    (
+        Refused::Network,
+        r"\b(ENETUNREACH|EAI_AGAIN|ECONNREFUSED|EHOSTUNREACH)\b",
+    ),
+    (
+        Refused::Network,
+        r"(?i)(failed to|could not|unable to) connect",
+    ),
+    (Refused::Network, r"(?i)\bdial tcp\b"),
+    (Refused::Network, r"(?i)connection refused"),
+    (Refused::Socket, r"(?i)\bdial unix\b"),
+    (Refused::Socket, r"(?i)\.sock\b"),
+    (Refused::Socket, r"(?i)cannot connect to the docker daemon"),
+    (Refused::Socket, r"(?i)failed to connect to (the )?bus"),
+];
+
+fn signs() -> &'static RegexSet {
+    static SET: OnceLock<RegexSet> = OnceLock::new();
+    SET.get_or_init(|| RegexSet::new(SIGNS.iter().map(|(_, p)| *p)).expect("the signs compile"))
+}
+
+/// What a tight run's output shows was refused: each kind with the first line that shows it
+/// (at most 200 bytes), in the order [`Refused`] lists them. Empty when the output names no
+/// refusal (a failed run may have failed on its own).
+pub(super) fn refusals(stdout: &[u8], stderr: &[u8]) -> Vec<(Refused, String)> {
+    let mut found: Vec<(Refused, String)> = Vec::new();
+    for text in [stderr, stdout] {
+        for line in String::from_utf8_lossy(text).lines() {
+            for i in signs().matches(line).iter() {
+                let kind = SIGNS[i].0;
+                if !found.iter().any(|(k, _)| *k == kind) {
+                    found.push((kind, shorten(line.trim(), 200)));
+                }
+            }
+        }
+    }
+    // A socket's refusal reads as "permission denied" or "connection refused" too: the
+    // socket names the kind.
+    if found.iter().any(|(k, _)| *k == Refused::Socket) {
+        found.retain(|(k, line)| {
+            *k == Refused::Socket || !line.to_ascii_lowercase().contains(".sock")
+        });
+    }
+    found.sort_by_key(|(k, _)| *k);
+    found
+}
+
+/// The sentence the person is asked with, after a tight run that failed or showed a refusal:
+/// how it ended and what was refused (each line already redacted by the caller), or that its
+/// output names nothing.
+pub(super) fn failure_sentence(ended: &str, refused: &[(Refused, String)]) -> String {
+    let mut s = format!(
+        "ran first read-only and offline (no writes, no network, no Unix sockets, no \
+         credential stores): {ended}; "
+    );
+    if refused.is_empty() {
+        s.push_str(
+            "its output names no refusal, so more rights may not change that; run it with its \
+             declared effects?",
+        );
+    } else {
+        s.push_str("refused: ");
+        for (i, (kind, line)) in refused.iter().enumerate() {
+            if i > 0 {
+                s.push_str("; ");
+            }
+            s.push_str(&format!("{} (`{line}`)", kind.as_str()));
+        }
+        s.push_str("; run it again with its declared effects?");
+    }
+    s
+}
+
+fn shorten(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_owned();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusals_of_real_tools_are_named_by_kind() {
+        let found = refusals(
+            b"",
+            b"touch: cannot touch 'x': Read-only file system\n\
+              curl: (6) Could not resolve host: example.com\n",
+        );
+        assert_eq!(
+            found.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            [Refused::Write, Refused::Network]
+        );
+        assert_eq!(found[0].1, "touch: cannot touch 'x': Read-only file system");
+        let docker = refusals(
+            b"",
+            b"Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n",
+        );
+        assert_eq!(
+            docker.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            [Refused::Socket]
+        );
+    }
+
+    #[test]
+    fn a_failure_that_names_no_refusal_says_so() {
+        assert!(refusals(b"", b"fatal: not a git repository\n").is_empty());
+        let s = failure_sentence("exit code 128", &[]);
+        assert!(s.contains("names no refusal"), "{s}");
+        let s = failure_sentence(
+            "exit code 1",
+            &[(Refused::Permission, "x: Permission denied".into())],
+        );
+        assert!(
+            s.contains(
+                "refused: an operation (a write, a socket or a device) (`x: Permission denied`)"
+            ),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn tight_effects_declare_nothing_written_and_no_network() {
+        let t = tight_effects(&Effects::default());
+        assert_eq!(t.filesystem_write(), Some(false));
+        assert_eq!(t.filesystem_delete(), Some(false));
+        assert_eq!(t.network, Some(false));
+    }
+}
