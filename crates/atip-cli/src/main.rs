@@ -52,6 +52,11 @@ enum PolicyCmd {
     /// them), every rule that fired with its code and severity, the call's merged effects and
     /// its argv. A call that does not dispatch is `invalid`, with its problems. Runs nothing.
     ///
+    /// A call the runner would ask about only for what its effects leave unsaid is
+    /// `tight-first`: it runs unasked in the tightest sandbox, and a person is asked only if
+    /// it fails there. With `--stats` instead of calls: per tools file, how many of its
+    /// commands would run, run tight first, be asked about first, or be refused.
+    ///
     /// Exit status 0 whatever the decisions; 1 when the tools, the policy (or its examples)
     /// or the calls do not load.
     Check {
@@ -60,12 +65,17 @@ enum PolicyCmd {
         tools: Vec<PathBuf>,
         /// The calls are a response body of this provider (openai, openai-responses,
         /// anthropic or gemini) rather than calls as JSON.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "stats")]
         provider: Option<Provider>,
+        /// Judge every command of the tools by its effects alone (no arguments) and print,
+        /// per file, the count of each decision and the share asked about before running.
+        #[arg(long, conflicts_with = "calls")]
+        stats: bool,
         #[command(flatten)]
         exec: ExecArgs,
         /// The calls, or the response; `-` reads standard input.
-        calls: PathBuf,
+        #[arg(required_unless_present = "stats")]
+        calls: Option<PathBuf>,
     },
 }
 
@@ -347,10 +357,14 @@ fn try_main(cli: Cli) -> Outcome {
                 PolicyCmd::Check {
                     tools,
                     provider,
+                    stats,
                     exec,
                     calls,
                 },
-        } => tool_calls::policy_check(&tools, provider, &exec, &calls),
+        } => match calls {
+            Some(calls) if !stats => tool_calls::policy_check(&tools, provider, &exec, &calls),
+            _ => tool_calls::policy_stats(&tools, &exec),
+        },
         Cmd::Convert { from, to, file } => discovery::convert(from, to, &file),
         Cmd::Serve {
             tools,

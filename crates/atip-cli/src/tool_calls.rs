@@ -128,7 +128,13 @@ pub(crate) fn policy_check(
                     json!({
                         "name": call.name,
                         "arguments": arguments,
-                        "decision": atip_runtime::policy::Expectation::of(&decision).as_str(),
+                        // A call that would ask only for what its effects leave unsaid runs
+                        // first, unasked, in the tightest sandbox: "tight-first".
+                        "decision": if gate.tight_first {
+                            "tight-first"
+                        } else {
+                            atip_runtime::policy::Expectation::of(&decision).as_str()
+                        },
                         "rules": rules,
                         "effects": inv.effects,
                         // The options the call sets that brought effects of their own.
@@ -148,6 +154,57 @@ pub(crate) fn policy_check(
                     })
                 }
             }
+        })
+        .collect();
+    emit_json(&Value::Array(out))
+}
+
+/// `atip policy check --stats`: per tools file, what the runner `exec` describes would decide
+/// for each of its commands judged by its effects and trust alone (no arguments, so no
+/// argument rule fires), counted: `allow`, `tightFirst`, `confirm`, `deny`, and `asksFirst`,
+/// the share (in percent, one decimal) of commands a person is asked about before they run.
+pub(crate) fn policy_stats(files: &[PathBuf], exec: &ExecArgs) -> Outcome {
+    let tools = load_tools(files, false, None, Warnings::Count)?;
+    let runner = runner(exec, &tools)?;
+    let out: Vec<Value> = files
+        .iter()
+        .zip(&tools)
+        .map(|(file, tool)| {
+            let program = tool.document().name.clone();
+            let (mut allow, mut tight, mut confirm, mut deny) = (0usize, 0usize, 0usize, 0usize);
+            for (name, effects) in tool.effects() {
+                let mut inv = atip_runtime::Invocation::new(
+                    name.to_owned(),
+                    vec![program.clone().into()],
+                    effects.clone(),
+                );
+                inv.trust = tool.trust();
+                if let Some((_, spec)) = tool.command(name) {
+                    inv.title = Some(atip_runtime::Shared::from(spec.title.to_string()));
+                }
+                let gate = runner.decide(&inv);
+                match gate.decision {
+                    _ if gate.tight_first => tight += 1,
+                    atip_runtime::policy::Decision::Allow => allow += 1,
+                    atip_runtime::policy::Decision::NeedsConfirmation(_) => confirm += 1,
+                    atip_runtime::policy::Decision::Deny(_) => deny += 1,
+                }
+            }
+            let total = allow + tight + confirm + deny;
+            let share = if total == 0 {
+                0.0
+            } else {
+                (confirm as f64 * 1000.0 / total as f64).round() / 10.0
+            };
+            json!({
+                "tools": file.display().to_string(),
+                "commands": total,
+                "allow": allow,
+                "tightFirst": tight,
+                "confirm": confirm,
+                "deny": deny,
+                "asksFirst": share,
+            })
         })
         .collect();
     emit_json(&Value::Array(out))

@@ -411,11 +411,20 @@ impl Runner {
     /// trust rules applied (by program path and metadata location), then the policy for that
     /// trust ([`Runner::trust_tiered`]) judging it in the working directory — the decision
     /// [`Runner::run`] acts on, for a command that explains a policy (`atip policy check`).
+    /// [`Gate::tight_first`](crate::policy::Gate::tight_first) is set only when this runner
+    /// sandboxes its runs.
     pub fn decide(&self, invocation: &Invocation) -> crate::policy::Gate {
         let mut invocation = invocation.clone();
         let working_dir = self.working_dir();
         self.assign_trust(&mut invocation, &working_dir);
-        self.policy_for(&invocation).gate(&invocation, &working_dir)
+        self.gate(&invocation, &working_dir)
+    }
+
+    /// The policy's gate for `invocation`, with tight first only where this runner sandboxes.
+    fn gate(&self, invocation: &Invocation, working_dir: &std::path::Path) -> crate::policy::Gate {
+        let mut gate = self.policy_for(invocation).gate(invocation, working_dir);
+        gate.tight_first &= self.sandbox.is_enabled();
+        gate
     }
 
     /// Sets the trust of the first trust rule matching `invocation`'s program (resolved
@@ -485,7 +494,7 @@ impl Runner {
         process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
         let program = self.assign_trust(&mut invocation, &working_dir);
-        let gate = self.policy_for(&invocation).gate(&invocation, &working_dir);
+        let gate = self.gate(&invocation, &working_dir);
         let decision = gate.decision.clone();
         tracing::debug!(
             decision = match &decision {
@@ -521,7 +530,7 @@ impl Runner {
                         grant: Some(grant),
                     };
                 } else {
-                    if gate.tight_first && self.sandbox.is_enabled() {
+                    if gate.tight_first {
                         match self
                             .tight_run(&invocation, &program, &working_dir, &gate, sink.as_ref())
                             .await
