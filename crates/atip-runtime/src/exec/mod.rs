@@ -13,6 +13,7 @@
 //! The time limit is the runner's default (30 s), or the command's `effects.duration.timeout`
 //! (`"60s"`, `"5m"`, parsed with humantime), never more than the runner's maximum (10 min).
 
+mod ansi;
 pub mod audit;
 mod batch;
 mod confirm;

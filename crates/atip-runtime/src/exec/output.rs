@@ -191,6 +191,13 @@ impl Output {
             text = f.text;
         } else {
             let mut stream = |bytes: &[u8], dropped: u64| -> String {
+                let plain;
+                let bytes = if options.keep_ansi {
+                    bytes
+                } else {
+                    plain = super::ansi::strip(bytes);
+                    &plain[..]
+                };
                 let raw = String::from_utf8_lossy(bytes);
                 let (kept, tail) = if dropped > 0 {
                     drop_partial_tail(&raw)
@@ -324,6 +331,10 @@ pub struct ResultOptions {
     /// Keep stdout that is a JSON object or array as [`ToolResult::structured`] and cut it by
     /// eliding array items. Default `true`.
     pub structured: bool,
+    /// Keep ANSI escape sequences (colours, cursor movement, terminal titles) in the text, for
+    /// a person's terminal. Default `false`: they are removed before redaction (a colour code
+    /// inside a token would hide it), the cap and the model, which reads them as noise.
+    pub keep_ansi: bool,
     /// Builds the text from the whole [`Output`] instead (the other options then do not
     /// apply); the text still goes through the filter's redaction and cap.
     pub formatter: Option<Formatter>,
@@ -338,6 +349,7 @@ impl Default for ResultOptions {
             include_stderr: true,
             include_exit_code: true,
             structured: true,
+            keep_ansi: false,
             formatter: None,
         }
     }
@@ -349,6 +361,7 @@ impl fmt::Debug for ResultOptions {
             .field("include_stderr", &self.include_stderr)
             .field("include_exit_code", &self.include_exit_code)
             .field("structured", &self.structured)
+            .field("keep_ansi", &self.keep_ansi)
             .field("formatter", &self.formatter.is_some())
             .finish()
     }
@@ -385,6 +398,36 @@ mod tests {
             known_secrets: KnownSecrets::default(),
             tight_first: false,
         }
+    }
+
+    /// Colour codes, cursor movement and an OSC terminal title (terraform's and git's coloured
+    /// output) never reach the model, and a token coloured in the middle is still a token;
+    /// tabs and newlines stay. `keep_ansi` keeps them for a terminal.
+    #[test]
+    fn ansi_escapes_are_removed_before_redaction_unless_kept() {
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJabcdef12";
+        let (head, tail) = token.split_at(10);
+        let coloured = format!(
+            "\x1b]0;title\x07\x1b[1m\x1b[32mPlan:\x1b[0m 1 to add\tok\n\x1b[2Ktoken {head}\x1b[31m{tail}\x1b[0m\n"
+        );
+        let r = out(&coloured, "").to_tool_result();
+        assert_eq!(
+            r.content, "Plan: 1 to add\tok\ntoken [REDACTED]\n[exit code 0]",
+            "{:?}",
+            r.content
+        );
+        let kept = out("\x1b[32mok\x1b[0m\n", "").format(
+            &ResultFilter::default(),
+            &ResultOptions {
+                keep_ansi: true,
+                ..ResultOptions::default()
+            },
+        );
+        assert!(
+            kept.content.starts_with("\x1b[32mok\x1b[0m\n"),
+            "{:?}",
+            kept.content
+        );
     }
 
     /// Secrets that JSON escapes spell (`\/`, `\uXXXX`) are redacted as such, in a structured
