@@ -44,7 +44,7 @@ fn package() -> Package {
     Package::open(dir).unwrap()
 }
 
-fn importer() -> Importer {
+pub(crate) fn importer() -> Importer {
     Importer::new(package(), ImportOptions::default()).unwrap()
 }
 

@@ -170,7 +170,7 @@ pub(crate) fn policy_stats(files: &[PathBuf], exec: &ExecArgs) -> Outcome {
         .iter()
         .zip(&tools)
         .map(|(file, tool)| {
-            let program = tool.document().name.clone();
+            let program = tool.document().tool.name.clone();
             let (mut allow, mut tight, mut confirm, mut deny) = (0usize, 0usize, 0usize, 0usize);
             for (name, effects) in tool.effects() {
                 let mut inv = atip_runtime::Invocation::new(
