@@ -88,8 +88,18 @@ where
     Some(request)
 }
 
-/// The JSON text answering `request` for the program `cmd`, as `--agent` prints it (with a
-/// trailing newline). With `--commands`, the document is partial (§3.1.1): `partial`,
+/// What `--agent` answers: the document and what it could not say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentAnswer {
+    /// The JSON text, as `--agent` prints it on stdout (with a trailing newline).
+    pub text: String,
+    /// What the document could not express of the program's arguments
+    /// ([`crate::Described::warnings`]); [`handle_agent`] prints them on stderr.
+    pub warnings: Vec<crate::Warning>,
+}
+
+/// The answer to `request` for the program `cmd`: the JSON text `--agent` prints and the
+/// warnings it prints on stderr. With `--commands`, the document is partial (§3.1.1): `partial`,
 /// `filter`, `totalCommands`, `includedCommands` and `omitted` (reason `filtered`, safety
 /// assumption `unknown`) are set.
 ///
@@ -101,7 +111,7 @@ pub fn answer_agent(
     cmd: &Command,
     annotations: &Annotations,
     request: &AgentRequest,
-) -> Result<String, String> {
+) -> Result<AgentAnswer, String> {
     if !request.unsupported.is_empty() {
         return Err(format!(
             "--agent: unsupported argument(s) {}; only --commands=a,b is supported",
@@ -146,10 +156,14 @@ pub fn answer_agent(
     }
     let mut text = described.to_json();
     text.push('\n');
-    Ok(text)
+    Ok(AgentAnswer {
+        text,
+        warnings: described.warnings,
+    })
 }
 
-/// Answers `PROGRAM --agent` when `args` ask for it: prints the metadata on stdout and
+/// Answers `PROGRAM --agent` when `args` ask for it: prints the metadata on stdout and what it
+/// could not express of the program's arguments on stderr (one `warning: …` line each), and
 /// returns the exit code to end with (`SUCCESS`; `FAILURE` with the reason on stderr when no
 /// document could be written). Returns `None` for an ordinary call, which the program then
 /// parses as usual. Nothing else is done: `--agent` has no side effects (spec §3.1).
@@ -160,9 +174,15 @@ where
 {
     let request = agent_request(args)?;
     Some(match answer_agent(cmd, annotations, &request) {
-        Ok(text) => {
+        Ok(answer) => {
+            for w in &answer.warnings {
+                eprintln!("warning: {w}");
+            }
             let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            match out
+                .write_all(answer.text.as_bytes())
+                .and_then(|()| out.flush())
+            {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {

@@ -66,6 +66,10 @@
 //! * options needing two or more values per occurrence (`num_args(2..)`): left out (written
 //!   `--flag=a`, clap would take the next argument as the second value).
 //! * `Set` options taking several values in one occurrence: described as one value.
+//! * `Append` options taking several values per occurrence (`num_args(1..)`, fd's `--exec`):
+//!   described as one value per occurrence (each list item gets a flag of its own, and clap
+//!   reads it as an occurrence of its own), with a note in the description; a group of values
+//!   in one occurrence (`--exec wc -l`) cannot be written.
 //! * `Count`: a boolean (counted once). Optional values (`num_args(0..=1)`): always written
 //!   with a value.
 //! * short-only options without `allow_hyphen_values`: their value goes in its own element,
@@ -94,7 +98,7 @@ mod annotations;
 mod describe;
 mod described;
 
-pub use agent::{agent_flag, agent_request, answer_agent, handle_agent, AgentRequest};
+pub use agent::{agent_flag, agent_request, answer_agent, handle_agent, AgentAnswer, AgentRequest};
 pub use annotations::Annotations;
 pub use describe::{document, AGENT_ARG_ID};
 pub use described::{Described, DocumentError, Warning};

@@ -169,7 +169,21 @@ fn all(args: &FigArgs, dir: &Path, out: &Path) -> Outcome {
     });
     let mut summary = Summary::default();
     let mut write_error = None;
+    // Progress on stderr: one line rewritten in place on a terminal, a line per 50 specs
+    // (and the last) otherwise.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let total = names.len();
+    let mut done = 0;
     importer.import_many(&names, threads, |name, result| {
+        done += 1;
+        if terminal {
+            eprint!("\r\x1b[2Kimport: {done}/{total} {name}");
+            if done == total {
+                eprintln!();
+            }
+        } else if done % 50 == 0 || done == total {
+            eprintln!("import: {done}/{total}");
+        }
         if let Ok(imported) = &result {
             let path = out.join(format!("{name}.json"));
             let written = path

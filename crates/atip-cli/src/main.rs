@@ -128,8 +128,13 @@ enum Cmd {
     Compile {
         /// openai, openai-strict, openai-responses, openai-responses-strict, anthropic,
         /// gemini or mcp.
+        #[arg(long, required_unless_present = "stats", conflicts_with = "stats")]
+        provider: Option<Provider>,
+        /// Instead of the definitions, print what they cost for every provider as a JSON
+        /// array: `{"provider", "commands", "bytes", "estimatedTokens"}` (a token is about 4
+        /// bytes of JSON; the provider's own tokenizer decides).
         #[arg(long)]
-        provider: Provider,
+        stats: bool,
         /// ATIP JSON files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -343,11 +348,17 @@ fn try_main(cli: Cli) -> Outcome {
         }
         Cmd::Compile {
             provider,
+            stats,
             files,
             commands,
             lenient,
             globals,
-        } => metadata::compile(provider, &files, commands, lenient, &globals),
+        } => match provider {
+            Some(provider) if !stats => {
+                metadata::compile(provider, &files, commands, lenient, &globals)
+            }
+            _ => metadata::compile_stats(&files, commands, lenient, &globals),
+        },
         Cmd::Prompt { files, lenient } => metadata::prompt(&files, lenient),
         Cmd::Parse { provider, response } => tool_calls::parse(provider, &response),
         Cmd::Dispatch { calls, lenient } => tool_calls::dispatch(&calls, lenient),

@@ -10,7 +10,7 @@ use atip_runtime::{
 };
 
 use crate::load::{load_tools, Warnings};
-use crate::output::{emit, emit_parts, exiting, Failure, Outcome};
+use crate::output::{emit, emit_json, emit_parts, exiting, Failure, Outcome};
 
 /// `atip check`: every file, every diagnostic; status 1 when any file has an error.
 pub(crate) fn check(files: &[PathBuf], lenient: bool, summary: bool) -> Outcome {
@@ -96,6 +96,44 @@ pub(crate) fn compile(
     lenient: bool,
     globals: &atip_runtime::tool::GlobalOptions,
 ) -> Outcome {
+    let tools = compiled_tools(files, commands, lenient, globals)?;
+    compile_loaded(provider, tools)
+}
+
+/// `atip compile --stats`: for every provider, the commands, the bytes of their definitions
+/// and an estimate of the tokens they cost (bytes / 4, rounded up: about what a token of JSON
+/// takes), as a JSON array.
+pub(crate) fn compile_stats(
+    files: &[PathBuf],
+    commands: Vec<String>,
+    lenient: bool,
+    globals: &atip_runtime::tool::GlobalOptions,
+) -> Outcome {
+    let tools = compiled_tools(files, commands, lenient, globals)?;
+    let count: usize = tools.iter().map(|t| t.document().commands.len()).sum();
+    let rows: Vec<serde_json::Value> = Provider::ALL
+        .iter()
+        .map(|&p| {
+            let bytes: usize = tools.iter().map(|t| t.definitions_json(p).len()).sum();
+            serde_json::json!({
+                "provider": p.as_str(),
+                "commands": count,
+                "bytes": bytes,
+                "estimatedTokens": bytes.div_ceil(4),
+            })
+        })
+        .collect();
+    exiting(tools);
+    emit_json(&serde_json::Value::Array(rows))
+}
+
+/// The files loaded for `compile`, with the global options the model sees.
+fn compiled_tools(
+    files: &[PathBuf],
+    commands: Vec<String>,
+    lenient: bool,
+    globals: &atip_runtime::tool::GlobalOptions,
+) -> Result<Vec<LoadedCommands>, Failure> {
     if !commands.is_empty() && files.len() > 1 {
         return Err(Failure::new("--commands applies to a single file"));
     }
@@ -117,10 +155,13 @@ pub(crate) fn compile(
                 + if unknown.len() == 1 { " is" } else { " are" }
         )));
     }
-    let tools: Vec<LoadedCommands> = tools
+    Ok(tools
         .into_iter()
         .map(|t| t.global_options(globals.clone()))
-        .collect();
+        .collect())
+}
+
+fn compile_loaded(provider: Provider, tools: Vec<LoadedCommands>) -> Outcome {
     // Each file's array, joined: written without building a JSON value of the whole, without
     // keeping every command's spec (the notes are found while writing), and without copying
     // the arrays into one text.

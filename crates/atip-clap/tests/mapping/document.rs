@@ -232,7 +232,9 @@ fn agent_requests_are_recognised_only_as_the_first_argument() {
 #[test]
 fn partial_discovery_keeps_the_asked_subtrees() {
     let r = agent_request(["shop", "--agent", "--commands", "remove"]).unwrap();
-    let text = answer_agent(&Shop::command(), &Annotations::new(), &r).unwrap();
+    let text = answer_agent(&Shop::command(), &Annotations::new(), &r)
+        .unwrap()
+        .text;
     loads_strictly(&text);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["partial"], json!(true));

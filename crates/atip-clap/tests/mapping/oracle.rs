@@ -467,6 +467,30 @@ fn check(
                 p.name
             ));
         }
+        // A repeated option (`Append`) is described as one value per occurrence: clap must
+        // read each given value as an occurrence of its own, also where one occurrence could
+        // take several (`num_args(1..)`: `--env=a --env=b` is two entries, never one of two
+        // values).
+        if matches!(arg.get_action(), ArgAction::Append) && arg.get_value_delimiter().is_none() {
+            let occurrences: Vec<Vec<String>> = chain_m
+                .iter()
+                .rev()
+                .find(|m| m.value_source(id) == Some(ValueSource::CommandLine))
+                .and_then(|m| m.try_get_raw_occurrences(id).ok().flatten())
+                .map(|o| {
+                    o.map(|values| values.map(|v| v.to_string_lossy().into_owned()).collect())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let one_each: Vec<Vec<String>> = expected.iter().map(|v| vec![v.clone()]).collect();
+            if occurrences != one_each {
+                return Err(format!(
+                    "{}: given {expected:?} one per occurrence, clap read the occurrences \
+                     {occurrences:?} from {argv:?}",
+                    p.name
+                ));
+            }
+        }
     }
     // Nothing else came from the command line.
     for (level, c) in chain_m.iter().zip(&chain_c) {
@@ -534,6 +558,7 @@ fn what_the_argv_writer_cannot_express_is_warned_and_left_out() {
     warned("remote prune all", "verbose", "ArgAction::Count");
     warned("remote prune all", "tag", "splits each value at `,`");
     warned("run", "pick", "described as taking one value");
+    warned("run", "env", "one value per occurrence");
     warned("run", "colour_opt", "its value is optional");
     assert!(described.tool.commands["exec"].arguments.is_empty());
     let all = &described.tool.commands["remote"].commands["prune"].commands["all"];

@@ -245,6 +245,19 @@ fn compile_prints_what_the_runtime_compiles() {
         err.contains("expected one of openai, openai-strict"),
         "{err}"
     );
+    // What the definitions cost, per provider: their bytes as compiled, and a token estimate.
+    let (code, out, err) = atip(&["compile", "--stats", "examples/atip/git.json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), Provider::ALL.len());
+    for (row, p) in rows.iter().zip(Provider::ALL) {
+        let bytes = tool_definitions_json(tool.specs(), p).len() as u64;
+        assert_eq!(row["provider"], p.as_str());
+        assert_eq!(row["commands"], tool.specs().len() as u64);
+        assert_eq!(row["bytes"], bytes, "{}", p.as_str());
+        assert_eq!(row["estimatedTokens"], bytes.div_ceil(4));
+    }
 }
 
 #[test]

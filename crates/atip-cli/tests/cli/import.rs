@@ -106,6 +106,8 @@ fn all_specs_give_a_summary_with_every_failure() {
     );
     assert!(out_dir.join("figtool.json").is_file());
     assert!(!out_dir.join("broken.json").exists());
+    // Progress on stderr (not a terminal here: a line per 50 specs and the last).
+    assert!(err.contains("import: 4/4"), "{err}");
 }
 
 #[cfg(unix)]

@@ -13,7 +13,10 @@
 //! * An option declared twice on one command with the same name, flags, type, `required`,
 //!   `default`, `enum`, `envVar` and `variadic` is merged: kept once (the first description
 //!   kept), with a warning naming both JSON paths. Real documents do this (the aws CLI declares
-//!   its pagination options again per operation with other texts).
+//!   its pagination options again per operation with other texts). Two that differ only in a
+//!   type among `integer`, `number` and `string` are merged too, as the wider type (which takes
+//!   the other's values), with a warning naming both types: the aws CLI declares `--max-items`
+//!   once `string` and once `integer` on some commands.
 //! * Two commands with the same flattened name, or two different parameters of one command
 //!   with the same parameter name (an argument and an option included), are errors naming both
 //!   JSON paths. In lenient mode (metadata read at run time) such an error makes only the

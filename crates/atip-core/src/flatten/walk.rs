@@ -446,10 +446,14 @@ impl Walker<'_> {
             MergedInto {
                 first: usize,
                 same_description: bool,
+                /// The types, first and this one, when they differ (the wider is kept).
+                types: Option<(ParamType, ParamType)>,
             },
             /// Its parameter name was taken earlier in the level (a collision, reported).
             Collides(Diagnostic),
         }
+        // First options whose type a later declaration of the same option widens.
+        let mut widened: HashMap<usize, ParamType> = HashMap::default();
         let fates: Vec<Fate> = {
             let mut first_option: HashMap<&str, usize> = HashMap::default();
             // Parameter name → (member, index, declared name) of the first parameter with it.
@@ -474,8 +478,24 @@ impl Walker<'_> {
                             fates.push(Fate::MergedInto {
                                 first: j,
                                 same_description: options[j].description == options[i].description,
+                                types: None,
                             });
                             continue;
+                        }
+                        Some(&j) => {
+                            let kept = widened.get(&j).copied().unwrap_or(options[j].ty);
+                            if let Some(wider) = wider_type(kept, &options[j], &options[i]) {
+                                if wider != options[j].ty {
+                                    widened.insert(j, wider);
+                                }
+                                fates.push(Fate::MergedInto {
+                                    first: j,
+                                    same_description: options[j].description
+                                        == options[i].description,
+                                    types: Some((options[j].ty, options[i].ty)),
+                                });
+                                continue;
+                            }
                         }
                         Some(_) => {}
                         None => {
@@ -514,6 +534,10 @@ impl Walker<'_> {
             let here = origin(options_member, i);
             match fates.next() {
                 Some(Fate::Keep) => {
+                    let o = match widened.get(&i) {
+                        Some(&ty) => OptionSpec { ty, ..o },
+                        None => o,
+                    };
                     if let Some(p) = self.option(o, pname, here, scope) {
                         out.push(Arc::new(p));
                     }
@@ -521,13 +545,21 @@ impl Walker<'_> {
                 Some(Fate::MergedInto {
                     first,
                     same_description,
+                    types,
                 }) => {
                     self.merged_duplicates += 1;
-                    let how = if same_description {
-                        "identically"
-                    } else {
-                        "with the same flags, type and values but another description (the \
-                         first is kept)"
+                    let how = match types {
+                        Some((a, b)) => format!(
+                            "with the same flags and values but type `{}` here and `{}` first \
+                             (kept as `{}`, which takes the values of both)",
+                            b.as_str(),
+                            a.as_str(),
+                            widened.get(&first).copied().unwrap_or(a).as_str()
+                        ),
+                        None if same_description => "identically".to_owned(),
+                        None => "with the same flags, type and values but another description \
+                                 (the first is kept)"
+                            .to_owned(),
                     };
                     self.diags.push(Diagnostic::warning(
                         here.json_path(),
@@ -716,6 +748,35 @@ fn collision(
 /// `x-atip-rust`). Real
 /// documents repeat options this way (the aws CLI's pagination options, generated per
 /// operation with slightly different texts); two that differ in anything else conflict.
+/// Two declarations of one option that agree in everything a caller relies on (name, flags,
+/// `required`, `default`, `enum`, `envVar`, `variadic`, `x-atip-rust`) but their type, where
+/// both types are among `integer`, `number` and `string`: the wider one takes every value of
+/// the other (`string` ⊇ `number` ⊇ `integer`), so one option of that type serves both. The
+/// real aws CLI declares `--max-items` twice on some commands (cloudfront, route53 `list-*`),
+/// once `string` and once `integer`. `kept` is the type kept so far; `None` when they
+/// conflict.
+fn wider_type(kept: ParamType, a: &OptionSpec, b: &OptionSpec) -> Option<ParamType> {
+    let same_but_type = same_option(
+        a,
+        &OptionSpec {
+            ty: a.ty,
+            description: a.description.clone(),
+            ..b.clone()
+        },
+    );
+    if !same_but_type || a.enum_values.is_some() {
+        return None;
+    }
+    let rank = |t: ParamType| match t {
+        ParamType::Integer => Some(0),
+        ParamType::Number => Some(1),
+        ParamType::String => Some(2),
+        _ => None,
+    };
+    let (x, y) = (rank(kept)?, rank(b.ty)?);
+    Some(if y > x { b.ty } else { kept })
+}
+
 fn same_option(a: &OptionSpec, b: &OptionSpec) -> bool {
     let OptionSpec {
         name,

@@ -507,3 +507,53 @@ fn a_refilled_spec_equals_the_spec_built_afresh() {
         .iter()
         .any(|(_, c)| c.params().any(|p| p.enum_values.is_some())));
 }
+
+#[test]
+fn duplicates_that_differ_only_in_a_numeric_or_string_type_merge_as_the_wider_type() {
+    // The real aws CLI's shape on cloudfront and route53 `list-*`: `--max-items` declared
+    // twice with the same flag, once `integer` and once `string`. The command stays, with one
+    // option that takes the values of both, and a warning names both places and the types.
+    let text = SLOPPY.replace(
+        r#"{"name":"page-size","flags":["--page-size"],"type":"integer","description":"Page size"}]"#,
+        r#"{"name":"page-size","flags":["--page-size"],"type":"string","description":"Page size, as text"}]"#,
+    );
+    let doc = Document::parse(&text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap();
+    let list = doc
+        .commands
+        .iter()
+        .find(|c| c.name == "cloud_list")
+        .expect("the command is kept");
+    assert_eq!(list.options.len(), 1);
+    assert_eq!(
+        list.options[0].ty,
+        atip_core::ParamType::String,
+        "the wider type"
+    );
+    let warning = doc
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("page-size"))
+        .unwrap();
+    assert!(
+        warning
+            .message
+            .contains("type `string` here and `integer` first")
+            && warning.message.contains("kept as `string`")
+            && warning.message.contains("$.commands.list.options[1]"),
+        "{warning}"
+    );
+    // Another flag, or a type outside integer/number/string, still conflicts: `get` is left
+    // out.
+    assert!(doc.skipped.iter().any(|s| s.path == "get"));
+    let boolean = SLOPPY.replace(
+        r#"{"name":"page-size","flags":["--page-size"],"type":"integer","description":"Page size"}]"#,
+        r#"{"name":"page-size","flags":["--page-size"],"type":"boolean","description":"Page size"}]"#,
+    );
+    let doc = Document::parse(
+        &boolean,
+        &LoadOptions::lenient(),
+        &FlattenOptions::default(),
+    )
+    .unwrap();
+    assert!(doc.skipped.iter().any(|s| s.path == "list"));
+}

@@ -282,7 +282,10 @@ impl Linter<'_> {
                     }
                 }
                 VectorKind::WritesFiles => {
-                    if matches!(ty, "boolean" | "enum" | "integer" | "number") || !unwritten {
+                    if matches!(ty, "boolean" | "enum" | "integer" | "number")
+                        || !unwritten
+                        || names_a_format(o)
+                    {
                         continue;
                     }
                     if effects.filesystem_write() == Some(false) {
@@ -307,4 +310,30 @@ impl Linter<'_> {
             self.report_as("injection-vector-option", severity, at.clone(), message);
         }
     }
+}
+
+/// Whether a string option is a format's name rather than a path: its description says
+/// "format" or lists the values it takes (`-o, --output`: "Output format. One of: json|yaml";
+/// "Allowed values: table, json, yaml"), as kubectl's and helm's do. An option typed `file`
+/// or `directory` is a path whatever it says.
+fn names_a_format(o: &Value) -> bool {
+    if matches!(
+        o.get("type").and_then(Value::as_str),
+        Some("file" | "directory")
+    ) {
+        return false;
+    }
+    let description = o
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let says = |word: &str| {
+        description.match_indices(word).any(|(i, _)| {
+            let before = description[..i].chars().next_back();
+            let after = description[i + word.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    says("format") || says("one of") || says("allowed values") || says("possible values")
 }

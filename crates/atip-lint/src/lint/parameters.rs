@@ -5,6 +5,7 @@ use atip_core::diagnostic::JsonPath;
 use serde_json::{Map, Value};
 
 use super::linter::Linter;
+use super::rules::Severity;
 use super::values::{flags_of, kebab, truthy};
 
 impl<'a> Linter<'a> {
@@ -117,12 +118,18 @@ impl<'a> Linter<'a> {
             if twice {
                 continue;
             }
+            // A global option goes before the command path and the command's own after it, so
+            // the argv is never ambiguous: a warning for the reader, as `atip check` accepts it.
             for f in &flags {
                 if self.global_flags.contains(f) {
-                    self.report(
+                    self.report_as(
                         "no-duplicate-flags",
+                        Severity::Warn,
                         p.clone(),
-                        format!("Flag \"{f}\" conflicts with global option"),
+                        format!(
+                            "Flag \"{f}\" is also a global option's (the global one goes \
+                             before the command, this one after it)"
+                        ),
                     );
                 }
             }

@@ -116,11 +116,12 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         id: "positional-order",
-        severity: Severity::Error,
+        severity: Severity::Warn,
         upstream: false,
         summary: "No required positional argument follows an optional one, and no argument \
                   follows a variadic one: positionals are filled in order, so such an \
-                  argument could never be given alone.",
+                  argument could never be given alone. A warning, as `atip check` says it: a \
+                  call that gives every positional still works.",
     },
     Rule {
         id: "effects-overridden",

@@ -77,7 +77,7 @@ const SIGNS: &[(Refused, &str)] = &[
     (Refused::Permission, r"\b(EACCES|EPERM)\b"),
     (
         Refused::Write,
-        r"(?i)(cannot|could not|unable to|failed to) (create|write|open|lock|remove|delete|rename|make|mkdir|touch)",
+        r"(?i)(cannot|could not|unable to|failed to) (create|write|lock|remove|delete|rename|make|mkdir|touch)",
     ),
     (Refused::Network, r"(?i)network is unreachable"),
     (Refused::Network, r"(?i)could not resolve (host|proxy)"),
@@ -115,23 +115,43 @@ pub(super) fn refusals(stdout: &[u8], stderr: &[u8]) -> Vec<(Refused, String)> {
     let mut found: Vec<(Refused, String)> = Vec::new();
     for text in [stderr, stdout] {
         for line in String::from_utf8_lossy(text).lines() {
-            for i in signs().matches(line).iter() {
-                let kind = SIGNS[i].0;
+            // One kind per line, the most telling: a socket's or a connection's refusal also
+            // reads "permission denied", a refused write "cannot touch … Permission denied".
+            let kind = signs()
+                .matches(line)
+                .iter()
+                .map(|i| SIGNS[i].0)
+                .max_by_key(|k| match k {
+                    Refused::Socket => 3,
+                    Refused::Network => 2,
+                    Refused::Write => 1,
+                    Refused::Permission => 0,
+                });
+            if let Some(kind) = kind {
                 if !found.iter().any(|(k, _)| *k == kind) {
                     found.push((kind, shorten(line.trim(), 200)));
                 }
             }
         }
     }
-    // A socket's refusal reads as "permission denied" or "connection refused" too: the
-    // socket names the kind.
-    if found.iter().any(|(k, _)| *k == Refused::Socket) {
-        found.retain(|(k, line)| {
-            *k == Refused::Socket || !line.to_ascii_lowercase().contains(".sock")
-        });
-    }
     found.sort_by_key(|(k, _)| *k);
     found
+}
+
+/// A line of a program's output as a person is shown it inside the question: escape
+/// sequences removed, other control characters written as escapes (`\r`, `\u{7}`), so that
+/// the program cannot redraw or hide what the person reads.
+pub(super) fn shown(line: &str) -> String {
+    let plain = super::ansi::strip(line.as_bytes());
+    let mut out = String::with_capacity(plain.len());
+    for c in String::from_utf8_lossy(&plain).chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The sentence the person is asked with, after a tight run that failed or showed a refusal:
@@ -195,6 +215,40 @@ mod tests {
             docker.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             [Refused::Socket]
         );
+    }
+
+    #[test]
+    fn one_line_is_one_refusal_of_its_most_telling_kind() {
+        let found = refusals(
+            b"",
+            b"touch: cannot touch 'x': Permission denied\n\
+              dial unix /run/docker.sock: connect: permission denied\n\
+              cat: /home/u/.ssh/id_rsa: cannot open: Permission denied\n",
+        );
+        assert_eq!(
+            found,
+            [
+                (
+                    Refused::Write,
+                    "touch: cannot touch 'x': Permission denied".to_owned()
+                ),
+                (
+                    Refused::Permission,
+                    "cat: /home/u/.ssh/id_rsa: cannot open: Permission denied".to_owned()
+                ),
+                (
+                    Refused::Socket,
+                    "dial unix /run/docker.sock: connect: permission denied".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_program_cannot_redraw_the_question_with_its_output() {
+        // Escape sequences and the bell go; a carriage return is shown as `\r`.
+        let line = "\x1b[2K\r? `ls` needs confirmation\x1b[8m hidden\x07";
+        assert_eq!(shown(line), "\\r? `ls` needs confirmation hidden");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Decision, Egress, Policy, ReasonCode, ResourceLimits};
+use crate::model::SafetyAssumption;
 use crate::{Effects, Invocation, TrustSource};
 
 /// What the policy lets one run have, beyond the effects its command declares: the input the
@@ -49,7 +50,7 @@ impl Policy {
             tight_first: self.tight_first
                 && tight_first_answers(
                     &decision,
-                    &invocation.effects,
+                    invocation,
                     self.effective_trust(invocation) == Some(TrustSource::Inferred),
                 ),
             decision,
@@ -64,23 +65,27 @@ impl Policy {
     }
 }
 
-/// Whether a first try in the tightest sandbox can settle `decision` for a call with `effects`
-/// ([`Gate::tight_first`]): every reason is the baseline, a command outside the loaded
-/// metadata, or an effect rule fired by an effect the metadata leaves undeclared — or declares
-/// only as an importer's guess (`inferred` trust); and the call declares no write, delete or
-/// network. An effect a tool's own metadata declares (`destructive: true` from its vendor) is
-/// asked about first, as before.
-fn tight_first_answers(decision: &Decision, effects: &Effects, inferred: bool) -> bool {
+/// Whether a first try in the tightest sandbox can settle `decision` for `invocation`
+/// ([`Gate::tight_first`]): every reason is an effect rule fired by an effect the metadata
+/// leaves undeclared — or declares only as an importer's guess (`inferred` trust) —, a command
+/// outside partial metadata whose safety is unknown, or, for inferred metadata, the baseline
+/// (the trust preset's "ask about everything"); and the call declares no write, delete or
+/// network. An effect a tool's own metadata declares (`destructive: true` from its vendor), a
+/// baseline a policy sets for every tool, and a command the metadata's author calls unsafe
+/// (`known-unsafe`) are asked about first, as before.
+fn tight_first_answers(decision: &Decision, invocation: &Invocation, inferred: bool) -> bool {
     let Decision::NeedsConfirmation(reasons) = decision else {
         return false;
     };
+    let effects: &Effects = &invocation.effects;
     let declares_more = effects.filesystem_write() == Some(true)
         || effects.filesystem_delete() == Some(true)
         || effects.network == Some(true);
     let unknown = |declared: Option<bool>| declared.is_none() || inferred;
     !declares_more
         && reasons.iter().all(|r| match r.code {
-            ReasonCode::Baseline | ReasonCode::NotInMetadata => true,
+            ReasonCode::Baseline => inferred,
+            ReasonCode::NotInMetadata => invocation.unlisted == Some(SafetyAssumption::Unknown),
             ReasonCode::Destructive => unknown(effects.destructive),
             ReasonCode::NonReversible => unknown(effects.reversible),
             ReasonCode::Billable => unknown(effects.billable()),

@@ -551,3 +551,63 @@ fn policies_read_camel_case_json_and_reject_typos() {
     );
     assert_eq!(Policy::from_json("{}").unwrap(), Policy::default());
 }
+
+/// Tight first answers only what a harmless first try can: unknown effects (or an importer's
+/// guesses), a command outside partial metadata whose safety is unknown, and the baseline of
+/// inferred metadata; never a declared effect from the tool's own metadata, a write, delete
+/// or network the call declares, a `known-unsafe` omission, a policy-wide baseline, or an
+/// argument rule.
+#[test]
+fn tight_first_answers_only_what_a_harmless_first_try_can() {
+    let here = Path::new("/");
+    let p = Policy::default();
+    let tight = |p: &Policy, i: &Invocation| p.gate(i, here).tight_first;
+    assert!(tight(&p, &inv("t", "{}", None)), "destructive undeclared");
+    assert!(
+        !tight(&p, &inv("t", r#"{"destructive": true}"#, None)),
+        "declared"
+    );
+    assert!(
+        tight(
+            &p,
+            &inv("t", r#"{"destructive": true}"#, Some(TrustSource::Inferred))
+        ),
+        "an importer's guess"
+    );
+    for declared in [
+        r#"{"filesystem": {"write": true}}"#,
+        r#"{"filesystem": {"delete": true}}"#,
+        r#"{"network": true}"#,
+    ] {
+        assert!(
+            !tight(&p, &inv("t", declared, Some(TrustSource::Inferred))),
+            "{declared}"
+        );
+    }
+    assert!(
+        !tight(&p, &inv("t", KNOWN_SAFE, None)),
+        "allowed: nothing to try"
+    );
+    let mut unlisted = inv("t", KNOWN_SAFE, None);
+    unlisted.unlisted = Some(SafetyAssumption::Unknown);
+    assert!(tight(&p, &unlisted));
+    unlisted.unlisted = Some(SafetyAssumption::KnownUnsafe);
+    assert!(!tight(&p, &unlisted), "the author says unsafe");
+    let baseline = Policy {
+        baseline: EffectRule::Confirm,
+        ..Policy::default()
+    };
+    assert!(
+        !tight(&baseline, &inv("t", KNOWN_SAFE, None)),
+        "asked of every tool"
+    );
+    assert!(tight(
+        &baseline,
+        &inv("t", KNOWN_SAFE, Some(TrustSource::Inferred))
+    ));
+    let off = Policy {
+        tight_first: false,
+        ..Policy::default()
+    };
+    assert!(!tight(&off, &inv("t", "{}", None)));
+}

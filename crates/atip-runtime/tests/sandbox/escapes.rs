@@ -469,3 +469,48 @@ fn a_cancelled_call_that_started_is_in_the_audit_log() {
         "no audit line for a call that ran: {text:?}"
     );
 }
+
+/// Review of issue 47: the kernel lets a process change another process's limits, priority,
+/// CPU affinity and scheduling without a ptrace check, which Landlock does not hook; a run
+/// could starve the agent, or kill it through `RLIMIT_CPU` / `RLIMIT_FSIZE`. The filter refuses
+/// every such call aimed at anyone but the caller; the caller's own still work.
+#[test]
+fn a_run_cannot_change_another_process_s_limits_priority_or_affinity() {
+    if skip() {
+        return;
+    }
+    let mut victim = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = victim.id().to_string();
+    let limits = || std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let nice = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        stat.rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .nth(16)
+            .unwrap()
+            .to_owned()
+    };
+    let (limits_before, nice_before) = (limits(), nice());
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "prlimit --pid {pid} --nofile=4:4 --cpu=1:1 && echo PRLIMIT; \
+         renice -n 19 -p {pid} >/dev/null 2>&1 && echo RENICE; \
+         taskset -p 1 {pid} >/dev/null 2>&1 && echo TASKSET; \
+         chrt -i -p 0 {pid} >/dev/null 2>&1 && echo CHRT; \
+         prlimit --nofile=64:64 true && nice -n 1 true && echo OWN"
+    );
+    let out = rt()
+        .block_on(in_dir(dir.path()).run(&bash(&script, READ_ONLY_OFFLINE)))
+        .unwrap();
+    let (limits_after, nice_after) = (limits(), nice());
+    let _ = victim.kill();
+    let _ = victim.wait();
+    assert_eq!(out.stdout_lossy(), "OWN\n", "{out:?}");
+    assert_eq!(limits_after, limits_before);
+    assert_eq!(nice_after, nice_before);
+}

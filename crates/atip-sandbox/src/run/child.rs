@@ -150,6 +150,10 @@ unsafe impl PreExec for ChildSetup {
                     .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
             }
         }
+        // No core dumps: where `core_pattern` pipes them to a handler (systemd-coredump,
+        // apport), a crash would store the run's memory outside the sandbox.
+        nix::sys::resource::setrlimit(Resource::RLIMIT_CORE, 0, 0)
+            .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
         if let Some(drop) = self.capabilities {
             drop_capabilities(drop)?;
         }

@@ -14,8 +14,9 @@
 //! | always | `keyctl`, `add_key`, `request_key` | the kernel keyrings hold the user's and the session's secrets |
 //! | always | `mount`, `umount2`, `pivot_root`, `unshare`, `setns`, `open_tree`, `move_mount`, `fsopen`, `fsconfig`, `fsmount`, `fspick`, `mount_setattr`, `open_tree_attr` (after the sandbox's own setup) | a run that made namespaces or mounts of its own could undo the read-only and hidden paths |
 //! | always | `kexec_load`, `kexec_file_load`, `init_module`, `finit_module`, `delete_module`, `reboot`, `swapon`, `swapoff`, `acct` | the machine itself (refused already without capabilities) |
+//! | always | `prlimit64`, `sched_setaffinity`, `sched_setscheduler`, `sched_setparam`, `sched_setattr` of another process (pid not 0); `setpriority` of another process, of a process group named by number, or of a user (`PRIO_USER`); `ioprio_set` the same way | the kernel lets a process change the limits, priority, CPU affinity and scheduling of every process of its user without any ptrace check, which Landlock does not hook: a run could starve or, through `RLIMIT_CPU` and `RLIMIT_FSIZE`, kill the agent and other programs |
 //! | always, x86-64 | every x32 system call (number with bit 30 set) | the same calls under another number would pass a filter keyed by number |
-//! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) | not namespaced and not files: a run could write another process's shared memory, or leave queues behind |
+//! | writes limited | System V IPC (`shmget`, `shmat`, `shmctl`, `msgget`, `msgsnd`, `msgrcv`, `msgctl`, `semget`, `semop`, `semtimedop`, `semctl`) and POSIX message queues (`mq_open`, `mq_unlink`, `mq_timedsend`, `mq_timedreceive`, `mq_notify`, `mq_getsetattr`) | not namespaced and not files to Landlock (a queue is made and removed past its path hooks): a run could write another process's shared memory, drain or remove its queues, or leave queues behind |
 //! | `filesystem.write: false` | `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `chown`, `fchown`, `lchown`, `fchownat`, `utime`, `utimes`, `futimesat`, `utimensat`, the `*xattr` calls that set or remove, `file_setattr`, `ioctl` `FS_IOC_SETFLAGS` / `FS_IOC_FSSETXATTR` | Landlock does not cover metadata changes: a read-only run could make a 0600 file 0666 |
 //! | `network: false` | `socket` of any family but `AF_NETLINK`; `socketpair` of any type but `SOCK_STREAM` and `SOCK_SEQPACKET` | no connection to a pathname Unix socket (a daemon such as dockerd acts for whoever connects, journald forwards what it is sent), which Landlock covers only from ABI 9: a datagram pair may `connect` to any socket file |
 //! | egress rules | `socket` of any family but `AF_INET`, `AF_INET6` and `AF_NETLINK`; `socketpair` of any type but `SOCK_STREAM` and `SOCK_SEQPACKET` | a pathname Unix socket outside the run's network namespace (a local proxy, an ssh control socket, a DNS stub, the system log) would relay traffic past the egress proxy |
@@ -37,7 +38,7 @@ use seccompiler::{
 pub(crate) struct Rules {
     /// Refuse changes of file modes, owners, times, flags and extended attributes.
     pub metadata: bool,
-    /// Refuse System V IPC.
+    /// Refuse System V IPC and POSIX message queues.
     pub ipc: bool,
     /// Refuse sockets of every family but netlink.
     pub offline: bool,
@@ -182,6 +183,33 @@ fn compile(rules: Rules) -> Result<BpfProgram, String> {
         }
     }
     map.insert(libc::SYS_ioctl, ioctl);
+    // Another process's limits, priority, affinity and scheduling: pid (argument 0) not 0.
+    for call in [
+        libc::SYS_prlimit64,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+    ] {
+        map.insert(call, vec![arg(0, SeccompCmpOp::Ne, 0)?]);
+    }
+    // `setpriority(which, who, …)` and `ioprio_set(which, who, …)`: a user's processes
+    // whoever is named, or anyone but the caller (who not 0). `PRIO_USER` is 2,
+    // `IOPRIO_WHO_USER` 3.
+    map.insert(
+        libc::SYS_setpriority,
+        vec![
+            arg(0, SeccompCmpOp::Eq, PRIO_USER)?,
+            arg(1, SeccompCmpOp::Ne, 0)?,
+        ],
+    );
+    map.insert(
+        libc::SYS_ioprio_set,
+        vec![
+            arg(0, SeccompCmpOp::Eq, IOPRIO_WHO_USER)?,
+            arg(1, SeccompCmpOp::Ne, 0)?,
+        ],
+    );
     if rules.ipc {
         for call in ipc_calls() {
             map.insert(call, Vec::new());
@@ -305,9 +333,20 @@ fn metadata_calls() -> Vec<i64> {
     calls
 }
 
-/// System V IPC calls.
+/// `setpriority`'s `which` for every process of a user.
+const PRIO_USER: u64 = 2;
+/// `ioprio_set`'s `which` for every process of a user.
+const IOPRIO_WHO_USER: u64 = 3;
+
+/// System V IPC and POSIX message queue calls.
 fn ipc_calls() -> Vec<i64> {
     vec![
+        libc::SYS_mq_open,
+        libc::SYS_mq_unlink,
+        libc::SYS_mq_timedsend,
+        libc::SYS_mq_timedreceive,
+        libc::SYS_mq_notify,
+        libc::SYS_mq_getsetattr,
         libc::SYS_shmget,
         libc::SYS_shmat,
         libc::SYS_shmctl,
