@@ -241,20 +241,6 @@ impl Walker<'_> {
                 ),
             );
         }
-        if append && range.max_values() > 1 {
-            self.warn(
-                path,
-                Some(arg),
-                "repeats and takes several values per occurrence (Append with num_args); the \
-                 argv writer writes each value with a flag of its own (`--flag=a --flag=b`), \
-                 which clap reads as one occurrence per value, never one occurrence of several \
-                 (fd's `--exec wc -l` cannot be written): described as one value per occurrence",
-            );
-            option.description = with_note(
-                &option.description,
-                "each value is given with a flag of its own, one occurrence per value",
-            );
-        }
         self.warn_delimiter(arg, path);
         let (ty, values) = self.value_type(arg, path);
         Param::Argument(ArgumentSpec {

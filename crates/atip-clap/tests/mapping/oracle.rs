@@ -471,15 +471,19 @@ fn check(
         // read each given value as an occurrence of its own, also where one occurrence could
         // take several (`num_args(1..)`: `--env=a --env=b` is two entries, never one of two
         // values).
-        if matches!(arg.get_action(), ArgAction::Append) && arg.get_value_delimiter().is_none() {
+        if matches!(arg.get_action(), ArgAction::Append)
+            && !arg.is_positional()
+            && arg.get_value_delimiter().is_none()
+        {
             let occurrences: Vec<Vec<String>> = chain_m
                 .iter()
                 .rev()
-                .find(|m| m.value_source(id) == Some(ValueSource::CommandLine))
-                .and_then(|m| m.try_get_raw_occurrences(id).ok().flatten())
-                .map(|o| {
-                    o.map(|values| values.map(|v| v.to_string_lossy().into_owned()).collect())
-                        .collect()
+                .find_map(|m| match m.try_get_raw_occurrences(id) {
+                    Ok(Some(o)) if m.value_source(id) == Some(ValueSource::CommandLine) => Some(
+                        o.map(|values| values.map(|v| v.to_string_lossy().into_owned()).collect())
+                            .collect(),
+                    ),
+                    _ => None,
                 })
                 .unwrap_or_default();
             let one_each: Vec<Vec<String>> = expected.iter().map(|v| vec![v.clone()]).collect();
