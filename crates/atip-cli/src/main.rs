@@ -178,8 +178,10 @@ enum Cmd {
     },
     /// Run the tool calls of a provider response: parse, dispatch, check each against the
     /// policy, execute in the current directory without a shell, and print the provider's
-    /// tool-result message(s) as JSON, secrets redacted. A call that needs confirmation is not
-    /// run unless --yes is given; its result says why.
+    /// tool-result message(s) as JSON, secrets redacted. A call asked about only for what its
+    /// effects leave unsaid runs first, unasked, read-only and offline (tight first); one that
+    /// needs confirmation — or whose tight run failed — is not run (again) unless --yes is
+    /// given; its result says why.
     Run {
         #[command(flatten)]
         calls: Calls,

@@ -10,7 +10,7 @@
 //! | `callId` | the model's id for the call ([`crate::Invocation::call_id`]) |
 //! | `tool` | flattened name (`git_clean`) |
 //! | `argv` | program and arguments, as run (or as they would have run); non-UTF-8 bytes replaced |
-//! | `decision` | `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
+//! | `decision` | `allowed`, `tight-first` (ran unasked in the tightest sandbox and that was its result), `confirmed`, `denied`, `declined` or `unconfirmed` (needed a person, none asked); `cancelled` for a call dropped before the policy stage decided |
 //! | `reasons` | `[{code, message}]` behind a confirmation or refusal |
 //! | `confirmedBy` | `handler` (the runner's confirmation handler), `caller` ([`Run::confirmed`](super::Run::confirmed): the caller asked someone), `grant` (a session grant, [`super::grants`]) or `null` |
 //! | `grant` | for `confirmedBy: grant`, the grant that let it through; for `confirmedBy: handler`, the grant the person's answer created (if any): `{id, command, scope, originCallId, grantedBy}` (`id` numbers the runner's grants from 1; `scope` `sameReasons` or `command`; `originCallId` the call whose confirmation granted it; `grantedBy` `handler`, `elicitation` or what the application named) |
