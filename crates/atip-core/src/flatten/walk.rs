@@ -497,7 +497,6 @@ impl Walker<'_> {
                                 continue;
                             }
                         }
-                        Some(_) => {}
                         None => {
                             first_option.insert(pname, i);
                         }
