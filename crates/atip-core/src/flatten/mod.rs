@@ -26,6 +26,7 @@
 //! What flattening produces ([`CommandTable`], [`FlatCommand`], [`FlatParam`]) is declared in
 //! `table.rs`; the walk that produces it in `walk.rs`.
 
+mod duplicates;
 mod split;
 mod table;
 mod walk;

@@ -12,8 +12,93 @@ use std::sync::OnceLock;
 
 use regex::RegexSet;
 
+use std::path::PathBuf;
+
+use tokio::sync::mpsc;
+
 use super::sandbox::Plan;
-use crate::Effects;
+use super::{Output, OutputChunk, RunError, Runner};
+use crate::{Effects, Invocation};
+
+impl Runner {
+    /// The first try of a call in the tightest sandbox ([`crate::policy::Gate::tight_first`]):
+    /// the sandbox must enforce all of it, or the try is not made. The variables the command
+    /// declares (its credentials among them) are not given: a try that needs them fails and
+    /// is asked about. Not streamed: a run whose result is not used shows nothing
+    /// ([`Runner::forward`] sends a used one).
+    pub(super) async fn tight_run(
+        &self,
+        invocation: &Invocation,
+        program: &Option<PathBuf>,
+        working_dir: &std::path::Path,
+        gate: &crate::policy::Gate,
+    ) -> Result<Output, RunError> {
+        let mut tight = invocation.clone();
+        tight.effects =
+            crate::Shared::Counted(std::sync::Arc::new(tight_effects(&invocation.effects)));
+        tight.env = crate::Shared::Static(&[]);
+        let mut confinement = gate.confinement.clone();
+        confinement.required = true;
+        confinement.egress = None;
+        confinement.unix_sockets.clear();
+        let mut output = self
+            .verified_run(tight, program.clone(), working_dir, confinement, None, true)
+            .await?;
+        output.tight_first = true;
+        Ok(output)
+    }
+
+    /// Sends a tight run's output, redacted, to the stream of a call whose result it is: one
+    /// chunk per stream (stdout first).
+    pub(super) async fn forward(&self, output: &Output, tx: &mpsc::Sender<OutputChunk>) {
+        let tool = Some(output.name.as_str());
+        let filter = self.filter.with_known_secrets(&output.known_secrets);
+        for (stream, bytes) in [
+            (super::process::StreamKind::Stdout, &output.stdout),
+            (super::process::StreamKind::Stderr, &output.stderr),
+        ] {
+            let raw = String::from_utf8_lossy(bytes);
+            let text = filter.redact_for(tool, &raw).0;
+            if !text.is_empty() {
+                let chunk = OutputChunk {
+                    stream,
+                    bytes: text.into_owned().into_bytes(),
+                };
+                let _ = tx.send(chunk).await;
+            }
+        }
+    }
+
+    /// The reason a tight run that failed, or showed a refusal, adds to the question: how it
+    /// ended and what its output shows was refused, redacted as its output would be.
+    pub(super) fn tight_failure(
+        &self,
+        output: &Output,
+        refused: Vec<(Refused, String)>,
+    ) -> crate::policy::Reason {
+        let tool = Some(output.name.as_str());
+        let filter = self.filter.with_known_secrets(&output.known_secrets);
+        // The program's own words, shown to a person: redacted, and without escape sequences
+        // or control characters that could redraw the question.
+        let refused: Vec<_> = refused
+            .into_iter()
+            .map(|(kind, line)| {
+                let line = filter.redact_for(tool, &line).0.into_owned();
+                (kind, shown(&line))
+            })
+            .collect();
+        let ended = if output.timed_out {
+            format!("timed out after {} s", output.timeout.as_secs())
+        } else {
+            output.status.to_string()
+        };
+        crate::policy::Reason {
+            code: crate::policy::ReasonCode::TightFirst,
+            message: failure_sentence(&ended, &refused),
+            severity: crate::policy::ReasonSeverity::Confirm,
+        }
+    }
+}
 
 /// `effects` as the tight run declares them: nothing written or deleted, no network.
 pub(super) fn tight_effects(effects: &Effects) -> Effects {
