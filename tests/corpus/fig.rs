@@ -260,3 +260,26 @@ fn popular_tools_compile_with_include_atip_and_pass_the_validators() {
     let report = validate("fig-popular", entries);
     assert!(report.contains("TOTAL tools:"), "{report}");
 }
+
+/// `atip lint` and `atip check` agree on freshly imported specs of the CLIs people use most:
+/// each loads strictly and lints without an error (warnings remain: imported effects are
+/// guesses, descriptions short).
+#[test]
+#[ignore = "needs ../shared"]
+fn six_imported_clis_lint_without_errors() {
+    let importer = importer();
+    for tool in ["kubectl", "docker", "terraform", "helm", "npm", "git"] {
+        let text = importer
+            .import(tool)
+            .unwrap_or_else(|e| panic!("{tool}: {e}"))
+            .to_json_pretty();
+        Document::parse(&text, &LoadOptions::strict(), &FlattenOptions::default())
+            .unwrap_or_else(|e| panic!("{tool}: {e}"));
+        let errors: Vec<String> = atip_lint::lint(&text)
+            .into_iter()
+            .filter(|f| f.severity == atip_lint::Severity::Error)
+            .map(|f| f.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{tool}: {errors:#?}");
+    }
+}

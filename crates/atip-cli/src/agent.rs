@@ -72,6 +72,21 @@ pub(crate) fn annotations() -> atip_clap::Annotations {
                 .with_subprocess(true)
                 .with_idempotent(true),
         );
+    // Reads a file and may write `--out`, replacing it.
+    ann = ann.effects(
+        "mark",
+        Effects::UNKNOWN
+            .with_filesystem(FilesystemEffects {
+                read: Some(true),
+                write: Some(true),
+                delete: Some(false),
+                paths: None,
+            })
+            .with_network(false)
+            .with_subprocess(false)
+            .with_destructive(false)
+            .with_idempotent(true),
+    );
     for command in [
         "check", "gen", "compile", "prompt", "search", "lint", "diff", "doctor",
     ] {

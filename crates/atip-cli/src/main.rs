@@ -21,6 +21,7 @@ mod discovery;
 mod exec;
 mod import;
 mod load;
+mod mark;
 mod metadata;
 mod output;
 mod review;
@@ -293,6 +294,11 @@ enum Cmd {
     /// required-argument-added, destructive-added, …), breaking or not, and the semver bump
     /// they call for. Exit status 1 when a change is breaking, 2 when a file is unusable.
     Diff(review::DiffArgs),
+    /// Settle an import in one pass: declare the commands a person names by pattern read-only
+    /// (`--read-only 'get *'`: not destructive, no file writes or deletes) or destructive
+    /// (`--destructive 'delete *'`), and print the document. Every mark is checked by loading
+    /// the result. Exit status 1 when a pattern matches no command or a mark cannot take effect.
+    Mark(mark::MarkArgs),
 }
 
 fn main() -> ExitCode {
@@ -418,5 +424,6 @@ fn try_main(cli: Cli) -> Outcome {
         } => discovery::search(&files, &query, top, !strict),
         Cmd::Lint(args) => Ok(review::lint(&args)),
         Cmd::Diff(args) => Ok(review::diff(&args)),
+        Cmd::Mark(args) => mark::mark(&args),
     }
 }

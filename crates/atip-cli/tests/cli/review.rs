@@ -1,4 +1,4 @@
-//! `atip --agent`, `atip lint` and `atip diff`.
+//! `atip --agent`, `atip lint`, `atip diff` and `atip mark`.
 
 use std::path::Path;
 use std::process::Command;
@@ -168,4 +168,93 @@ fn doctor_reports_every_layer_and_exits_by_whether_the_sandbox_is_complete() {
     assert!(
         out.lines().filter(|l| l.starts_with("MISSING")).count() <= out.matches("fix:").count()
     );
+}
+
+/// An imported kubectl in miniature: effects left unknown, a group with a read-only and a
+/// destructive command.
+const IMPORTED: &str = r#"{"atip": {"version": "0.6"}, "name": "kube", "version": "1",
+  "description": "Kubernetes, imported", "trust": {"source": "inferred", "verified": false},
+  "commands": {
+    "get": {"description": "Display resources"},
+    "describe": {"description": "Show details"},
+    "delete": {"description": "Delete resources"},
+    "config": {"description": "Modify kubeconfig files", "commands": {
+      "view": {"description": "Display merged kubeconfig settings"},
+      "delete-context": {"description": "Delete a context"},
+      "": {"description": "Kubeconfig itself"}}},
+    "locked": {"description": "A group that declares destructive", "effects": {"destructive": true},
+      "commands": {"show": {"description": "Show"}}}}}"#;
+
+#[test]
+fn mark_settles_an_import_by_pattern_and_checks_every_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("kube.json"), IMPORTED).unwrap();
+    let (code, out, err) = atip(
+        &[
+            "mark",
+            "kube.json",
+            "--read-only",
+            "get",
+            "--read-only",
+            "describe",
+            "--read-only",
+            "config view",
+            "--destructive",
+            "delete",
+            "--destructive",
+            "config delete-*",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("3 command(s) marked read-only, 2 destructive"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let c = &v["commands"];
+    for read_only in [&c["get"], &c["describe"], &c["config"]["commands"]["view"]] {
+        assert_eq!(read_only["effects"]["destructive"], false);
+        assert_eq!(read_only["effects"]["filesystem"]["write"], false);
+        assert_eq!(read_only["effects"]["filesystem"]["delete"], false);
+    }
+    for destructive in [&c["delete"], &c["config"]["commands"]["delete-context"]] {
+        assert_eq!(destructive["effects"]["destructive"], true);
+        assert_eq!(destructive["effects"]["reversible"], false);
+    }
+    assert!(
+        c["config"]["commands"][""].get("effects").is_none(),
+        "unnamed: untouched"
+    );
+    atip_runtime::load(&out, &atip_runtime::LoadOptions::strict()).unwrap();
+
+    // A pattern that names nothing is a typo, not a no-op.
+    let (code, _, err) = atip(&["mark", "kube.json", "--read-only", "gte"], dir.path());
+    assert_eq!(code, 1);
+    assert!(err.contains("`gte` matches no command"), "{err}");
+    // A mark the conservative merge would override is refused.
+    let (code, _, err) = atip(
+        &["mark", "kube.json", "--read-only", "locked show"],
+        dir.path(),
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("`kube locked show`") && err.contains("cannot be marked"),
+        "{err}"
+    );
+    // --out writes the file.
+    let (code, _, err) = atip(
+        &[
+            "mark",
+            "kube.json",
+            "--read-only",
+            "get",
+            "--out",
+            "kube.reviewed.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let written = std::fs::read_to_string(dir.path().join("kube.reviewed.json")).unwrap();
+    assert!(written.contains("\"destructive\": false"));
 }

@@ -162,7 +162,10 @@ impl Walk {
         let mut opts: Vec<Opt> = Vec::new();
         let mut dangerous = Vec::new();
         let mut redundant = 0usize;
-        for o in options {
+        // Flags an earlier option of this level has: a spec that gives two options one flag
+        // (kubectl expose's `-l` for both `--selector` and `--labels`) keeps it on the first.
+        let mut flags_used: HashSet<String> = HashSet::new();
+        for mut o in options {
             let shape = sorted(&o.flags);
             if scope.shapes.contains(&(shape.clone(), o.takes_value)) {
                 // The same option is inherited: the command has it already.
@@ -179,6 +182,30 @@ impl Walk {
                 );
                 continue;
             }
+            let (again, fresh): (Vec<String>, Vec<String>) = o
+                .flags
+                .iter()
+                .cloned()
+                .partition(|f| flags_used.contains(f));
+            if !again.is_empty() {
+                let shown = o.flags.join("/");
+                if fresh.is_empty() {
+                    self.warn(
+                        &format!("{at} {shown}"),
+                        "every flag of this option is another option's: dropped",
+                    );
+                    continue;
+                }
+                self.warn(
+                    &format!("{at} {shown}"),
+                    format!(
+                        "{} also another option's here: dropped from this one",
+                        again.join(", ") + if again.len() == 1 { " is" } else { " are" }
+                    ),
+                );
+                o.flags = fresh;
+            }
+            flags_used.extend(o.flags.iter().cloned());
             let mut candidates: Vec<&String> =
                 o.flags.iter().filter(|f| f.starts_with("--")).collect();
             candidates.extend(o.flags.iter().filter(|f| !f.starts_with("--")));

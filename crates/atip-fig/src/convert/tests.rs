@@ -172,6 +172,37 @@ fn duplicates_and_clashes_are_resolved_deterministically() {
     assert!(all.contains("kept once"), "{all}");
 }
 
+/// A spec that gives two options of one command the same flag (kubectl expose's `-l` for
+/// `--selector` and `--labels`) keeps it on the first; an option left without flags goes.
+/// (`atip lint`'s `no-duplicate-flags` is an error for a flag two options share.)
+#[test]
+fn a_flag_two_options_share_stays_with_the_first() {
+    let c = conv(json!({
+        "name": "t",
+        "subcommands": [{"name": "expose", "options": [
+            {"name": ["-l", "--selector"], "args": {"name": "query"}},
+            {"name": ["-l", "--labels"], "args": {"name": "labels"}},
+            {"name": "-l", "args": {"name": "again"}}
+        ]}]
+    }));
+    let options = c.document["commands"]["expose"]["options"]
+        .as_array()
+        .unwrap();
+    let flags: Vec<&Value> = options.iter().map(|o| &o["flags"]).collect();
+    assert_eq!(flags, [&json!(["-l", "--selector"]), &json!(["--labels"])]);
+    let all: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
+    let all = all.join("\n");
+    assert!(
+        all.contains("-l is also another option's here: dropped from this one"),
+        "{all}"
+    );
+    assert!(
+        all.contains("every flag of this option is another option's: dropped"),
+        "{all}"
+    );
+    load(&c.document);
+}
+
 #[test]
 fn options_argv_cannot_express_are_dropped_with_a_warning() {
     let c = conv(json!({
