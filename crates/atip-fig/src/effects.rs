@@ -16,6 +16,8 @@
 //! | `isDangerous` on one of its options (own, or persistent on an ancestor) or arguments | on the option or argument, `x-atip-rust.effects: {"destructive": true}`; the command is named destructive with it in its description, and gets no read-only guess | a call that gives the option can destroy data: the call's effects include the option's, so the policy asks about `--force` by name, and definitions and MCP annotations (the union over every option) still say the command can destroy |
 //! | a word of the command's name is a [destructive verb](DESTRUCTIVE_VERBS) (`delete`, `field-delete`, `rmi`, …) | `destructive: true`, `reversible: false` | the command's purpose is to remove or discard something; such removals are rarely undoable |
 //! | an argument with `isCommand` (`sudo`, `xargs`, `time`) | `subprocess: true` | it runs another command line, whose effects are unknown (`destructive` stays undeclared) |
+//! | the first word of the command's description is a destructive verb ("Delete a context") | `destructive: true`, `reversible: false` | the spec's own words say what it does |
+//! | the first word of the description is one of [`CHANGING_WORDS`] (`install`, `upgrade`, `create`, `start`, …) | no read-only guess | descriptions only raise effects: `terraform get` installs modules |
 //! | the first word of the name of a leaf command is a [read-only verb](READ_ONLY_VERBS) (`list`, `get`, `view`, `list-buckets`, …), and none of the evidence above applies | `destructive: false`, `filesystem.write: false` | the command's purpose is to report; a wrong guess is caught by the sandbox, which then refuses the write (the command fails, nothing is written) |
 //! | anything else | nothing | no evidence: `destructive` stays undeclared and the policy asks for confirmation |
 //!
@@ -88,9 +90,85 @@ pub const READ_ONLY_VERBS: &[(&str, &str)] = &[
     ("whoami", "prints the current identity"),
 ];
 
+/// Verbs that say a command changes something when its description starts with one: then it
+/// gets no read-only guess from its name (`terraform get`: "Install or upgrade remote
+/// Terraform modules"). Descriptions only ever raise effects. Only the first word counts:
+/// later words are often nouns ("List and filter pull requests").
+pub const CHANGING_WORDS: &[&str] = &[
+    "install",
+    "installs",
+    "upgrade",
+    "upgrades",
+    "update",
+    "updates",
+    "create",
+    "creates",
+    "start",
+    "starts",
+    "restart",
+    "stop",
+    "build",
+    "builds",
+    "write",
+    "writes",
+    "modify",
+    "modifies",
+    "apply",
+    "applies",
+    "push",
+    "pushes",
+    "deploy",
+    "upload",
+    "publish",
+    "edit",
+    "rename",
+    "move",
+    "init",
+    "initialize",
+    "initializes",
+    "commit",
+    "merge",
+    "rebase",
+    "boot",
+    "bootstrap",
+    "save",
+    "saves",
+    "import",
+    "sync",
+    "login",
+    "logout",
+    "pull",
+    "download",
+    "downloads",
+    "generate",
+    "generates",
+    "change",
+    "changes",
+    "add",
+    "adds",
+    "enable",
+    "disable",
+    "register",
+    "attach",
+    "detach",
+    "scale",
+    "patch",
+    "annotate",
+    "label",
+    "cordon",
+    "uncordon",
+    "taint",
+    "rollout",
+    "restore",
+];
+
 /// The evidence found for one command.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Evidence {
+    /// The spec's description of the command, as written (empty when it has none): its first
+    /// word can make it destructive ("Delete a context"), and [`CHANGING_WORDS`] take away the
+    /// read-only guess.
+    pub description: String,
     /// The command itself has `isDangerous`.
     pub dangerous_command: bool,
     /// Flags of options with `isDangerous` that apply to the command (its own and persistent
@@ -157,6 +235,14 @@ pub fn words(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The words of a description, lower-cased, split at everything but letters and digits.
+fn text_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// The destructive verb among the words of `name`, if any.
 pub fn destructive_verb(name: &str) -> Option<&'static str> {
     let words = words(name);
@@ -199,8 +285,26 @@ pub fn infer(names: &[&str], evidence: &Evidence, runs: bool) -> Inferred {
         out.rule
             .get_or_insert_with(|| format!("destructive verb {verb}"));
     }
+    let said = text_words(&evidence.description);
+    // The description's first word, an imperative: "Delete a context", "Remove one or more
+    // images".
+    if let Some(first) = said.first() {
+        if let Some((verb, _)) = DESTRUCTIVE_VERBS.iter().find(|(v, _)| v == first) {
+            out.destructive = Some(true);
+            out.reversible = Some(false);
+            out.rule
+                .get_or_insert_with(|| format!("description verb {verb}"));
+        }
+    }
+    // Its first word too: nouns later in a sentence mislead ("List and filter pull
+    // requests").
+    let changes = said
+        .first()
+        .filter(|w| CHANGING_WORDS.contains(&w.as_str()));
     let danger = !evidence.dangerous_parameters.is_empty();
-    if out.destructive.is_none() && !danger && !evidence.runs_command && runs {
+    if let (Some(word), None, true) = (changes, out.destructive, runs) {
+        out.rule = Some(format!("description says {word:?}: no read-only guess"));
+    } else if out.destructive.is_none() && !danger && !evidence.runs_command && runs {
         if let Some(verb) = names.first().and_then(|n| read_only_verb(n)) {
             out.destructive = Some(false);
             out.filesystem_write = Some(false);
@@ -269,6 +373,44 @@ mod tests {
         assert_eq!(
             infer(&["show-and-delete"], &none(), true).destructive,
             Some(true)
+        );
+    }
+
+    #[test]
+    fn descriptions_only_raise_effects() {
+        let said = |description: &str| Evidence {
+            description: description.into(),
+            ..none()
+        };
+        // `terraform get` installs modules: no read-only guess from `get`.
+        let e = infer(
+            &["get"],
+            &said("Install or upgrade remote Terraform modules"),
+            true,
+        );
+        assert_eq!((e.destructive, e.filesystem_write), (None, None));
+        assert!(e.rule.unwrap().contains("install"));
+        // A description that starts with a destructive verb makes the command destructive.
+        let e = infer(
+            &["forget"],
+            &said("Delete a context from the kubeconfig"),
+            true,
+        );
+        assert_eq!((e.destructive, e.reversible), (Some(true), Some(false)));
+        // A read-only description lowers nothing: `create` stays unknown.
+        assert_eq!(
+            infer(&["create"], &said("Show a resource"), true).destructive,
+            None
+        );
+        // A read-only verb with a description that changes nothing keeps its guess, nouns
+        // later in it included.
+        assert_eq!(
+            infer(&["get"], &said("Display one or many resources"), true).destructive,
+            Some(false)
+        );
+        assert_eq!(
+            infer(&["list"], &said("List and filter pull requests"), true).destructive,
+            Some(false)
         );
     }
 

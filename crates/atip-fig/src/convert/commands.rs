@@ -47,10 +47,20 @@ impl Walk {
                 continue;
             }
             let names = all_names(obj.get("name"));
-            let Some(name) = names.first().cloned() else {
+            // The command's own name is its longest (Fig lists `["del", "delete", "un",
+            // "uninstall"]`, `["ls", "list"]`): what a model reads; the rest are aliases.
+            let Some(name) = canonical(&names) else {
                 self.warn(at, "a subcommand without a name: dropped");
                 continue;
             };
+            // `help` with subcommands is a copy of the tree that prints help pages.
+            if name == "help" && len_of(obj.get("subcommands")) > 0 {
+                self.warn(
+                    &format!("{at} help"),
+                    "`help` repeats the command tree to print help pages: dropped",
+                );
+                continue;
+            }
             if !usable_command_name(&name) {
                 self.warn(
                     at,
@@ -74,7 +84,7 @@ impl Walk {
                 );
                 continue;
             }
-            let aliases = names[1..]
+            let aliases = names
                 .iter()
                 .filter(|a| usable_command_name(a) && **a != name)
                 .cloned()
@@ -125,6 +135,7 @@ impl Walk {
         let mut inner = scope.clone();
         inner.add(&group_options);
         let evidence = Evidence {
+            description: String::new(),
             dangerous_command: is_true(fig.get("isDangerous")),
             dangerous_parameters: dangerous,
             runs_command: false,
@@ -222,6 +233,11 @@ impl Walk {
         let mut dangerous_parameters = dangerous;
         dangerous_parameters.extend(dangerous_args);
         let evidence = Evidence {
+            description: fig
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
             dangerous_command: is_true(fig.get("isDangerous")),
             dangerous_parameters,
             runs_command,
@@ -257,4 +273,17 @@ impl Walk {
         self.flat.insert(flat, at);
         Some(Value::Object(cmd))
     }
+}
+
+/// The name a command is imported under: the longest of its Fig names that can be passed as
+/// one argument (the first of equal length), so that `ls`, `del` and `hist` come through as
+/// `list`, `uninstall` and `history`.
+fn canonical(names: &[String]) -> Option<String> {
+    let mut best: Option<&String> = None;
+    for n in names {
+        if best.is_none_or(|b| n.len() > b.len()) && (usable_command_name(n) || best.is_none()) {
+            best = Some(n);
+        }
+    }
+    best.cloned()
 }

@@ -72,14 +72,9 @@ pub(super) fn is_help(flags: &[String]) -> bool {
 }
 
 pub(super) fn arg_label(a: &Map<String, Value>) -> String {
-    let raw = first_name(a.get("name")).unwrap_or_default();
-    let trimmed = raw
-        .trim_matches(|c: char| {
-            matches!(c, '<' | '>' | '[' | ']' | '.' | '\'' | '"') || c.is_whitespace()
-        })
-        .to_owned();
+    let trimmed = written_label(a);
     if !trimmed.is_empty() {
-        return trimmed;
+        return readable(&trimmed);
     }
     if is_true(a.get("isCommand")) {
         "command".into()
@@ -154,5 +149,44 @@ pub(super) fn with_note(text: &str, note: Option<&str>) -> String {
     match note {
         Some(n) => format!("{text} [{n}]"),
         None => text.to_owned(),
+    }
+}
+
+/// An argument's Fig label as written, without the brackets, dots and quotes around it
+/// (`<file...>` → `file`); empty when it has none.
+pub(super) fn written_label(a: &Map<String, Value>) -> String {
+    first_name(a.get("name"))
+        .unwrap_or_default()
+        .trim_matches(|c: char| {
+            matches!(c, '<' | '>' | '[' | ']' | '.' | '\'' | '"') || c.is_whitespace()
+        })
+        .to_owned()
+}
+
+/// An argument's Fig label as a parameter name a model reads: the first of alternatives
+/// (`TYPE | TYPE/NAME` → `type`), lower case when it was all capitals, and every run of other
+/// characters than letters, digits, `-` and `_` one `_` (`LOCAL_PORT:REMOTE_PORT` →
+/// `local_port_remote_port`, `commit or file` → `commit_or_file`).
+pub(super) fn readable(label: &str) -> String {
+    let first = label.split('|').next().unwrap_or(label).trim();
+    let first = if first.is_empty() { label } else { first };
+    let lower = if first.chars().any(char::is_lowercase) {
+        first.to_owned()
+    } else {
+        first.to_lowercase()
+    };
+    let mut out = String::with_capacity(lower.len());
+    for c in lower.chars() {
+        if c.is_alphanumeric() || c == '-' || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out = out.trim_matches('_');
+    if out.is_empty() {
+        label.to_owned()
+    } else {
+        out.to_owned()
     }
 }

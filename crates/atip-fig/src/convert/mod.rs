@@ -98,6 +98,7 @@ pub fn convert(
     let options = w.options(root, &tool);
     let args = w.arguments(root, &tool);
     let root_evidence = Evidence {
+        description: String::new(),
         dangerous_command: is_true(root.get("isDangerous")),
         dangerous_parameters: Vec::new(),
         runs_command: false,

@@ -42,6 +42,9 @@ pub(super) struct FigOption {
     pub(super) flags: Vec<String>,
     pub(super) persistent: bool,
     pub(super) dangerous: bool,
+    /// Why its value makes the tool run a program (git's `-c`, `--upload-pack`, `--exec`, …:
+    /// [`atip_lint::INJECTION_VECTORS`]), when it does.
+    pub(super) runs_programs: Option<&'static str>,
     pub(super) json: Map<String, Value>,
     pub(super) takes_value: bool,
 }
@@ -118,8 +121,14 @@ impl Walk {
                     _ => {}
                 }
             }
+            let runs_programs = if takes_value {
+                runs_programs(&self.tool, &flags)
+            } else {
+                None
+            };
             out.push(FigOption {
                 flags,
+                runs_programs,
                 persistent: is_true(obj.get("isPersistent")),
                 dangerous: is_true(obj.get("isDangerous")),
                 json: obj.clone(),
@@ -289,6 +298,9 @@ impl Walk {
         if o.dangerous {
             text.push_str(" [dangerous]");
         }
+        if let Some(reason) = o.runs_programs {
+            text.push_str(&format!(" [runs programs: {reason}]"));
+        }
         out.insert("description".into(), json!(text));
         if is_true(fig.get("isRequired")) {
             out.insert("required".into(), json!(true));
@@ -304,7 +316,9 @@ impl Walk {
         if repeatable && o.takes_value {
             out.insert("variadic".into(), json!(true));
         }
-        if o.dangerous {
+        if o.runs_programs.is_some() {
+            ext.insert("effects".into(), runs_programs_effects());
+        } else if o.dangerous {
             ext.insert("effects".into(), dangerous_effects());
         }
         if !ext.is_empty() {
@@ -319,6 +333,11 @@ impl Walk {
         out.insert("name".into(), json!(name));
         out.insert("type".into(), json!(value_type(a)));
         let mut text = description(a, &format!("The {name} argument"));
+        // The spec's own label, when the parameter name had to change to be read.
+        let written = super::fields::written_label(a);
+        if !written.is_empty() && super::fields::readable(&written) != written {
+            text.push_str(&format!(" (written `{written}`)"));
+        }
         if runs {
             text.push_str(" (a command line to run)");
         }
@@ -349,6 +368,31 @@ impl Walk {
 /// What Fig's `isDangerous` on an option or argument declares for a call that gives it.
 fn dangerous_effects() -> Value {
     json!({ "destructive": true })
+}
+
+/// What an option whose value makes the tool run a program declares for a call that gives it:
+/// anything that program may do — never read-only, so such a call is asked about first and
+/// never tried first in the tightest sandbox.
+fn runs_programs_effects() -> Value {
+    json!({
+        "destructive": true,
+        "subprocess": true,
+        "network": true,
+        "filesystem": {"write": true}
+    })
+}
+
+/// Why an option of `tool` with `flags` makes the tool run a program, if one of its flags is
+/// such an injection vector ([`atip_lint::INJECTION_VECTORS`], `runs-programs` kind).
+fn runs_programs(tool: &str, flags: &[String]) -> Option<&'static str> {
+    atip_lint::INJECTION_VECTORS
+        .iter()
+        .find(|v| {
+            v.kind == atip_lint::VectorKind::RunsPrograms
+                && (v.tools.is_empty() || v.tools.contains(&tool))
+                && flags.iter().any(|f| f == v.flag)
+        })
+        .map(|v| v.reason)
 }
 
 pub(super) fn sorted(flags: &[String]) -> Vec<String> {

@@ -203,6 +203,104 @@ fn a_flag_two_options_share_stays_with_the_first() {
     load(&c.document);
 }
 
+/// An option whose value makes the tool run a program (git's `-c`, `--upload-pack`) carries
+/// effects of its own that are never read-only, and says so in its description; a boolean
+/// option of the same flag runs nothing.
+#[test]
+fn options_that_run_programs_carry_effects_of_their_own() {
+    let c = conv(json!({
+        "name": "git",
+        "options": [{"name": "-c", "args": {"name": "name=value"}}],
+        "subcommands": [
+            {"name": "status", "description": "Show the working tree status"},
+            {"name": "fetch", "options": [
+                {"name": "--upload-pack", "args": {"name": "path"}},
+                {"name": "--exec"}
+            ]}
+        ]
+    }));
+    let global = &c.document["globalOptions"][0];
+    assert_eq!(global["flags"], json!(["-c"]));
+    assert_eq!(
+        global["x-atip-rust"]["effects"],
+        json!({"destructive": true, "subprocess": true, "network": true, "filesystem": {"write": true}})
+    );
+    assert!(global["description"]
+        .as_str()
+        .unwrap()
+        .contains("[runs programs:"));
+    let fetch = c.document["commands"]["fetch"]["options"]
+        .as_array()
+        .unwrap();
+    assert!(fetch[0]["x-atip-rust"]["effects"]["subprocess"] == json!(true));
+    assert!(
+        fetch[1].get("x-atip-rust").is_none(),
+        "a flag without a value runs nothing"
+    );
+    // The command itself keeps its guess: only a call that gives `-c` brings the effects.
+    assert_eq!(
+        c.document["commands"]["status"]["effects"]["destructive"],
+        false
+    );
+    load(&c.document);
+}
+
+/// A command comes through under its longest name, the others as aliases; a `help` tree
+/// that repeats the commands to print help pages is left out.
+#[test]
+fn commands_take_their_longest_name_and_help_copies_go() {
+    let c = conv(json!({
+        "name": "helm",
+        "subcommands": [
+            {"name": ["del", "delete", "un", "uninstall"], "description": "Uninstall a release"},
+            {"name": ["ls", "list"], "description": "List releases"},
+            {"name": "help", "subcommands": [{"name": "list"}, {"name": "uninstall"}]}
+        ]
+    }));
+    let names: Vec<&String> = c.document["commands"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["uninstall", "list"]);
+    assert_eq!(
+        c.document["commands"]["uninstall"]["x-atip-rust"]["aliases"],
+        json!(["del", "delete", "un"])
+    );
+    let all: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        all.join("\n").contains("`help` repeats the command tree"),
+        "{all:?}"
+    );
+}
+
+/// Argument labels become parameter names a model reads; the spec's label stays in the
+/// description.
+#[test]
+fn argument_labels_become_readable_parameter_names() {
+    let c = conv(json!({
+        "name": "kubectl",
+        "subcommands": [{"name": "annotate", "args": [
+            {"name": "TYPE | TYPE/NAME"},
+            {"name": "KEY=VAL", "isVariadic": true},
+            {"name": "<file>"}
+        ]}]
+    }));
+    let args = c.document["commands"]["annotate"]["arguments"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = args.iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["type", "key_val", "file"]);
+    assert!(args[0]["description"]
+        .as_str()
+        .unwrap()
+        .contains("(written `TYPE | TYPE/NAME`)"));
+    assert!(!args[2]["description"].as_str().unwrap().contains("written"));
+    let doc = load(&c.document);
+    let params: Vec<&str> = doc.commands[0]
+        .arguments
+        .iter()
+        .map(|p| p.name.as_ref())
+        .collect();
+    assert_eq!(params, ["type", "key_val", "file"]);
+}
+
 #[test]
 fn options_argv_cannot_express_are_dropped_with_a_warning() {
     let c = conv(json!({

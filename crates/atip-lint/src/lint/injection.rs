@@ -39,6 +39,7 @@ const GIT_HG: &[&str] = &["git", "hg"];
 const TAR: &[&str] = &["tar", "gtar", "bsdtar"];
 const RSYNC: &[&str] = &["rsync"];
 const FD: &[&str] = &["fd", "fdfind"];
+const SSH: &[&str] = &["ssh", "scp", "sftp"];
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "python", "python3"];
 const INTERPRETERS: &[&str] = &["node", "perl", "ruby"];
 
@@ -207,6 +208,13 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
         tools: RSYNC,
         kind: VectorKind::RunsPrograms,
         reason: "is the command line run as rsync on the other side",
+    },
+    InjectionVector {
+        flag: "-o",
+        tools: SSH,
+        kind: VectorKind::RunsPrograms,
+        reason: "sets any ssh option, and `ProxyCommand`, `LocalCommand` and \
+                 `KnownHostsCommand` run the command line they are given",
     },
     InjectionVector {
         flag: "--ssh-command",
