@@ -54,15 +54,26 @@ pub(crate) fn mark(args: &MarkArgs) -> Outcome {
         .to_owned();
     let mut used = vec![false; args.read_only.len() + args.destructive.len()];
     let mut marked: Vec<(String, Mark)> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     if let Some(commands) = doc.get_mut("commands").and_then(Value::as_object_mut) {
+        let mut path = Vec::new();
         walk(
             commands,
             &tool,
-            &mut Vec::new(),
+            &mut path,
             args,
             &mut used,
             &mut marked,
+            &mut refused,
         );
+    }
+    if !refused.is_empty() {
+        let list: Vec<String> = refused.iter().map(|t| format!("`{t}`")).collect();
+        return Err(Failure::new(format!(
+            "{shown}: {} declared destructive: a pattern does not mark it read-only (mark it \
+             --destructive, narrow the pattern, or edit its effects by hand)",
+            list.join(", ")
+        )));
     }
     let patterns = args.read_only.iter().chain(&args.destructive);
     let unused: Vec<String> = patterns
@@ -104,6 +115,7 @@ fn walk(
     args: &MarkArgs,
     used: &mut [bool],
     marked: &mut Vec<(String, Mark)>,
+    refused: &mut Vec<String>,
 ) {
     for (key, node) in commands.iter_mut() {
         let pushed = !key.is_empty();
@@ -112,14 +124,14 @@ fn walk(
         }
         match node.get_mut("commands").and_then(Value::as_object_mut) {
             Some(children) if !children.is_empty() => {
-                walk(children, tool, path, args, used, marked);
+                walk(children, tool, path, args, used, marked, refused);
             }
             _ => {
                 let title = std::iter::once(tool)
                     .chain(path.iter().map(String::as_str))
                     .collect::<Vec<_>>()
                     .join(" ");
-                let name = title.replace([' ', '-'], "_");
+                let name = atip_runtime::names::tool_name(tool, path);
                 let mut mark = None;
                 let patterns = args
                     .read_only
@@ -135,8 +147,15 @@ fn walk(
                     }
                 }
                 if let (Some(kind), Some(object)) = (mark, node.as_object_mut()) {
-                    apply(object, kind);
-                    marked.push((title, kind));
+                    let destructive = object.get("effects").and_then(|e| e.get("destructive"))
+                        == Some(&Value::Bool(true));
+                    if kind == Mark::ReadOnly && destructive {
+                        // Not lowered by a pattern: the import (or a person) said destructive.
+                        refused.push(title);
+                    } else {
+                        apply(object, kind);
+                        marked.push((title, kind));
+                    }
                 }
             }
         }
@@ -167,6 +186,18 @@ fn apply(command: &mut Map<String, Value>, kind: Mark) {
         Mark::Destructive => {
             effects.insert("destructive".into(), true.into());
             effects.insert("reversible".into(), false.into());
+            // An importer's read-only guess goes with it: the sandbox would refuse the writes
+            // the person just declared.
+            if let Some(fs) = effects.get_mut("filesystem").and_then(Value::as_object_mut) {
+                for key in ["write", "delete"] {
+                    if fs.get(key) == Some(&Value::Bool(false)) {
+                        fs.remove(key);
+                    }
+                }
+                if fs.is_empty() {
+                    effects.remove("filesystem");
+                }
+            }
         }
     }
 }
@@ -199,7 +230,7 @@ fn check(text: &str, tool: &str, marked: &[(String, Mark)]) -> Result<(), String
     } else {
         Err(format!(
             "{} of {tool} cannot be marked: a group above declares the opposite, and effects \
-             merge on the safe side (mark the group, or remove its declaration)",
+             merge on the safe side (edit the group's declaration by hand)",
             lost.join(", ")
         ))
     }

@@ -242,6 +242,38 @@ fn mark_settles_an_import_by_pattern_and_checks_every_mark() {
         err.contains("`kube locked show`") && err.contains("cannot be marked"),
         "{err}"
     );
+    // A pattern never lowers a command declared destructive to read-only.
+    let owned = IMPORTED.replace(
+        r#""delete": {"description": "Delete resources"}"#,
+        r#""delete": {"description": "Delete resources", "effects": {"destructive": true}}"#,
+    );
+    std::fs::write(dir.path().join("owned.json"), owned).unwrap();
+    let (code, _, err) = atip(&["mark", "owned.json", "--read-only", "*"], dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`kube delete` declared destructive"), "{err}");
+    // Real tool names match (`kube_config_delete-context` keeps its `-`), and a destructive
+    // mark takes an importer's read-only guess away.
+    let guessed = IMPORTED.replace(
+        r#""view": {"description": "Display merged kubeconfig settings"}"#,
+        r#""view": {"description": "Display", "effects": {"destructive": false, "filesystem": {"write": false}}}"#,
+    );
+    std::fs::write(dir.path().join("guessed.json"), guessed).unwrap();
+    let (code, out, err) = atip(
+        &[
+            "mark",
+            "guessed.json",
+            "--destructive",
+            "kube_config_view",
+            "--destructive",
+            "kube_config_delete-context",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let view = &v["commands"]["config"]["commands"]["view"]["effects"];
+    assert_eq!(view["destructive"], true);
+    assert!(view.get("filesystem").is_none(), "{view}");
     // --out writes the file.
     let (code, _, err) = atip(
         &[

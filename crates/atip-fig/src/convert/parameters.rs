@@ -122,7 +122,7 @@ impl Walk {
                 }
             }
             let runs_programs = if takes_value {
-                runs_programs(&self.tool, &flags)
+                runs_programs(&self.tool, at, &flags)
             } else {
                 None
             };
@@ -382,15 +382,27 @@ fn runs_programs_effects() -> Value {
     })
 }
 
-/// Why an option of `tool` with `flags` makes the tool run a program, if one of its flags is
-/// such an injection vector ([`atip_lint::INJECTION_VECTORS`], `runs-programs` kind).
-fn runs_programs(tool: &str, flags: &[String]) -> Option<&'static str> {
+/// Why an option of `tool` with `flags`, declared at `at` (the Fig command line: `git`,
+/// `git clone`), makes the tool run a program, if one of its flags is such an injection vector
+/// ([`atip_lint::INJECTION_VECTORS`], `runs-programs` kind) where it is declared: git's `-c`
+/// and `--config-env` only before the subcommand (`git commit -c` reuses a message), its
+/// `--config` only on `clone`, `--template` only on `init` and `clone`.
+fn runs_programs(tool: &str, at: &str, flags: &[String]) -> Option<&'static str> {
+    let command = at.strip_prefix(tool).unwrap_or(at).trim();
+    let git = matches!(tool, "git" | "hub");
+    let here = |flag: &str| match flag {
+        "-c" | "--config-env" if git => command.is_empty(),
+        "--config" if git => command == "clone",
+        "--template" if git => command == "init" || command == "clone",
+        _ => true,
+    };
     atip_lint::INJECTION_VECTORS
         .iter()
         .find(|v| {
             v.kind == atip_lint::VectorKind::RunsPrograms
                 && (v.tools.is_empty() || v.tools.contains(&tool))
                 && flags.iter().any(|f| f == v.flag)
+                && here(v.flag)
         })
         .map(|v| v.reason)
 }

@@ -216,9 +216,16 @@ fn options_that_run_programs_carry_effects_of_their_own() {
             {"name": "fetch", "options": [
                 {"name": "--upload-pack", "args": {"name": "path"}},
                 {"name": "--exec"}
+            ]},
+            {"name": "commit", "options": [
+                {"name": ["-c", "--reedit-message"], "args": {"name": "commit"}}
             ]}
         ]
     }));
+    // `git commit -c` reuses a message: git's `-c` runs programs only before the subcommand.
+    assert!(c.document["commands"]["commit"]["options"][0]
+        .get("x-atip-rust")
+        .is_none());
     let global = &c.document["globalOptions"][0];
     assert_eq!(global["flags"], json!(["-c"]));
     assert_eq!(

@@ -34,8 +34,8 @@ pub struct InjectionVector {
     pub reason: &'static str,
 }
 
-const GIT: &[&str] = &["git"];
-const GIT_HG: &[&str] = &["git", "hg"];
+const GIT: &[&str] = &["git", "hub"];
+const GIT_HG: &[&str] = &["git", "hub", "hg"];
 const TAR: &[&str] = &["tar", "gtar", "bsdtar"];
 const RSYNC: &[&str] = &["rsync"];
 const FD: &[&str] = &["fd", "fdfind"];
@@ -208,6 +208,60 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
         tools: RSYNC,
         kind: VectorKind::RunsPrograms,
         reason: "is the command line run as rsync on the other side",
+    },
+    InjectionVector {
+        flag: "--exec-path",
+        tools: GIT,
+        kind: VectorKind::RunsPrograms,
+        reason: "names the directory git runs its helper programs from (git-remote-https, …)",
+    },
+    InjectionVector {
+        flag: "-S",
+        tools: &["scp", "sftp"],
+        kind: VectorKind::RunsPrograms,
+        reason: "names the program run as ssh",
+    },
+    InjectionVector {
+        flag: "-D",
+        tools: &["sftp"],
+        kind: VectorKind::RunsPrograms,
+        reason: "runs the given sftp server program directly",
+    },
+    InjectionVector {
+        flag: "-F",
+        tools: SSH,
+        kind: VectorKind::RunsPrograms,
+        reason: "names an ssh configuration file, whose `ProxyCommand` and `LocalCommand` run",
+    },
+    InjectionVector {
+        flag: "-toolexec",
+        tools: &["go"],
+        kind: VectorKind::RunsPrograms,
+        reason: "runs every tool of the build through the given program",
+    },
+    InjectionVector {
+        flag: "--post-renderer",
+        tools: &["helm"],
+        kind: VectorKind::RunsPrograms,
+        reason: "runs the given program on the rendered manifests",
+    },
+    InjectionVector {
+        flag: "--kubeconfig",
+        tools: &["kubectl", "helm"],
+        kind: VectorKind::RunsPrograms,
+        reason: "names a kubeconfig, whose `exec` credential plugins run",
+    },
+    InjectionVector {
+        flag: "--viewer",
+        tools: &["npm"],
+        kind: VectorKind::RunsPrograms,
+        reason: "names the program help pages are shown with",
+    },
+    InjectionVector {
+        flag: "--browser",
+        tools: &["npm"],
+        kind: VectorKind::RunsPrograms,
+        reason: "names the browser program run to open pages",
     },
     InjectionVector {
         flag: "-o",
