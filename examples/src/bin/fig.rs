@@ -5,8 +5,10 @@
 //! package/build/ls.js` (and `wc.js`) from the npm package @withfig/autocomplete 2.692.3 (ISC;
 //! MIT, Copyright (c) 2021 Hercules Labs Inc. (Fig) — the attribution is in each file's
 //! `x-atip-rust.generator`). Their trust is `inferred`. The importer declared `ls` read-only
-//! (a listing verb), so it runs without a question; it found no evidence about `wc`, left
-//! `destructive` undeclared, and the policy asks before running it.
+//! (a listing verb), so it runs without a question; it found no evidence about `wc` and left
+//! `destructive` undeclared: the policy would ask, so the runner tries it first, unasked, in
+//! the tightest sandbox (read-only, offline) — it only reads, so that is its result. A policy
+//! with `tightFirst: false` asks first.
 #![deny(missing_docs)]
 
 use std::error::Error;
@@ -49,16 +51,39 @@ async fn main() -> Result<(), Box<dyn Error>> {
         <wc::Wc as Command>::EFFECTS.destructive,
         count.argv()
     );
+    // Tight first where the sandbox holds (Linux with Landlock); asked about elsewhere.
     match runner.run(&count).await {
+        Ok(out) if out.tight_first => {
+            println!("ran first read-only and offline, nobody asked:");
+            print!("{}", out.stdout_lossy());
+        }
         Err(RunError::NeedsConfirmation(request)) => println!("needs confirmation: {request}"),
         other => {
-            return Err(format!("undeclared effects must need confirmation, got {other:?}").into())
+            return Err(format!(
+                "undeclared effects must be tried tight first or asked about, got {other:?}"
+            )
+            .into())
+        }
+    }
+    // A policy that asks first: the same call needs a person's yes.
+    let asking = Runner::new()
+        .current_dir(dir.path())
+        .policy(atip_runtime::Policy {
+            tight_first: false,
+            ..Default::default()
+        });
+    match asking.run(&count).await {
+        Err(RunError::NeedsConfirmation(request)) => println!("needs confirmation: {request}"),
+        other => {
+            return Err(
+                format!("with tightFirst false it must be asked about, got {other:?}").into(),
+            )
         }
     }
     // A person said yes.
     print!(
         "{}",
-        runner.run(&count).confirmed(true).await?.stdout_lossy()
+        asking.run(&count).confirmed(true).await?.stdout_lossy()
     );
     Ok(())
 }
