@@ -17,6 +17,14 @@ const READS_FILES: Effects = Effects::UNKNOWN
     .with_destructive(false)
     .with_idempotent(true);
 
+/// Reads files and may write `--out`, replacing it (`discover`, `mark`).
+const WRITES_OUT: FilesystemEffects = FilesystemEffects {
+    read: Some(true),
+    write: Some(true),
+    delete: Some(false),
+    paths: None,
+};
+
 /// The effects of `atip`'s commands, by command name.
 pub(crate) fn annotations() -> atip_clap::Annotations {
     let reads_stdin = READS_FILES.with_interactive(Interactive {
@@ -63,12 +71,7 @@ pub(crate) fn annotations() -> atip_clap::Annotations {
             // Runs the named program with `--agent` (which should have no side effects, but
             // that program is not ours to vouch for) and may write `--out`, replacing it.
             Effects::UNKNOWN
-                .with_filesystem(FilesystemEffects {
-                    read: Some(true),
-                    write: Some(true),
-                    delete: Some(false),
-                    paths: None,
-                })
+                .with_filesystem(WRITES_OUT)
                 .with_subprocess(true)
                 .with_idempotent(true),
         );
@@ -76,12 +79,7 @@ pub(crate) fn annotations() -> atip_clap::Annotations {
     ann = ann.effects(
         "mark",
         Effects::UNKNOWN
-            .with_filesystem(FilesystemEffects {
-                read: Some(true),
-                write: Some(true),
-                delete: Some(false),
-                paths: None,
-            })
+            .with_filesystem(WRITES_OUT)
             .with_network(false)
             .with_subprocess(false)
             .with_destructive(false)

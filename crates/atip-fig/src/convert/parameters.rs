@@ -383,26 +383,20 @@ fn runs_programs_effects() -> Value {
 }
 
 /// Why an option of `tool` with `flags`, declared at `at` (the Fig command line: `git`,
-/// `git clone`), makes the tool run a program, if one of its flags is such an injection vector
-/// ([`atip_lint::INJECTION_VECTORS`], `runs-programs` kind) where it is declared: git's `-c`
-/// and `--config-env` only before the subcommand (`git commit -c` reuses a message), its
-/// `--config` only on `clone`, `--template` only on `init` and `clone`.
+/// `git clone`), makes the tool run a program, if it is such an injection vector where it is
+/// declared ([`atip_lint::INJECTION_VECTORS`], `runs-programs` kind; git's `-c` before the
+/// subcommand, not `git commit -c`).
 fn runs_programs(tool: &str, at: &str, flags: &[String]) -> Option<&'static str> {
-    let command = at.strip_prefix(tool).unwrap_or(at).trim();
-    let git = matches!(tool, "git" | "hub");
-    let here = |flag: &str| match flag {
-        "-c" | "--config-env" if git => command.is_empty(),
-        "--config" if git => command == "clone",
-        "--template" if git => command == "init" || command == "clone",
-        _ => true,
-    };
+    let command = at
+        .strip_prefix(tool)
+        .unwrap_or(at)
+        .split_whitespace()
+        .next();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     atip_lint::INJECTION_VECTORS
         .iter()
         .find(|v| {
-            v.kind == atip_lint::VectorKind::RunsPrograms
-                && (v.tools.is_empty() || v.tools.contains(&tool))
-                && flags.iter().any(|f| f == v.flag)
-                && here(v.flag)
+            v.kind == atip_lint::VectorKind::RunsPrograms && v.applies_to(tool, command, &flags)
         })
         .map(|v| v.reason)
 }

@@ -28,6 +28,10 @@ pub struct InjectionVector {
     pub flag: &'static str,
     /// The tools (document `name`) it is a vector of; empty: any tool.
     pub tools: &'static [&'static str],
+    /// The top-level commands where the flag has this meaning; `""` stands for a global
+    /// option, given before the command path (git's `-c`); empty: anywhere. (`git commit -c`
+    /// reuses a message.)
+    pub commands: &'static [&'static str],
     /// What it lets a caller do.
     pub kind: VectorKind,
     /// Why, in a few words.
@@ -50,6 +54,7 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "--exec",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the command it is given (fd per match, git rebase per commit, git \
                  archive --remote as the remote helper)",
@@ -57,42 +62,49 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "-exec",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the command line it is given for every file found (find)",
     },
     InjectionVector {
         flag: "-execdir",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the command line it is given in each found file's directory (find)",
     },
     InjectionVector {
         flag: "--exec-batch",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the command it is given once with every match (fd)",
     },
     InjectionVector {
         flag: "-x",
         tools: FD,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "is fd's --exec: runs the command it is given per match",
     },
     InjectionVector {
         flag: "-X",
         tools: FD,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "is fd's --exec-batch: runs the command it is given",
     },
     InjectionVector {
         flag: "--pre",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names a preprocessor program run on every file searched (ripgrep)",
     },
     InjectionVector {
         flag: "--upload-pack",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program git runs for the other side of a fetch, clone or ls-remote \
                  (this machine for a local or file:// repository)",
@@ -100,6 +112,7 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "--receive-pack",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program git push runs for the other side (this machine for a local \
                  repository)",
@@ -107,6 +120,7 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "-c",
         tools: GIT_HG,
+        commands: &[""],
         kind: VectorKind::RunsPrograms,
         reason: "sets configuration for the run, and configuration names programs \
                  (core.sshCommand, core.pager, core.fsmonitor, core.hooksPath, alias.*, hooks)",
@@ -114,6 +128,7 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "--config",
         tools: GIT_HG,
+        commands: &["", "clone"],
         kind: VectorKind::RunsPrograms,
         reason: "sets configuration (git clone writes it into the new repository, hg applies \
                  it to the run), and configuration names programs and hooks",
@@ -121,6 +136,7 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "--config-env",
         tools: GIT,
+        commands: &[""],
         kind: VectorKind::RunsPrograms,
         reason: "sets configuration from an environment variable, and configuration names \
                  programs",
@@ -128,144 +144,168 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "--template",
         tools: GIT,
+        commands: &["init", "clone"],
         kind: VectorKind::RunsPrograms,
         reason: "copies the given directory's hooks into the repository, which git then runs",
     },
     InjectionVector {
         flag: "--output",
         tools: &[],
+        commands: &[],
         kind: VectorKind::WritesFiles,
         reason: "writes to whatever path it is given",
     },
     InjectionVector {
         flag: "--compress-program",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program run to compress or decompress (sort, tar)",
     },
     InjectionVector {
         flag: "--use-compress-program",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program tar runs to compress or decompress",
     },
     InjectionVector {
         flag: "-I",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "is tar's --use-compress-program: names a program tar runs",
     },
     InjectionVector {
         flag: "--to-command",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "pipes every extracted file to the command it is given",
     },
     InjectionVector {
         flag: "--checkpoint-action",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs a program at checkpoints (`exec=COMMAND`)",
     },
     InjectionVector {
         flag: "--info-script",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the script it is given at the end of each volume",
     },
     InjectionVector {
         flag: "--new-volume-script",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the script it is given at the end of each volume",
     },
     InjectionVector {
         flag: "--rsh-command",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the remote shell program tar runs",
     },
     InjectionVector {
         flag: "--rmt-command",
         tools: TAR,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the remote tape program tar runs",
     },
     InjectionVector {
         flag: "--rsh",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the remote shell program run to reach the other side (rsync, tar)",
     },
     InjectionVector {
         flag: "-e",
         tools: RSYNC,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "is rsync's --rsh: names the program run as the remote shell",
     },
     InjectionVector {
         flag: "--rsync-path",
         tools: RSYNC,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "is the command line run as rsync on the other side",
     },
     InjectionVector {
         flag: "--exec-path",
         tools: GIT,
+        commands: &[""],
         kind: VectorKind::RunsPrograms,
         reason: "names the directory git runs its helper programs from (git-remote-https, …)",
     },
     InjectionVector {
         flag: "-S",
         tools: &["scp", "sftp"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program run as ssh",
     },
     InjectionVector {
         flag: "-D",
         tools: &["sftp"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the given sftp server program directly",
     },
     InjectionVector {
         flag: "-F",
         tools: SSH,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names an ssh configuration file, whose `ProxyCommand` and `LocalCommand` run",
     },
     InjectionVector {
         flag: "-toolexec",
         tools: &["go"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs every tool of the build through the given program",
     },
     InjectionVector {
         flag: "--post-renderer",
         tools: &["helm"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the given program on the rendered manifests",
     },
     InjectionVector {
         flag: "--kubeconfig",
         tools: &["kubectl", "helm"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names a kubeconfig, whose `exec` credential plugins run",
     },
     InjectionVector {
         flag: "--viewer",
         tools: &["npm"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program help pages are shown with",
     },
     InjectionVector {
         flag: "--browser",
         tools: &["npm"],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the browser program run to open pages",
     },
     InjectionVector {
         flag: "-o",
         tools: SSH,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "sets any ssh option, and `ProxyCommand`, `LocalCommand` and \
                  `KnownHostsCommand` run the command line they are given",
@@ -273,34 +313,50 @@ pub const INJECTION_VECTORS: &[InjectionVector] = &[
     InjectionVector {
         flag: "--ssh-command",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program run as ssh",
     },
     InjectionVector {
         flag: "--pager",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "names the program the output is piped to",
     },
     InjectionVector {
         flag: "--eval",
         tools: &[],
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "evaluates the code it is given",
     },
     InjectionVector {
         flag: "-e",
         tools: INTERPRETERS,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "evaluates the code it is given",
     },
     InjectionVector {
         flag: "-c",
         tools: SHELLS,
+        commands: &[],
         kind: VectorKind::RunsPrograms,
         reason: "runs the code it is given",
     },
 ];
+
+impl InjectionVector {
+    /// Whether this vector is an option with `flags` of `tool`, declared on the top-level
+    /// command `command` (`None`: a global option, before the command path): the flag, the
+    /// tool and the command all match.
+    pub fn applies_to(&self, tool: &str, command: Option<&str>, flags: &[&str]) -> bool {
+        flags.contains(&self.flag)
+            && (self.tools.is_empty() || self.tools.contains(&tool))
+            && (self.commands.is_empty() || self.commands.contains(&command.unwrap_or("")))
+    }
+}
 
 impl Linter<'_> {
     /// `injection-vector-option` for option `o` of a command whose merged effects are
@@ -316,7 +372,7 @@ impl Linter<'_> {
         let flags = flags_of(o);
         let ty = o.get("type").and_then(Value::as_str).unwrap_or("string");
         for v in INJECTION_VECTORS {
-            if !flags.contains(&v.flag) || !(v.tools.is_empty() || v.tools.contains(&self.tool)) {
+            if !v.applies_to(self.tool, self.top, &flags) {
                 continue;
             }
             let (severity, message) = match v.kind {

@@ -15,6 +15,8 @@ pub(super) struct Linter<'a> {
     pub(super) findings: Vec<Finding>,
     pub(super) tool: &'a str,
     pub(super) global_flags: Vec<&'a str>,
+    /// The top-level command being walked (`None` at the root, for global options).
+    pub(super) top: Option<&'a str>,
 }
 
 impl<'a> Linter<'a> {
@@ -62,7 +64,12 @@ impl<'a> Linter<'a> {
         }
         if let Some(Value::Object(commands)) = root.get("commands") {
             let merged = parse_effects(tool_effects).unwrap_or_default();
-            self.commands(commands, at.key("commands"), &merged);
+            let at = at.key("commands");
+            for (name, cmd) in commands {
+                self.top = Some(name);
+                self.command(name, cmd, at.key(name), &merged);
+            }
+            self.top = None;
         }
     }
 

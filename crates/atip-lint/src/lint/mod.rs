@@ -75,6 +75,7 @@ pub fn lint_value(doc: &Value) -> Vec<Finding> {
         findings: Vec::new(),
         tool: root.get("name").and_then(Value::as_str).unwrap_or(""),
         global_flags: Vec::new(),
+        top: None,
     };
     l.root(root);
     l.findings

@@ -258,8 +258,22 @@ fn injection_vector_options() {
     let mut git = c;
     git["name"] = json!("git");
     assert_eq!(
-        only(&doc(git, json!({})), "injection-vector-option"),
+        only(&doc(git.clone(), json!({})), "injection-vector-option"),
         [(Severity::Warn, "$.globalOptions[0]".to_owned())]
+    );
+    // …and only before the command path: a command's own `-c` (`git commit -c`, reuse a
+    // message) means something else.
+    let mut own = git;
+    own.as_object_mut().unwrap().remove("globalOptions");
+    assert_eq!(
+        only(
+            &doc(
+                own,
+                json!({"options": [opt("reedit", json!(["-c"]), "string")]})
+            ),
+            "injection-vector-option"
+        ),
+        []
     );
     // --output writes files: flagged on a command that does not declare writes, unless it
     // is a format enumeration.

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::sandbox::Plan;
 use super::{Output, OutputChunk, RunError, Runner};
-use crate::{Effects, Invocation};
+use crate::Invocation;
 
 impl Runner {
     /// The first try of a call in the tightest sandbox ([`crate::policy::Gate::tight_first`]):
@@ -33,14 +33,12 @@ impl Runner {
         working_dir: &std::path::Path,
         gate: &crate::policy::Gate,
     ) -> Result<Output, RunError> {
+        // The plan is narrowed by [`tighten`]; the effects stay as declared (the result, the
+        // audit line and the time limit read them).
         let mut tight = invocation.clone();
-        tight.effects =
-            crate::Shared::Counted(std::sync::Arc::new(tight_effects(&invocation.effects)));
         tight.env = crate::Shared::Static(&[]);
         let mut confinement = gate.confinement.clone();
         confinement.required = true;
-        confinement.egress = None;
-        confinement.unix_sockets.clear();
         let mut output = self
             .verified_run(tight, program.clone(), working_dir, confinement, None, true)
             .await?;
@@ -100,19 +98,10 @@ impl Runner {
     }
 }
 
-/// `effects` as the tight run declares them: nothing written or deleted, no network.
-pub(super) fn tight_effects(effects: &Effects) -> Effects {
-    let mut tight = effects.clone();
-    let fs = tight.filesystem.get_or_insert_with(Default::default);
-    fs.write = Some(false);
-    fs.delete = Some(false);
-    fs.paths = None;
-    tight.network = Some(false);
-    tight
-}
-
-/// Narrows a plan made from [`tight_effects`] to the tightest sandbox: the caller's extra
-/// writable paths, credential grants, sockets and egress go, and no program owns a store.
+/// Narrows a run's plan to the tightest sandbox, whatever the call's effects and the caller's
+/// switches gave it: writable only its scratch directory (no declared paths, no directories
+/// made, no extra writable paths), no network (a network namespace, no egress), no Unix
+/// sockets, no credential grants, and no program owning a store or daemon socket.
 pub(super) fn tighten(plan: &mut Plan) {
     plan.writes = Some(Vec::new());
     plan.make_dirs.clear();
@@ -351,13 +340,5 @@ mod tests {
             ),
             "{s}"
         );
-    }
-
-    #[test]
-    fn tight_effects_declare_nothing_written_and_no_network() {
-        let t = tight_effects(&Effects::default());
-        assert_eq!(t.filesystem_write(), Some(false));
-        assert_eq!(t.filesystem_delete(), Some(false));
-        assert_eq!(t.network, Some(false));
     }
 }

@@ -19,19 +19,6 @@ fn with_home(dir: &Path, home: &Path) -> Runner {
     in_dir(dir).env("HOME", home.as_os_str())
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Std::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
 fn repo(dir: &Path) {
     git(dir, &["init", "-q", "-b", "main"]);
     std::fs::write(dir.join("a.txt"), "a\n").unwrap();

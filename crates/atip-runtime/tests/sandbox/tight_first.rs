@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use atip_runtime::policy::{Policy, ReasonCode};
+use atip_runtime::policy::{Policy, Reason, ReasonCode};
 use atip_runtime::{ConfirmationRequest, RunError, Runner};
 
 /// Effects an importer leaves: nothing declared.
@@ -40,17 +40,23 @@ fn asking(
     (runner, asked, last)
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
+/// The `tight-first` reason of a question, if it has one.
+fn tight_reason(request: &ConfirmationRequest) -> Option<&Reason> {
+    request
+        .reasons
+        .iter()
+        .find(|r| r.code == ReasonCode::TightFirst)
+}
+
+/// Runs `call` in `dir` with a handler that says no: it is declined after exactly one
+/// question, which is returned.
+fn declined_once(dir: &Path, call: &atip_runtime::Invocation) -> ConfirmationRequest {
+    let (runner, asked, last) = asking(dir, false);
+    let result = rt().block_on(runner.run(call));
+    assert!(matches!(result, Err(RunError::Declined(_))), "{result:?}");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let request = last.lock().unwrap().clone().unwrap();
+    request
 }
 
 fn argv(words: &[&str]) -> Vec<String> {
@@ -103,11 +109,7 @@ fn a_write_is_refused_in_the_tight_run_and_happens_only_after_a_yes() {
     let RunError::NeedsConfirmation(request) = err else {
         panic!("{err}")
     };
-    let tight = request
-        .reasons
-        .iter()
-        .find(|r| r.code == ReasonCode::TightFirst)
-        .expect("the tight run's reason");
+    let tight = tight_reason(&request).expect("the tight run's reason");
     assert!(
         tight.message.contains("refused: a write"),
         "{}",
@@ -115,12 +117,7 @@ fn a_write_is_refused_in_the_tight_run_and_happens_only_after_a_yes() {
     );
     assert!(!dir.path().join("made.txt").exists());
 
-    let (no, asked, _) = asking(dir.path(), false);
-    assert!(matches!(
-        rt().block_on(no.run(&call)),
-        Err(RunError::Declined(_))
-    ));
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    declined_once(dir.path(), &call);
     assert!(
         !dir.path().join("made.txt").exists(),
         "a no changes nothing"
@@ -171,13 +168,7 @@ fn a_commit_with_unknown_effects_changes_nothing_without_a_yes() {
     }
     assert_eq!(asked.load(Ordering::SeqCst), 3);
     let request = last.lock().unwrap().clone().unwrap();
-    assert!(
-        request
-            .reasons
-            .iter()
-            .any(|r| r.code == ReasonCode::TightFirst),
-        "{request}"
-    );
+    assert!(tight_reason(&request).is_some(), "{request}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join(".git/refs/heads/main")).unwrap(),
         head,
@@ -199,19 +190,9 @@ fn a_connection_is_refused_in_the_tight_run_and_nothing_reaches_the_server() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
-    let (runner, asked, last) = asking(dir.path(), false);
     let call = with_effects(argv(&["curl", "-sS", "--max-time", "5", &url]), UNKNOWN);
-    assert!(matches!(
-        rt().block_on(runner.run(&call)),
-        Err(RunError::Declined(_))
-    ));
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
-    let request = last.lock().unwrap().clone().unwrap();
-    let tight = request
-        .reasons
-        .iter()
-        .find(|r| r.code == ReasonCode::TightFirst)
-        .unwrap();
+    let request = declined_once(dir.path(), &call);
+    let tight = tight_reason(&request).unwrap();
     assert!(tight.message.contains("the network"), "{}", tight.message);
     assert!(
         listener.accept().is_err(),
@@ -232,21 +213,9 @@ fn a_unix_socket_is_refused_in_the_tight_run() {
         "import socket; s = socket.socket(socket.AF_UNIX); s.connect({:?}); s.send(b'x')",
         path.display().to_string()
     );
-    let (runner, asked, last) = asking(dir.path(), false);
     let call = with_effects(argv(&["python3", "-c", &script]), UNKNOWN);
-    assert!(matches!(
-        rt().block_on(runner.run(&call)),
-        Err(RunError::Declined(_))
-    ));
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
-    let request = last.lock().unwrap().clone().unwrap();
-    assert!(
-        request
-            .reasons
-            .iter()
-            .any(|r| r.code == ReasonCode::TightFirst),
-        "{request}"
-    );
+    let request = declined_once(dir.path(), &call);
+    assert!(tight_reason(&request).is_some(), "{request}");
     assert!(
         listener.accept().is_err(),
         "nothing connected to the socket"
@@ -269,13 +238,7 @@ fn a_call_that_declares_a_write_is_asked_first_and_never_run_twice() {
     rt().block_on(runner.run(&call)).unwrap();
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     let request = last.lock().unwrap().clone().unwrap();
-    assert!(
-        request
-            .reasons
-            .iter()
-            .all(|r| r.code != ReasonCode::TightFirst),
-        "{request}"
-    );
+    assert!(tight_reason(&request).is_none(), "{request}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("runs.txt")).unwrap(),
         "run\n"
@@ -301,11 +264,5 @@ fn a_policy_can_opt_out_and_ask_first() {
     ));
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     let request = last.lock().unwrap().clone().unwrap();
-    assert!(
-        request
-            .reasons
-            .iter()
-            .all(|r| r.code != ReasonCode::TightFirst),
-        "{request}"
-    );
+    assert!(tight_reason(&request).is_none(), "{request}");
 }
