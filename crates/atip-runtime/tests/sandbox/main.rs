@@ -3,7 +3,7 @@
 //! `review`), what effects do not say is not granted (`least_privilege`), a command reaches only
 //! the hosts its policy lists (`egress`), and the policy's path roots hold against real coreutils
 //! (`paths`), and a call with unknown effects is tried first in the tightest sandbox
-//! (`tight_first`). Needs Linux with Landlock and user namespaces; `ATIP_SANDBOX_TESTS=skip` skips the
+//! (`tight_first`), and the Linux spawner's review (`spawn_review`). Needs Linux with Landlock and user namespaces; `ATIP_SANDBOX_TESTS=skip` skips the
 //! tests that need the sandbox.
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
@@ -17,4 +17,5 @@ mod least_privilege;
 mod paths;
 mod review;
 mod sandbox;
+mod spawn_review;
 mod tight_first;

@@ -11,8 +11,7 @@
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;

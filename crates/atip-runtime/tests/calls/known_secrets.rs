@@ -7,10 +7,8 @@
 
 #![cfg(all(unix, feature = "exec"))]
 
-mod common;
-
+use crate::common::rt;
 use atip_runtime::{exec::OutputChunk, Effects, Invocation, Runner, Sandbox};
-use common::rt;
 
 const HEX: &str = "4f1c2b9a8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b";
 const OPAQUE: &str = "abcdEFGH1234ijklMNOP5678qrstUVWX";

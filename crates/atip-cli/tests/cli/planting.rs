@@ -231,7 +231,12 @@ fn as_each_user(name: &str, test: fn()) {
             "--inh-caps=-all",
         ])
         .arg(&me)
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            &format!("planting::{name}"),
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("ATIP_PLANTING_AS_USER", "1")
         .env("ATIP_PLANTING_BIN", &atip)
         .env("TMPDIR", "/tmp")
