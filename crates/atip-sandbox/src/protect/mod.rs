@@ -583,12 +583,21 @@ fn hide_stores(
     };
     let var = |name: &str| places.var(name);
     let mut hide = |path: PathBuf| {
+        // A placeholder another run of this process made here (an unconfined run's `~/.ssh`)
+        // is removed when that run ends: hold it first, so that it is still there when this
+        // run's child mounts over it (else: ENOENT in the child's setup).
+        let held = if shield.held.iter().any(|h| h.path() == path) {
+            None
+        } else {
+            placeholders::share(&path)
+        };
         let Ok(meta) = std::fs::metadata(&path) else {
             return;
         };
         if granted(&path) || shield.hidden.iter().any(|h| h.path() == path) {
             return;
         }
+        shield.held.extend(held);
         // A store that is also a protected path is hidden, not merely read-only.
         shield.read_only.retain(|p| p != &path);
         shield.hidden.push(if meta.is_dir() {

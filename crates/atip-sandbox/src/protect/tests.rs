@@ -153,3 +153,51 @@ fn stores_are_hidden_from_every_program_but_their_owners_and_grantees() {
         [h(".ssh"), kubeconfig, h(".netrc")]
     );
 }
+
+#[test]
+fn a_store_hidden_by_one_run_outlives_the_placeholder_another_run_made_there() {
+    // No `~/.ssh`: a run that may write the home creates it as an empty placeholder (so that
+    // nothing can be planted there) and removes it when it ends. A read-only run planned in the
+    // meantime hides it; its child mounts over it later, so it must still be there then.
+    let home = tempfile::tempdir().unwrap();
+    let places = Places {
+        home: Some(home.path().to_path_buf()),
+        vars: Vec::new(),
+    };
+    let ssh = home.path().join(".ssh");
+    let writer = plan(
+        &Target {
+            writable: Some(&[home.path().to_path_buf()]),
+            working_dir: home.path(),
+            declared: &[],
+            program: None,
+            unix_sockets: false,
+            listed_sockets: &[],
+        },
+        &places,
+        Some("sh"),
+        &[],
+    );
+    assert!(ssh.is_dir(), "the writer's placeholder: {writer:?}");
+    let reader = plan(
+        &Target {
+            writable: Some(&[]),
+            working_dir: Path::new("/nonexistent"),
+            declared: &[],
+            program: None,
+            unix_sockets: false,
+            listed_sockets: &[],
+        },
+        &places,
+        Some("cat"),
+        &[],
+    );
+    assert!(reader.hidden.iter().any(|h| h.path() == ssh), "{reader:?}");
+    drop(writer);
+    assert!(
+        ssh.is_dir(),
+        "removed while the reader still mounts over it"
+    );
+    drop(reader);
+    assert!(!ssh.exists(), "the placeholder outlived every run");
+}
