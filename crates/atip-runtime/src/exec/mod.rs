@@ -20,9 +20,11 @@ mod confirm;
 mod error;
 pub mod grants;
 mod guidance;
+mod launch;
 mod output;
 mod process;
 mod run;
+mod started;
 mod tight;
 use atip_sandbox as sandbox;
 use atip_sandbox::{egress, environment};
@@ -36,7 +38,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::filter::{KnownSecrets, ResultFilter};
+use crate::filter::ResultFilter;
 use crate::policy::{Decision, Policy};
 use crate::{Effects, Invocation, ToInvocation, ToolResult};
 
@@ -48,7 +50,8 @@ pub use grants::{Grant, GrantScope, Grants};
 pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
 pub use run::Run;
-use sandbox::{Sandbox, SandboxError};
+use sandbox::Sandbox;
+pub use started::Started;
 pub use verify::{ChecksumError, TrustRule, TrustTarget};
 
 use environment::EnvBase;
@@ -621,80 +624,17 @@ impl Runner {
         sink: Option<&mpsc::Sender<OutputChunk>>,
         tight: bool,
     ) -> Result<Output, RunError> {
-        let verified = match &invocation.checksum {
-            Some(expected) => {
-                let Some(path) = &program else {
-                    return Err(RunError::Checksum(Box::new(ChecksumError {
-                        program: PathBuf::from(invocation.argv[0].clone()),
-                        expected: expected.to_string(),
-                        found: "cannot be found to be checked".to_owned(),
-                    })));
-                };
-                Some(
-                    verify::open_verified(path, expected)
-                        .map_err(|e| RunError::Checksum(Box::new(e)))?,
-                )
-            }
-            None => None,
-        };
-        let places = environment::places(&self.settings.env);
-        let mut plan = sandbox::Plan::new(
-            &self.sandbox,
-            &invocation.effects,
-            confinement.limits,
-            working_dir,
-            &confinement.path_roots,
-            places,
+        let mut confined = self.confine(
+            &invocation,
             program.as_deref(),
-        );
-        plan.egress = confinement.egress;
-        plan.unix_sockets =
-            environment::unix_sockets(&self.settings.env, &confinement.unix_sockets);
-        if tight {
-            tight::tighten(&mut plan);
-        }
-        let mut prepared = sandbox::prepare(&self.sandbox, &plan, program.as_deref())
-            .map_err(RunError::Sandbox)?;
-        if confinement.required && !prepared.report.not_enforced.is_empty() {
-            return Err(RunError::Sandbox(SandboxError {
-                message: format!(
-                    "the policy requires the sandbox, but this system cannot enforce: {} \
-                     (`atip doctor` shows each layer of the sandbox here and how to fix what is \
-                     missing; in code, `atip_runtime::sandbox::doctor::checks()`)",
-                    prepared.report.not_enforced.join("; ")
-                ),
-            }));
-        }
-        let mut child_env =
-            environment::build(&self.settings.env_base, &self.settings.env, &invocation.env);
-        if self.sandbox.is_enabled() {
-            let vars = child_env
-                .vars
-                .get_or_insert_with(|| std::env::vars_os().collect());
-            environment::add_git_settings(vars);
-        }
-        prepared.report.env_removed = child_env.removed;
-        // The values of the secret variables the command gets are redacted by value from its
-        // output, streamed or not.
-        let known = match &child_env.vars {
-            Some(vars) => KnownSecrets::from_env(vars.iter().map(|(k, v)| (&**k, &**v))),
-            None => {
-                let vars: Vec<_> = std::env::vars_os().collect();
-                KnownSecrets::from_env(vars.iter().map(|(k, v)| (&**k, &**v)))
-            }
-        };
-        let filter = self.filter.with_known_secrets(&known);
+            working_dir,
+            confinement,
+            tight,
+        )?;
+        let filter = &confined.filter;
         let mut settings = self.settings.clone();
         settings.timeout = self.timeout_for(&invocation.effects);
-        let stream = sink.map(|tx| process::Stream {
-            tx,
-            filter: &filter,
-        });
-        tracing::debug!(
-            enforced = prepared.report.enforced.len(),
-            not_enforced = ?prepared.report.not_enforced,
-            "sandbox"
-        );
+        let stream = sink.map(|tx| process::Stream { tx, filter });
         let mut result = {
             use tracing::Instrument;
             process::run(
@@ -702,15 +642,15 @@ impl Runner {
                 &settings,
                 stream,
                 program.as_deref(),
-                verified,
-                child_env.vars.as_deref(),
-                &mut prepared,
+                confined.verified.take(),
+                confined.vars.as_deref(),
+                &mut confined.prepared,
             )
             .instrument(tracing::info_span!("atip.process"))
             .await
         };
         if let Ok(output) = &mut result {
-            output.known_secrets = known;
+            output.known_secrets = confined.known.clone();
             // Hosts and reasons in the egress log are the command's own words: redacted
             // before they reach the tool result's metadata, an MCP client or the audit line.
             let tool = Some(output.name.as_str());
@@ -737,8 +677,8 @@ impl Runner {
                 "exit"
             );
         }
-        // The run's scratch directory goes with `prepared`.
-        drop(prepared);
+        // The run's scratch directory goes with `confined`.
+        drop(confined);
         result
     }
 

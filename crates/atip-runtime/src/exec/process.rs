@@ -86,21 +86,22 @@ pub(crate) fn refuse_nul(argv: &[OsString]) -> Result<(), RunError> {
     }
 }
 
-/// Runs `invocation` to completion (or its timeout) and collects its output. `program` is the
-/// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given); `verified`, when
-/// set, is that file already open and checked against its checksum, and is what runs (on Linux
-/// through `/proc/self/fd/N`, so a file swapped in at the path after the check does not);
-/// `env` is the child's whole environment when it is built (`None`: the runner's, with the
-/// settings' changes); `sandbox` holds the limits to install in the child.
-pub(crate) async fn run(
-    invocation: Invocation,
-    settings: &ProcessSettings,
-    sink: Option<Stream<'_>>,
+/// Starts `invocation`'s program in `sandbox`: argv checked for NUL bytes, `program` (argv\[0\]
+/// resolved) or the `verified` copy executed, `env` (or the runner's, with `settings_env`'s
+/// changes) with the sandbox's scratch directory as `TMPDIR` and its egress proxy's variables,
+/// stdin a pipe when `stdin`; then the egress proxy started. Dropping the child kills its
+/// process group; dropping the proxy stops it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch(
+    invocation: &Invocation,
+    settings_env: &[(OsString, Option<OsString>)],
+    cwd: Option<&std::path::Path>,
+    stdin: bool,
     program: Option<&std::path::Path>,
     verified: Option<std::fs::File>,
     env: Option<&[(OsString, OsString)]>,
     sandbox: &mut Prepared,
-) -> Result<Output, RunError> {
+) -> Result<(atip_spawn::Child, Option<atip_sandbox::egress::EgressProxy>), RunError> {
     if invocation.argv.is_empty() {
         return Err(RunError::Spawn {
             program: OsString::new(),
@@ -142,7 +143,7 @@ pub(crate) async fn run(
         // Inherited, with the caller's settings on top.
         None => {
             let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-            for (k, v) in &settings.env {
+            for (k, v) in settings_env {
                 vars.retain(|(key, _)| key != k);
                 if let Some(v) = v {
                     vars.push((k.clone(), v.clone()));
@@ -167,19 +168,45 @@ pub(crate) async fn run(
         program: &file,
         argv: &invocation.argv,
         env: &vars,
-        cwd: settings.cwd.as_deref(),
-        stdin: settings.stdin.is_some(),
+        cwd,
+        stdin,
         keep_fd: by_fd.as_ref().map(|(fd, _)| *fd),
     };
-
-    let started = Instant::now();
-    // From here on, dropping `child` (an early return, or the run's future dropped) kills its
-    // whole process group and reaps it.
-    let mut child = sandbox.spawn(&spec).map_err(spawn_error)?;
+    // From here on, dropping `child` (an early return, or the caller's future dropped) kills
+    // its whole process group and reaps it.
+    let child = sandbox.spawn(&spec).map_err(spawn_error)?;
     drop(verified);
-    // After the spawn, so that a proxy that cannot start takes the run down with it; dropped
-    // on every early return below, which stops the proxy with the run.
+    // After the spawn, so that a proxy that cannot start takes the child down with it.
     let proxy = sandbox.start_egress().map_err(RunError::Io)?;
+    Ok((child, proxy))
+}
+
+/// Runs `invocation` to completion (or its timeout) and collects its output. `program` is the
+/// file argv\[0\] resolved to (spawned directly, argv\[0\] kept as given); `verified`, when
+/// set, is that file already open and checked against its checksum, and is what runs (on Linux
+/// through `/proc/self/fd/N`, so a file swapped in at the path after the check does not);
+/// `env` is the child's whole environment when it is built (`None`: the runner's, with the
+/// settings' changes); `sandbox` holds the limits to install in the child.
+pub(crate) async fn run(
+    invocation: Invocation,
+    settings: &ProcessSettings,
+    sink: Option<Stream<'_>>,
+    program: Option<&std::path::Path>,
+    verified: Option<std::fs::File>,
+    env: Option<&[(OsString, OsString)]>,
+    sandbox: &mut Prepared,
+) -> Result<Output, RunError> {
+    let started = Instant::now();
+    let (mut child, proxy) = launch(
+        &invocation,
+        &settings.env,
+        settings.cwd.as_deref(),
+        settings.stdin.is_some(),
+        program,
+        verified,
+        env,
+        sandbox,
+    )?;
     let capture = Mutex::new(Capture {
         stdout: Vec::new(),
         stderr: Vec::new(),

@@ -3,7 +3,8 @@
 //! `review`), what effects do not say is not granted (`least_privilege`), a command reaches only
 //! the hosts its policy lists (`egress`), and the policy's path roots hold against real coreutils
 //! (`paths`), and a call with unknown effects is tried first in the tightest sandbox
-//! (`tight_first`), and the Linux spawner's review (`spawn_review`). Needs Linux with Landlock and user namespaces; `ATIP_SANDBOX_TESTS=skip` skips the
+//! (`tight_first`), the Linux spawner's review (`spawn_review`), and programs started for as long as the
+//! caller holds them (`started`). Needs Linux with Landlock and user namespaces; `ATIP_SANDBOX_TESTS=skip` skips the
 //! tests that need the sandbox.
 
 #![cfg(all(target_os = "linux", feature = "exec"))]
@@ -18,4 +19,5 @@ mod paths;
 mod review;
 mod sandbox;
 mod spawn_review;
+mod started;
 mod tight_first;
