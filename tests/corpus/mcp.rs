@@ -274,3 +274,116 @@ fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_ch
         .unwrap()
         .contains(&serde_json::json!("atip-probe_extra")));
 }
+
+/// Real MCP servers from the registries (`tests/mcp/install-servers.sh`: mcp-server-time and
+/// mcp-server-git from PyPI, the filesystem server from npm), each wrapped by `atip mcp wrap`
+/// and driven by the official Python client (`tests/mcp/wrap.py`): read-only tools run
+/// unasked; the filesystem server, allowed all of `/` by its own arguments, cannot read
+/// `~/.ssh` or write outside the working directory; a token it reads is redacted; its
+/// destructive writes ask (yes runs, no does not), and without elicitation are refused.
+#[test]
+#[ignore = "needs ../shared (the validators' Python with the MCP SDK) and the package registries"]
+fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
+    let atip = atip_binary();
+    let servers = std::env::var_os("ATIP_MCP_SERVERS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("/tmp/atip-mcp-servers"));
+    let installed = Command::new("bash")
+        .arg(support::workspace().join("tests/mcp/install-servers.sh"))
+        .arg(&servers)
+        .status()
+        .expect("bash runs");
+    assert!(installed.success(), "tests/mcp/install-servers.sh failed");
+    let work = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".ssh")).unwrap();
+    std::fs::write(home.path().join(".ssh/id_ed25519"), "SSH-KEY\n").unwrap();
+    let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
+    std::fs::write(work.path().join("config.txt"), format!("token: {token}\n")).unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["add", "config.txt"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    ] {
+        assert!(Command::new("git")
+            .args(args)
+            .current_dir(work.path())
+            .status()
+            .unwrap()
+            .success());
+    }
+    let t = transcript(
+        "wrap.py",
+        &[
+            atip.as_os_str(),
+            servers.as_os_str(),
+            work.path().as_os_str(),
+            home.path().as_os_str(),
+            outside.path().as_os_str(),
+        ],
+    );
+    let call = |server: &str, i: usize| t[server]["calls"][i].clone();
+    let text = |server: &str, i: usize| call(server, i)["text"].as_str().unwrap().to_owned();
+
+    // Read-only by their annotations: run without a question.
+    assert_eq!(call("time", 0)["is_error"], false, "{}", call("time", 0));
+    assert!(text("time", 0).contains("\"timezone\": \"UTC\""));
+    assert_eq!(t["time"]["asked"].as_array().unwrap().len(), 0);
+    assert_eq!(call("git", 0)["is_error"], false, "{}", call("git", 0));
+    assert!(text("git", 0).contains("config.txt") || text("git", 0).contains("On branch"));
+    assert_eq!(t["git"]["asked"].as_array().unwrap().len(), 0);
+
+    // The credential store is hidden by the sandbox, whatever the server allows itself.
+    assert_eq!(call("filesystem", 0)["is_error"], true);
+    assert!(
+        !text("filesystem", 0).contains("SSH-KEY"),
+        "{}",
+        text("filesystem", 0)
+    );
+    // A secret it reads is redacted before the client sees it.
+    assert_eq!(call("filesystem", 1)["is_error"], false);
+    assert!(
+        !text("filesystem", 1).contains(&token),
+        "{}",
+        text("filesystem", 1)
+    );
+    assert!(text("filesystem", 1).contains("[REDACTED]"));
+    // Destructive writes ask: yes outside the working directory runs into the sandbox; yes
+    // inside writes; no does not run.
+    assert_eq!(t["filesystem"]["asked"].as_array().unwrap().len(), 3);
+    assert!(t["filesystem"]["asked"][0]
+        .as_str()
+        .unwrap()
+        .contains("`write_file`"));
+    assert_eq!(call("filesystem", 2)["is_error"], true);
+    assert!(!outside.path().join("planted.txt").exists());
+    assert_eq!(
+        call("filesystem", 3)["is_error"],
+        false,
+        "{}",
+        call("filesystem", 3)
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("note.txt")).unwrap(),
+        "kept"
+    );
+    assert_eq!(call("filesystem", 4)["is_error"], true);
+    assert!(text("filesystem", 4).contains("was not run: the user declined"));
+    assert!(!work.path().join("declined.txt").exists());
+    // Without elicitation, refused with the reason.
+    let unasked = text("filesystem_no_elicitation", 0);
+    assert!(
+        unasked.contains("cannot ask (no elicitation)") && unasked.contains("destructive"),
+        "{unasked}"
+    );
+    assert!(!work.path().join("unasked.txt").exists());
+}

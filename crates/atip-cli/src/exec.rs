@@ -90,7 +90,7 @@ pub(crate) fn block_on<F: std::future::Future>(work: F) -> Result<F::Output, Fai
 
 /// The policy `text` names: a file, or inline JSON (anything starting with `{`); the default
 /// policy when absent.
-fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, Failure> {
+pub(crate) fn read_policy(text: Option<&str>) -> Result<atip_runtime::Policy, Failure> {
     let Some(text) = text else {
         return Ok(atip_runtime::Policy::default());
     };
@@ -120,6 +120,14 @@ pub(crate) fn runner(
     policy
         .check_examples(tools, &here)
         .map_err(|e| Failure::new(format!("--policy: {e}")))?;
+    runner_with(exec, policy)
+}
+
+/// The runner `exec` describes, with `policy` (read from `exec.policy`, checked or not).
+pub(crate) fn runner_with(
+    exec: &ExecArgs,
+    policy: atip_runtime::Policy,
+) -> Result<atip_runtime::Runner, Failure> {
     let mut sandbox = if exec.no_sandbox {
         atip_runtime::Sandbox::off()
     } else {

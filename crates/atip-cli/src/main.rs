@@ -22,6 +22,7 @@ mod exec;
 mod import;
 mod load;
 mod mark;
+mod mcp;
 mod metadata;
 mod output;
 mod review;
@@ -213,6 +214,9 @@ enum Cmd {
         #[command(flatten)]
         exec: ExecArgs,
     },
+    /// MCP servers confined like ATIP tools (`atip mcp wrap -- COMMAND ARGS…`).
+    #[command(subcommand)]
+    Mcp(mcp::McpCmd),
     /// Convert tool definitions between formats and print them as JSON, in the input's shape
     /// (one definition, or an array). What the target cannot express goes to stderr, one line
     /// per feature, JSON pointer first. Exit status 1 when the input is not a valid definition
@@ -404,6 +408,7 @@ fn try_main(cli: Cli) -> Outcome {
         ),
         Cmd::Import(cmd) => import::run(cmd),
         Cmd::FigEval => Ok(atip_fig::child::serve()),
+        Cmd::Mcp(cmd) => mcp::run(cmd),
         Cmd::Doctor => {
             let checks = atip_runtime::sandbox::doctor::checks();
             for c in &checks {

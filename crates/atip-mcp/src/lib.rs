@@ -37,6 +37,7 @@
 mod answer;
 mod confirm;
 mod watch;
+pub mod wrap;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

@@ -70,6 +70,14 @@ impl AuditLog {
 
     /// Appends one record as one line.
     pub(super) fn write(&self, record: &Record<'_>) {
+        self.append(record);
+    }
+
+    /// Appends `record`, serialised as one JSON line, for a caller that keeps its own records
+    /// in the same log (`atip_mcp::wrap` writes one per tool call of a wrapped MCP server). A
+    /// failure to serialise or write is traced (`tracing::warn!`), not returned: the audit
+    /// trail never stops a call.
+    pub fn append(&self, record: &impl Serialize) {
         let mut line = match serde_json::to_vec(record) {
             Ok(line) => line,
             Err(e) => {

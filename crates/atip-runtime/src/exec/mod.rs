@@ -342,6 +342,11 @@ impl Runner {
         &self.policy
     }
 
+    /// The audit log calls are written to, if any ([`Runner::audit_log`]).
+    pub fn current_audit_log(&self) -> Option<&AuditLog> {
+        self.audit.as_ref()
+    }
+
     /// The time limit for a command with these effects: its `duration.timeout` when it
     /// declares a readable one, else the default; never above the maximum.
     pub fn timeout_for(&self, effects: &Effects) -> Duration {
