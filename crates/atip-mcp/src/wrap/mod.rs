@@ -25,9 +25,12 @@
 
 mod hints;
 mod redact;
+#[cfg(all(test, target_os = "linux"))]
+mod tests;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atip_runtime::exec::AuditLog;
 use atip_runtime::{Effects, Invocation, RunError, Runner};
@@ -42,6 +45,17 @@ const CONFIRM_FIELD: &str = "confirm";
 
 /// How long a server whose client has gone is given to exit before it is killed.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The longest message relayed, in bytes: a longer line is dropped (the client's answered
+/// with an error).
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+/// The most bytes held for a peer that does not read them before the server is ended.
+const MAX_QUEUED_BYTES: usize = 64 << 20;
+
+/// JSON-RPC's error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
 
 /// Why a wrapped server could not be served.
 #[derive(Debug)]
@@ -109,7 +123,7 @@ impl Wrapper {
         output: W,
     ) -> Result<std::process::ExitStatus, WrapError>
     where
-        R: AsyncRead + Unpin + Send,
+        R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let mut started = self
@@ -119,17 +133,24 @@ impl Wrapper {
             .map_err(WrapError::Start)?;
         let name = self.server.name.to_string();
         let filter = started.filter().clone();
-        let (to_client, client_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-        let (to_server, server_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-        let client_writer = tokio::spawn(write_lines(client_rx, output));
+        let queued = std::sync::Arc::new(AtomicUsize::new(0));
+        let (to_client, client_out) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (to_server, server_in) = mpsc::unbounded_channel::<Vec<u8>>();
+        let client_writer = tokio::spawn(write_lines(client_out, output, queued.clone()));
         let server_stdin = started.stdin.take().expect("started with a stdin pipe");
-        let server_writer = tokio::spawn(write_lines(server_rx, server_stdin));
+        let server_writer = tokio::spawn(write_lines(server_in, server_stdin, queued.clone()));
+        let (client_tx, mut client_rx) = mpsc::channel(2);
+        let client_reader = tokio::spawn(read_lines(input, client_tx));
+        let (server_tx, mut server_rx) = mpsc::channel(2);
+        let stdout = started.stdout.take().expect("started with a stdout pipe");
+        let server_reader = tokio::spawn(read_lines(stdout, server_tx));
         if let Some(stderr) = started.stderr.take() {
             let (filter, tool) = (filter.clone(), name.clone());
+            let (tx, mut rx) = mpsc::channel(2);
+            tokio::spawn(read_lines(stderr, tx));
             tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).lines();
                 let mut out = tokio::io::stderr();
-                while let Ok(Some(line)) = lines.next_line().await {
+                while let Some(Incoming::Line(line)) = rx.recv().await {
                     let (clean, _) = filter.redact_for(Some(&tool), &line);
                     let _ = out.write_all(format!("{clean}\n").as_bytes()).await;
                 }
@@ -142,40 +163,161 @@ impl Wrapper {
             filter,
             to_client,
             to_server: Some(to_server),
+            queued,
             tools: HashMap::new(),
             lists: HashSet::new(),
             calls: HashMap::new(),
             asked: HashMap::new(),
             elicits: false,
-            next: 0,
         };
-        let mut client = BufReader::new(input).lines();
-        let mut server = BufReader::new(started.stdout.take().expect("a stdout pipe")).lines();
-        let mut client_open = true;
+        let mut signals = Signals::new();
+        // When the client went: the server is killed if it has not exited by then.
+        let mut deadline: Option<tokio::time::Instant> = None;
         let status = loop {
+            if relay.queued.load(Ordering::Relaxed) > MAX_QUEUED_BYTES {
+                // A reader that does not read: stop rather than hold its messages.
+                eprintln!("atip mcp wrap: a peer stopped reading; ending the server");
+                started.kill();
+                break started.wait().await.map_err(WrapError::Io)?;
+            }
             tokio::select! {
-                line = client.next_line(), if client_open => match line.map_err(WrapError::Io)? {
-                    Some(line) => relay.client_said(&line),
+                incoming = client_rx.recv(), if deadline.is_none() => match incoming {
+                    Some(Incoming::Line(line)) => relay.client_said(&line),
+                    Some(Incoming::TooLong) => relay.reply_error(
+                        Value::Null,
+                        INVALID_REQUEST,
+                        &format!("message longer than {MAX_MESSAGE_BYTES} bytes"),
+                    ),
                     None => {
                         // The client has gone: close the server's stdin, let it exit.
-                        client_open = false;
                         relay.to_server = None;
+                        deadline = Some(tokio::time::Instant::now() + EXIT_GRACE);
                     }
                 },
-                line = server.next_line() => match line.map_err(WrapError::Io)? {
-                    Some(line) => relay.server_said(&line),
+                incoming = server_rx.recv() => match incoming {
+                    Some(Incoming::Line(line)) => relay.server_said(&line),
+                    Some(Incoming::TooLong) => eprintln!(
+                        "{}: a message longer than {MAX_MESSAGE_BYTES} bytes was dropped",
+                        relay.server
+                    ),
                     None => break wait_or_kill(&mut started).await.map_err(WrapError::Io)?,
                 },
-                _ = tokio::time::sleep(EXIT_GRACE), if !client_open => {
+                () = sleep_until_some(deadline) => {
+                    started.kill();
+                    break started.wait().await.map_err(WrapError::Io)?;
+                }
+                () = signals.recv() => {
+                    // The wrapper is asked to stop (its client stopping it): the server's
+                    // whole process group goes first.
                     started.kill();
                     break started.wait().await.map_err(WrapError::Io)?;
                 }
             }
         };
+        // What the server left running in its group goes too, before anything is awaited.
+        started.kill();
+        drop(started);
         drop(relay);
-        let _ = server_writer.await;
-        let _ = client_writer.await;
+        server_writer.abort();
+        server_reader.abort();
+        client_reader.abort();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), client_writer).await;
         Ok(status)
+    }
+}
+
+/// A line read, or one over [`MAX_MESSAGE_BYTES`] (skipped to its end).
+enum Incoming {
+    Line(String),
+    TooLong,
+}
+
+/// Reads `input` line by line (invalid UTF-8 replaced, lines over [`MAX_MESSAGE_BYTES`]
+/// skipped and reported as such) into `tx`, until the end of `input` or of the receiver.
+async fn read_lines<R: AsyncRead + Unpin>(input: R, tx: mpsc::Sender<Incoming>) {
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let mut too_long = false;
+        loop {
+            let available = match reader.fill_buf().await {
+                Ok(available) => available,
+                Err(_) => return,
+            };
+            if available.is_empty() {
+                if line.is_empty() && !too_long {
+                    return;
+                }
+                break;
+            }
+            let (take, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (available.len(), false),
+            };
+            if !too_long {
+                line.extend_from_slice(&available[..take]);
+                if line.len() > MAX_MESSAGE_BYTES {
+                    too_long = true;
+                    line = Vec::new();
+                }
+            }
+            reader.consume(take + usize::from(done));
+            if done {
+                break;
+            }
+        }
+        let item = if too_long {
+            Incoming::TooLong
+        } else {
+            Incoming::Line(String::from_utf8_lossy(&line).into_owned())
+        };
+        if tx.send(item).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Waits until `deadline`, or forever without one.
+async fn sleep_until_some(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP to this process, those that can be listened to.
+struct Signals {
+    term: Option<tokio::signal::unix::Signal>,
+    interrupt: Option<tokio::signal::unix::Signal>,
+    hangup: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        use tokio::signal::unix::{signal, SignalKind};
+        Signals {
+            term: signal(SignalKind::terminate()).ok(),
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            hangup: signal(SignalKind::hangup()).ok(),
+        }
+    }
+
+    /// The next of them.
+    async fn recv(&mut self) {
+        async fn one(signal: &mut Option<tokio::signal::unix::Signal>) {
+            if let Some(s) = signal {
+                if s.recv().await.is_some() {
+                    return;
+                }
+            }
+            std::future::pending().await
+        }
+        tokio::select! {
+            () = one(&mut self.term) => {}
+            () = one(&mut self.interrupt) => {}
+            () = one(&mut self.hangup) => {}
+        }
     }
 }
 
@@ -192,11 +334,19 @@ async fn wait_or_kill(
     }
 }
 
-/// Writes each message of `rx` as one line to `out`, until every sender is gone.
-async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, mut out: W) {
+/// Writes each message of `rx` as one line to `out`, until every sender is gone; `queued`
+/// counts the bytes sent and not yet written.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut out: W,
+    queued: std::sync::Arc<AtomicUsize>,
+) {
     while let Some(mut line) = rx.recv().await {
+        let len = line.len();
         line.push(b'\n');
-        if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
+        let written = out.write_all(&line).await.is_ok() && out.flush().await.is_ok();
+        queued.fetch_sub(len, Ordering::Relaxed);
+        if !written {
             break;
         }
     }
@@ -212,6 +362,8 @@ struct Relay {
     to_client: mpsc::UnboundedSender<Vec<u8>>,
     /// `None` once the client has gone (the server's stdin is then closed).
     to_server: Option<mpsc::UnboundedSender<Vec<u8>>>,
+    /// Bytes sent to either peer and not yet written.
+    queued: std::sync::Arc<AtomicUsize>,
     /// Each listed tool's effects, from its annotations.
     tools: HashMap<String, Effects>,
     /// The ids (as JSON text) of `tools/list` requests in flight.
@@ -222,7 +374,6 @@ struct Relay {
     asked: HashMap<String, Held>,
     /// Whether the client declared elicitation at `initialize`.
     elicits: bool,
-    next: u64,
 }
 
 /// A call sent to the server.
@@ -241,13 +392,28 @@ struct Held {
 
 impl Relay {
     fn send_client(&self, message: &Value) {
-        let _ = self.to_client.send(message.to_string().into_bytes());
+        let line = message.to_string().into_bytes();
+        self.queued.fetch_add(line.len(), Ordering::Relaxed);
+        let _ = self.to_client.send(line);
     }
 
-    fn send_server(&self, line: Vec<u8>) {
+    /// Sends `message` to the server as this wrapper serialises it: the server parses exactly
+    /// what was judged.
+    fn send_server(&self, message: &Value) {
         if let Some(tx) = &self.to_server {
+            let line = message.to_string().into_bytes();
+            self.queued.fetch_add(line.len(), Ordering::Relaxed);
             let _ = tx.send(line);
         }
+    }
+
+    /// Answers the client's request `id` with a JSON-RPC error.
+    fn reply_error(&self, id: Value, code: i64, message: &str) {
+        self.send_client(&json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": code, "message": message}
+        }));
     }
 
     fn audit(&self, tool: &str, decision: &str, reasons: &[String], extra: Value) {
@@ -265,11 +431,21 @@ impl Relay {
         }
     }
 
-    /// A message from the client.
+    /// A line from the client. Only single messages that parse are relayed, re-serialised:
+    /// what the server reads is what was judged (a line this parser rejects but the server's
+    /// would accept never reaches it).
     fn client_said(&mut self, line: &str) {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            // Not JSON: the server answers it with a parse error.
-            return self.send_server(line.as_bytes().to_vec());
+        let message = match serde_json::from_str::<Value>(line) {
+            Ok(message @ Value::Object(_)) => message,
+            Ok(Value::Array(_)) => {
+                return self.reply_error(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "batches are not relayed: send one message per line",
+                )
+            }
+            Ok(_) => return self.reply_error(Value::Null, INVALID_REQUEST, "not a message"),
+            Err(e) => return self.reply_error(Value::Null, PARSE_ERROR, &e.to_string()),
         };
         let id = message.get("id").map(Value::to_string);
         let method = message
@@ -284,23 +460,25 @@ impl Relay {
             (Some("initialize"), _) => {
                 self.elicits = message
                     .pointer("/params/capabilities/elicitation")
-                    .is_some_and(|e| !e.is_null());
-                self.send_server(line.as_bytes().to_vec());
+                    .is_some_and(Value::is_object);
+                self.send_server(&message);
             }
             (Some("tools/list"), Some(id)) => {
                 self.lists.insert(id);
-                self.send_server(line.as_bytes().to_vec());
+                self.send_server(&message);
             }
             (Some("tools/call"), Some(_)) => self.call(message),
+            // A call without an id cannot be answered, so cannot be refused: not relayed.
+            (Some("tools/call"), None) => {}
             (Some("notifications/cancelled"), _) => {
                 // A held call cancelled before its user answered: forget it.
                 let cancelled = message.pointer("/params/requestId").map(Value::to_string);
                 self.asked
                     .retain(|_, held| held.request.get("id").map(Value::to_string) != cancelled);
-                self.send_server(line.as_bytes().to_vec());
+                self.send_server(&message);
             }
             // Requests, notifications and the answers to the server's own requests.
-            _ => self.send_server(line.as_bytes().to_vec()),
+            _ => self.send_server(&message),
         }
     }
 
@@ -329,11 +507,13 @@ impl Relay {
                 ),
             ),
             atip_runtime::Decision::NeedsConfirmation(_) => {
-                self.next += 1;
-                let id = format!("atip-wrap-{}-{}", std::process::id(), self.next);
+                // Unguessable: the server, which may send the client requests of its own,
+                // cannot make the user's answer to its question answer this one.
+                let id = format!("atip-wrap-{}", random_hex());
                 let message = format!(
-                    "The MCP server `{}` wants to run its tool `{tool}`:\n{}\nRun it?",
+                    "The MCP server `{}` wants to run its tool `{}`:\n{}\nRun it?",
                     self.server,
+                    tool.escape_debug(),
                     reasons
                         .iter()
                         .map(|r| format!("- {r}"))
@@ -403,7 +583,7 @@ impl Relay {
                 reasons,
             },
         );
-        self.send_server(request.to_string().into_bytes());
+        self.send_server(&request);
     }
 
     fn refuse(
@@ -431,15 +611,26 @@ impl Relay {
         self.audit(tool, decision, reasons, json!({"confirmedBy": null}));
     }
 
-    /// A message from the server.
+    /// A line from the server: each message in it (a batch is taken apart) redacted whole
+    /// and passed on; the answers to the client's requests read on the way.
     fn server_said(&mut self, line: &str) {
-        let Ok(mut message) = serde_json::from_str::<Value>(line) else {
-            // Not a message (a server must write only messages to stdout): to stderr,
-            // redacted, so that the client's stream stays valid.
-            let (clean, _) = self.filter.redact_for(Some(&self.server), line);
-            eprintln!("{}: not an MCP message: {clean}", self.server);
-            return;
-        };
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Array(messages)) => {
+                for message in messages {
+                    self.server_message(message);
+                }
+            }
+            Ok(message) => self.server_message(message),
+            Err(_) => {
+                // Not a message (a server must write only messages to stdout): to stderr,
+                // redacted, so that the client's stream stays valid.
+                let (clean, _) = self.filter.redact_for(Some(&self.server), line);
+                eprintln!("{}: not an MCP message: {clean}", self.server);
+            }
+        }
+    }
+
+    fn server_message(&mut self, mut message: Value) {
         let id = match message.get("method") {
             None => message.get("id").map(Value::to_string),
             Some(_) => None,
@@ -484,4 +675,22 @@ impl Relay {
             }
         }
     }
+}
+
+/// 128 random bits from the kernel, as hex (a clock-derived value if `/dev/urandom` cannot be
+/// read, which no Linux system lacks).
+fn random_hex() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .is_err()
+    {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        bytes = now.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

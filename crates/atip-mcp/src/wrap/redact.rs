@@ -1,43 +1,60 @@
-//! Redaction of what a wrapped server sends: every string of a message but the protocol's own
-//! fields, so that a secret reaches the client in no part of a result — text content,
-//! structured content, an embedded resource's text, an error message, a log or progress
-//! message.
+//! Redaction of what a wrapped server sends: every string of a message, so that a secret
+//! reaches the client in no part of it — text content, structured content, an embedded
+//! resource, binary content, an error, a log or progress message, an id, a method, a key.
 
 use atip_runtime::filter::ResultFilter;
 use serde_json::Value;
 
-/// Redacts every string in `message` except its top-level `jsonrpc`, `id` and `method`, and
-/// object keys, and except base64 `blob`s and `data` of binary content (images, audio), which
-/// no rule reads. Returns how many secrets were redacted.
+/// Redacts every string in `message` — object keys, ids and method names included — but its
+/// top-level `jsonrpc`; a batch (an array) element by element. Binary content (`data`,
+/// `blob`) is read too: a secret is redacted wherever the server puts it, even at the cost of
+/// a false match inside an image. Returns how many secrets were redacted.
 pub fn message(filter: &ResultFilter, tool: Option<&str>, message: &mut Value) -> usize {
-    let Value::Object(map) = message else {
-        return 0;
-    };
-    map.iter_mut()
-        .filter(|(k, _)| !matches!(k.as_str(), "jsonrpc" | "id" | "method"))
-        .map(|(_, v)| value(filter, tool, v))
-        .sum()
+    match message {
+        Value::Object(map) => {
+            let mut n = 0;
+            let fields = std::mem::take(map);
+            for (key, mut v) in fields {
+                if key != "jsonrpc" {
+                    n += value(filter, tool, &mut v);
+                }
+                let (key, k) = text(filter, tool, key);
+                n += k;
+                map.insert(key, v);
+            }
+            n
+        }
+        other => value(filter, tool, other),
+    }
+}
+
+fn text(filter: &ResultFilter, tool: Option<&str>, text: String) -> (String, usize) {
+    let (clean, n) = filter.redact_for(tool, &text);
+    if n > 0 {
+        (clean.into_owned(), n)
+    } else {
+        (text, 0)
+    }
 }
 
 fn value(filter: &ResultFilter, tool: Option<&str>, v: &mut Value) -> usize {
     match v {
-        Value::String(text) => {
-            let (clean, n) = filter.redact_for(tool, text);
-            if n > 0 {
-                *text = clean.into_owned();
-            }
+        Value::String(s) => {
+            let (clean, n) = text(filter, tool, std::mem::take(s));
+            *s = clean;
             n
         }
         Value::Array(items) => items.iter_mut().map(|i| value(filter, tool, i)).sum(),
         Value::Object(map) => {
-            let binary = matches!(
-                map.get("type").and_then(Value::as_str),
-                Some("image" | "audio")
-            );
-            map.iter_mut()
-                .filter(|(k, _)| !(k.as_str() == "blob" || (binary && k.as_str() == "data")))
-                .map(|(_, v)| value(filter, tool, v))
-                .sum()
+            let mut n = 0;
+            let fields = std::mem::take(map);
+            for (key, mut v) in fields {
+                n += value(filter, tool, &mut v);
+                let (key, k) = text(filter, tool, key);
+                n += k;
+                map.insert(key, v);
+            }
+            n
         }
         _ => 0,
     }
@@ -49,7 +66,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn every_string_but_the_protocol_s_own_fields_is_redacted() {
+    fn every_string_of_a_message_is_redacted() {
         let token = "ghp_".to_owned() + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5";
         let mut m = json!({
             "jsonrpc": "2.0", "id": "ghp_not_an_id_but_kept", "result": {
@@ -62,10 +79,15 @@ mod tests {
                 "isError": false
             }
         });
+        m["result"]["structuredContent"][token.clone()] = json!(1);
         let n = message(&ResultFilter::new(), None, &mut m);
-        assert_eq!(n, 3, "{m}");
+        assert_eq!(n, 4, "{m}");
         assert!(!m.to_string().contains(&token), "{m}");
         assert_eq!(m["id"], "ghp_not_an_id_but_kept");
         assert_eq!(m["result"]["content"][2]["data"], "aGVsbG8=");
+        let mut batch = json!([{"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"data": format!("GH_TOKEN={token}")}}]);
+        assert_eq!(message(&ResultFilter::new(), None, &mut batch), 1);
+        assert!(!batch.to_string().contains(&token));
     }
 }
