@@ -363,7 +363,7 @@ fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
     assert!(t["filesystem"]["asked"][0]
         .as_str()
         .unwrap()
-        .contains("`write_file`"));
+        .contains("\"write_file\""));
     assert_eq!(call("filesystem", 2)["is_error"], true);
     assert!(!outside.path().join("planted.txt").exists());
     assert_eq!(

@@ -150,9 +150,17 @@ impl Wrapper {
             tokio::spawn(read_lines(stderr, tx));
             tokio::spawn(async move {
                 let mut out = tokio::io::stderr();
-                while let Some(Incoming::Line(line)) = rx.recv().await {
-                    let (clean, _) = filter.redact_for(Some(&tool), &line);
-                    let _ = out.write_all(format!("{clean}\n").as_bytes()).await;
+                while let Some(incoming) = rx.recv().await {
+                    let text = match incoming {
+                        Incoming::Line(line) => {
+                            filter.redact_for(Some(&tool), &line).0.into_owned()
+                        }
+                        // Skipped, and the server's stderr read on: a broken pipe would end it.
+                        Incoming::TooLong => format!(
+                            "{tool}: a line longer than {MAX_MESSAGE_BYTES} bytes was dropped"
+                        ),
+                    };
+                    let _ = out.write_all(format!("{text}\n").as_bytes()).await;
                 }
             });
         }
@@ -510,10 +518,11 @@ impl Relay {
                 // Unguessable: the server, which may send the client requests of its own,
                 // cannot make the user's answer to its question answer this one.
                 let id = format!("atip-wrap-{}", random_hex());
+                // The name quoted and escaped (`{:?}`): a name cannot rewrite the question.
                 let message = format!(
-                    "The MCP server `{}` wants to run its tool `{}`:\n{}\nRun it?",
+                    "The MCP server `{}` wants to run its tool {:?}:\n{}\nRun it?",
                     self.server,
-                    tool.escape_debug(),
+                    tool,
                     reasons
                         .iter()
                         .map(|r| format!("- {r}"))

@@ -113,7 +113,7 @@ fn calls_are_judged_asked_redacted_and_audited() {
         assert!(question["params"]["message"]
             .as_str()
             .unwrap()
-            .contains("`wipe`"));
+            .contains("\"wipe\""));
         to_wrapper
             .write_all(&line(json!({"jsonrpc": "2.0", "id": question["id"],
                 "result": {"action": "decline"}})))
