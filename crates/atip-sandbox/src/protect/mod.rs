@@ -132,6 +132,18 @@ impl Shield {
             && self.link_pins.is_empty()
     }
 
+    /// Takes a hold on `p` when it is a placeholder or scaffold another run of this process
+    /// created: it must outlive this run too (a path protected, pinned or hidden here is
+    /// mounted on in the child, after that run may have ended).
+    fn share(&mut self, p: &Path) {
+        if self.held.iter().any(|h| h.path() == p) {
+            return;
+        }
+        if let Some(held) = placeholders::share(p) {
+            self.held.push(held);
+        }
+    }
+
     /// The placeholders (not the scaffolds) it holds.
     pub fn placeholders(&self) -> Vec<PathBuf> {
         self.held
@@ -225,19 +237,8 @@ impl<'a> Builder<'a> {
             .collect();
         between.reverse();
         for a in between {
-            self.share(&a);
+            self.shield.share(&a);
             self.pin_one(&a);
-        }
-    }
-
-    /// Takes a hold on `p` when it is a placeholder or scaffold another run of this process
-    /// created: it must outlive this run too.
-    fn share(&mut self, p: &Path) {
-        if self.shield.held.iter().any(|h| h.path() == p) {
-            return;
-        }
-        if let Some(held) = placeholders::share(p) {
-            self.shield.held.push(held);
         }
     }
 
@@ -273,7 +274,7 @@ impl<'a> Builder<'a> {
             self.protect(&blocker, Missing::Leave);
             return;
         }
-        self.share(p);
+        self.shield.share(p);
         match std::fs::symlink_metadata(p) {
             Ok(m) if m.file_type().is_symlink() => {
                 self.pin_ancestors(p);
@@ -584,20 +585,15 @@ fn hide_stores(
     let var = |name: &str| places.var(name);
     let mut hide = |path: PathBuf| {
         // A placeholder another run of this process made here (an unconfined run's `~/.ssh`)
-        // is removed when that run ends: hold it first, so that it is still there when this
-        // run's child mounts over it (else: ENOENT in the child's setup).
-        let held = if shield.held.iter().any(|h| h.path() == path) {
-            None
-        } else {
-            placeholders::share(&path)
-        };
+        // is removed when that run ends: held first, it is still there when this run's child
+        // mounts over it (else: ENOENT in the child's setup).
+        shield.share(&path);
         let Ok(meta) = std::fs::metadata(&path) else {
             return;
         };
         if granted(&path) || shield.hidden.iter().any(|h| h.path() == path) {
             return;
         }
-        shield.held.extend(held);
         // A store that is also a protected path is hidden, not merely read-only.
         shield.read_only.retain(|p| p != &path);
         shield.hidden.push(if meta.is_dir() {

@@ -15,6 +15,18 @@ fn target<'a>(
     }
 }
 
+/// A run that may write nowhere, outside any repository.
+fn read_only() -> Target<'static> {
+    Target {
+        writable: Some(&[]),
+        working_dir: Path::new("/nonexistent"),
+        declared: &[],
+        program: None,
+        unix_sockets: false,
+        listed_sockets: &[],
+    }
+}
+
 fn git_repo(root: &Path) {
     std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
     std::fs::create_dir_all(root.join(".git/objects")).unwrap();
@@ -118,14 +130,7 @@ fn stores_are_hidden_from_every_program_but_their_owners_and_grantees() {
         vars: vec![("KUBECONFIG".to_owned(), kubeconfig.clone())],
     };
     let hidden = |program: &str, grants: &[Grant]| -> Vec<PathBuf> {
-        let t = Target {
-            writable: Some(&[]),
-            working_dir: Path::new("/nonexistent"),
-            declared: &[],
-            program: None,
-            unix_sockets: false,
-            listed_sockets: &[],
-        };
+        let t = read_only();
         // Only what this test made: the machine's own daemon sockets may be there too.
         plan(&t, &places, Some(program), grants)
             .hidden
@@ -165,33 +170,10 @@ fn a_store_hidden_by_one_run_outlives_the_placeholder_another_run_made_there() {
         vars: Vec::new(),
     };
     let ssh = home.path().join(".ssh");
-    let writer = plan(
-        &Target {
-            writable: Some(&[home.path().to_path_buf()]),
-            working_dir: home.path(),
-            declared: &[],
-            program: None,
-            unix_sockets: false,
-            listed_sockets: &[],
-        },
-        &places,
-        Some("sh"),
-        &[],
-    );
+    let roots = [home.path().to_path_buf()];
+    let writer = plan(&target(&roots, &[], None), &places, Some("sh"), &[]);
     assert!(ssh.is_dir(), "the writer's placeholder: {writer:?}");
-    let reader = plan(
-        &Target {
-            writable: Some(&[]),
-            working_dir: Path::new("/nonexistent"),
-            declared: &[],
-            program: None,
-            unix_sockets: false,
-            listed_sockets: &[],
-        },
-        &places,
-        Some("cat"),
-        &[],
-    );
+    let reader = plan(&read_only(), &places, Some("cat"), &[]);
     assert!(reader.hidden.iter().any(|h| h.path() == ssh), "{reader:?}");
     drop(writer);
     assert!(
