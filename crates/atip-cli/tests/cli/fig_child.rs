@@ -11,6 +11,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::import::package;
+
 /// What a watched command did.
 struct Run {
     code: Option<i32>,
@@ -74,19 +76,6 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn package(dir: &Path, files: &[(&str, &str)]) {
-    std::fs::write(
-        dir.join("package.json"),
-        r#"{"name": "@withfig/autocomplete", "version": "2.692.3"}"#,
-    )
-    .unwrap();
-    for (name, text) in files {
-        let path = dir.join("build").join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
 }
 
 const TOOL: &str = "var s={name:'figtool',description:'A tool',subcommands:[\

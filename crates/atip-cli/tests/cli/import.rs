@@ -21,7 +21,8 @@ fn atip(args: &[&str], home: &Path) -> (i32, String, String) {
     )
 }
 
-fn package(dir: &Path, files: &[(&str, &str)]) {
+/// A Fig autocomplete package in `dir` with `files` under `build/` (shared with `fig_child`).
+pub(crate) fn package(dir: &Path, files: &[(&str, &str)]) {
     std::fs::write(
         dir.join("package.json"),
         r#"{"name": "@withfig/autocomplete", "version": "2.692.3"}"#,

@@ -2,8 +2,8 @@
 //! whole life ([`Runner::start`]) and re-served on this process's stdio, with the policy in
 //! front of every `tools/call` and redaction behind it.
 //!
-//! The wrapper relays JSON-RPC messages (MCP's stdio transport: one message per line) both
-//! ways unchanged, except:
+//! The wrapper relays JSON-RPC 2.0 messages (MCP's stdio transport, protocol revision
+//! 2025-06-18: one message per line, UTF-8) both ways unchanged, except:
 //!
 //! * `tools/list` results are read for each tool's annotations, which become its effects on
 //!   the safe side ([`effects_of`]: an absent hint is unknown);
@@ -11,13 +11,15 @@
 //!   ([`Policy::evaluate_effects`](atip_runtime::Policy::evaluate_effects)): allowed, it goes
 //!   to the server; denied, the client gets an error result naming the rules (`isError`), and
 //!   the server never sees it; one that needs confirmation is put to the client's user by
-//!   elicitation (a form with one required boolean, `confirm`) when the client declared the
-//!   capability at `initialize`, and held until the answer — refused without it;
+//!   elicitation (`elicitation/create`, a form with one required boolean, `confirm`) when the
+//!   client declared the capability at `initialize`, and held until the answer — refused
+//!   without it; the model is told the rules by name ([`Reason::for_model`]), not the policy;
 //! * everything the server sends but the protocol's own fields is redacted: results (text,
 //!   structured content, embedded resources), errors, log and progress messages, its requests
 //!   to the client, and its standard error;
-//! * one audit line per call (`server`, `tool`, `decision`, `reasons`, `confirmedBy`,
-//!   `redactions`, `isError`) goes to the runner's audit log.
+//! * one line per call goes to the runner's audit log, in its shape (`time`, `callId`,
+//!   `tool`, `decision`: `allowed`, `confirmed`, `denied`, `declined` or `unconfirmed`,
+//!   `reasons` as `{code, message}`, `confirmedBy`), with `server`, `redactions` and `isError`.
 //!
 //! Progress, cancellation, list changes and the server's own requests to the client pass
 //! through. The server's annotations are its own claims: a server that lies about them gets
@@ -33,6 +35,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atip_runtime::exec::AuditLog;
+use atip_runtime::policy::Reason;
 use atip_runtime::{Effects, Invocation, RunError, Runner};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -40,8 +43,7 @@ use tokio::sync::mpsc;
 
 pub use hints::effects_of;
 
-/// The elicitation form's required field: `true` runs the call.
-const CONFIRM_FIELD: &str = "confirm";
+use crate::confirm::CONFIRM_FIELD;
 
 /// How long a server whose client has gone is given to exit before it is killed.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -386,16 +388,18 @@ struct Relay {
 
 /// A call sent to the server.
 struct Call {
+    /// Its JSON-RPC id, as the client sent it.
+    id: Value,
     tool: String,
     decision: &'static str,
-    reasons: Vec<String>,
+    reasons: Vec<Reason>,
 }
 
 /// A call held while its user is asked.
 struct Held {
     request: Value,
     tool: String,
-    reasons: Vec<String>,
+    reasons: Vec<Reason>,
 }
 
 impl Relay {
@@ -424,13 +428,17 @@ impl Relay {
         }));
     }
 
-    fn audit(&self, tool: &str, decision: &str, reasons: &[String], extra: Value) {
+    /// One line in the runner's audit log, in its shape (`time`, `callId`, `tool`,
+    /// `decision`, `reasons`, …) with the server's name and what `extra` adds.
+    fn audit(&self, request: &Value, tool: &str, decision: &str, reasons: &[Reason], extra: Value) {
         if let Some(log) = &self.audit {
             let mut record = json!({
+                "time": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+                "callId": request.get("id"),
                 "server": self.server,
                 "tool": tool,
                 "decision": decision,
-                "reasons": reasons,
+                "reasons": reasons.iter().map(Reason::audit_json).collect::<Vec<_>>(),
             });
             if let (Value::Object(r), Value::Object(e)) = (&mut record, extra) {
                 r.extend(e);
@@ -499,7 +507,7 @@ impl Relay {
             .to_owned();
         let effects = self.tools.get(&tool).cloned().unwrap_or(Effects::UNKNOWN);
         let decision = self.policy.evaluate_effects(&tool, &effects);
-        let reasons: Vec<String> = decision.reasons().iter().map(ToString::to_string).collect();
+        let reasons = decision.reasons().to_vec();
         match decision {
             atip_runtime::Decision::Allow => self.forward(request, tool, "allowed", reasons),
             atip_runtime::Decision::Deny(_) => {
@@ -508,7 +516,7 @@ impl Relay {
             atip_runtime::Decision::NeedsConfirmation(_) if !self.elicits => self.refuse(
                 &request,
                 &tool,
-                "refused",
+                "unconfirmed",
                 &reasons,
                 Some(
                     "it needs a person's confirmation, and this client cannot ask (no elicitation)",
@@ -581,12 +589,13 @@ impl Relay {
         request: Value,
         tool: String,
         decision: &'static str,
-        reasons: Vec<String>,
+        reasons: Vec<Reason>,
     ) {
         let id = request.get("id").map(Value::to_string).unwrap_or_default();
         self.calls.insert(
             id,
             Call {
+                id: request.get("id").cloned().unwrap_or(Value::Null),
                 tool,
                 decision,
                 reasons,
@@ -600,24 +609,31 @@ impl Relay {
         request: &Value,
         tool: &str,
         decision: &str,
-        reasons: &[String],
+        reasons: &[Reason],
         why: Option<&str>,
     ) {
+        // As the runtime tells a model: the rules by name, not the policy's contents.
         let mut text = format!("`{tool}` was not run");
         if let Some(why) = why {
             text.push_str(": ");
             text.push_str(why);
         }
         if !reasons.is_empty() {
-            text.push_str(". The policy: ");
-            text.push_str(&reasons.join("; "));
+            let shown: Vec<String> = reasons.iter().map(Reason::for_model).collect();
+            text.push_str(&format!(" ({})", shown.join("; ")));
         }
         self.send_client(&json!({
             "jsonrpc": "2.0",
             "id": request.get("id").cloned().unwrap_or(Value::Null),
             "result": {"content": [{"type": "text", "text": text}], "isError": true}
         }));
-        self.audit(tool, decision, reasons, json!({"confirmedBy": null}));
+        self.audit(
+            request,
+            tool,
+            decision,
+            reasons,
+            json!({"confirmedBy": null}),
+        );
     }
 
     /// A line from the server: each message in it (a batch is taken apart) redacted whole
@@ -659,6 +675,7 @@ impl Relay {
             let is_error = message.get("error").is_some()
                 || message.pointer("/result/isError") == Some(&Value::Bool(true));
             self.audit(
+                &json!({"id": call.id}),
                 &call.tool,
                 call.decision,
                 &call.reasons,

@@ -11,29 +11,8 @@ use serde_json::Value;
 /// a false match inside an image. Returns how many secrets were redacted.
 pub fn message(filter: &ResultFilter, tool: Option<&str>, message: &mut Value) -> usize {
     match message {
-        Value::Object(map) => {
-            let mut n = 0;
-            let fields = std::mem::take(map);
-            for (key, mut v) in fields {
-                if key != "jsonrpc" {
-                    n += value(filter, tool, &mut v);
-                }
-                let (key, k) = text(filter, tool, key);
-                n += k;
-                map.insert(key, v);
-            }
-            n
-        }
+        Value::Object(map) => object(filter, tool, map, Some("jsonrpc")),
         other => value(filter, tool, other),
-    }
-}
-
-fn text(filter: &ResultFilter, tool: Option<&str>, text: String) -> (String, usize) {
-    let (clean, n) = filter.redact_for(tool, &text);
-    if n > 0 {
-        (clean.into_owned(), n)
-    } else {
-        (text, 0)
     }
 }
 
@@ -45,18 +24,36 @@ fn value(filter: &ResultFilter, tool: Option<&str>, v: &mut Value) -> usize {
             n
         }
         Value::Array(items) => items.iter_mut().map(|i| value(filter, tool, i)).sum(),
-        Value::Object(map) => {
-            let mut n = 0;
-            let fields = std::mem::take(map);
-            for (key, mut v) in fields {
-                n += value(filter, tool, &mut v);
-                let (key, k) = text(filter, tool, key);
-                n += k;
-                map.insert(key, v);
-            }
-            n
-        }
+        Value::Object(map) => object(filter, tool, map, None),
         _ => 0,
+    }
+}
+
+/// The keys and values of `map`, but the value of `keep`.
+fn object(
+    filter: &ResultFilter,
+    tool: Option<&str>,
+    map: &mut serde_json::Map<String, Value>,
+    keep: Option<&str>,
+) -> usize {
+    let mut n = 0;
+    for (key, mut v) in std::mem::take(map) {
+        if keep != Some(key.as_str()) {
+            n += value(filter, tool, &mut v);
+        }
+        let (key, k) = text(filter, tool, key);
+        n += k;
+        map.insert(key, v);
+    }
+    n
+}
+
+fn text(filter: &ResultFilter, tool: Option<&str>, text: String) -> (String, usize) {
+    let (clean, n) = filter.redact_for(tool, &text);
+    if n > 0 {
+        (clean.into_owned(), n)
+    } else {
+        (text, 0)
     }
 }
 

@@ -187,6 +187,10 @@ fn calls_are_judged_asked_redacted_and_audited() {
         ]
     );
     assert_eq!(lines[0]["redactions"], 1);
+    assert_eq!(lines[0]["callId"], 3);
+    assert_eq!(lines[2]["callId"], "five");
+    assert!(lines.iter().all(|l| l["time"].is_string()));
+    assert_eq!(lines[1]["reasons"][0]["code"], "destructive");
     assert_eq!(lines[2]["confirmedBy"], "elicitation");
     assert!(!lines.iter().any(|l| l.to_string().contains("ghp_")));
 }

@@ -214,7 +214,7 @@ impl<'a> Record<'a> {
             _ => trail.reasons.as_slice(),
         }
         .iter()
-        .map(|r| serde_json::json!({"code": r.code.as_str(), "message": r.message}))
+        .map(Reason::audit_json)
         .collect();
         let output = result.and_then(|r| r.as_ref().ok());
         let (exit_code, signal) = match output.map(|o| o.status) {

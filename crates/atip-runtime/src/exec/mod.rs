@@ -436,6 +436,19 @@ impl Runner {
         gate
     }
 
+    /// The file `invocation`'s argv\[0\] names, as the child would find it: a path relative to
+    /// `working_dir`, or a name looked up on the child's `PATH`; `None` when nothing is found.
+    fn program_of(
+        &self,
+        invocation: &Invocation,
+        working_dir: &std::path::Path,
+    ) -> Option<PathBuf> {
+        invocation.argv.first().and_then(|p| {
+            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
+            verify::resolve_program(p, working_dir, path.as_deref())
+        })
+    }
+
     /// Sets the trust of the first trust rule matching `invocation`'s program (resolved
     /// against `working_dir` and the commands' `PATH`) or metadata location, if any; returns
     /// the resolved program.
@@ -444,10 +457,7 @@ impl Runner {
         invocation: &mut Invocation,
         working_dir: &std::path::Path,
     ) -> Option<PathBuf> {
-        let program = invocation.argv.first().and_then(|p| {
-            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
-            verify::resolve_program(p, working_dir, path.as_deref())
-        });
+        let program = self.program_of(invocation, working_dir);
         if let Some(rule) = self
             .trust_rules
             .iter()
@@ -696,10 +706,7 @@ impl Runner {
     /// [`RunError::Spawn`] or [`RunError::Io`].
     pub async fn execute(&self, invocation: Invocation) -> Result<Output, RunError> {
         let working_dir = self.working_dir();
-        let program = invocation.argv.first().and_then(|p| {
-            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
-            verify::resolve_program(p, &working_dir, path.as_deref())
-        });
+        let program = self.program_of(&invocation, &working_dir);
         let confinement = self.policy.gate(&invocation, &working_dir).confinement;
         self.verified_run(invocation, program, &working_dir, confinement, None, false)
             .await

@@ -87,15 +87,13 @@ pub(crate) fn refuse_nul(argv: &[OsString]) -> Result<(), RunError> {
 }
 
 /// Starts `invocation`'s program in `sandbox`: argv checked for NUL bytes, `program` (argv\[0\]
-/// resolved) or the `verified` copy executed, `env` (or the runner's, with `settings_env`'s
-/// changes) with the sandbox's scratch directory as `TMPDIR` and its egress proxy's variables,
-/// stdin a pipe when `stdin`; then the egress proxy started. Dropping the child kills its
-/// process group; dropping the proxy stops it.
-#[allow(clippy::too_many_arguments)]
+/// resolved) or the `verified` copy executed in `settings.cwd`, `env` (or the runner's, with
+/// `settings.env`'s changes) with the sandbox's scratch directory as `TMPDIR` and its egress
+/// proxy's variables, stdin a pipe when `stdin`; then the egress proxy started. Dropping the
+/// child kills its process group; dropping the proxy stops it.
 pub(crate) fn launch(
     invocation: &Invocation,
-    settings_env: &[(OsString, Option<OsString>)],
-    cwd: Option<&std::path::Path>,
+    settings: &ProcessSettings,
     stdin: bool,
     program: Option<&std::path::Path>,
     verified: Option<std::fs::File>,
@@ -143,7 +141,7 @@ pub(crate) fn launch(
         // Inherited, with the caller's settings on top.
         None => {
             let mut vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-            for (k, v) in settings_env {
+            for (k, v) in &settings.env {
                 vars.retain(|(key, _)| key != k);
                 if let Some(v) = v {
                     vars.push((k.clone(), v.clone()));
@@ -168,7 +166,7 @@ pub(crate) fn launch(
         program: &file,
         argv: &invocation.argv,
         env: &vars,
-        cwd,
+        cwd: settings.cwd.as_deref(),
         stdin,
         keep_fd: by_fd.as_ref().map(|(fd, _)| *fd),
     };
@@ -199,8 +197,7 @@ pub(crate) async fn run(
     let started = Instant::now();
     let (mut child, proxy) = launch(
         &invocation,
-        &settings.env,
-        settings.cwd.as_deref(),
+        settings,
         settings.stdin.is_some(),
         program,
         verified,

@@ -3,12 +3,10 @@
 //! and the policy's confinement, and a built environment. No time limit or output cap: the
 //! caller reads its output and decides when it ends.
 
-use std::path::PathBuf;
-
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::sandbox::{Prepared, SandboxReport};
-use super::{environment, verify, RunError, Runner};
+use super::{RunError, Runner};
 use crate::filter::ResultFilter;
 use crate::Invocation;
 use atip_spawn::Signal;
@@ -25,21 +23,18 @@ pub struct Started {
     pub stdout: Option<Box<dyn AsyncRead + Send + Unpin>>,
     /// The reading end of its standard error.
     pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
-    /// What the sandbox enforces on it and what it could not, and the environment variables
-    /// removed from what it got (by name).
-    pub report: SandboxReport,
     filter: ResultFilter,
     // Dropped in this order: the process group first, then its proxy, then its sandbox.
     child: atip_spawn::Child,
     _proxy: Option<atip_sandbox::egress::EgressProxy>,
-    _prepared: Prepared,
+    prepared: Prepared,
 }
 
 impl std::fmt::Debug for Started {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Started")
             .field("pid", &self.child.id())
-            .field("report", &self.report)
+            .field("report", &self.prepared.report)
             .finish_non_exhaustive()
     }
 }
@@ -48,6 +43,12 @@ impl Started {
     /// The process id of the program (the leader of its process group).
     pub fn id(&self) -> u32 {
         self.child.id()
+    }
+
+    /// What the sandbox enforces on it and what it could not, and the environment variables
+    /// removed from what it got (by name).
+    pub fn report(&self) -> &SandboxReport {
+        &self.prepared.report
     }
 
     /// The runner's result filter with the values of the secret variables this program got
@@ -99,10 +100,7 @@ impl Runner {
     /// [`RunError::Io`] (the egress proxy could not start).
     pub async fn start(&self, invocation: &Invocation) -> Result<Started, RunError> {
         let working_dir = self.working_dir();
-        let program: Option<PathBuf> = invocation.argv.first().and_then(|p| {
-            let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
-            verify::resolve_program(p, &working_dir, path.as_deref())
-        });
+        let program = self.program_of(invocation, &working_dir);
         let confinement = self.gate(invocation, &working_dir).confinement;
         let mut confined = self.confine(
             invocation,
@@ -113,8 +111,7 @@ impl Runner {
         )?;
         let (mut child, proxy) = super::process::launch(
             invocation,
-            &self.settings.env,
-            self.settings.cwd.as_deref(),
+            &self.settings,
             true,
             program.as_deref(),
             confined.verified.take(),
@@ -125,11 +122,10 @@ impl Runner {
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),
             stderr: child.stderr.take(),
-            report: confined.prepared.report.clone(),
             filter: confined.filter,
             child,
             _proxy: proxy,
-            _prepared: confined.prepared,
+            prepared: confined.prepared,
         })
     }
 }

@@ -270,6 +270,14 @@ pub struct Reason {
     pub severity: ReasonSeverity,
 }
 
+impl Reason {
+    /// The reason as an audit line holds it: `{"code": "destructive", "message": "…"}`
+    /// (an audit log line's `reasons`: `atip_runtime::exec::audit`).
+    pub fn audit_json(&self) -> serde_json::Value {
+        serde_json::json!({"code": self.code.as_str(), "message": self.message})
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code.as_str(), self.message)

@@ -105,7 +105,11 @@ fn a_started_server_is_confined_for_its_whole_life() {
             .expect("exits when asked")
             .unwrap();
         assert!(status.success(), "{status:?}");
-        assert!(!server.report.enforced.is_empty(), "{:?}", server.report);
+        assert!(
+            !server.report().enforced.is_empty(),
+            "{:?}",
+            server.report()
+        );
     });
 }
 
