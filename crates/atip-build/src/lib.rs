@@ -33,6 +33,8 @@ pub mod codegen;
 mod docs;
 pub mod idents;
 mod options;
+#[cfg(all(test, unix, feature = "builder"))]
+mod tests;
 
 use atip_core::{Diagnostic, Document, FlattenOptions, LoadError, LoadOptions, Mode};
 use proc_macro2::TokenStream;

@@ -45,6 +45,9 @@ pub mod tool;
 pub mod two_threads;
 pub mod validate;
 
+#[cfg(test)]
+mod tests;
+
 /// This crate's version (`CARGO_PKG_VERSION`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -39,6 +39,9 @@ mod confirm;
 mod watch;
 pub mod wrap;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

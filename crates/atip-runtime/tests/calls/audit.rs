@@ -1,6 +1,6 @@
 //! The audit trail: one JSON line per call for allowed, confirmed, refused and failed calls,
 //! with the decision, its reasons, who confirmed, the sandbox, the exit, redactions and
-//! truncation. (The `tracing` spans are checked in `tests/tracing.rs`, a binary of its own:
+//! truncation. (The `tracing` spans are checked in `tests/alone/traced.rs`, first in a binary of its own:
 //! `tracing` caches per call site whether anyone listens, across threads.)
 
 use crate::common;

@@ -1,12 +1,11 @@
-//! `TOOL --agent` discovery on real processes: fake tools are small shell scripts.
-
-#![cfg(unix)]
+//! `TOOL --agent` discovery through `Builder` on real processes: fake tools are small shell
+//! scripts.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use atip_build::{discover, Builder, DiscoverError, Input};
+use crate::{discover, Builder, DiscoverError, Input};
 
 const GOOD: &str = r#"{"atip": {"version": "0.6"}, "name": "faketool", "version": "1.0", "description": "A fake tool",
   "commands": {"hello": {"description": "Say hello", "effects": {"network": false}}}}"#;
@@ -225,13 +224,12 @@ cat <<JSON
   "partial": true, "commands": {"hello": {"description": "Say hello", "effects": {"network": false}}}}
 JSON"#,
     );
-    let partial = atip_build::Partial {
+    let partial = crate::Partial {
         commands: vec!["pods".into(), "deployments".into()],
         depth: Some(1),
     };
     let text =
-        atip_build::discover_partial(tool.to_str().unwrap(), &partial, Duration::from_secs(5))
-            .unwrap();
+        crate::discover_partial(tool.to_str().unwrap(), &partial, Duration::from_secs(5)).unwrap();
     assert!(
         text.contains("\"args: --commands=pods,deployments --depth=1\""),
         "{text}"

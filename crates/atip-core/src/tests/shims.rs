@@ -5,8 +5,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use atip_core::shim::{sha256_file, shim_path, ShimDirs};
-use atip_core::{discover_with_shims, DiscoverError, Partial};
+use crate::shim::{sha256_file, shim_path, ShimDirs};
+use crate::{discover_with_shims, DiscoverError, Partial};
 
 fn script(dir: &Path, body: &str) -> PathBuf {
     let path = dir.join("legacytool");

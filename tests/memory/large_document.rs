@@ -2,15 +2,11 @@
 //! 5,000-command document (≈ 12 MB) with one warning peaks within 1% of the file size of
 //! loading the same document without it; with a warning in every command, within 1% plus 2 KB
 //! per warning (the diagnostic's own path, message and location, and the walk's bookkeeping);
-//! and always under 3× the file size. One test in this binary: the counting allocator is
-//! global.
+//! and always under 3× the file size.
 
 use atip_runtime::{Document, FlattenOptions, LoadOptions};
-use atip_tests::alloc::{peak_of, Counting};
+use atip_tests::alloc::peak_of;
 use atip_tests::large::{value, Shape};
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 /// The document with two positionals on the first `n` operations: the first optional (a
 /// warning each: it comes before a required one) when `warn`, else required (no warning).
@@ -30,8 +26,7 @@ fn with_arguments(shape: &Shape, n: usize, warn: bool) -> String {
     serde_json::to_string_pretty(&doc).unwrap()
 }
 
-#[test]
-fn warnings_on_a_large_document_cost_no_second_parse() {
+pub fn warnings_on_a_large_document_cost_no_second_parse() {
     let shape = Shape::commands(5_000);
     let load = |text: &str| {
         Document::parse(text, &LoadOptions::lenient(), &FlattenOptions::default()).unwrap()

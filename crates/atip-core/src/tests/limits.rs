@@ -1,10 +1,10 @@
 //! Provider limits: a definition that cannot fit OpenAI strict mode even without enums (more
 //! than 5,000 properties) falls back from strict, says so, and every other format is untouched.
 
-use atip_core::limits::{fit, notes};
-use atip_core::providers::{tool_definition, Provider};
-use atip_core::tool::ToolSpec;
-use atip_core::{Document, FlattenOptions, LoadOptions};
+use crate::limits::{fit, notes};
+use crate::providers::{tool_definition, Provider};
+use crate::tool::ToolSpec;
+use crate::{Document, FlattenOptions, LoadOptions};
 use serde_json::json;
 
 fn wide(options: usize) -> Document {

@@ -4,16 +4,13 @@
 //! asked for hundreds of times the output (and, with megabyte descriptions, more than memory
 //! holds: an abort); counting texts the provider never receives (hidden global options,
 //! descriptions past its limit, enums a strict format sends as text) asked for gigabytes.
-//! One test in this binary: the counting allocator is global.
+//!
 
 use atip_runtime::{
     tool::GlobalOptions, Document, FlattenOptions, LoadOptions, LoadedCommands, Provider,
 };
-use atip_tests::alloc::{peak_of, Counting};
+use atip_tests::alloc::peak_of;
 use serde_json::{json, Map, Value};
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 fn tool(commands: Map<String, Value>, globals: Value) -> LoadedCommands {
     let text = json!({"atip": {"version": "0.6"}, "name": "big", "version": "1",
@@ -29,8 +26,7 @@ fn option(name: &str, description: &str) -> Value {
     json!({"name": name, "flags": [format!("--{name}")], "type": "string", "description": description})
 }
 
-#[test]
-fn definitions_reserve_about_what_they_write() {
+pub fn definitions_reserve_about_what_they_write() {
     let long = "word ".repeat(20_000);
     let cases: Vec<(&str, LoadedCommands, &[Provider])> = vec![
         (

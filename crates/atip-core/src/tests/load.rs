@@ -1,9 +1,9 @@
 //! Loading and validation: errors with JSON paths and line:column, all errors at once,
 //! versions, unknown fields, lenient mode.
 
-use atip_core::{load, Diagnostic, LoadError, LoadOptions, Location, Mode, Severity};
+use crate::{load, Diagnostic, LoadError, LoadOptions, Location, Mode, Severity};
 
-fn strict(text: &str) -> Result<atip_core::ValidatedTree, LoadError> {
+fn strict(text: &str) -> Result<crate::ValidatedTree, LoadError> {
     load(text, &LoadOptions::strict().with_file("t.json"))
 }
 
@@ -269,10 +269,10 @@ fn diagnostics_located_from_their_command_land_where_the_root_search_puts_them()
         serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&pretty).unwrap())
             .unwrap();
     for text in [pretty.as_str(), minified.as_str()] {
-        let doc = atip_core::Document::parse(
+        let doc = crate::Document::parse(
             text,
             &LoadOptions::lenient(),
-            &atip_core::FlattenOptions::default(),
+            &crate::FlattenOptions::default(),
         )
         .unwrap();
         // 1 root + 3 services + 9 leaves with an unknown member, 9 repeated options.
@@ -281,7 +281,7 @@ fn diagnostics_located_from_their_command_land_where_the_root_search_puts_them()
         for d in &mut from_root {
             d.location = None;
         }
-        atip_core::diagnostic::locate(text, &mut from_root);
+        crate::diagnostic::locate(text, &mut from_root);
         assert!(doc.warnings.iter().all(|d| d.location.is_some()));
         assert_eq!(doc.warnings, from_root);
     }

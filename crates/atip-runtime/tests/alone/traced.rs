@@ -1,16 +1,12 @@
-//! Every stage of a call is traced inside its `atip.call` span. Alone in this binary: `tracing`
-//! caches per call site whether a subscriber listens, and a test running on another thread
-//! without one would make the call sites here silent.
-
-#![cfg(all(unix, feature = "exec"))]
-
-mod common;
+//! Every stage of a call is traced inside its `atip.call` span. First in this binary: `tracing`
+//! caches per call site whether a subscriber listens, and a call made earlier (or on another
+//! thread) without one would make the call sites here silent.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+use crate::common::{call, rt};
 use atip_runtime::{ConfirmationRequest, Runner};
-use common::{call, rt};
 
 /// A `tracing` writer into a shared buffer.
 #[derive(Clone, Default)]
@@ -26,8 +22,7 @@ impl Write for Buffer {
     }
 }
 
-#[test]
-fn every_stage_is_traced_inside_the_call_span() {
+pub fn every_stage_is_traced_inside_the_call_span() {
     let buffer = Buffer::default();
     let writer = buffer.clone();
     let subscriber = tracing_subscriber::fmt()

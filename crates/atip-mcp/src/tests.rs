@@ -2,7 +2,7 @@
 //! `CallToolRequestParams` dispatched through a generated module's `Call` and through loaded
 //! metadata, run for real.
 
-use atip_mcp::{tools_of, McpServer};
+use crate::{tools_of, McpServer};
 use atip_runtime::Runner;
 use serde_json::{json, Value};
 

@@ -1,8 +1,8 @@
 //! Flattening: leaves, `""` commands, inherited and global options, shadowing, collisions,
 //! names, effects along the path, the command filter.
 
-use atip_core::flatten::{OptionScope, ParamPlacement};
-use atip_core::{Document, FlatCommand, FlattenOptions, LoadError, LoadOptions};
+use crate::flatten::{OptionScope, ParamPlacement};
+use crate::{Document, FlatCommand, FlattenOptions, LoadError, LoadOptions};
 
 fn doc(text: &str) -> Document {
     Document::parse(text, &LoadOptions::strict(), &FlattenOptions::default())
@@ -470,7 +470,7 @@ fn lenient_loading_fails_when_no_command_is_left() {
 /// come and go between commands, in both directions through the documents.
 #[test]
 fn a_refilled_spec_equals_the_spec_built_afresh() {
-    use atip_core::tool::ToolSpec;
+    use crate::tool::ToolSpec;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut commands = Vec::new();
     for file in [
@@ -483,7 +483,7 @@ fn a_refilled_spec_equals_the_spec_built_afresh() {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         let doc = Document::parse(
             &text,
-            &atip_core::LoadOptions::strict(),
+            &crate::LoadOptions::strict(),
             &FlattenOptions::default(),
         )
         .unwrap();
@@ -526,7 +526,7 @@ fn duplicates_that_differ_only_in_a_numeric_or_string_type_merge_as_the_wider_ty
     assert_eq!(list.options.len(), 1);
     assert_eq!(
         list.options[0].ty,
-        atip_core::ParamType::String,
+        crate::ParamType::String,
         "the wider type"
     );
     let warning = doc

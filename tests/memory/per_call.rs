@@ -4,20 +4,15 @@
 //! `LoadedCommands::invocation_from_json_text` allocates no more than the generated
 //! `Call::from_json_text(…).to_invocation()` does for the same call: the argv, the recorded
 //! option values and their list (13 allocations each for this call; a flag's recorded `true`
-//! is borrowed). Allocation counts are exact, unlike timings. One test in this
-//! binary: the counting allocator is global.
+//! is borrowed). Allocation counts are exact, unlike timings.
 
 use atip_runtime::{FlattenOptions, LoadedCommands, Shared, ToInvocation, TrustSource};
-use atip_tests::alloc::{allocations_of, Counting};
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use atip_tests::alloc::allocations_of;
 
 const ARGS: &str =
     r#"{"message":"Fix the parser","all":true,"author":"Ada <ada@example.com>","no_pager":true}"#;
 
-#[test]
-fn a_loaded_call_allocates_what_a_generated_call_does() {
+pub fn a_loaded_call_allocates_what_a_generated_call_does() {
     let git = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/atip/git.json");
     let tool = LoadedCommands::from_path(
         git.as_ref(),
