@@ -297,10 +297,12 @@ fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
     let work = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
     std::fs::create_dir(home.path().join(".ssh")).unwrap();
     std::fs::write(home.path().join(".ssh/id_ed25519"), "SSH-KEY\n").unwrap();
     let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
     std::fs::write(work.path().join("config.txt"), format!("token: {token}\n")).unwrap();
+    std::fs::write(data.path().join("notes.txt"), format!("token: {token}\n")).unwrap();
     for args in [
         &["init", "-q"][..],
         &["add", "config.txt"],
@@ -329,6 +331,7 @@ fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
             work.path().as_os_str(),
             home.path().as_os_str(),
             outside.path().as_os_str(),
+            data.path().as_os_str(),
         ],
     );
     let call = |server: &str, i: usize| t[server]["calls"][i].clone();
@@ -386,4 +389,59 @@ fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
         "{unasked}"
     );
     assert!(!work.path().join("unasked.txt").exists());
+
+    // Described (SERVER.json): reads and writes held to its roots although the server itself
+    // allows the working directory too; its tools judged on the description, not on their annotations (write_file
+    // says it is destructive, the description that it is not: no question).
+    assert_eq!(t["described"]["asked"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        call("described", 0)["is_error"],
+        false,
+        "{}",
+        call("described", 0)
+    );
+    assert!(text("described", 0).contains("[REDACTED]"));
+    assert!(!text("described", 0).contains(&token));
+    assert_eq!(
+        call("described", 1)["is_error"],
+        true,
+        "{}",
+        call("described", 1)
+    );
+    assert_eq!(
+        call("described", 2)["is_error"],
+        false,
+        "{}",
+        call("described", 2)
+    );
+    assert_eq!(
+        std::fs::read_to_string(data.path().join("written.txt")).unwrap(),
+        "in"
+    );
+    assert_eq!(call("described", 3)["is_error"], true);
+    assert!(!work.path().join("planted.txt").exists());
+    assert_eq!(call("described", 4)["is_error"], true);
+    assert!(!outside.path().join("planted.txt").exists());
+
+    // The time server described with reads held to its installation still answers, unasked.
+    assert_eq!(
+        call("time_described", 0)["is_error"],
+        false,
+        "{}",
+        call("time_described", 0)
+    );
+    assert!(text("time_described", 0).contains("\"timezone\": \"UTC\""));
+    assert_eq!(t["time_described"]["asked"].as_array().unwrap().len(), 0);
+
+    // The fetch server reaches the loopback site its description lists, and the token there
+    // is redacted; the other site is out of reach.
+    assert_eq!(call("fetch", 0)["is_error"], false, "{}", call("fetch", 0));
+    assert!(
+        text("fetch", 0).contains("listed page"),
+        "{}",
+        text("fetch", 0)
+    );
+    assert!(!text("fetch", 0).contains(&token));
+    assert_eq!(call("fetch", 1)["is_error"], true, "{}", call("fetch", 1));
+    assert!(!text("fetch", 1).contains("the other site"));
 }

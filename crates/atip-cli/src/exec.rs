@@ -120,14 +120,12 @@ pub(crate) fn runner(
     policy
         .check_examples(tools, &here)
         .map_err(|e| Failure::new(format!("--policy: {e}")))?;
-    runner_with(exec, policy)
+    runner_with(exec, policy, sandbox_of(exec))
 }
 
-/// The runner `exec` describes, with `policy` (read from `exec.policy`, checked or not).
-pub(crate) fn runner_with(
-    exec: &ExecArgs,
-    policy: atip_runtime::Policy,
-) -> Result<atip_runtime::Runner, Failure> {
+/// The sandbox `exec` describes: off with `--no-sandbox`, else with its `--writable`
+/// directories and `--credentials` grants.
+pub(crate) fn sandbox_of(exec: &ExecArgs) -> atip_runtime::Sandbox {
     let mut sandbox = if exec.no_sandbox {
         atip_runtime::Sandbox::off()
     } else {
@@ -143,6 +141,16 @@ pub(crate) fn runner_with(
     for (program, path) in &exec.credentials {
         sandbox = sandbox.credentials(program, path);
     }
+    sandbox
+}
+
+/// The runner `exec` describes, with `policy` (read from `exec.policy`, checked or not) and
+/// `sandbox` (from [`sandbox_of`], perhaps with more).
+pub(crate) fn runner_with(
+    exec: &ExecArgs,
+    policy: atip_runtime::Policy,
+    sandbox: atip_runtime::Sandbox,
+) -> Result<atip_runtime::Runner, Failure> {
     let mut runner = atip_runtime::Runner::new()
         .policy(policy)
         .sandbox(sandbox)

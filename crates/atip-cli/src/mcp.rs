@@ -2,12 +2,14 @@
 //! results redacted (`atip_mcp::wrap`).
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use atip_mcp::wrap::{ServerSpec, Wrapper};
 use atip_runtime::{Effects, FilesystemEffects, Invocation};
-use clap::{Args, Subcommand};
+use clap::{ArgGroup, Args, Subcommand};
 
-use crate::exec::{block_on, read_policy, runner_with, ExecArgs};
+use crate::exec::{block_on, read_policy, runner_with, sandbox_of, ExecArgs};
 use crate::output::{Failure, Outcome};
 
 /// `atip mcp …`.
@@ -20,23 +22,33 @@ pub(crate) enum McpCmd {
     /// working directory and --writable directories, reaches no network unless --network
     /// (then only the policy's hosts when it lists any), never sees credential stores or
     /// daemon sockets, and gets the built environment (--env-allow adds variables).
-    /// `atip mcp wrap [OPTIONS] -- COMMAND [ARGS]…`
+    /// `atip mcp wrap [OPTIONS] -- COMMAND [ARGS]…`, or `atip mcp wrap [OPTIONS] SERVER.json`
+    /// for a server described like a tool: its command line, the files it may read and
+    /// write, the hosts it may reach, its variables and sockets, and its tools' effects
+    /// (docs/mcp.md).
     Wrap(Wrap),
 }
 
-/// The options of `atip mcp wrap`.
+/// The options of `atip mcp wrap`: a description or a command line, not both.
 #[derive(Args)]
+#[command(group(ArgGroup::new("what").required(true).args(["server", "command"])))]
 pub(crate) struct Wrap {
     #[command(flatten)]
     exec: ExecArgs,
-    /// Let the server use the network (to the policy's egress hosts when it lists any).
-    #[arg(long)]
+    /// Let the server use the network (to the policy's egress hosts when it lists any). With
+    /// SERVER.json, its `network` and `hosts` say.
+    #[arg(long, conflicts_with = "server")]
     network: bool,
-    /// The server's name in audit lines and questions (default: the command's file name).
+    /// The server's name in audit lines and questions (default: SERVER.json's `name`, else
+    /// the command's file name).
     #[arg(long)]
     name: Option<String>,
+    /// The server's description (JSON: `command`, `filesystem.read`/`write`, `network`,
+    /// `hosts`, `env`, `unixSockets`, `checksum`, `tools`).
+    #[arg(value_name = "SERVER.json")]
+    server: Option<PathBuf>,
     /// The server's command line (after `--`).
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(last = true, value_name = "COMMAND")]
     command: Vec<OsString>,
 }
 
@@ -47,28 +59,51 @@ pub(crate) fn run(cmd: McpCmd) -> Outcome {
 }
 
 fn serve(wrap: Wrap) -> Outcome {
-    let policy = read_policy(wrap.exec.policy.as_deref())?;
-    let runner = runner_with(&wrap.exec, policy)?;
-    let name = wrap.name.unwrap_or_else(|| {
-        std::path::Path::new(&wrap.command[0])
-            .file_name()
-            .map_or_else(|| "server".to_owned(), |n| n.to_string_lossy().into_owned())
-    });
-    let mut effects = Effects::UNKNOWN;
-    effects.network = Some(wrap.network);
-    effects.filesystem = Some(FilesystemEffects {
-        read: Some(true),
-        write: Some(true),
-        ..FilesystemEffects::default()
-    });
-    let server = Invocation::new(name.clone(), wrap.command, effects);
+    let mut policy = read_policy(wrap.exec.policy.as_deref())?;
+    let (wrapper, name, network) = match &wrap.server {
+        Some(path) => {
+            let mut spec = ServerSpec::from_path(path)
+                .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+            if let Some(name) = wrap.name {
+                spec.name = Some(name);
+            }
+            spec.check()
+                .map_err(|e| Failure::new(format!("--name: {e}")))?;
+            spec.add_to(&mut policy);
+            let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let sandbox = spec.sandbox(sandbox_of(&wrap.exec), &here);
+            let runner = runner_with(&wrap.exec, policy, sandbox)?;
+            let network = spec.network || !spec.hosts.is_empty();
+            (
+                Wrapper::from_spec(runner, &spec),
+                spec.server_name(),
+                network,
+            )
+        }
+        None => {
+            let runner = runner_with(&wrap.exec, policy, sandbox_of(&wrap.exec))?;
+            let name = wrap.name.unwrap_or_else(|| {
+                std::path::Path::new(&wrap.command[0])
+                    .file_name()
+                    .map_or_else(|| "server".to_owned(), |n| n.to_string_lossy().into_owned())
+            });
+            let mut effects = Effects::UNKNOWN;
+            effects.network = Some(wrap.network);
+            effects.filesystem = Some(FilesystemEffects {
+                read: Some(true),
+                write: Some(true),
+                ..FilesystemEffects::default()
+            });
+            let server = Invocation::new(name.clone(), wrap.command, effects);
+            (Wrapper::new(runner, server), name, wrap.network)
+        }
+    };
     eprintln!(
         "atip mcp wrap: {name} confined (sandbox {}, network {}), MCP on stdin/stdout",
         if wrap.exec.no_sandbox { "off" } else { "on" },
-        if wrap.network { "on" } else { "off" },
+        if network { "on" } else { "off" },
     );
-    let status = block_on(atip_mcp::wrap::Wrapper::new(runner, server).serve_stdio())?
-        .map_err(Failure::new)?;
+    let status = block_on(wrapper.serve_stdio())?.map_err(Failure::new)?;
     Ok(match status.code() {
         Some(0) => ExitCode::SUCCESS,
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),

@@ -27,6 +27,7 @@
 
 mod hints;
 mod redact;
+mod server;
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
@@ -42,6 +43,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 pub use hints::effects_of;
+pub use server::{ServerFilesystem, ServerSpec, ServerSpecError};
 
 use crate::confirm::CONFIRM_FIELD;
 
@@ -94,12 +96,33 @@ impl std::error::Error for WrapError {
 pub struct Wrapper {
     runner: Runner,
     server: Invocation,
+    described: HashMap<String, Effects>,
 }
 
 impl Wrapper {
     /// The wrapper of `server` (its `argv`, `effects` and declared `env`), run by `runner`.
     pub fn new(runner: Runner, server: Invocation) -> Self {
-        Wrapper { runner, server }
+        Wrapper {
+            runner,
+            server,
+            described: HashMap::new(),
+        }
+    }
+
+    /// The wrapper of the server `spec` describes, run by `runner` (whose policy and sandbox
+    /// should come from [`ServerSpec::add_to`] and [`ServerSpec::sandbox`]), with its tools'
+    /// effects.
+    pub fn from_spec(runner: Runner, spec: &ServerSpec) -> Self {
+        Wrapper::new(runner, spec.invocation()).tool_effects(spec.tools.clone())
+    }
+
+    /// Judges the tools named in `tools` on the effects given there instead of their
+    /// annotations (the person's word over the server's claims; an effect left out is
+    /// unknown).
+    #[must_use]
+    pub fn tool_effects(mut self, tools: impl IntoIterator<Item = (String, Effects)>) -> Self {
+        self.described.extend(tools);
+        self
     }
 
     /// Serves on this process's standard input and output.
@@ -174,7 +197,8 @@ impl Wrapper {
             to_client,
             to_server: Some(to_server),
             queued,
-            tools: HashMap::new(),
+            tools: self.described.clone(),
+            described: self.described.into_keys().collect(),
             lists: HashSet::new(),
             calls: HashMap::new(),
             asked: HashMap::new(),
@@ -374,8 +398,10 @@ struct Relay {
     to_server: Option<mpsc::UnboundedSender<Vec<u8>>>,
     /// Bytes sent to either peer and not yet written.
     queued: std::sync::Arc<AtomicUsize>,
-    /// Each listed tool's effects, from its annotations.
+    /// Each tool's effects: from the description, else from its annotations once listed.
     tools: HashMap<String, Effects>,
+    /// The tools whose effects the description gives: their annotations are not read.
+    described: HashSet<String>,
     /// The ids (as JSON text) of `tools/list` requests in flight.
     lists: HashSet<String>,
     /// The ids (as JSON text) of calls sent to the server, with their tool and decision.
@@ -695,7 +721,8 @@ impl Relay {
             return;
         };
         for tool in tools {
-            if let Some(name) = tool.get("name").and_then(Value::as_str) {
+            let name = tool.get("name").and_then(Value::as_str);
+            if let Some(name) = name.filter(|n| !self.described.contains(*n)) {
                 self.tools
                     .insert(name.to_owned(), effects_of(tool.get("annotations")));
             }
