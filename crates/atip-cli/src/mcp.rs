@@ -71,7 +71,9 @@ fn serve(wrap: Wrap) -> Outcome {
                 .map_err(|e| Failure::new(format!("--name: {e}")))?;
             spec.add_to(&mut policy);
             let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            let sandbox = spec.sandbox(sandbox_of(&wrap.exec), &here);
+            let sandbox = spec
+                .sandbox(sandbox_of(&wrap.exec), &here)
+                .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
             let runner = runner_with(&wrap.exec, policy, sandbox)?;
             let network = spec.network || !spec.hosts.is_empty();
             (

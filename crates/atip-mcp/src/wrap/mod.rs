@@ -157,6 +157,10 @@ impl Wrapper {
             .await
             .map_err(WrapError::Start)?;
         let name = self.server.name.to_string();
+        // What the sandbox could not hold the server to, said before anything is served.
+        for line in &started.report().not_enforced {
+            eprintln!("atip mcp wrap: {name}: not enforced: {line}");
+        }
         let filter = started.filter().clone();
         let queued = std::sync::Arc::new(AtomicUsize::new(0));
         let (to_client, client_out) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -715,17 +719,31 @@ impl Relay {
         self.send_client(&message);
     }
 
-    /// Reads a `tools/list` result for each tool's effects.
+    /// Reads a `tools/list` result for each tool's effects: a described tool keeps the
+    /// description's; a name outside MCP's tool-name characters (1 to 128 of ASCII letters,
+    /// digits, `_`, `-`, `.`), or one that differs from a described name only by case, is
+    /// unknown whatever its annotations say (`DEL` or `"del "` beside a described `del`);
+    /// every other tool gets its annotations' effects ([`effects_of`]).
     fn learn(&mut self, message: &Value) {
         let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array) else {
             return;
         };
         for tool in tools {
             let name = tool.get("name").and_then(Value::as_str);
-            if let Some(name) = name.filter(|n| !self.described.contains(*n)) {
-                self.tools
-                    .insert(name.to_owned(), effects_of(tool.get("annotations")));
-            }
+            let Some(name) = name.filter(|n| !self.described.contains(*n)) else {
+                continue;
+            };
+            let plain = (1..=128).contains(&name.len())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+            let lookalike = self.described.iter().any(|d| d.eq_ignore_ascii_case(name));
+            let effects = if plain && !lookalike {
+                effects_of(tool.get("annotations"))
+            } else {
+                Effects::UNKNOWN
+            };
+            self.tools.insert(name.to_owned(), effects);
         }
     }
 }

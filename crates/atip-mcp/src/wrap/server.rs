@@ -62,7 +62,8 @@ pub struct ServerSpec {
     #[serde(default)]
     pub env: Vec<String>,
     /// Pathname Unix sockets it may connect to (`~/` the home directory, `$XDG_RUNTIME_DIR/`
-    /// the runtime directory); it reaches no other.
+    /// the runtime directory); it reaches no other where the kernel confines sockets (Landlock
+    /// ABI 9; before it, the report says they are not confined). Needs `network: true`.
     #[serde(default)]
     pub unix_sockets: Vec<String>,
     /// `sha256:<hex>` its program must hash to; a program that does not never starts.
@@ -168,6 +169,13 @@ impl ServerSpec {
         {
             return invalid(format!("`env` {bad:?} is not a variable name"));
         }
+        if !self.unix_sockets.is_empty() && !self.network && self.hosts.is_empty() {
+            return invalid(
+                "`unixSockets` needs `network: true`: a server without the network gets no \
+                 socket at all"
+                    .into(),
+            );
+        }
         let paths = self.filesystem.read.iter().flatten();
         if paths.chain(&self.filesystem.write).any(String::is_empty) {
             return invalid("`filesystem` holds an empty path".into());
@@ -221,17 +229,43 @@ impl ServerSpec {
 
     /// `sandbox` with reads confined to `filesystem.read` and `filesystem.write` when `read`
     /// is given (`~/` against `$HOME`, relative paths against `working_dir`); `sandbox`
-    /// unchanged otherwise.
-    pub fn sandbox(&self, sandbox: Sandbox, working_dir: &Path) -> Sandbox {
+    /// unchanged otherwise. Checked at every start, since a server may change what it can
+    /// write between two: a path that is a symbolic link, or that leads through one below a
+    /// write path (a server could turn `write/docs` into a link to `~`), is refused.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerSpecError::Invalid`] naming the path that is or leads through a link.
+    pub fn sandbox(
+        &self,
+        sandbox: Sandbox,
+        working_dir: &Path,
+    ) -> Result<Sandbox, ServerSpecError> {
         let Some(read) = &self.filesystem.read else {
-            return sandbox;
+            return Ok(sandbox);
         };
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let absolute = |p: &String| match (p.strip_prefix("~/"), &home) {
             (Some(rest), Some(home)) => home.join(rest),
             _ => working_dir.join(p),
         };
-        sandbox.confine_reads(read.iter().chain(&self.filesystem.write).map(absolute))
+        let writable: Vec<PathBuf> = self.filesystem.write.iter().map(absolute).collect();
+        let mut readable = Vec::new();
+        for (given, path) in read
+            .iter()
+            .chain(&self.filesystem.write)
+            .map(|p| (p, absolute(p)))
+        {
+            if let Some(link) = link_on_the_way(&path, &writable) {
+                return Err(ServerSpecError::Invalid(format!(
+                    "`filesystem` path {given:?}: {} is a symbolic link, so it is not granted \
+                     (give the path it leads to)",
+                    link.display()
+                )));
+            }
+            readable.push(path);
+        }
+        Ok(sandbox.confine_reads(readable))
     }
 
     /// Adds to `policy` what the server may reach: its `hosts` as an egress rule for its name,
@@ -249,6 +283,29 @@ impl ServerSpec {
             .unix_sockets
             .extend(self.unix_sockets.iter().cloned());
     }
+}
+
+/// The symbolic link `path` is, or leads through below one of `writable` (a write path
+/// itself included), if any. Above the write paths, links are the system's own business
+/// (`/var/run`, a home directory on another disk), which no server can plant.
+fn link_on_the_way(path: &Path, writable: &[PathBuf]) -> Option<PathBuf> {
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link(path) {
+        return Some(path.to_path_buf());
+    }
+    for base in writable.iter().filter(|w| path.starts_with(w)) {
+        let mut at = base.clone();
+        if is_link(&at) {
+            return Some(at);
+        }
+        for part in path.strip_prefix(base).ok()?.components() {
+            at.push(part);
+            if is_link(&at) {
+                return Some(at);
+            }
+        }
+    }
+    None
 }
 
 fn valid_name_char(c: char) -> bool {
@@ -287,6 +344,7 @@ mod tests {
                 "filesystem": {"read": ["/opt/srv"], "write": ["/srv/data", "~/notes"]},
                 "hosts": ["127.0.0.1:8080"], "env": ["GITHUB_TOKEN"],
                 "unixSockets": ["$XDG_RUNTIME_DIR/srv.sock"], "checksum": "sha256:00",
+                "network": true,
                 "tools": {"read": {"destructive": false, "network": false}}}"#,
         )
         .unwrap();
@@ -309,6 +367,36 @@ mod tests {
     }
 
     #[test]
+    fn a_read_path_that_is_or_leads_through_a_link_below_a_write_path_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("data/docs")).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        let spec = |read: &str| {
+            ServerSpec::from_json_text(&format!(
+                r#"{{"command": ["srv"], "filesystem": {{"read": ["{read}"], "write": ["data"]}}}}"#
+            ))
+            .unwrap()
+        };
+        assert!(spec("data/docs").sandbox(Sandbox::new(), root).is_ok());
+        // The server turned its `docs` into a link to the home directory between two starts.
+        std::fs::remove_dir(root.join("data/docs")).unwrap();
+        std::os::unix::fs::symlink(root.join("home"), root.join("data/docs")).unwrap();
+        let err = spec("data/docs/sub")
+            .sandbox(Sandbox::new(), root)
+            .unwrap_err();
+        assert!(err.to_string().contains("is a symbolic link"), "{err}");
+        assert!(spec("data/docs").sandbox(Sandbox::new(), root).is_err());
+        // A write path that is a link is not granted for reading either.
+        std::os::unix::fs::symlink(root.join("home"), root.join("link")).unwrap();
+        let linked = ServerSpec::from_json_text(
+            r#"{"command": ["srv"], "filesystem": {"read": [], "write": ["link"]}}"#,
+        )
+        .unwrap();
+        assert!(linked.sandbox(Sandbox::new(), root).is_err());
+    }
+
+    #[test]
     fn mistakes_are_named() {
         let err = |text: &str| ServerSpec::from_json_text(text).unwrap_err().to_string();
         assert!(err(r#"{"command": []}"#).contains("`command` is empty"));
@@ -317,6 +405,8 @@ mod tests {
         assert!(err(r#"{"command": ["x"], "env": ["A=B"]}"#).contains("`env` \"A=B\""));
         assert!(err(r#"{"command": ["x"], "filesystem": {"write": [""]}}"#).contains("empty path"));
         assert!(err(r#"{"command": ["x"], "netwrok": true}"#).contains("unknown field `netwrok`"));
+        assert!(err(r#"{"command": ["x"], "unixSockets": ["/run/x.sock"]}"#)
+            .contains("needs `network: true`"));
         assert!(err(r#"{"name": "x"}"#).contains("missing field `command`"));
         assert!(err(r#"{"command": ["x"], "hosts": ["a b"]}"#).contains("line 1"));
         assert!(

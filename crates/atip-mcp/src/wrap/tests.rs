@@ -223,3 +223,40 @@ fn writer() -> Effects {
     });
     effects
 }
+
+/// A server lists tools whose names imitate a described one (`DEL`, `"del "`, a Cyrillic
+/// `е`) with read-only annotations: none of them is taken at its word.
+#[test]
+fn lookalike_and_odd_tool_names_are_unknown_whatever_their_annotations() {
+    let (to_client, _from_relay) = mpsc::unbounded_channel();
+    let mut relay = Relay {
+        server: "s".into(),
+        policy: atip_runtime::Policy::default(),
+        audit: None,
+        filter: atip_runtime::filter::ResultFilter::new(),
+        to_client,
+        to_server: None,
+        queued: std::sync::Arc::new(AtomicUsize::new(0)),
+        tools: HashMap::from([("del".to_owned(), writer())]),
+        described: HashSet::from(["del".to_owned()]),
+        lists: HashSet::new(),
+        calls: HashMap::new(),
+        asked: HashMap::new(),
+        elicits: false,
+    };
+    let read_only = json!({"readOnlyHint": true, "openWorldHint": false});
+    let tools: Vec<Value> = ["del", "DEL", "del ", "d\u{435}l", "look"]
+        .iter()
+        .map(|name| json!({"name": name, "annotations": read_only}))
+        .collect();
+    relay.learn(&json!({"result": {"tools": tools}}));
+    assert_eq!(
+        relay.tools["del"],
+        writer(),
+        "the description's, not the annotations'"
+    );
+    for odd in ["DEL", "del ", "d\u{435}l"] {
+        assert_eq!(relay.tools[odd], Effects::UNKNOWN, "{odd:?}");
+    }
+    assert_eq!(relay.tools["look"], effects_of(Some(&read_only)));
+}

@@ -514,3 +514,58 @@ fn a_run_cannot_change_another_process_s_limits_priority_or_affinity() {
     assert_eq!(limits_after, limits_before);
     assert_eq!(nice_after, nice_before);
 }
+
+// ---- a repository hidden from the search (review of issue 48) -----------------------------
+
+/// Repositories are found down to `MAX_DEPTH` levels and `MAX_DIRECTORIES` directories below
+/// a writable root. A repository deeper than six levels used to be writable, hooks included,
+/// and a run could make directories enough to push one past the search; now a deep repository
+/// is held, and a root the search cannot finish is read-only for the run.
+#[test]
+fn a_repository_deep_in_the_root_is_held_and_a_root_too_large_to_search_is_read_only() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = "a/b/c/d/e/f/g/h/repo";
+    std::fs::create_dir_all(dir.path().join(repo)).unwrap();
+    git(&dir.path().join(repo), &["init", "-q"]);
+    let runner = in_dir(dir.path());
+    let plant = format!(
+        "echo 'touch ran' > {repo}/.git/hooks/post-commit && echo PLANTED; \
+         echo kept > note.txt && echo WROTE"
+    );
+    let out = rt()
+        .block_on(runner.run(&bash(&plant, WRITER_OFFLINE)))
+        .unwrap();
+    let stdout = out.stdout_lossy();
+    assert!(!stdout.contains("PLANTED"), "{stdout}");
+    assert!(stdout.contains("WROTE"), "{out:?}");
+    assert!(!dir
+        .path()
+        .join(repo)
+        .join(".git/hooks/post-commit")
+        .exists());
+
+    let mut past = dir.path().to_path_buf();
+    for _ in 0..=atip_runtime::sandbox::protect::git::MAX_DEPTH {
+        past.push("d");
+    }
+    std::fs::create_dir_all(&past).unwrap();
+    let out = rt()
+        .block_on(runner.run(&bash(
+            "echo again > again.txt && echo WROTE",
+            WRITER_OFFLINE,
+        )))
+        .unwrap();
+    assert!(!out.stdout_lossy().contains("WROTE"), "{out:?}");
+    assert!(!dir.path().join("again.txt").exists());
+    assert!(
+        out.sandbox
+            .not_enforced
+            .iter()
+            .any(|n| n.contains("read-only for this run")),
+        "{:?}",
+        out.sandbox
+    );
+}

@@ -515,7 +515,7 @@ fn a_repository_found_once_stays_protected_when_a_run_floods_the_search() {
         out.sandbox
             .not_enforced
             .iter()
-            .any(|l| l.contains("were not searched")),
+            .any(|l| l.contains("read-only for this run")),
         "the cut search is reported: {}",
         out.sandbox
     );

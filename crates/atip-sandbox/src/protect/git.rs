@@ -27,10 +27,13 @@ use std::path::{Path, PathBuf};
 
 use super::Builder;
 
-/// How many directory levels below a writable root are searched for repositories.
-pub const MAX_DEPTH: usize = 6;
+/// How many directory levels below a writable root are searched for repositories. A root
+/// deeper than this is not searched to its end, and is then read-only for the run.
+pub const MAX_DEPTH: usize = 64;
 
-/// How many directories are read, at most, per writable root while searching.
+/// How many directories are read, at most, per writable root while searching. A root with
+/// more is not searched to its end, and is then read-only for the run: a run that could make
+/// directories enough to hide a repository from the search gains nothing by it.
 pub const MAX_DIRECTORIES: usize = 50_000;
 
 /// How many `modules/` levels are followed for submodules of submodules.
@@ -521,7 +524,7 @@ mod tests {
         }
         std::fs::create_dir_all(root.join("sub")).unwrap();
         std::fs::write(root.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
-        let found = find(root, MAX_DEPTH, MAX_DIRECTORIES);
+        let found = find(root, 6, MAX_DIRECTORIES);
         let mut trees: Vec<_> = found
             .work_trees
             .iter()
@@ -532,7 +535,10 @@ mod tests {
             trees,
             ["", "a/inner", "b/c/d/deep", "sub"].map(PathBuf::from)
         );
-        assert!(found.cut, "x/1/2/3/4/5/6 lies deeper than the search");
+        assert!(found.cut, "x/1/2/3/4/5/6 lies deeper than this search");
+        let all = find(root, MAX_DEPTH, MAX_DIRECTORIES);
+        assert_eq!(all.work_trees.len(), 5, "{all:?}");
+        assert!(!all.cut);
         let shallow = find(root, 0, MAX_DIRECTORIES);
         assert_eq!(shallow.work_trees, [root.to_path_buf()]);
         assert!(shallow.cut);

@@ -490,13 +490,18 @@ fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
     }
     let found = git::find(root, git::MAX_DEPTH, git::MAX_DIRECTORIES);
     if found.cut {
+        // Fail closed: a repository the search did not reach would be writable, its hooks and
+        // configuration with it, and a run can make directories enough to push one past the
+        // search. So the whole root is held read-only.
         b.shield.notes.push(format!(
-            "repositories more than {} directories below {} (or past the first {} \
-             directories) were not searched: their hooks and configuration are not protected",
-            git::MAX_DEPTH,
+            "{} holds more than {} directories or lies deeper than {} levels, so its \
+             repositories could not all be found: it is read-only for this run",
             root.display(),
-            git::MAX_DIRECTORIES
+            git::MAX_DIRECTORIES,
+            git::MAX_DEPTH
         ));
+        b.protect(root, Missing::Dir);
+        return;
     }
     let trees = remember(root, found.work_trees);
     for tree in &trees {

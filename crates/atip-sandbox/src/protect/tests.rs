@@ -117,6 +117,36 @@ fn declared_paths_stay_writable_and_nested_repositories_are_held() {
 }
 
 #[test]
+fn a_deep_repository_is_held_and_a_root_the_search_cannot_finish_is_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let deep = root.join("a/b/c/d/e/f/g/h/repo");
+    git_repo(&deep);
+    let roots = [root.clone()];
+    let shield = plan(&target(&roots, &[], None), &Places::default(), None, &[]);
+    assert!(shield.read_only.contains(&deep.join(".git")), "{shield:?}");
+    assert!(!shield.read_only.contains(&root));
+    drop(shield);
+    // Deeper than the search goes: a repository there could not be found, so nothing under
+    // the root may be written.
+    let mut past = root.clone();
+    for _ in 0..=git::MAX_DEPTH {
+        past.push("d");
+    }
+    std::fs::create_dir_all(&past).unwrap();
+    let shield = plan(&target(&roots, &[], None), &Places::default(), None, &[]);
+    assert!(shield.read_only.contains(&root), "{shield:?}");
+    assert!(
+        shield
+            .notes
+            .iter()
+            .any(|n| n.contains("read-only for this run")),
+        "{:?}",
+        shield.notes
+    );
+}
+
+#[test]
 fn stores_are_hidden_from_every_program_but_their_owners_and_grantees() {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir(home.path().join(".ssh")).unwrap();
