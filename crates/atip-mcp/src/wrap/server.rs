@@ -286,26 +286,54 @@ impl ServerSpec {
 }
 
 /// The symbolic link `path` is, or leads through below one of `writable` (a write path
-/// itself included), if any. Above the write paths, links are the system's own business
+/// itself included), if any. The path is walked one name at a time as the kernel would,
+/// `..` and links above the write paths followed, so that no other spelling of the same
+/// directory slips past. Above the write paths, links are the system's own business
 /// (`/var/run`, a home directory on another disk), which no server can plant.
 fn link_on_the_way(path: &Path, writable: &[PathBuf]) -> Option<PathBuf> {
+    use std::path::Component;
     let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     if is_link(path) {
         return Some(path.to_path_buf());
     }
-    for base in writable.iter().filter(|w| path.starts_with(w)) {
-        let mut at = base.clone();
-        if is_link(&at) {
-            return Some(at);
-        }
-        for part in path.strip_prefix(base).ok()?.components() {
-            at.push(part);
-            if is_link(&at) {
-                return Some(at);
+    // Where the write paths really are; one that does not exist yet is taken as written.
+    let roots: Vec<PathBuf> = writable
+        .iter()
+        .map(|w| resolved(w).unwrap_or_else(|| w.clone()))
+        .collect();
+    if let Some(w) = writable.iter().find(|w| is_link(w)) {
+        return Some(w.clone());
+    }
+    let mut at = PathBuf::from("/");
+    for part in path.components() {
+        match part {
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => {
+                let next = at.join(name);
+                if is_link(&next) {
+                    if roots.iter().any(|r| next.starts_with(r)) {
+                        return Some(next);
+                    }
+                    match resolved(&next) {
+                        Some(real) => at = real,
+                        // A link to nothing: nothing to read through it.
+                        None => return None,
+                    }
+                } else {
+                    at = next;
+                }
             }
         }
     }
     None
+}
+
+/// `path` with every link and `..` resolved, when it exists.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
 }
 
 fn valid_name_char(c: char) -> bool {
@@ -387,6 +415,16 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("is a symbolic link"), "{err}");
         assert!(spec("data/docs").sandbox(Sandbox::new(), root).is_err());
+        // Other spellings of the same directory: through `..`, and through a link above the
+        // write path.
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        assert!(spec("other/../data/docs/sub")
+            .sandbox(Sandbox::new(), root)
+            .is_err());
+        std::os::unix::fs::symlink(root.join("data"), root.join("above")).unwrap();
+        assert!(spec("above/docs/sub")
+            .sandbox(Sandbox::new(), root)
+            .is_err());
         // A write path that is a link is not granted for reading either.
         std::os::unix::fs::symlink(root.join("home"), root.join("link")).unwrap();
         let linked = ServerSpec::from_json_text(

@@ -44,10 +44,14 @@ const MAX_MODULE_DEPTH: usize = 4;
 pub struct Found {
     /// The directories that hold a `.git` (directory or file), the root's own first.
     pub work_trees: Vec<PathBuf>,
+    /// Bare repositories: directories that are a git directory themselves (`HEAD`,
+    /// `objects/` and `refs/` in them), which a push to them runs the hooks of.
+    pub git_dirs: Vec<PathBuf>,
     /// Directories read.
     pub directories: usize,
-    /// Whether the search stopped before the whole tree: deeper than [`MAX_DEPTH`], or past
-    /// [`MAX_DIRECTORIES`].
+    /// Whether the search stopped before the whole tree: deeper than [`MAX_DEPTH`], past
+    /// [`MAX_DIRECTORIES`], or at a directory of the runner's own that it may not read (a run
+    /// can take the permission away to hide a repository, and give it back after).
     pub cut: bool,
 }
 
@@ -66,9 +70,24 @@ pub fn find(root: &Path, max_depth: usize, max_directories: usize) -> Found {
                 return found;
             }
             found.directories += 1;
-            let Ok(entries) = list(&dir, &mut buf) else {
-                continue;
+            let entries = match list(&dir, &mut buf) {
+                Ok(entries) => entries,
+                Err(e) if hidden_by_its_owner(&dir, &e) => {
+                    found.cut = true;
+                    return found;
+                }
+                // Gone meanwhile, or another user's that this one could never write.
+                Err(_) => continue,
             };
+            let has = |want: &str, dir_wanted: bool| {
+                entries
+                    .iter()
+                    .any(|(n, is_dir)| n == want && *is_dir == dir_wanted)
+            };
+            if has("HEAD", false) && has("objects", true) && has("refs", true) {
+                found.git_dirs.push(dir.clone());
+                continue;
+            }
             for (name, is_dir) in entries {
                 if name == ".git" {
                     found.work_trees.push(dir.clone());
@@ -90,6 +109,16 @@ pub fn find(root: &Path, max_depth: usize, max_directories: usize) -> Found {
         }
     }
     found
+}
+
+/// Whether listing `dir` failed for want of a permission its owner — this process's user —
+/// can take away and give back, as a run may.
+fn hidden_by_its_owner(dir: &Path, error: &std::io::Error) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    matches!(error.raw_os_error(), Some(libc::EACCES | libc::EPERM))
+        && std::fs::symlink_metadata(dir)
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            .is_ok_and(|m| m.uid() == unsafe { libc::geteuid() })
 }
 
 /// The entries of `dir` (not `.` and `..`), each with whether it is a directory (links are

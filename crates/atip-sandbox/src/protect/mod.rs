@@ -494,14 +494,21 @@ fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
         // configuration with it, and a run can make directories enough to push one past the
         // search. So the whole root is held read-only.
         b.shield.notes.push(format!(
-            "{} holds more than {} directories or lies deeper than {} levels, so its \
-             repositories could not all be found: it is read-only for this run",
+            "{} holds more than {} directories, lies deeper than {} levels or has a \
+             directory this user may not read, so its repositories could not all be found: it \
+             is read-only for this run",
             root.display(),
             git::MAX_DIRECTORIES,
             git::MAX_DEPTH
         ));
-        b.protect(root, Missing::Dir);
+        // Whatever the command declares: a declared root is otherwise left to it.
+        if !b.shield.read_only.iter().any(|x| x == root) {
+            b.shield.read_only.push(root.to_path_buf());
+        }
         return;
+    }
+    for dir in &found.git_dirs {
+        enclosing(b, dir, git);
     }
     let trees = remember(root, found.work_trees);
     for tree in &trees {

@@ -136,6 +136,10 @@ fn a_deep_repository_is_held_and_a_root_the_search_cannot_finish_is_read_only() 
     std::fs::create_dir_all(&past).unwrap();
     let shield = plan(&target(&roots, &[], None), &Places::default(), None, &[]);
     assert!(shield.read_only.contains(&root), "{shield:?}");
+    drop(shield);
+    // A root the command declares (a server's write path) is held all the same.
+    let shield = plan(&target(&roots, &roots, None), &Places::default(), None, &[]);
+    assert!(shield.read_only.contains(&root), "declared: {shield:?}");
     assert!(
         shield
             .notes
@@ -144,6 +148,21 @@ fn a_deep_repository_is_held_and_a_root_the_search_cannot_finish_is_read_only() 
         "{:?}",
         shield.notes
     );
+}
+
+#[test]
+fn a_bare_repository_is_held_like_a_git_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let bare = root.join("remote.git");
+    for d in ["hooks", "objects", "refs/heads"] {
+        std::fs::create_dir_all(bare.join(d)).unwrap();
+    }
+    std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(bare.join("config"), "[core]\n\tbare = true\n").unwrap();
+    let roots = [root.clone()];
+    let shield = plan(&target(&roots, &[], None), &Places::default(), None, &[]);
+    assert!(shield.read_only.contains(&bare), "{shield:?}");
 }
 
 #[test]
