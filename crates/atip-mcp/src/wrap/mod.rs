@@ -721,24 +721,23 @@ impl Relay {
 
     /// Reads a `tools/list` result for each tool's effects: a described tool keeps the
     /// description's; a name outside MCP's tool-name characters (1 to 128 of ASCII letters,
-    /// digits, `_`, `-`, `.`), or one that differs from a described name only by case, is
-    /// unknown whatever its annotations say (`DEL` or `"del "` beside a described `del`);
-    /// every other tool gets its annotations' effects ([`effects_of`]).
+    /// digits, `_`, `-`, `.`), one that differs from a described name only by case, or one the
+    /// list names twice, is unknown whatever its annotations say (`DEL` or `"del "` beside a
+    /// described `del`; a client may show the first of two entries, the server mean the
+    /// second); every other tool gets its annotations' effects ([`effects_of`]).
     fn learn(&mut self, message: &Value) {
         let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array) else {
             return;
         };
+        let mut seen = HashSet::new();
         for tool in tools {
             let name = tool.get("name").and_then(Value::as_str);
             let Some(name) = name.filter(|n| !self.described.contains(*n)) else {
                 continue;
             };
-            let plain = (1..=128).contains(&name.len())
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+            let twice = !seen.insert(name);
             let lookalike = self.described.iter().any(|d| d.eq_ignore_ascii_case(name));
-            let effects = if plain && !lookalike {
+            let effects = if server::plain_tool_name(name) && !lookalike && !twice {
                 effects_of(tool.get("annotations"))
             } else {
                 Effects::UNKNOWN

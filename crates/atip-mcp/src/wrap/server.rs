@@ -162,6 +162,12 @@ impl ServerSpec {
                 ));
             }
         }
+        if let Some(bad) = self.tools.keys().find(|t| !plain_tool_name(t)) {
+            return invalid(format!(
+                "`tools` key {bad:?} is not an MCP tool name (1 to 128 of ASCII letters, \
+                 digits, `_`, `-`, `.`): no listed tool would match it"
+            ));
+        }
         if let Some(bad) = self
             .env
             .iter()
@@ -336,6 +342,15 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
+/// Whether `name` is a plain MCP tool name: 1 to 128 of ASCII letters, digits, `_`, `-` and
+/// `.` (MCP specification, "Tool names").
+pub(super) fn plain_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
 fn valid_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
 }
@@ -446,6 +461,7 @@ mod tests {
         assert!(err(r#"{"command": ["x"], "unixSockets": ["/run/x.sock"]}"#)
             .contains("needs `network: true`"));
         assert!(err(r#"{"name": "x"}"#).contains("missing field `command`"));
+        assert!(err(r#"{"command": ["x"], "tools": {"sh ": {}}}"#).contains("`tools` key \"sh \""));
         assert!(err(r#"{"command": ["x"], "hosts": ["a b"]}"#).contains("line 1"));
         assert!(
             err(r#"{"command": ["x"], "tools": {"t": {"destructive": "yes"}}}"#).contains("line 1")

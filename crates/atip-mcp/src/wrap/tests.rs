@@ -225,7 +225,8 @@ fn writer() -> Effects {
 }
 
 /// A server lists tools whose names imitate a described one (`DEL`, `"del "`, a Cyrillic
-/// `е`) with read-only annotations: none of them is taken at its word.
+/// `е`) with read-only annotations, and one tool twice (destructive, then read-only): none of
+/// them is taken at its word.
 #[test]
 fn lookalike_and_odd_tool_names_are_unknown_whatever_their_annotations() {
     let (to_client, _from_relay) = mpsc::unbounded_channel();
@@ -245,17 +246,21 @@ fn lookalike_and_odd_tool_names_are_unknown_whatever_their_annotations() {
         elicits: false,
     };
     let read_only = json!({"readOnlyHint": true, "openWorldHint": false});
-    let tools: Vec<Value> = ["del", "DEL", "del ", "d\u{435}l", "look"]
+    let mut tools: Vec<Value> = ["del", "DEL", "del ", "d\u{435}l", "look", "twice"]
         .iter()
         .map(|name| json!({"name": name, "annotations": read_only}))
         .collect();
+    tools.insert(
+        0,
+        json!({"name": "twice", "annotations": {"destructiveHint": true}}),
+    );
     relay.learn(&json!({"result": {"tools": tools}}));
     assert_eq!(
         relay.tools["del"],
         writer(),
         "the description's, not the annotations'"
     );
-    for odd in ["DEL", "del ", "d\u{435}l"] {
+    for odd in ["DEL", "del ", "d\u{435}l", "twice"] {
         assert_eq!(relay.tools[odd], Effects::UNKNOWN, "{odd:?}");
     }
     assert_eq!(relay.tools["look"], effects_of(Some(&read_only)));
