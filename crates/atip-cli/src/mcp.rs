@@ -71,9 +71,7 @@ fn serve(wrap: Wrap) -> Outcome {
                 .map_err(|e| Failure::new(format!("--name: {e}")))?;
             spec.add_to(&mut policy);
             let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            let sandbox = spec
-                .sandbox(sandbox_of(&wrap.exec), &here)
-                .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+            let sandbox = spec.sandbox(sandbox_of(&wrap.exec), &here);
             let runner = runner_with(&wrap.exec, policy, sandbox)?;
             let network = spec.network || !spec.hosts.is_empty();
             (
@@ -84,11 +82,9 @@ fn serve(wrap: Wrap) -> Outcome {
         }
         None => {
             let runner = runner_with(&wrap.exec, policy, sandbox_of(&wrap.exec))?;
-            let name = wrap.name.unwrap_or_else(|| {
-                std::path::Path::new(&wrap.command[0])
-                    .file_name()
-                    .map_or_else(|| "server".to_owned(), |n| n.to_string_lossy().into_owned())
-            });
+            let name = wrap
+                .name
+                .unwrap_or_else(|| atip_mcp::wrap::name_of_program(&wrap.command[0]));
             let mut effects = Effects::UNKNOWN;
             effects.network = Some(wrap.network);
             effects.filesystem = Some(FilesystemEffects {

@@ -43,7 +43,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 pub use hints::effects_of;
-pub use server::{ServerFilesystem, ServerSpec, ServerSpecError};
+pub use server::{name_of_program, ServerFilesystem, ServerSpec, ServerSpecError};
 
 use crate::confirm::CONFIRM_FIELD;
 

@@ -195,13 +195,12 @@ impl ServerSpec {
         if let Some(name) = &self.name {
             return name.clone();
         }
-        let program = self.command.first().map_or("server", String::as_str);
-        let file = Path::new(program)
-            .file_name()
-            .map_or_else(|| program.to_owned(), |f| f.to_string_lossy().into_owned());
-        file.chars()
-            .map(|c| if valid_name_char(c) { c } else { '_' })
-            .collect()
+        name_of_program(
+            self.command
+                .first()
+                .map_or("server", String::as_str)
+                .as_ref(),
+        )
     }
 
     /// What [`Runner::start`](atip_runtime::Runner::start) starts: the command line under the
@@ -235,43 +234,19 @@ impl ServerSpec {
 
     /// `sandbox` with reads confined to `filesystem.read` and `filesystem.write` when `read`
     /// is given (`~/` against `$HOME`, relative paths against `working_dir`); `sandbox`
-    /// unchanged otherwise. Checked at every start, since a server may change what it can
-    /// write between two: a path that is a symbolic link, or that leads through one below a
-    /// write path (a server could turn `write/docs` into a link to `~`), is refused.
-    ///
-    /// # Errors
-    ///
-    /// [`ServerSpecError::Invalid`] naming the path that is or leads through a link.
-    pub fn sandbox(
-        &self,
-        sandbox: Sandbox,
-        working_dir: &Path,
-    ) -> Result<Sandbox, ServerSpecError> {
+    /// unchanged otherwise. A path that is a symbolic link, or leads through one below a write
+    /// path (a server could turn `write/docs` into a link to `~` between two starts), is not
+    /// granted at start ([`Sandbox::confine_reads`]).
+    pub fn sandbox(&self, sandbox: Sandbox, working_dir: &Path) -> Sandbox {
         let Some(read) = &self.filesystem.read else {
-            return Ok(sandbox);
+            return sandbox;
         };
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let absolute = |p: &String| match (p.strip_prefix("~/"), &home) {
             (Some(rest), Some(home)) => home.join(rest),
             _ => working_dir.join(p),
         };
-        let writable: Vec<PathBuf> = self.filesystem.write.iter().map(absolute).collect();
-        let mut readable = Vec::new();
-        for (given, path) in read
-            .iter()
-            .chain(&self.filesystem.write)
-            .map(|p| (p, absolute(p)))
-        {
-            if let Some(link) = link_on_the_way(&path, &writable) {
-                return Err(ServerSpecError::Invalid(format!(
-                    "`filesystem` path {given:?}: {} is a symbolic link, so it is not granted \
-                     (give the path it leads to)",
-                    link.display()
-                )));
-            }
-            readable.push(path);
-        }
-        Ok(sandbox.confine_reads(readable))
+        sandbox.confine_reads(read.iter().chain(&self.filesystem.write).map(absolute))
     }
 
     /// Adds to `policy` what the server may reach: its `hosts` as an egress rule for its name,
@@ -291,55 +266,14 @@ impl ServerSpec {
     }
 }
 
-/// The symbolic link `path` is, or leads through below one of `writable` (a write path
-/// itself included), if any. The path is walked one name at a time as the kernel would,
-/// `..` and links above the write paths followed, so that no other spelling of the same
-/// directory slips past. Above the write paths, links are the system's own business
-/// (`/var/run`, a home directory on another disk), which no server can plant.
-fn link_on_the_way(path: &Path, writable: &[PathBuf]) -> Option<PathBuf> {
-    use std::path::Component;
-    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
-    if is_link(path) {
-        return Some(path.to_path_buf());
-    }
-    // Where the write paths really are; one that does not exist yet is taken as written.
-    let roots: Vec<PathBuf> = writable
-        .iter()
-        .map(|w| resolved(w).unwrap_or_else(|| w.clone()))
-        .collect();
-    if let Some(w) = writable.iter().find(|w| is_link(w)) {
-        return Some(w.clone());
-    }
-    let mut at = PathBuf::from("/");
-    for part in path.components() {
-        match part {
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-            Component::ParentDir => {
-                at.pop();
-            }
-            Component::Normal(name) => {
-                let next = at.join(name);
-                if is_link(&next) {
-                    if roots.iter().any(|r| next.starts_with(r)) {
-                        return Some(next);
-                    }
-                    match resolved(&next) {
-                        Some(real) => at = real,
-                        // A link to nothing: nothing to read through it.
-                        None => return None,
-                    }
-                } else {
-                    at = next;
-                }
-            }
-        }
-    }
-    None
-}
-
-/// `path` with every link and `..` resolved, when it exists.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(path).ok()
+/// A server's name from its program: the file name, with any other character than letters,
+/// digits, `-`, `_` and `.` replaced by `_` (`/opt/srv/bin/my server` → `my_server`).
+pub fn name_of_program(program: &std::ffi::OsStr) -> String {
+    let file = Path::new(program).file_name().unwrap_or(program);
+    file.to_string_lossy()
+        .chars()
+        .map(|c| if valid_name_char(c) { c } else { '_' })
+        .collect()
 }
 
 /// Whether `name` is a plain MCP tool name: 1 to 128 of ASCII letters, digits, `_`, `-` and
@@ -407,46 +341,6 @@ mod tests {
         assert_eq!(policy.unix_sockets, ["$XDG_RUNTIME_DIR/srv.sock"]);
         assert_eq!(spec.tools["read"].destructive, Some(false));
         assert_eq!(spec.tools["read"].filesystem, None);
-    }
-
-    #[test]
-    fn a_read_path_that_is_or_leads_through_a_link_below_a_write_path_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("data/docs")).unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        let spec = |read: &str| {
-            ServerSpec::from_json_text(&format!(
-                r#"{{"command": ["srv"], "filesystem": {{"read": ["{read}"], "write": ["data"]}}}}"#
-            ))
-            .unwrap()
-        };
-        assert!(spec("data/docs").sandbox(Sandbox::new(), root).is_ok());
-        // The server turned its `docs` into a link to the home directory between two starts.
-        std::fs::remove_dir(root.join("data/docs")).unwrap();
-        std::os::unix::fs::symlink(root.join("home"), root.join("data/docs")).unwrap();
-        let err = spec("data/docs/sub")
-            .sandbox(Sandbox::new(), root)
-            .unwrap_err();
-        assert!(err.to_string().contains("is a symbolic link"), "{err}");
-        assert!(spec("data/docs").sandbox(Sandbox::new(), root).is_err());
-        // Other spellings of the same directory: through `..`, and through a link above the
-        // write path.
-        std::fs::create_dir_all(root.join("other")).unwrap();
-        assert!(spec("other/../data/docs/sub")
-            .sandbox(Sandbox::new(), root)
-            .is_err());
-        std::os::unix::fs::symlink(root.join("data"), root.join("above")).unwrap();
-        assert!(spec("above/docs/sub")
-            .sandbox(Sandbox::new(), root)
-            .is_err());
-        // A write path that is a link is not granted for reading either.
-        std::os::unix::fs::symlink(root.join("home"), root.join("link")).unwrap();
-        let linked = ServerSpec::from_json_text(
-            r#"{"command": ["srv"], "filesystem": {"read": [], "write": ["link"]}}"#,
-        )
-        .unwrap();
-        assert!(linked.sandbox(Sandbox::new(), root).is_err());
     }
 
     #[test]

@@ -132,6 +132,14 @@ impl Shield {
             && self.link_pins.is_empty()
     }
 
+    /// Mounts the existing directory `p` read-only as a whole, whatever the run declares
+    /// (once, however many reasons ask for it).
+    fn hold_whole(&mut self, p: &Path) {
+        if !self.read_only.iter().any(|x| x == p) {
+            self.read_only.push(p.to_path_buf());
+        }
+    }
+
     /// Takes a hold on `p` when it is a placeholder or scaffold another run of this process
     /// created: it must outlive this run too (a path protected, pinned or hidden here is
     /// mounted on in the child, after that run may have ended).
@@ -502,9 +510,7 @@ fn plan_root(b: &mut Builder<'_>, root: &Path, git: bool) {
             git::MAX_DEPTH
         ));
         // Whatever the command declares: a declared root is otherwise left to it.
-        if !b.shield.read_only.iter().any(|x| x == root) {
-            b.shield.read_only.push(root.to_path_buf());
-        }
+        b.shield.hold_whole(root);
         return;
     }
     for dir in &found.git_dirs {
@@ -561,9 +567,7 @@ fn remember(root: &Path, found: Vec<PathBuf>) -> Vec<PathBuf> {
 /// read-only (the root with it); for git, the git rules where they fall inside the roots.
 fn enclosing(b: &mut Builder<'_>, dir: &Path, git: bool) {
     if !git && !b.declares_inside(dir) && !b.declares(dir) {
-        if !b.shield.read_only.iter().any(|x| x == dir) {
-            b.shield.read_only.push(dir.to_path_buf());
-        }
+        b.shield.hold_whole(dir);
         return;
     }
     git::enclosing(b, dir, git);

@@ -102,7 +102,9 @@ impl Sandbox {
     /// Confines reads of every run to the system directories a program needs (`/usr`, `/lib*`,
     /// `/bin`, `/sbin`, `/etc`, `/opt`, `/proc`, `/sys`, `/dev`, `/run`), the program's own
     /// directory, the scratch directory and `paths`. Off by default: effects say nothing
-    /// reliable about reads.
+    /// reliable about reads. A path that is a symbolic link, or leads through one below a
+    /// writable path (which a run could have planted), is not granted, and the report's
+    /// `not_enforced` says so.
     #[must_use]
     pub fn confine_reads<I, P>(mut self, paths: I) -> Self
     where
@@ -237,7 +239,7 @@ impl Plan {
             (Some(paths), Some(true)) if declared.is_some_and(|p| !p.is_empty()) => paths.clone(),
             _ => Vec::new(),
         };
-        Plan {
+        let mut plan = Plan {
             declared: declared_paths,
             working_dir: working_dir.to_path_buf(),
             places,
@@ -249,14 +251,31 @@ impl Plan {
             unix_sockets: Vec::new(),
             make_dirs,
             writes,
-            reads: sandbox.readable.clone(),
+            reads: None,
             no_network: effects.network == Some(false) && !sandbox.allow_network,
             network_namespace: sandbox.network_namespace,
             egress: None,
             extra_writable: sandbox.writable.clone(),
             limits,
             notes,
+        };
+        if let Some(readable) = &sandbox.readable {
+            let roots = plan.writable_roots();
+            let mut granted = Vec::new();
+            for path in readable {
+                match planted_link(path, &roots) {
+                    Some(link) => plan.notes.push(format!(
+                        "readable path {} is or leads through the symbolic link {}, which a \
+                         run could have planted, so it is not granted: nothing may be read there",
+                        path.display(),
+                        link.display()
+                    )),
+                    None => granted.push(path.clone()),
+                }
+            }
+            plan.reads = Some(granted);
         }
+        plan
     }
 
     /// Whether the run needs a scratch directory (its writes are limited).
@@ -287,6 +306,51 @@ impl Plan {
             self.program_name.clone()
         }
     }
+}
+
+/// The symbolic link `path` is, or leads through below one of the writable `roots` (a root
+/// itself included), if any: a link a run could have planted, to widen what a later run may
+/// read. The path is walked one name at a time as the kernel would, `..` and links above the
+/// roots followed, so that no other spelling of the same directory slips past; links above
+/// the roots are the system's own (`/var/run`, a home directory on another disk).
+fn planted_link(path: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
+    use std::path::Component;
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link(path) {
+        return Some(path.to_path_buf());
+    }
+    if let Some(root) = roots.iter().find(|r| is_link(r)) {
+        return Some(root.clone());
+    }
+    // Where the roots really are; one that does not exist yet is taken as written.
+    let real: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| r.canonicalize().unwrap_or_else(|_| r.clone()))
+        .collect();
+    let mut at = PathBuf::from("/");
+    for part in path.components() {
+        match part {
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => {
+                let next = at.join(name);
+                if !is_link(&next) {
+                    at = next;
+                } else if real.iter().any(|r| next.starts_with(r)) {
+                    return Some(next);
+                } else {
+                    match next.canonicalize() {
+                        Ok(target) => at = target,
+                        // A link to nothing: nothing to read through it.
+                        Err(_) => return None,
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 /// A declared path made absolute: `./x` and relative paths against `working_dir`, `~/x`
@@ -559,5 +623,63 @@ impl Prepared {
         #[cfg(not(target_os = "linux"))]
         let setup = None;
         atip_spawn::spawn(spec, setup)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(sandbox: &Sandbox, working_dir: &Path) -> Plan {
+        Plan::new(
+            sandbox,
+            &Effects::UNKNOWN,
+            ResourceLimits::default(),
+            working_dir,
+            &[],
+            protect::Places::default(),
+            None,
+        )
+    }
+
+    #[test]
+    fn a_readable_path_through_a_link_below_a_writable_path_is_not_granted() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("work");
+        std::fs::create_dir_all(work.join("docs")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("other")).unwrap();
+        let reads = |paths: &[PathBuf]| plan(&Sandbox::new().confine_reads(paths.to_vec()), &work);
+        let fine = reads(&[work.join("docs")]);
+        assert_eq!(fine.reads, Some(vec![work.join("docs")]));
+        assert!(fine.notes.is_empty(), "{:?}", fine.notes);
+        // A run turned `docs` into a link to the home directory: no spelling reads through it.
+        std::fs::remove_dir(work.join("docs")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("home"), work.join("docs")).unwrap();
+        std::os::unix::fs::symlink(&work, dir.path().join("above")).unwrap();
+        for path in [
+            work.join("docs"),
+            work.join("docs/sub"),
+            dir.path().join("other/../work/docs/sub"),
+            dir.path().join("above/docs/sub"),
+        ] {
+            let planned = reads(std::slice::from_ref(&path));
+            assert_eq!(planned.reads, Some(Vec::new()), "{}", path.display());
+            assert!(
+                planned.notes.iter().any(|n| n.contains("not granted")),
+                "{}: {:?}",
+                path.display(),
+                planned.notes
+            );
+        }
+        // Links outside every writable path are the system's: followed.
+        let outside = reads(&[dir.path().join("above")]);
+        assert_eq!(
+            outside.reads.as_ref().map(Vec::len),
+            Some(0),
+            "the link itself"
+        );
+        let through = reads(&[dir.path().join("above/..")]);
+        assert_eq!(through.reads.as_ref().map(Vec::len), Some(1));
     }
 }
