@@ -101,7 +101,11 @@ impl Writer<'_, '_> {
 
     fn lose(&mut self, pointer: String, feature: Feature, resolution: Resolution) {
         self.warnings.push(Warning::loss(
-            feature, pointer, self.from, self.to, resolution,
+            feature,
+            pointer,
+            self.from,
+            Some(self.to),
+            resolution,
         ));
     }
 

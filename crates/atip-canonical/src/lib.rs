@@ -58,6 +58,7 @@
 
 mod export;
 mod import;
+mod mcp_server;
 mod rewrite;
 pub mod schema;
 mod warning;
@@ -68,6 +69,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use mcp_server::{effects_of_annotations, mcp_to_atip};
 pub use schema::{InstanceType, KeyOrder, Repair, Schema, SchemaObject, SchemaType};
 pub use warning::{ConvertError, Feature, FeatureLoss, Resolution, Warning};
 

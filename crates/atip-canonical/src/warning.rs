@@ -18,8 +18,8 @@ pub struct FeatureLoss {
     pub pointer: String,
     /// The source format; `None` for a tool built in code.
     pub from: Option<Format>,
-    /// The target format.
-    pub to: Provider,
+    /// The target provider; `None` for an ATIP document (`mcp_to_atip`).
+    pub to: Option<Provider>,
     /// What the conversion did instead.
     pub resolution: Resolution,
 }
@@ -83,7 +83,7 @@ impl fmt::Display for FeatureLoss {
             shown_pointer(&self.pointer),
             self.feature,
             self.from.map_or("canonical", Format::as_str),
-            self.to.as_str(),
+            self.to.map_or("atip", Provider::as_str),
             self.resolution
         )
     }
@@ -109,7 +109,7 @@ impl Warning {
         feature: Feature,
         pointer: String,
         from: Option<Format>,
-        to: Provider,
+        to: Option<Provider>,
         resolution: Resolution,
     ) -> Warning {
         Warning::Loss(FeatureLoss {

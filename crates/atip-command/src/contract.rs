@@ -43,6 +43,9 @@ pub trait Command {
     /// `authentication.methods[].envVar`, its options' `envVar`, spec §3.8): what the runner
     /// passes on besides its base set.
     const ENV: &'static [Shared<str>] = &[];
+    /// The MCP server whose tool this command is (metadata with `x-atip-rust.mcp`): its
+    /// invocations go to that server ([`Invocation::server`]), never to a process.
+    const SERVER: Option<&'static str> = None;
     /// What a model sees of the command: name, description, effects, parameters. Provider
     /// schemas and argument checking are computed from it. Generated commands return their
     /// row of the module's `TOOLS` ([`ToolTable`](crate::tool_table::ToolTable)), read from the
@@ -173,7 +176,10 @@ pub struct CommandInfo {
     pub trust_assigned: bool,
     /// [`Command::CHECKSUM`].
     pub checksum: Option<&'static str>,
+    /// [`Command::ENV`].
     pub env: &'static [Shared<str>],
+    /// [`Command::SERVER`].
+    pub server: Option<&'static str>,
 }
 
 /// The object-safe part of [`Command`], implemented for every command. A generated `Call`
@@ -210,6 +216,7 @@ impl<C: Command> DynCommand for C {
                 trust_assigned: C::TRUST_ASSIGNED,
                 checksum: C::CHECKSUM,
                 env: C::ENV,
+                server: C::SERVER,
             }
         }
     }
@@ -267,6 +274,7 @@ impl dyn DynCommand + '_ {
             trust_assigned: info.trust_assigned,
             checksum: info.checksum.map(Shared::Static),
             env: Shared::Static(info.env),
+            server: info.server.map(Shared::Static),
             ..crate::invocation::Invocation::shared(
                 Shared::Static(info.name),
                 argv,

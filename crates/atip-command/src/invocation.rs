@@ -58,6 +58,11 @@ pub struct Invocation {
     /// what the metadata's `omitted.safetyAssumption` says about such commands (`unknown` when
     /// it says nothing). `None` for listed commands.
     pub unlisted: Option<SafetyAssumption>,
+    /// The MCP server whose tool this is (metadata with `x-atip-rust.mcp`, the server's name):
+    /// the runner sends the call to the server attached under that name
+    /// (`Runner::tool_server`) as a `tools/call` and never starts [`Invocation::argv`], which
+    /// then only shows the call. `None` for a command the runner starts.
+    pub server: Option<Shared<str>>,
 }
 
 impl Invocation {
@@ -85,6 +90,7 @@ impl Invocation {
             metadata: None,
             env: Shared::Static(&[]),
             unlisted: None,
+            server: None,
         }
     }
 }

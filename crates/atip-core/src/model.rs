@@ -61,6 +61,33 @@ pub struct DocumentTree {
     /// `patterns`: common usage patterns (§3.9).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub patterns: Vec<Pattern>,
+    /// `x-atip-rust`: this library's vendor extension (spec §12.2) at the top of a document,
+    /// e.g. that its commands are the tools of an MCP server ([`ToolExtension::mcp`]).
+    #[serde(
+        rename = "x-atip-rust",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub extension: Option<ToolExtension>,
+}
+
+impl DocumentTree {
+    /// Whether the document describes an MCP server's tools (`x-atip-rust.mcp: true`).
+    pub fn is_mcp_server(&self) -> bool {
+        self.extension.as_ref().is_some_and(|e| e.mcp)
+    }
+}
+
+/// The `x-atip-rust` member at the top of a document (a vendor extension, spec §12.2). Other
+/// members of it are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolExtension {
+    /// `mcp`: every command of the document is a tool of the MCP server the document's `name`
+    /// names, and a call of one is an MCP `tools/call` of the command's name with its
+    /// parameters as the JSON arguments, never a process the runner starts. Documents made
+    /// from a server's `tools/list` by `atip_canonical::mcp_to_atip` say so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mcp: bool,
 }
 
 /// The `atip` field: `"0.3"` (legacy) or `{"version": "0.6", …}` (§3.2.1).

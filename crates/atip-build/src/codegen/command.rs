@@ -25,6 +25,9 @@ pub struct Extras<'a> {
     pub env: &'a [&'a str],
     /// Generate `serde` impls.
     pub serde: bool,
+    /// The metadata describes an MCP server's tools: `Command::SERVER` refers to the module's
+    /// constant.
+    pub server: bool,
 }
 
 pub fn command_items(
@@ -39,6 +42,7 @@ pub fn command_items(
         checksum,
         env,
         serde,
+        server,
     } = extras;
     let cmd = plan.cmd;
     // Only commands that read declared variables carry the list.
@@ -160,6 +164,11 @@ pub fn command_items(
             const CHECKSUM: Option<&'static str> = CHECKSUM;
         )
     });
+    let server = server.then(|| {
+        quote!(
+            const SERVER: Option<&'static str> = SERVER;
+        )
+    });
     // Only when asked for (`Options::serde`): two generic impls per command are about a
     // seventh of what a build pays for a tool (BENCHMARKS.md); `Command::to_arguments` and
     // `Command::from_json_text` do the same without them.
@@ -220,6 +229,7 @@ pub fn command_items(
             const EFFECTS: Effects = #effects;
             const TRUST: Option<TrustSource> = TRUST;
             #checksum
+            #server
             #env
 
             fn tool() -> &'static ToolSpec {

@@ -93,6 +93,15 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
         }
     });
     let program_lit = Literal::string(program);
+    let server = doc.tool.is_mcp_server();
+    let server_const = server.then(|| {
+        let name = Literal::string(&doc.tool.name);
+        quote! {
+            /// The MCP server whose tools these are (`x-atip-rust.mcp`): calls go to it, never
+            /// to a process.
+            const SERVER: Option<&str> = Some(#name);
+        }
+    });
 
     let mut items = TokenStream::new();
     let mut enums = plan.enums.iter().peekable();
@@ -113,6 +122,7 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
                 checksum: checksum.is_some(),
                 env: &doc.declared_env(p.cmd),
                 serde: settings.serde,
+                server,
             },
             &mut shared,
         ));
@@ -158,6 +168,7 @@ pub fn generate(doc: &Document, settings: &Options) -> Generation {
             /// What the metadata says about its own origin (`trust.source`).
             const TRUST: Option<TrustSource> = #trust;
             #checksum_const
+            #server_const
 
             #items
             #shared_items

@@ -197,7 +197,11 @@ impl<'a> Rewriter<'a> {
     fn report(&mut self, pointer: String, feature: Feature, resolution: Resolution) {
         if self.seen.insert((pointer.clone(), feature.clone())) {
             self.warnings.push(Warning::loss(
-                feature, pointer, self.from, self.to, resolution,
+                feature,
+                pointer,
+                self.from,
+                Some(self.to),
+                resolution,
             ));
         }
     }

@@ -120,6 +120,7 @@ pub fn document(cmd: &Command, annotations: &Annotations) -> Result<Described, D
         authentication: None,
         effects: annotations.effects.get("").cloned(),
         patterns: Vec::new(),
+        extension: None,
     };
     Ok(Described {
         tool,

@@ -37,6 +37,8 @@ pub struct LoadedCommands {
     metadata: Option<Shared<str>>,
     checksum: Option<Shared<str>>,
     globals: atip_core::GlobalOptions,
+    /// The tool's name when the document describes an MCP server's tools.
+    server: Option<Shared<str>>,
 }
 
 /// Above this many commands, [`LoadedCommands::definitions_json`] writes the two halves of the
@@ -82,7 +84,12 @@ impl LoadedCommands {
             .as_ref()
             .and_then(|t| t.binary_checksum())
             .map(|c| Shared::Counted(c.into()));
+        let server = document
+            .tool
+            .is_mcp_server()
+            .then(|| Shared::Counted(document.tool.name.as_str().into()));
         LoadedCommands {
+            server,
             program: program.unwrap_or_else(|| document.tool.name.clone()),
             document,
             prepared: std::sync::OnceLock::new(),
@@ -153,6 +160,7 @@ impl LoadedCommands {
         invocation.trust_assigned = self.assigned_trust.is_some();
         invocation.checksum.clone_from(&self.checksum);
         invocation.metadata.clone_from(&self.metadata);
+        invocation.server.clone_from(&self.server);
     }
 
     /// The document.

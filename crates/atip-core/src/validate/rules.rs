@@ -96,6 +96,19 @@ impl Validator {
         self.member(m, "authentication", Self::authentication);
         self.member(m, "effects", Self::effects);
         self.descriptive_list(m, "patterns", Self::pattern);
+        // This library's vendor extension (§12.2) at the top: `mcp` decides whether a call is
+        // a process or an MCP request, so it must be what it claims to be.
+        self.member(m, "x-atip-rust", |v, x| {
+            let Some(ext) = v.object(x) else { return };
+            v.member(ext, "mcp", Self::boolean);
+            for key in ext.keys() {
+                if key != "mcp" {
+                    v.in_name(key, |v| {
+                        v.warn("unknown member of `x-atip-rust`: it is not read".to_owned())
+                    });
+                }
+            }
+        });
         let known = [
             "atip",
             "binary",

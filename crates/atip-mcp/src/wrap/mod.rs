@@ -6,7 +6,8 @@
 //! 2025-06-18: one message per line, UTF-8) both ways unchanged, except:
 //!
 //! * `tools/list` results are read for each tool's annotations, which become its effects on
-//!   the safe side ([`effects_of`]: an absent hint is unknown);
+//!   the safe side ([`effects_of_annotations`](atip_runtime::canonical::effects_of_annotations):
+//!   an absent hint is unknown);
 //! * a `tools/call` is judged by the policy on those effects
 //!   ([`Policy::evaluate_effects`](atip_runtime::Policy::evaluate_effects)): allowed, it goes
 //!   to the server; denied, the client gets an error result naming the rules (`isError`), and
@@ -25,7 +26,6 @@
 //! through. The server's annotations are its own claims: a server that lies about them gets
 //! past the policy, not past the sandbox, which holds it to the effects it was started with.
 
-mod hints;
 mod redact;
 mod server;
 #[cfg(all(test, target_os = "linux"))]
@@ -42,7 +42,6 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-pub use hints::effects_of;
 pub use server::{name_of_program, ServerFilesystem, ServerSpec, ServerSpecError};
 
 use crate::confirm::CONFIRM_FIELD;
@@ -724,7 +723,7 @@ impl Relay {
     /// digits, `_`, `-`, `.`), one that differs from a described name only by case, or one the
     /// list names twice, is unknown whatever its annotations say (`DEL` or `"del "` beside a
     /// described `del`; a client may show the first of two entries, the server mean the
-    /// second); every other tool gets its annotations' effects ([`effects_of`]).
+    /// second); every other tool gets its annotations' effects ([`effects_of_annotations`](atip_runtime::canonical::effects_of_annotations)).
     fn learn(&mut self, message: &Value) {
         let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array) else {
             return;
@@ -738,7 +737,9 @@ impl Relay {
             let twice = !seen.insert(name);
             let lookalike = self.described.iter().any(|d| d.eq_ignore_ascii_case(name));
             let effects = if server::plain_tool_name(name) && !lookalike && !twice {
-                effects_of(tool.get("annotations"))
+                atip_runtime::canonical::effects_of_annotations(
+                    tool.get("annotations").and_then(Value::as_object),
+                )
             } else {
                 Effects::UNKNOWN
             };

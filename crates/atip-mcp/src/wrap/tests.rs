@@ -263,5 +263,8 @@ fn lookalike_and_odd_tool_names_are_unknown_whatever_their_annotations() {
     for odd in ["DEL", "del ", "d\u{435}l", "twice"] {
         assert_eq!(relay.tools[odd], Effects::UNKNOWN, "{odd:?}");
     }
-    assert_eq!(relay.tools["look"], effects_of(Some(&read_only)));
+    assert_eq!(
+        relay.tools["look"],
+        atip_runtime::canonical::effects_of_annotations(read_only.as_object())
+    );
 }

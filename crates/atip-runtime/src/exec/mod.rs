@@ -24,6 +24,7 @@ mod launch;
 mod output;
 mod process;
 mod run;
+mod served;
 mod started;
 mod tight;
 use atip_sandbox as sandbox;
@@ -51,6 +52,7 @@ pub use output::{ExitStatus, Formatter, Output, ResultOptions};
 pub use process::{OutputChunk, StreamKind};
 pub use run::Run;
 use sandbox::Sandbox;
+pub use served::{ServedCall, ServedReply, ToolServer};
 pub use started::Started;
 pub use verify::{ChecksumError, TrustRule, TrustTarget};
 
@@ -90,6 +92,8 @@ pub struct Runner {
     result_options: ResultOptions,
     audit: Option<AuditLog>,
     grants: Arc<Grants>,
+    /// MCP servers by name ([`Runner::tool_server`]), for invocations with a server.
+    servers: Arc<Vec<(String, Arc<dyn ToolServer>)>>,
 }
 
 impl Clone for Runner {
@@ -117,6 +121,10 @@ impl fmt::Debug for Runner {
             .field("result_options", &self.result_options)
             .field("audit", &self.audit.as_ref().map(AuditLog::path))
             .field("grants", &self.grants.list().len())
+            .field(
+                "servers",
+                &self.servers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -153,6 +161,7 @@ impl Runner {
             result_options: ResultOptions::default(),
             audit: None,
             grants: Arc::default(),
+            servers: Arc::default(),
         }
     }
 
@@ -171,6 +180,7 @@ impl Runner {
             result_options: self.result_options.clone(),
             audit: self.audit.clone(),
             grants: Arc::clone(&self.grants),
+            servers: Arc::clone(&self.servers),
         }
     }
 
@@ -432,17 +442,23 @@ impl Runner {
     /// The policy's gate for `invocation`, with tight first only where this runner sandboxes.
     fn gate(&self, invocation: &Invocation, working_dir: &std::path::Path) -> crate::policy::Gate {
         let mut gate = self.policy_for(invocation).gate(invocation, working_dir);
-        gate.tight_first &= self.sandbox.is_enabled();
+        // A served tool runs in its server, confined once for the server's life: no per-call
+        // sandbox can be tightened around it.
+        gate.tight_first &= self.sandbox.is_enabled() && invocation.server.is_none();
         gate
     }
 
     /// The file `invocation`'s argv\[0\] names, as the child would find it: a path relative to
-    /// `working_dir`, or a name looked up on the child's `PATH`; `None` when nothing is found.
+    /// `working_dir`, or a name looked up on the child's `PATH`; `None` when nothing is found,
+    /// and for a served tool ([`Invocation::server`]), whose argv is never started.
     fn program_of(
         &self,
         invocation: &Invocation,
         working_dir: &std::path::Path,
     ) -> Option<PathBuf> {
+        if invocation.server.is_some() {
+            return None;
+        }
         invocation.argv.first().and_then(|p| {
             let path = environment::child_var(&self.settings.env_base, &self.settings.env, "PATH");
             verify::resolve_program(p, working_dir, path.as_deref())
@@ -580,6 +596,9 @@ impl Runner {
                 }
             }
         }
+        if let Some(server) = invocation.server.clone() {
+            return self.served_run(invocation, &server).await;
+        }
         self.verified_run(
             invocation,
             program,
@@ -705,6 +724,9 @@ impl Runner {
     /// [`RunError::Argv`] for NUL bytes, [`RunError::Checksum`], [`RunError::Sandbox`],
     /// [`RunError::Spawn`] or [`RunError::Io`].
     pub async fn execute(&self, invocation: Invocation) -> Result<Output, RunError> {
+        if let Some(server) = invocation.server.clone() {
+            return self.served_run(invocation, &server).await;
+        }
         let working_dir = self.working_dir();
         let program = self.program_of(&invocation, &working_dir);
         let confinement = self.policy.gate(&invocation, &working_dir).confinement;

@@ -7,7 +7,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::sandbox::{Prepared, SandboxReport};
 use super::{RunError, Runner};
-use crate::filter::ResultFilter;
+use crate::filter::{KnownSecrets, ResultFilter};
 use crate::Invocation;
 use atip_spawn::Signal;
 
@@ -24,6 +24,7 @@ pub struct Started {
     /// The reading end of its standard error.
     pub stderr: Option<Box<dyn AsyncRead + Send + Unpin>>,
     filter: ResultFilter,
+    known: KnownSecrets,
     // Dropped in this order: the process group first, then its proxy, then its sandbox.
     child: atip_spawn::Child,
     _proxy: Option<atip_sandbox::egress::EgressProxy>,
@@ -55,6 +56,12 @@ impl Started {
     /// ([`KnownSecrets`](crate::filter::KnownSecrets)): what to redact what it says with.
     pub fn filter(&self) -> &ResultFilter {
         &self.filter
+    }
+
+    /// The values of the secret variables this program got, for redacting what it says
+    /// elsewhere (a [`ServedReply`](super::ServedReply)); `Debug` shows how many.
+    pub fn known_secrets(&self) -> &KnownSecrets {
+        &self.known
     }
 
     /// Waits for the program to exit. Cancel-safe: a wait given up may be started again.
@@ -99,6 +106,16 @@ impl Runner {
     /// when the policy requires a layer this system cannot enforce), [`RunError::Spawn`] or
     /// [`RunError::Io`] (the egress proxy could not start).
     pub async fn start(&self, invocation: &Invocation) -> Result<Started, RunError> {
+        if let Some(server) = &invocation.server {
+            // A served tool is a request to a running server, not a program of its own.
+            return Err(RunError::Spawn {
+                program: std::ffi::OsString::from(&**server),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a tool of an MCP server is called through the server, not started",
+                ),
+            });
+        }
         let working_dir = self.working_dir();
         let program = self.program_of(invocation, &working_dir);
         let confinement = self.gate(invocation, &working_dir).confinement;
@@ -119,6 +136,7 @@ impl Runner {
             &mut confined.prepared,
         )?;
         Ok(Started {
+            known: confined.known,
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),
             stderr: child.stderr.take(),

@@ -1,0 +1,139 @@
+//! Tools a long-lived server runs on request — an MCP server's tools, described by metadata
+//! with `x-atip-rust.mcp` ([`Invocation::server`]) — under the same gate as commands.
+//!
+//! A call of such a tool goes through everything a command's call does up to the point where a
+//! command would start: trust rules (by metadata location; no program is looked up), the
+//! policy on the call's effects, confirmation, grants and the audit line. Then, instead of a
+//! process, the [`ToolServer`] attached under the server's name ([`Runner::tool_server`])
+//! answers it, within the call's time limit; its answer becomes an [`Output`] (the text as
+//! stdout, an error result as a failed exit) and is capped, redacted and formatted like a
+//! command's. The server itself was started once, confined for its whole life
+//! ([`Runner::start`]): there is no per-call sandbox and no tight first try.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::output::ExitStatus;
+use super::{Output, RunError, Runner};
+use crate::filter::KnownSecrets;
+use crate::Invocation;
+
+/// What a [`ToolServer`] answered to one call.
+#[derive(Debug, Clone, Default)]
+pub struct ServedReply {
+    /// The result as text, as the model should read it (an MCP result's text content, its
+    /// structured content as JSON when it has no text).
+    pub text: String,
+    /// The server said the call failed (MCP `isError: true`).
+    pub is_error: bool,
+    /// The values of the secret variables the server was given: redacted wherever they occur
+    /// in the result.
+    pub known_secrets: KnownSecrets,
+}
+
+/// The future of [`ToolServer::call`].
+pub type ServedCall<'a> = Pin<Box<dyn Future<Output = std::io::Result<ServedReply>> + Send + 'a>>;
+
+/// A long-lived server that runs tools on request: an MCP server, started confined
+/// ([`Runner::start`]) and attached to a runner under its name ([`Runner::tool_server`]).
+/// `atip-mcp` implements it for an MCP client session (`atip_mcp::McpTools`).
+pub trait ToolServer: Send + Sync {
+    /// Runs the tool `invocation` names — [`Invocation::argv`]'s second element is the
+    /// tool's name on the server, [`Invocation::arguments`] its parameters — and returns its
+    /// answer. The runner has already judged and confirmed the call, and bounds the future
+    /// with the call's time limit (dropping it cancels the call).
+    ///
+    /// # Errors
+    ///
+    /// The server could not be reached or did not answer in its protocol; a tool that
+    /// failed is an [`Ok`] reply with [`ServedReply::is_error`].
+    fn call<'a>(&'a self, invocation: &'a Invocation) -> ServedCall<'a>;
+}
+
+impl Runner {
+    /// Attaches `server` under `name`: calls of invocations whose [`Invocation::server`] is
+    /// `name` go to it. A runner never starts such an invocation's argv: without a server of
+    /// that name attached, the call fails to start ([`RunError::Spawn`] with
+    /// [`std::io::ErrorKind::NotConnected`]).
+    #[must_use]
+    pub fn tool_server(mut self, name: impl Into<String>, server: Arc<dyn ToolServer>) -> Self {
+        let name = name.into();
+        let servers = Arc::make_mut(&mut self.servers);
+        servers.retain(|(n, _)| *n != name);
+        servers.push((name, server));
+        self
+    }
+
+    /// The server attached under `name`.
+    fn server_named(&self, name: &str) -> Option<&Arc<dyn ToolServer>> {
+        self.servers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, server)| server)
+    }
+
+    /// The layer after the policy for a served tool: the attached server answers within the
+    /// call's time limit; the answer is capped like a command's output.
+    pub(super) async fn served_run(
+        &self,
+        invocation: Invocation,
+        server: &str,
+    ) -> Result<Output, RunError> {
+        let program = || std::ffi::OsString::from(server);
+        let Some(handler) = self.server_named(server) else {
+            return Err(RunError::Spawn {
+                program: program(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    format!(
+                        "no MCP server named {server:?} is attached to this runner \
+                         (Runner::tool_server)"
+                    ),
+                ),
+            });
+        };
+        let timeout = self.timeout_for(&invocation.effects);
+        let started = Instant::now();
+        let answer = tokio::time::timeout(timeout, handler.call(&invocation)).await;
+        let duration = started.elapsed();
+        let (reply, timed_out) = match answer {
+            Ok(Ok(reply)) => (reply, false),
+            Ok(Err(source)) => {
+                return Err(RunError::Spawn {
+                    program: program(),
+                    source,
+                })
+            }
+            Err(_) => (ServedReply::default(), true),
+        };
+        let mut stdout = reply.text.into_bytes();
+        let cap = self.settings.max_output_bytes;
+        let mut stdout_dropped = 0;
+        if stdout.len() > cap {
+            // Cut on a character boundary, as a command's capped output is read.
+            let mut cut = cap;
+            while cut > 0 && (stdout[cut] & 0xC0) == 0x80 {
+                cut -= 1;
+            }
+            stdout_dropped = (stdout.len() - cut) as u64;
+            stdout.truncate(cut);
+        }
+        Ok(Output {
+            name: invocation.name.to_string(),
+            argv: invocation.argv,
+            status: ExitStatus::Code(i32::from(reply.is_error || timed_out)),
+            stdout,
+            stderr: Vec::new(),
+            stdout_dropped,
+            stderr_dropped: 0,
+            timed_out,
+            timeout,
+            duration,
+            sandbox: super::sandbox::SandboxReport::default(),
+            known_secrets: reply.known_secrets,
+            tight_first: false,
+        })
+    }
+}
