@@ -36,8 +36,11 @@
 
 mod answer;
 mod confirm;
+mod tools;
 mod watch;
 pub mod wrap;
+
+pub use tools::{McpTools, McpToolsError};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,415 @@
+//! An MCP server's tools in Rust: the server started confined, its tools typed, gated,
+//! redacted and audited like commands — for a turn driver that mixes them with ATIP tools, and
+//! for typed calls generated from a saved `tools/list`.
+//!
+//! [`McpTools::start`] starts the server with [`Runner::start`] (its sandbox for its whole
+//! life, as `atip mcp wrap` does), talks MCP to it as a client (rmcp), lists its tools and
+//! reads them as an ATIP document ([`mcp_to_atip`], losses in [`McpTools::warnings`]).
+//! [`McpTools::commands`] dispatches a model's calls of them ([`LoadedCommands`], one
+//! [`Dispatch`](atip_runtime::command::dispatch::Dispatch) source beside others); the runner
+//! it is attached to ([`McpTools::attach`], [`Runner::tool_server`]) gates each call on its
+//! effects (the tool's annotations on the safe side, or the description's), asks, audits,
+//! and then — instead of starting a process — sends it to the server as a `tools/call`,
+//! within the call's time limit, and redacts the answer.
+//!
+//! ```no_run
+//! # async fn demo(body: &str) -> Result<(), Box<dyn std::error::Error>> {
+//! use atip_mcp::McpTools;
+//! use atip_runtime::agent::TurnDriver;
+//! use atip_runtime::{Document, Invocation, LoadedCommands, Provider, Runner, Effects};
+//! let server = Invocation::new("time", vec!["mcp-server-time".into()], Effects::UNKNOWN);
+//! let runner = Runner::new();
+//! let time = McpTools::start(&runner, &server).await?;
+//! let git = Document::from_path("atip/git.json".as_ref(), Default::default(), &Default::default())?;
+//! let tools = vec![LoadedCommands::new(git, None), time.commands().clone()];
+//! let mut driver = TurnDriver::new(Provider::Anthropic, tools, time.attach(runner));
+//! let outcome = driver.turn(body).await?;
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::io::AsyncBufReadExt;
+
+use atip_runtime::canonical::{mcp_to_atip, ConvertError, Warning};
+use atip_runtime::exec::{ServedCall, ServedReply, Started, ToolServer};
+use atip_runtime::{Effects, Invocation, LoadedCommands, RunError, Runner};
+
+use crate::wrap::{name_of_program, ServerSpec};
+
+/// Why [`McpTools::start`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpToolsError {
+    /// The server could not be started (checksum, sandbox, spawn).
+    #[error("the MCP server could not start: {0}")]
+    Start(#[source] RunError),
+    /// The server did not answer `initialize` or `tools/list` in MCP.
+    #[error("the MCP server {server:?} did not answer {step}: {reason}")]
+    Protocol {
+        /// The server's name.
+        server: String,
+        /// `initialize` or `tools/list`.
+        step: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Its tools are not MCP tool definitions, or its name is no ATIP tool name.
+    #[error("the MCP server's tools cannot be read: {0}")]
+    Tools(#[source] ConvertError),
+    /// The ATIP document made of its tools does not load (a tool name too long for a
+    /// provider, …).
+    #[error("the MCP server's tools do not load as ATIP: {0}")]
+    Load(String),
+}
+
+/// A running MCP server's tools; see the module documentation. Cheap to clone: clones share
+/// the server, which ends (its process group killed) when the last clone is dropped — a
+/// runner it is attached to holds one.
+#[derive(Clone)]
+pub struct McpTools {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    commands: LoadedCommands,
+    warnings: Vec<Warning>,
+    /// By flattened name: the tool's name on the server and its input schema's properties.
+    tools: HashMap<String, Called>,
+    known: atip_runtime::filter::KnownSecrets,
+    // Dropped in this order: the session (its stdin closed), then the process group.
+    service: RunningService<RoleClient, ()>,
+    /// Held, never used: `Started` is not `Sync`.
+    _started: std::sync::Mutex<Started>,
+}
+
+/// What a call of one tool needs: its name on the server, and each parameter's property and
+/// JSON type.
+struct Called {
+    tool: String,
+    /// By provider parameter name: the property, its JSON type, and whether it is a list.
+    params: HashMap<String, (String, &'static str, bool)>,
+}
+
+impl std::fmt::Debug for McpTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTools")
+            .field("name", &self.inner.name)
+            .field("tools", &self.inner.tools.len())
+            .field("warnings", &self.inner.warnings.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpTools {
+    /// Starts `server` (its argv, effects and declared variables: the sandbox it gets for its
+    /// life, as [`Runner::start`] says) with `runner`, initializes an MCP session with it on
+    /// its stdin and stdout, lists its tools and reads them as ATIP ([`mcp_to_atip`], under
+    /// the server's name: `server.name`, or [`name_of_program`] of its argv\[0\] when that is
+    /// no ATIP tool name). The server's stderr is read and dropped (a debug line each,
+    /// redacted). Call it inside a tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`McpToolsError`]: the server did not start, answer in MCP, or list tools that load.
+    pub async fn start(runner: &Runner, server: &Invocation) -> Result<McpTools, McpToolsError> {
+        McpTools::start_described(runner, server, &HashMap::new()).await
+    }
+
+    /// [`McpTools::start`] for the server `spec` describes, with `runner` (whose policy and
+    /// sandbox should come from [`ServerSpec::add_to`] and [`ServerSpec::sandbox`]): the
+    /// tools the description names get its effects instead of their annotations, and a tool
+    /// whose name differs from a described one only by ASCII case is unknown whatever its
+    /// annotations say.
+    ///
+    /// # Errors
+    ///
+    /// As [`McpTools::start`].
+    pub async fn from_spec(runner: &Runner, spec: &ServerSpec) -> Result<McpTools, McpToolsError> {
+        McpTools::start_described(runner, &spec.invocation(), &spec.tools).await
+    }
+
+    async fn start_described(
+        runner: &Runner,
+        server: &Invocation,
+        described: &HashMap<String, Effects>,
+    ) -> Result<McpTools, McpToolsError> {
+        let mut started = runner.start(server).await.map_err(McpToolsError::Start)?;
+        let name = if server
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            server.name.to_string()
+        } else {
+            name_of_program(server.argv.first().map_or("".as_ref(), |p| p.as_os_str()))
+        };
+        if let Some(stderr) = started.stderr.take() {
+            let (filter, tool) = (started.filter().clone(), name.clone());
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let line = filter.redact_for(Some(&tool), &line).0.into_owned();
+                    tracing::debug!(server = %tool, "{line}");
+                }
+            });
+        }
+        let protocol = |step: &'static str| {
+            let server = name.clone();
+            move |e: &dyn std::fmt::Display| McpToolsError::Protocol {
+                server,
+                step,
+                reason: e.to_string(),
+            }
+        };
+        let (Some(stdout), Some(stdin)) = (started.stdout.take(), started.stdin.take()) else {
+            return Err(protocol("initialize")(&"its standard streams are not pipes"));
+        };
+        let service = ().serve((stdout, stdin)).await.map_err(|e| protocol("initialize")(&e))?;
+        let listed = service
+            .list_all_tools()
+            .await
+            .map_err(|e| protocol("tools/list")(&e))?;
+        let version = service
+            .peer_info()
+            .and_then(|i| i.server_info.as_ref().map(|s| s.version.clone()))
+            .unwrap_or_default();
+        let mut list: Vec<Value> = Vec::with_capacity(listed.len());
+        for tool in &listed {
+            list.push(serde_json::to_value(tool).map_err(|e| protocol("tools/list")(&e))?);
+        }
+        let tools = Value::Array(list);
+        let mut converted =
+            mcp_to_atip(&tools, &name, &version).map_err(McpToolsError::Tools)?;
+        describe(&mut converted.value, described);
+        let document = atip_runtime::Document::parse(
+            &converted.value.to_string(),
+            &atip_runtime::LoadOptions::default(),
+            &atip_runtime::FlattenOptions::default(),
+        )
+        .map_err(|e| McpToolsError::Load(e.to_string()))?;
+        let commands = LoadedCommands::new(document, None);
+        let called = called(&commands, &tools);
+        Ok(McpTools {
+            inner: Arc::new(Inner {
+                known: started.known_secrets().clone(),
+                name,
+                commands,
+                warnings: converted.warnings,
+                tools: called,
+                service,
+                _started: std::sync::Mutex::new(started),
+            }),
+        })
+    }
+
+    /// The server's name: the ATIP tool name of its document, the prefix of its flattened
+    /// tool names and the name a runner knows it by ([`McpTools::attach`]).
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Its tools as loaded ATIP commands: what a model is offered and its calls dispatched by
+    /// (a [`Dispatch`](atip_runtime::command::dispatch::Dispatch) source; several in a
+    /// `Vec<LoadedCommands>` with ATIP tools).
+    pub fn commands(&self) -> &LoadedCommands {
+        &self.inner.commands
+    }
+
+    /// What reading its tools as ATIP lost ([`mcp_to_atip`]): parameters and tools left
+    /// out, types rewritten, keywords moved into descriptions.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.inner.warnings
+    }
+
+    /// `runner` with this server attached under its name ([`Runner::tool_server`]): calls of
+    /// its tools go to it.
+    pub fn attach(&self, runner: Runner) -> Runner {
+        runner.tool_server(self.inner.name.clone(), Arc::new(self.clone()))
+    }
+}
+
+/// The description's effects for the tools it names; unknown effects for a tool whose name
+/// differs from a described one only by ASCII case.
+fn describe(document: &mut Value, described: &HashMap<String, Effects>) {
+    let Some(commands) = document.get_mut("commands").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (name, command) in commands.iter_mut() {
+        let effects = match described.get(name) {
+            Some(effects) => effects.clone(),
+            None if described.keys().any(|d| d.eq_ignore_ascii_case(name)) => Effects::UNKNOWN,
+            None => continue,
+        };
+        command["effects"] = serde_json::to_value(effects).unwrap_or_else(|_| Value::Object(Map::new()));
+    }
+}
+
+/// For each loaded command: its tool's name and how each parameter goes back into JSON (the
+/// property its flag names, the JSON type of a value or of a list's items).
+fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
+    let schema_of = |tool: &str| {
+        tools.as_array().into_iter().flatten().find(|t| t["name"] == tool).map(|t| &t["inputSchema"]["properties"])
+    };
+    let mut out = HashMap::new();
+    for (flat, spec) in commands.document().commands.iter().zip(commands.specs()) {
+        let Some(tool) = flat.path.first() else { continue };
+        let properties = schema_of(tool);
+        let mut params = HashMap::new();
+        for param in spec.params.iter() {
+            let property = param.argv.label().trim_start_matches("--").to_owned();
+            let schema = properties.and_then(|p| p.get(&property));
+            let typed = schema.map_or(Value::Null, |s| {
+                if param.multiple {
+                    s["items"].clone()
+                } else {
+                    s.clone()
+                }
+            });
+            params.insert(param.name.to_string(), (property, json_type(&typed), param.multiple));
+        }
+        out.insert(
+            flat.name.clone(),
+            Called {
+                tool: tool.clone(),
+                params,
+            },
+        );
+    }
+    out
+}
+
+/// The JSON type a schema's values have: its one non-null `type` (also in an `anyOf` or
+/// `oneOf` with a `null` branch), else `string`.
+fn json_type(schema: &Value) -> &'static str {
+    let named = |t: &Value| match t.as_str() {
+        Some("integer") => Some("integer"),
+        Some("number") => Some("number"),
+        Some("boolean") => Some("boolean"),
+        Some("string") => Some("string"),
+        _ => None,
+    };
+    let of = |s: &Value| match &s["type"] {
+        Value::Array(types) => types.iter().find_map(named),
+        t => named(t),
+    };
+    of(schema)
+        .or_else(|| {
+            ["anyOf", "oneOf"]
+                .iter()
+                .filter_map(|k| schema[*k].as_array())
+                .flatten()
+                .find_map(of)
+        })
+        .unwrap_or("string")
+}
+
+/// One value as its JSON type; text that does not parse as the type stays text (the server
+/// judges it).
+fn json_value(text: &str, json_type: &str) -> Value {
+    match json_type {
+        "integer" => text.parse::<i64>().map_or_else(|_| Value::from(text), Value::from),
+        "number" => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| Value::from(text), Value::Number),
+        "boolean" => match text {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            other => Value::from(other),
+        },
+        _ => Value::from(text),
+    }
+}
+
+impl Inner {
+    /// `invocation`'s JSON arguments, from the values it records by parameter.
+    fn arguments(&self, called: &Called, invocation: &Invocation) -> Map<String, Value> {
+        let mut arguments = Map::new();
+        for value in &invocation.arguments {
+            let Some((property, json_type, multiple)) = called.params.get(&*value.param) else {
+                continue;
+            };
+            let item = json_value(&value.value.to_string_lossy(), json_type);
+            if *multiple {
+                let list = arguments
+                    .entry(property.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(items) = list {
+                    items.push(item);
+                }
+            } else {
+                arguments.insert(property.clone(), item);
+            }
+        }
+        arguments
+    }
+
+    async fn call(&self, invocation: &Invocation) -> std::io::Result<ServedReply> {
+        let Some(called) = self.tools.get(&*invocation.name) else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("the MCP server {:?} has no tool {:?}", self.name, &*invocation.name),
+            ));
+        };
+        let mut params = CallToolRequestParams::new(called.tool.clone());
+        params.arguments = Some(self.arguments(called, invocation));
+        let result = self
+            .service
+            .call_tool(params)
+            .await
+            .map_err(|e| std::io::Error::other(format!("MCP server {:?}: {e}", self.name)))?;
+        Ok(ServedReply {
+            text: text_of(&result),
+            is_error: result.is_error == Some(true),
+            known_secrets: self.known.clone(),
+        })
+    }
+}
+
+/// A result as text: its text content, the text of embedded resources, a line naming every
+/// other block (images, audio, links) and, when there is no text, the structured content as
+/// JSON.
+fn text_of(result: &CallToolResult) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for block in &result.content {
+        let block = serde_json::to_value(block).unwrap_or_default();
+        let kind = block["type"].as_str().unwrap_or("content");
+        match (block["text"].as_str(), block["resource"]["text"].as_str()) {
+            (Some(text), _) | (None, Some(text)) => parts.push(text.to_owned()),
+            _ => {
+                let mime = block["mimeType"]
+                    .as_str()
+                    .or_else(|| block["resource"]["mimeType"].as_str())
+                    .unwrap_or("");
+                let uri = block["uri"]
+                    .as_str()
+                    .or_else(|| block["resource"]["uri"].as_str())
+                    .unwrap_or("");
+                parts.push(format!("[{kind} {mime} {uri}]").replace("  ", " ").replace(" ]", "]"));
+            }
+        }
+    }
+    if parts.is_empty() {
+        if let Some(structured) = &result.structured_content {
+            parts.push(structured.to_string());
+        }
+    }
+    parts.join("\n")
+}
+
+impl ToolServer for McpTools {
+    fn call<'a>(&'a self, invocation: &'a Invocation) -> ServedCall<'a> {
+        Box::pin(self.inner.call(invocation))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,225 @@
+//! An MCP server's tools beside an ATIP tool in one turn, against a scripted server (python3,
+//! one JSON-RPC message per line): dispatched, gated, answered by the server, redacted.
+
+use super::*;
+use atip_runtime::agent::{CallStatus, TurnDriver};
+use atip_runtime::{FilesystemEffects, Provider};
+use serde_json::json;
+
+/// Answers initialize, lists `look` (read-only; `path` required, `lines` an integer, `tags` a
+/// list of integers, `all` a boolean) and `wipe` (destructive), and answers each call with its
+/// arguments as JSON and a token; writes each tool it runs to `calls.log` in its working
+/// directory.
+const SERVER: &str = r#"
+import json, sys
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+for line in sys.stdin:
+    m = json.loads(line)
+    method, id = m.get("method"), m.get("id")
+    if id is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "scripted", "version": "3.1"}}
+    elif method == "tools/list":
+        look = {"type": "object", "required": ["path"], "properties": {
+            "path": {"type": "string"}, "lines": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "integer"}},
+            "all": {"type": "boolean"}, "filter": {"type": "object"}}}
+        result = {"tools": [
+            {"name": "look", "description": "Look at a file", "inputSchema": look,
+             "annotations": {"readOnlyHint": True, "openWorldHint": False}},
+            {"name": "wipe", "inputSchema": {"type": "object"},
+             "annotations": {"destructiveHint": True}}]}
+    elif method == "tools/call":
+        name, args = m["params"]["name"], m["params"].get("arguments")
+        with open("calls.log", "a") as f:
+            f.write(name + "\n")
+        result = {"content": [{"type": "text", "text": json.dumps(args, sort_keys=True)},
+                              {"type": "text", "text": "token " + TOKEN}]}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}), flush=True)
+"#;
+
+fn skip() -> bool {
+    std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip")
+}
+
+fn server_effects() -> Effects {
+    let mut effects = Effects::UNKNOWN;
+    effects.network = Some(false);
+    effects.filesystem = Some(FilesystemEffects {
+        read: Some(true),
+        write: Some(true),
+        ..Default::default()
+    });
+    effects
+}
+
+fn server() -> Invocation {
+    Invocation::new(
+        "scripted",
+        vec!["python3".into(), "-c".into(), SERVER.into()],
+        server_effects(),
+    )
+}
+
+/// `echo say WORDS`: a read-only ATIP command.
+fn echo() -> LoadedCommands {
+    let doc = json!({
+        "atip": {"version": "0.6"}, "name": "echo", "version": "1", "description": "Echo",
+        "commands": {"say": {"description": "Say words",
+            "effects": {"destructive": false, "idempotent": true, "network": false,
+                        "filesystem": {"read": false, "write": false, "delete": false}},
+            "arguments": [{"name": "words", "type": "string", "description": "What"}]}}
+    });
+    let doc = atip_runtime::Document::parse(
+        &doc.to_string(),
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap();
+    LoadedCommands::new(doc, None)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_mcp_servers_tools_and_an_atip_tool_in_one_turn() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Runner::new().current_dir(dir.path());
+    runtime().block_on(async {
+        let mcp = McpTools::start(&runner, &server()).await.unwrap();
+        assert_eq!(mcp.name(), "scripted");
+        let names: Vec<&str> = mcp.commands().specs().iter().map(|s| &*s.name).collect();
+        assert_eq!(names, ["scripted_look", "scripted_wipe"]);
+        // The object parameter is left out, and said.
+        assert!(
+            mcp.warnings()
+                .iter()
+                .any(|w| w.to_string().contains("properties/filter")),
+            "{:?}",
+            mcp.warnings()
+        );
+        let tools = vec![echo(), mcp.commands().clone()];
+        let mut driver = TurnDriver::new(Provider::Anthropic, tools, mcp.attach(runner));
+        let body = json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+            "stop_reason": "tool_use",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "echo_say",
+                 "input": {"words": "hello"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "scripted_look",
+                 "input": {"path": "a.txt", "lines": 3, "tags": [1, 2], "all": true}},
+                {"type": "tool_use", "id": "toolu_3", "name": "scripted_wipe", "input": {}},
+                {"type": "tool_use", "id": "toolu_4", "name": "scripted_look",
+                 "input": {"lines": 3}}
+            ]
+        });
+        let outcome = driver.turn(&body.to_string()).await.unwrap();
+        let calls = &outcome.calls;
+        assert_eq!(calls[0].status, CallStatus::Ran { success: true });
+        assert!(calls[0].result.content.starts_with("say hello\n"), "{}", calls[0].result.content);
+        // Read-only by its annotations: runs unasked, its arguments typed again for the
+        // server, its token redacted.
+        assert_eq!(calls[1].status, CallStatus::Ran { success: true });
+        let look = &calls[1].result.content;
+        assert!(
+            look.contains(r#"{"all": true, "lines": 3, "path": "a.txt", "tags": [1, 2]}"#),
+            "{look}"
+        );
+        assert!(!look.contains("aB3dE5fG7hJ9"), "{look}");
+        assert!(look.contains("[REDACTED"), "{look}");
+        // Destructive: needs a person, and without one never reaches the server.
+        assert_eq!(calls[2].status, CallStatus::Unconfirmed);
+        // A missing required parameter: the model is told, the server never sees it.
+        assert_eq!(calls[3].status, CallStatus::Invalid);
+        assert!(calls[3].result.content.contains("path"), "{}", calls[3].result.content);
+        let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
+        assert_eq!(log, "look\n");
+    });
+}
+
+#[test]
+fn a_served_tool_is_never_started_as_a_program() {
+    if skip() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    // A program named like the server, first on PATH: it would leave a mark if started.
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let mark = dir.path().join("started");
+    let program = bin.join("scripted");
+    std::fs::write(
+        &program,
+        format!("#!/bin/sh\ntouch {}\n", mark.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runner = Runner::new()
+        .current_dir(dir.path())
+        .env("PATH", &bin);
+    runtime().block_on(async {
+        let mcp = McpTools::start(&Runner::new().current_dir(dir.path()), &server())
+            .await
+            .unwrap();
+        let call = atip_runtime::command::dispatch::ToolCall::new(
+            None,
+            "scripted_look",
+            json!({"path": "x"}).as_object().unwrap().clone(),
+        );
+        let invocation = mcp.commands().invocation(&call).unwrap();
+        assert_eq!(invocation.server.as_deref(), Some("scripted"));
+        // Not attached: not started, and said why.
+        let err = runner.run(&invocation).await.unwrap_err();
+        assert!(err.to_string().contains("no MCP server named"), "{err}");
+        let err = runner.execute(invocation.clone()).await.unwrap_err();
+        assert!(err.to_string().contains("no MCP server named"), "{err}");
+        assert!(runner.start(&invocation).await.is_err());
+        assert!(!mark.exists());
+        // Attached: the server answers.
+        let out = mcp.attach(runner).run(&invocation).await.unwrap();
+        assert!(out.success());
+        assert!(!mark.exists());
+    });
+}
+
+#[test]
+fn described_effects_replace_annotations_and_lookalikes_are_unknown() {
+    let mut document = json!({"commands": {
+        "look": {"effects": {"destructive": false}},
+        "LOOK": {"effects": {"destructive": false}},
+        "other": {"effects": {"destructive": true}}
+    }});
+    let mut described = HashMap::new();
+    let mut look = Effects::UNKNOWN;
+    look.destructive = Some(true);
+    described.insert("look".to_owned(), look);
+    describe(&mut document, &described);
+    assert_eq!(document["commands"]["look"]["effects"]["destructive"], true);
+    assert_eq!(document["commands"]["LOOK"]["effects"], json!({}));
+    assert_eq!(document["commands"]["other"]["effects"]["destructive"], true);
+}
+
+#[test]
+fn values_go_back_to_their_json_types() {
+    assert_eq!(json_value("3", "integer"), json!(3));
+    assert_eq!(json_value("x3", "integer"), json!("x3"));
+    assert_eq!(json_value("1.5", "number"), json!(1.5));
+    assert_eq!(json_value("true", "boolean"), json!(true));
+    assert_eq!(json_value("3", "string"), json!("3"));
+    assert_eq!(json_type(&json!({"type": ["null", "integer"]})), "integer");
+    assert_eq!(json_type(&json!({"anyOf": [{"type": "number"}, {"type": "null"}]})), "number");
+    assert_eq!(json_type(&json!({})), "string");
+}
