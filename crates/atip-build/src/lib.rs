@@ -25,6 +25,17 @@
 //!
 //! Errors are [`atip_core::LoadError`]s listing every problem of the document with its JSON
 //! path and line:column.
+//!
+//! # An MCP server's saved tool list
+//!
+//! Input that is no ATIP document but an MCP server's tools — a saved `tools/list` result
+//! (`{"tools": […]}`, with the `initialize` result's `serverInfo` beside it when saved so) or
+//! an array of MCP `Tool`s — is read through the canonical model first
+//! (`atip_canonical::mcp_to_atip`): one typed command per tool, named
+//! `<server>_<tool>`, whose calls go to that MCP server (`Command::SERVER`) rather than to a
+//! process. The server's name is `serverInfo.name`, else the file's stem, each with characters
+//! outside `[A-Za-z0-9_-]` as `-`. What ATIP cannot type (object parameters, unions, …) is
+//! dropped or rewritten, each said as a warning.
 #![deny(missing_docs)]
 
 #[cfg(feature = "builder")]
@@ -72,6 +83,15 @@ pub struct Expansion {
 /// [`Options::max_commands`] commands remain after the filter, one error at `$.commands` that
 /// says how many there are and how to keep fewer (`commands = [...]`) or raise the limit.
 pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
+    let mut lost = Vec::new();
+    let converted;
+    let text = match mcp_tools(text, options, &mut lost)? {
+        Some(document) => {
+            converted = document;
+            converted.as_str()
+        }
+        None => text,
+    };
     let load = LoadOptions {
         mode: Mode::Strict,
         file: options.file.clone(),
@@ -84,7 +104,8 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
         return Err(too_many_commands(&doc, options));
     }
     let generation = generate(&doc, options);
-    let mut warnings = doc.warnings;
+    let mut warnings = lost;
+    warnings.extend(doc.warnings);
     let mut renames = generation.warnings;
     atip_core::diagnostic::locate(text.strip_prefix('\u{feff}').unwrap_or(text), &mut renames);
     warnings.extend(renames);
@@ -94,6 +115,62 @@ pub fn expand(text: &str, options: &Options) -> Result<Expansion, LoadError> {
         tokens: generation.tokens,
         warnings,
     })
+}
+
+/// When `text` is an MCP server's tools rather than an ATIP document, the ATIP document of
+/// them (see the crate documentation), what the conversion lost added to `lost`.
+fn mcp_tools(
+    text: &str,
+    options: &Options,
+    lost: &mut Vec<Diagnostic>,
+) -> Result<Option<String>, LoadError> {
+    let error = |message: String| LoadError {
+        file: options.file.clone(),
+        diagnostics: vec![Diagnostic::error(atip_core::JsonPath::root(), message)],
+    };
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    // Cheap first: an ATIP document is an object with `atip`; only other shapes are parsed
+    // here (a broken ATIP document gets the loader's located errors).
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) else {
+        return Ok(None);
+    };
+    let is_tools = match &value {
+        serde_json::Value::Array(_) => true,
+        serde_json::Value::Object(o) => !o.contains_key("atip") && o.get("tools").is_some_and(serde_json::Value::is_array),
+        _ => false,
+    };
+    if !is_tools {
+        return Ok(None);
+    }
+    let stem = options
+        .file
+        .as_deref()
+        .and_then(|f| std::path::Path::new(f).file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
+    let Some(raw) = value
+        .pointer("/serverInfo/name")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .or(stem)
+    else {
+        return Err(error(
+            "an MCP tool list needs a server name: save it with the initialize result's \
+             `serverInfo` beside `tools`, or in a file named after the server"
+                .to_owned(),
+        ));
+    };
+    let name: String = raw
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .collect();
+    let converted = atip_canonical::mcp_to_atip(&value, &name, "").map_err(|e| error(e.to_string()))?;
+    lost.extend(converted.warnings.iter().map(|w| {
+        Diagnostic::warning(
+            atip_core::JsonPath::root(),
+            format!("MCP tool list: {w}"),
+        )
+    }));
+    Ok(Some(converted.value.to_string()))
 }
 
 /// The error for a document with more commands than the generator is allowed to emit.

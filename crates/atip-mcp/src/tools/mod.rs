@@ -80,7 +80,7 @@ struct Inner {
     name: String,
     commands: LoadedCommands,
     warnings: Vec<Warning>,
-    /// By flattened name: the tool's name on the server and its input schema's properties.
+    /// By the tool's name on the server: how its parameters go back into JSON.
     tools: HashMap<String, Called>,
     known: atip_runtime::filter::KnownSecrets,
     // Dropped in this order: the session (its stdin closed), then the process group.
@@ -89,10 +89,8 @@ struct Inner {
     _started: std::sync::Mutex<Started>,
 }
 
-/// What a call of one tool needs: its name on the server, and each parameter's property and
-/// JSON type.
+/// What a call of one tool needs: each parameter's property and JSON type.
 struct Called {
-    tool: String,
     /// By provider parameter name: the property, its JSON type, and whether it is a list.
     params: HashMap<String, (String, &'static str, bool)>,
 }
@@ -251,7 +249,7 @@ fn describe(document: &mut Value, described: &HashMap<String, Effects>) {
     }
 }
 
-/// For each loaded command: its tool's name and how each parameter goes back into JSON (the
+/// For each loaded command, by its tool's name: how each parameter goes back into JSON (the
 /// property its flag names, the JSON type of a value or of a list's items).
 fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
     let schema_of = |tool: &str| {
@@ -274,13 +272,7 @@ fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
             });
             params.insert(param.name.to_string(), (property, json_type(&typed), param.multiple));
         }
-        out.insert(
-            flat.name.clone(),
-            Called {
-                tool: tool.clone(),
-                params,
-            },
-        );
+        out.insert(tool.clone(), Called { params });
     }
     out
 }
@@ -353,13 +345,20 @@ impl Inner {
     }
 
     async fn call(&self, invocation: &Invocation) -> std::io::Result<ServedReply> {
-        let Some(called) = self.tools.get(&*invocation.name) else {
+        // A served tool's argv is the server, then the tool's name (its one-element command
+        // path), then its options: what metadata made by `mcp_to_atip` gives, loaded here or
+        // generated from a saved list.
+        let tool = invocation.argv.get(1).map(|t| t.to_string_lossy());
+        let Some((tool, called)) = tool.and_then(|t| self.tools.get_key_value(&*t)) else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
-                format!("the MCP server {:?} has no tool {:?}", self.name, &*invocation.name),
+                format!(
+                    "the MCP server {:?} lists no tool for {:?}",
+                    self.name, &*invocation.name
+                ),
             ));
         };
-        let mut params = CallToolRequestParams::new(called.tool.clone());
+        let mut params = CallToolRequestParams::new(tool.clone());
         params.arguments = Some(self.arguments(called, invocation));
         let result = self
             .service
