@@ -281,10 +281,9 @@ fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_ch
 /// unasked; the filesystem server, allowed all of `/` by its own arguments, cannot read
 /// `~/.ssh` or write outside the working directory; a token it reads is redacted; its
 /// destructive writes ask (yes runs, no does not), and without elicitation are refused.
-#[test]
-#[ignore = "needs ../shared (the validators' Python with the MCP SDK) and the package registries"]
-fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
-    let atip = atip_binary();
+/// The real MCP servers, installed once (`tests/mcp/install-servers.sh`) into
+/// `$ATIP_MCP_SERVERS` (default `/tmp/atip-mcp-servers`).
+fn real_servers() -> std::path::PathBuf {
     let servers = std::env::var_os("ATIP_MCP_SERVERS")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from("/tmp/atip-mcp-servers"));
@@ -294,6 +293,14 @@ fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
         .status()
         .expect("bash runs");
     assert!(installed.success(), "tests/mcp/install-servers.sh failed");
+    servers
+}
+
+#[test]
+#[ignore = "needs ../shared (the validators' Python with the MCP SDK) and the package registries"]
+fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
+    let atip = atip_binary();
+    let servers = real_servers();
     let work = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
@@ -444,4 +451,99 @@ fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
     assert!(!text("fetch", 0).contains(&token));
     assert_eq!(call("fetch", 1)["is_error"], true, "{}", call("fetch", 1));
     assert!(!text("fetch", 1).contains("the other site"));
+}
+
+/// The official filesystem server's tools, typed from its saved `tools/list`
+/// (`examples/mcp/filesystem.tools.json`, the list of the version `install-servers.sh` pins).
+mod filesystem {
+    atip_runtime::include_atip!("../examples/mcp/filesystem.tools.json");
+}
+
+/// Typed calls of the real filesystem server, started confined by `McpTools` and given `/` by
+/// its own arguments: a read redacted, a destructive write asked about, held by the sandbox
+/// outside the working directory and done inside it after a yes, and not run after a no.
+#[test]
+#[ignore = "needs the package registries (installs the MCP filesystem server from npm)"]
+fn typed_calls_reach_the_real_filesystem_server_confined_gated_and_redacted() {
+    use atip_runtime::{Effects, FilesystemEffects, Invocation, Runner};
+    let servers = real_servers();
+    let work = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
+    std::fs::write(work.path().join("notes.txt"), format!("token: {token}\n")).unwrap();
+    let mut effects = Effects::UNKNOWN;
+    effects.network = Some(false);
+    effects.filesystem = Some(FilesystemEffects {
+        read: Some(true),
+        write: Some(true),
+        ..FilesystemEffects::default()
+    });
+    let server = Invocation::new(
+        "secure-filesystem-server",
+        vec![
+            servers
+                .join("node_modules/.bin/mcp-server-filesystem")
+                .into(),
+            "/".into(),
+        ],
+        effects,
+    );
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let answers = std::sync::Arc::new(std::sync::Mutex::new(vec![false, true, true]));
+    let (log, next) = (asked.clone(), answers.clone());
+    let runner = Runner::new().current_dir(work.path()).confirm_with(
+        move |request: atip_runtime::ConfirmationRequest| {
+            log.lock()
+                .unwrap()
+                .push(request.invocation.name.to_string());
+            let yes = next.lock().unwrap().pop().unwrap_or(false);
+            async move { yes }
+        },
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mcp = atip_mcp::McpTools::start(&runner, &server).await.unwrap();
+        let runner = mcp.attach(runner);
+        // The live list is the saved one: the typed names are the server's.
+        for name in filesystem::Call::NAMES {
+            assert!(mcp.commands().has_command(name), "{name}");
+        }
+        // Read-only by its annotations: runs unasked; the token is redacted.
+        let read = filesystem::ReadTextFile::new(work.path().join("notes.txt").to_str().unwrap());
+        let out = runner.run(&read).await.unwrap();
+        let shown = runner.tool_result(&out).content;
+        assert!(out.success(), "{shown}");
+        assert!(
+            shown.contains("[REDACTED]") && !shown.contains(&token),
+            "{shown}"
+        );
+        assert!(asked.lock().unwrap().is_empty());
+        // Destructive: asked. Yes, outside the working directory: the sandbox holds it.
+        let planted = outside.path().join("planted.txt");
+        let write = filesystem::WriteFile::new(planted.to_str().unwrap(), "x");
+        let out = runner.run(&write).await.unwrap();
+        let shown = runner.tool_result(&out).content;
+        assert!(!out.success(), "{shown}");
+        assert!(
+            shown.contains("EACCES") || shown.contains("EROFS"),
+            "{shown}"
+        );
+        assert!(!planted.exists());
+        // Yes, inside: written.
+        let kept = work.path().join("kept.txt");
+        let write = filesystem::WriteFile::new(kept.to_str().unwrap(), "kept");
+        let out = runner.run(&write).await.unwrap();
+        assert!(out.success(), "{}", runner.tool_result(&out).content);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "kept");
+        // No: not run.
+        let declined = work.path().join("declined.txt");
+        let write = filesystem::WriteFile::new(declined.to_str().unwrap(), "no");
+        let err = runner.run(&write).await.unwrap_err();
+        assert!(matches!(err, atip_runtime::RunError::Declined(_)), "{err}");
+        assert!(!declined.exists());
+        assert_eq!(asked.lock().unwrap().len(), 3);
+    });
 }

@@ -136,7 +136,9 @@ fn mcp_tools(
     };
     let is_tools = match &value {
         serde_json::Value::Array(_) => true,
-        serde_json::Value::Object(o) => !o.contains_key("atip") && o.get("tools").is_some_and(serde_json::Value::is_array),
+        serde_json::Value::Object(o) => {
+            !o.contains_key("atip") && o.get("tools").is_some_and(serde_json::Value::is_array)
+        }
         _ => false,
     };
     if !is_tools {
@@ -161,15 +163,21 @@ fn mcp_tools(
     };
     let name: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
-    let converted = atip_canonical::mcp_to_atip(&value, &name, "").map_err(|e| error(e.to_string()))?;
-    lost.extend(converted.warnings.iter().map(|w| {
-        Diagnostic::warning(
-            atip_core::JsonPath::root(),
-            format!("MCP tool list: {w}"),
-        )
-    }));
+    let converted =
+        atip_canonical::mcp_to_atip(&value, &name, "").map_err(|e| error(e.to_string()))?;
+    lost.extend(
+        converted.warnings.iter().map(|w| {
+            Diagnostic::warning(atip_core::JsonPath::root(), format!("MCP tool list: {w}"))
+        }),
+    );
     Ok(Some(converted.value.to_string()))
 }
 

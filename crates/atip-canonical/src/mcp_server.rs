@@ -146,15 +146,7 @@ fn command_of(tool: &CanonicalTool, warnings: &mut Vec<Warning>) -> Option<Value
         match option_of(name, schema, is_required, &at, warnings) {
             Some(option) => options.push(option),
             None if is_required => {
-                loss(
-                    warnings,
-                    Feature::Field(tool.name.clone()),
-                    at,
-                    Resolution::Rewritten(
-                        "away: the tool is left out, a required parameter has no ATIP type"
-                            .to_owned(),
-                    ),
-                );
+                loss(warnings, Feature::Tool, at, Resolution::Dropped);
                 return None;
             }
             None => {}
@@ -439,7 +431,7 @@ mod tests {
             "{said:#?}"
         );
         assert!(
-            has("/tools/1/inputSchema/properties/q: the field `search`"),
+            has("/tools/1/inputSchema/properties/q: the tool, whose required parameter here has no type, mcp to atip: dropped"),
             "{said:#?}"
         );
         assert!(

@@ -37,6 +37,9 @@ pub enum Feature {
     Field(String),
     /// The tool's name, which the target's naming rule does not allow.
     Name,
+    /// The whole tool, which the target cannot call: for ATIP, a tool with a required
+    /// parameter it cannot type (the pointer is that parameter's).
+    Tool,
 }
 
 impl fmt::Display for Feature {
@@ -46,6 +49,7 @@ impl fmt::Display for Feature {
             Feature::TypeUnion => f.write_str("a type union"),
             Feature::Field(k) => write!(f, "the field `{k}`"),
             Feature::Name => f.write_str("the name"),
+            Feature::Tool => f.write_str("the tool, whose required parameter here has no type"),
         }
     }
 }

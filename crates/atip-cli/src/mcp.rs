@@ -1,5 +1,6 @@
 //! `atip mcp wrap`: a stdio MCP server run confined, its tools gated by the policy and its
-//! results redacted (`atip_mcp::wrap`).
+//! results redacted (`atip_mcp::wrap`); `atip mcp tools`: its tool list, saved for typed code
+//! (`atip_mcp::McpTools`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -27,6 +28,11 @@ pub(crate) enum McpCmd {
     /// write, the hosts it may reach, its variables and sockets, and its tools' effects
     /// (docs/mcp.md).
     Wrap(Wrap),
+    /// Start a stdio MCP server confined, as `atip mcp wrap` does (the same options and
+    /// forms), and print its tool list as JSON — `{"serverInfo": {…}, "tools": […]}` — for
+    /// typed code: `include_atip!("server.tools.json")` makes one typed command per tool,
+    /// called over MCP. What ATIP cannot type is said on stderr.
+    Tools(Wrap),
 }
 
 /// The options of `atip mcp wrap`: a description or a command line, not both.
@@ -55,12 +61,23 @@ pub(crate) struct Wrap {
 pub(crate) fn run(cmd: McpCmd) -> Outcome {
     match cmd {
         McpCmd::Wrap(wrap) => serve(wrap),
+        McpCmd::Tools(wrap) => tools(wrap),
     }
 }
 
-fn serve(wrap: Wrap) -> Outcome {
+/// The server the options describe, the runner that starts it, and its described tools'
+/// effects; its name and whether it may reach the network.
+struct Prepared {
+    runner: atip_runtime::Runner,
+    server: Invocation,
+    described: Option<ServerSpec>,
+    name: String,
+    network: bool,
+}
+
+fn prepare(wrap: Wrap) -> Result<Prepared, Failure> {
     let mut policy = read_policy(wrap.exec.policy.as_deref())?;
-    let (wrapper, name, network) = match &wrap.server {
+    Ok(match &wrap.server {
         Some(path) => {
             let mut spec = ServerSpec::from_path(path)
                 .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
@@ -73,12 +90,13 @@ fn serve(wrap: Wrap) -> Outcome {
             let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             let sandbox = spec.sandbox(sandbox_of(&wrap.exec), &here);
             let runner = runner_with(&wrap.exec, policy, sandbox)?;
-            let network = spec.network || !spec.hosts.is_empty();
-            (
-                Wrapper::from_spec(runner, &spec),
-                spec.server_name(),
-                network,
-            )
+            Prepared {
+                runner,
+                server: spec.invocation(),
+                name: spec.server_name(),
+                network: spec.network || !spec.hosts.is_empty(),
+                described: Some(spec),
+            }
         }
         None => {
             let runner = runner_with(&wrap.exec, policy, sandbox_of(&wrap.exec))?;
@@ -92,13 +110,33 @@ fn serve(wrap: Wrap) -> Outcome {
                 write: Some(true),
                 ..FilesystemEffects::default()
             });
-            let server = Invocation::new(name.clone(), wrap.command, effects);
-            (Wrapper::new(runner, server), name, wrap.network)
+            Prepared {
+                runner,
+                server: Invocation::new(name.clone(), wrap.command, effects),
+                described: None,
+                name,
+                network: wrap.network,
+            }
         }
+    })
+}
+
+fn serve(wrap: Wrap) -> Outcome {
+    let no_sandbox = wrap.exec.no_sandbox;
+    let Prepared {
+        runner,
+        server,
+        described,
+        name,
+        network,
+    } = prepare(wrap)?;
+    let wrapper = match &described {
+        Some(spec) => Wrapper::from_spec(runner, spec),
+        None => Wrapper::new(runner, server),
     };
     eprintln!(
         "atip mcp wrap: {name} confined (sandbox {}, network {}), MCP on stdin/stdout",
-        if wrap.exec.no_sandbox { "off" } else { "on" },
+        if no_sandbox { "off" } else { "on" },
         if network { "on" } else { "off" },
     );
     let status = block_on(wrapper.serve_stdio())?.map_err(Failure::new)?;
@@ -107,4 +145,27 @@ fn serve(wrap: Wrap) -> Outcome {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::FAILURE,
     })
+}
+
+fn tools(wrap: Wrap) -> Outcome {
+    let Prepared {
+        runner,
+        server,
+        described,
+        name,
+        ..
+    } = prepare(wrap)?;
+    let tools = block_on(async {
+        match &described {
+            Some(spec) => atip_mcp::McpTools::from_spec(&runner, spec).await,
+            None => atip_mcp::McpTools::start(&runner, &server).await,
+        }
+    })?
+    .map_err(|e| Failure::new(format!("{name}: {e}")))?;
+    for warning in tools.warnings() {
+        eprintln!("atip mcp tools: {name}: {warning}");
+    }
+    let text = serde_json::to_string_pretty(tools.tools_list()).map_err(Failure::new)?;
+    println!("{text}");
+    Ok(ExitCode::SUCCESS)
 }

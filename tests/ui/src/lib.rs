@@ -34,18 +34,35 @@ mod tests {
     fn a_typed_call_of_an_mcp_tool_goes_to_its_server_with_its_effects() {
         use super::filesystem;
         use atip_runtime::{Command, ToInvocation};
-        assert_eq!(filesystem::ReadTextFile::SERVER, Some("secure-filesystem-server"));
-        assert_eq!(filesystem::ReadTextFile::NAME, "secure-filesystem-server_read_text_file");
+        assert_eq!(
+            filesystem::ReadTextFile::SERVER,
+            Some("secure-filesystem-server")
+        );
+        assert_eq!(
+            filesystem::ReadTextFile::NAME,
+            "secure-filesystem-server_read_text_file"
+        );
         let call = filesystem::ReadTextFile::new("/data/a.txt").head(3.0);
         let invocation = call.to_invocation().unwrap();
-        assert_eq!(invocation.server.as_deref(), Some("secure-filesystem-server"));
+        assert_eq!(
+            invocation.server.as_deref(),
+            Some("secure-filesystem-server")
+        );
         assert_eq!(
             invocation.argv,
-            ["secure-filesystem-server", "read_text_file", "--path=/data/a.txt", "--head=3"]
+            [
+                "secure-filesystem-server",
+                "read_text_file",
+                "--path=/data/a.txt",
+                "--head=3"
+            ]
         );
         // readOnlyHint: nothing written or destroyed; write_file's destructiveHint kept.
         assert_eq!(filesystem::ReadTextFile::EFFECTS.destructive, Some(false));
-        assert_eq!(filesystem::ReadTextFile::EFFECTS.filesystem_write(), Some(false));
+        assert_eq!(
+            filesystem::ReadTextFile::EFFECTS.filesystem_write(),
+            Some(false)
+        );
         assert_eq!(filesystem::WriteFile::EFFECTS.destructive, Some(true));
         // Every tool typed: edit_file's `edits` (a list of objects) has no ATIP type, and the
         // tool needs it.

@@ -1055,3 +1055,67 @@ fn policy_check_explains_each_decision_and_runs_nothing() {
         "{err}"
     );
 }
+
+/// A stdio MCP server (python3, one message per line) with one read-only tool that takes a
+/// path and an object, and one destructive tool.
+const LISTING_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("id") is None:
+        continue
+    if m["method"] == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "notes server", "version": "2.0"}}
+    elif m["method"] == "tools/list":
+        result = {"tools": [
+            {"name": "find", "annotations": {"readOnlyHint": True},
+             "inputSchema": {"type": "object", "required": ["path"], "properties": {
+                 "path": {"type": "string"}, "limit": {"type": "integer"},
+                 "where": {"type": "object"}}}},
+            {"name": "erase", "annotations": {"destructiveHint": True},
+             "inputSchema": {"type": "object"}}]}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": result}), flush=True)
+"#;
+
+#[test]
+fn mcp_tools_prints_a_confined_servers_tool_list_that_generates_typed_code() {
+    if std::env::var("ATIP_SANDBOX_TESTS").as_deref() == Ok("skip") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = atip_in(
+        dir.path(),
+        &["mcp", "tools", "--", "python3", "-c", LISTING_SERVER],
+    );
+    assert_eq!(code, 0, "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed["serverInfo"]["name"], "notes server");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["find", "erase"]);
+    // What typed code cannot hold is said.
+    assert!(
+        err.contains("/tools/0/inputSchema/properties/where: `type`, mcp to atip: dropped"),
+        "{err}"
+    );
+    // Saved, it generates one typed command per tool, called over MCP.
+    std::fs::write(dir.path().join("notes.tools.json"), &out).unwrap();
+    let (code, code_out, err) = atip_in(dir.path(), &["gen", "notes.tools.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        code_out.contains("const SERVER: Option<&str> = Some(\"notes-server\");"),
+        "{code_out}"
+    );
+    assert!(code_out.contains("pub struct Find"), "{code_out}");
+    assert!(
+        code_out.contains("pub fn new(path: impl Into<String>)"),
+        "{code_out}"
+    );
+}

@@ -79,6 +79,7 @@ pub struct McpTools {
 struct Inner {
     name: String,
     commands: LoadedCommands,
+    listed: Value,
     warnings: Vec<Warning>,
     /// By the tool's name on the server: how its parameters go back into JSON.
     tools: HashMap<String, Called>,
@@ -167,24 +168,35 @@ impl McpTools {
             }
         };
         let (Some(stdout), Some(stdin)) = (started.stdout.take(), started.stdin.take()) else {
-            return Err(protocol("initialize")(&"its standard streams are not pipes"));
+            return Err(protocol("initialize")(
+                &"its standard streams are not pipes",
+            ));
         };
         let service = ().serve((stdout, stdin)).await.map_err(|e| protocol("initialize")(&e))?;
         let listed = service
             .list_all_tools()
             .await
             .map_err(|e| protocol("tools/list")(&e))?;
-        let version = service
+        let server_info = service
             .peer_info()
-            .and_then(|i| i.server_info.as_ref().map(|s| s.version.clone()))
-            .unwrap_or_default();
+            .and_then(|i| i.server_info.as_ref().map(serde_json::to_value))
+            .and_then(Result::ok);
+        let version = server_info
+            .as_ref()
+            .and_then(|i| i["version"].as_str())
+            .unwrap_or_default()
+            .to_owned();
         let mut list: Vec<Value> = Vec::with_capacity(listed.len());
         for tool in &listed {
             list.push(serde_json::to_value(tool).map_err(|e| protocol("tools/list")(&e))?);
         }
-        let tools = Value::Array(list);
-        let mut converted =
-            mcp_to_atip(&tools, &name, &version).map_err(McpToolsError::Tools)?;
+        let mut listed = Map::new();
+        if let Some(info) = server_info {
+            listed.insert("serverInfo".into(), info);
+        }
+        listed.insert("tools".into(), Value::Array(list));
+        let listed = Value::Object(listed);
+        let mut converted = mcp_to_atip(&listed, &name, &version).map_err(McpToolsError::Tools)?;
         describe(&mut converted.value, described);
         let document = atip_runtime::Document::parse(
             &converted.value.to_string(),
@@ -193,12 +205,13 @@ impl McpTools {
         )
         .map_err(|e| McpToolsError::Load(e.to_string()))?;
         let commands = LoadedCommands::new(document, None);
-        let called = called(&commands, &tools);
+        let called = called(&commands, &listed["tools"]);
         Ok(McpTools {
             inner: Arc::new(Inner {
                 known: started.known_secrets().clone(),
                 name,
                 commands,
+                listed,
                 warnings: converted.warnings,
                 tools: called,
                 service,
@@ -218,6 +231,13 @@ impl McpTools {
     /// `Vec<LoadedCommands>` with ATIP tools).
     pub fn commands(&self) -> &LoadedCommands {
         &self.inner.commands
+    }
+
+    /// Its tools as it listed them, with the `initialize` result's `serverInfo` beside them:
+    /// `{"serverInfo": {…}, "tools": […]}`, what `include_atip!` and `atip_build` type from
+    /// when saved (`atip mcp tools` prints it).
+    pub fn tools_list(&self) -> &Value {
+        &self.inner.listed
     }
 
     /// What reading its tools as ATIP lost ([`mcp_to_atip`]): parameters and tools left
@@ -245,7 +265,8 @@ fn describe(document: &mut Value, described: &HashMap<String, Effects>) {
             None if described.keys().any(|d| d.eq_ignore_ascii_case(name)) => Effects::UNKNOWN,
             None => continue,
         };
-        command["effects"] = serde_json::to_value(effects).unwrap_or_else(|_| Value::Object(Map::new()));
+        command["effects"] =
+            serde_json::to_value(effects).unwrap_or_else(|_| Value::Object(Map::new()));
     }
 }
 
@@ -253,11 +274,18 @@ fn describe(document: &mut Value, described: &HashMap<String, Effects>) {
 /// property its flag names, the JSON type of a value or of a list's items).
 fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
     let schema_of = |tool: &str| {
-        tools.as_array().into_iter().flatten().find(|t| t["name"] == tool).map(|t| &t["inputSchema"]["properties"])
+        tools
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["name"] == tool)
+            .map(|t| &t["inputSchema"]["properties"])
     };
     let mut out = HashMap::new();
     for (flat, spec) in commands.document().commands.iter().zip(commands.specs()) {
-        let Some(tool) = flat.path.first() else { continue };
+        let Some(tool) = flat.path.first() else {
+            continue;
+        };
         let properties = schema_of(tool);
         let mut params = HashMap::new();
         for param in spec.params.iter() {
@@ -270,7 +298,10 @@ fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
                     s.clone()
                 }
             });
-            params.insert(param.name.to_string(), (property, json_type(&typed), param.multiple));
+            params.insert(
+                param.name.to_string(),
+                (property, json_type(&typed), param.multiple),
+            );
         }
         out.insert(tool.clone(), Called { params });
     }
@@ -306,7 +337,9 @@ fn json_type(schema: &Value) -> &'static str {
 /// judges it).
 fn json_value(text: &str, json_type: &str) -> Value {
     match json_type {
-        "integer" => text.parse::<i64>().map_or_else(|_| Value::from(text), Value::from),
+        "integer" => text
+            .parse::<i64>()
+            .map_or_else(|_| Value::from(text), Value::from),
         "number" => text
             .parse::<f64>()
             .ok()
@@ -392,7 +425,11 @@ fn text_of(result: &CallToolResult) -> String {
                     .as_str()
                     .or_else(|| block["resource"]["uri"].as_str())
                     .unwrap_or("");
-                parts.push(format!("[{kind} {mime} {uri}]").replace("  ", " ").replace(" ]", "]"));
+                parts.push(
+                    format!("[{kind} {mime} {uri}]")
+                        .replace("  ", " ")
+                        .replace(" ]", "]"),
+                );
             }
         }
     }

@@ -74,12 +74,9 @@ fn echo() -> LoadedCommands {
                         "filesystem": {"read": false, "write": false, "delete": false}},
             "arguments": [{"name": "words", "type": "string", "description": "What"}]}}
     });
-    let doc = atip_runtime::Document::parse(
-        &doc.to_string(),
-        &Default::default(),
-        &Default::default(),
-    )
-    .unwrap();
+    let doc =
+        atip_runtime::Document::parse(&doc.to_string(), &Default::default(), &Default::default())
+            .unwrap();
     LoadedCommands::new(doc, None)
 }
 
@@ -128,7 +125,11 @@ fn an_mcp_servers_tools_and_an_atip_tool_in_one_turn() {
         let outcome = driver.turn(&body.to_string()).await.unwrap();
         let calls = &outcome.calls;
         assert_eq!(calls[0].status, CallStatus::Ran { success: true });
-        assert!(calls[0].result.content.starts_with("say hello\n"), "{}", calls[0].result.content);
+        assert!(
+            calls[0].result.content.starts_with("say hello\n"),
+            "{}",
+            calls[0].result.content
+        );
         // Read-only by its annotations: runs unasked, its arguments typed again for the
         // server, its token redacted.
         assert_eq!(calls[1].status, CallStatus::Ran { success: true });
@@ -143,7 +144,11 @@ fn an_mcp_servers_tools_and_an_atip_tool_in_one_turn() {
         assert_eq!(calls[2].status, CallStatus::Unconfirmed);
         // A missing required parameter: the model is told, the server never sees it.
         assert_eq!(calls[3].status, CallStatus::Invalid);
-        assert!(calls[3].result.content.contains("path"), "{}", calls[3].result.content);
+        assert!(
+            calls[3].result.content.contains("path"),
+            "{}",
+            calls[3].result.content
+        );
         let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
         assert_eq!(log, "look\n");
     });
@@ -161,15 +166,9 @@ fn a_served_tool_is_never_started_as_a_program() {
     std::fs::create_dir(&bin).unwrap();
     let mark = dir.path().join("started");
     let program = bin.join("scripted");
-    std::fs::write(
-        &program,
-        format!("#!/bin/sh\ntouch {}\n", mark.display()),
-    )
-    .unwrap();
+    std::fs::write(&program, format!("#!/bin/sh\ntouch {}\n", mark.display())).unwrap();
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let runner = Runner::new()
-        .current_dir(dir.path())
-        .env("PATH", &bin);
+    let runner = Runner::new().current_dir(dir.path()).env("PATH", &bin);
     runtime().block_on(async {
         let mcp = McpTools::start(&Runner::new().current_dir(dir.path()), &server())
             .await
@@ -209,7 +208,10 @@ fn described_effects_replace_annotations_and_lookalikes_are_unknown() {
     describe(&mut document, &described);
     assert_eq!(document["commands"]["look"]["effects"]["destructive"], true);
     assert_eq!(document["commands"]["LOOK"]["effects"], json!({}));
-    assert_eq!(document["commands"]["other"]["effects"]["destructive"], true);
+    assert_eq!(
+        document["commands"]["other"]["effects"]["destructive"],
+        true
+    );
 }
 
 #[test]
@@ -220,6 +222,9 @@ fn values_go_back_to_their_json_types() {
     assert_eq!(json_value("true", "boolean"), json!(true));
     assert_eq!(json_value("3", "string"), json!("3"));
     assert_eq!(json_type(&json!({"type": ["null", "integer"]})), "integer");
-    assert_eq!(json_type(&json!({"anyOf": [{"type": "number"}, {"type": "null"}]})), "number");
+    assert_eq!(
+        json_type(&json!({"anyOf": [{"type": "number"}, {"type": "null"}]})),
+        "number"
+    );
     assert_eq!(json_type(&json!({})), "string");
 }
