@@ -64,6 +64,7 @@ pub fn effects_of_annotations(annotations: Option<&Map<String, Value>>) -> Effec
 /// | `minimum`, `pattern`, `format`, … | in the option's description (the server enforces them) |
 /// | optional `object`, union or nested array | dropped |
 /// | a tool with a required one, or a name outside `[A-Za-z0-9_-]` (tool or property) | the tool dropped |
+/// | a tool listed twice | its first definition, with unknown effects |
 ///
 /// # Errors
 ///
@@ -92,6 +93,21 @@ pub fn mcp_to_atip(tools: &Value, server: &str, version: &str) -> Result<Convert
     };
     let mut commands = Map::new();
     for tool in &read.tools {
+        if commands.contains_key(&tool.name) {
+            // Listed twice: a client may show one entry and the server run the other, so
+            // neither's annotations are believed.
+            loss(
+                &mut warnings,
+                Feature::Field("annotations".to_owned()),
+                pointer::push(&tool.source_meta.origin, "name"),
+                Resolution::Rewritten(
+                    "as unknown effects: the tool is listed twice, its first definition kept"
+                        .to_owned(),
+                ),
+            );
+            commands[&tool.name]["effects"] = json!({});
+            continue;
+        }
         if let Some(command) = command_of(tool, &mut warnings) {
             commands.insert(tool.name.clone(), command);
         }
@@ -385,7 +401,9 @@ mod tests {
              }}},
             {"name": "search", "inputSchema": {"type": "object", "required": ["q"],
              "properties": {"q": {"type": "object"}}}},
-            {"name": "bad.name", "inputSchema": {"type": "object"}}
+            {"name": "bad.name", "inputSchema": {"type": "object"}},
+            {"name": "read_file", "annotations": {"readOnlyHint": true},
+             "inputSchema": {"type": "object"}}
         ]})
     }
 
@@ -398,9 +416,9 @@ mod tests {
         assert_eq!(doc["x-atip-rust"], json!({"mcp": true}));
         let commands = doc["commands"].as_object().unwrap();
         assert_eq!(commands.keys().collect::<Vec<_>>(), ["read_file"]);
+        // Listed twice: the first definition, its effects unknown whatever both claim.
         let read = &commands["read_file"];
-        assert_eq!(read["effects"]["destructive"], false);
-        assert_eq!(read["effects"]["filesystem"]["write"], false);
+        assert_eq!(read["effects"], json!({}));
         let options = read["options"].as_array().unwrap();
         let names: Vec<&str> = options
             .iter()
@@ -438,6 +456,14 @@ mod tests {
             has("/tools/2/name: the name, mcp to atip: dropped"),
             "{said:#?}"
         );
+        assert!(
+            has("/tools/3/name: the field `annotations`, mcp to atip: rewritten as unknown"),
+            "{said:#?}"
+        );
+        let once = json!({"tools": [tools()["tools"][0].clone()]});
+        let read = &mcp_to_atip(&once, "files", "1").unwrap().value["commands"]["read_file"];
+        assert_eq!(read["effects"]["destructive"], false);
+        assert_eq!(read["effects"]["filesystem"]["write"], false);
     }
 
     #[test]

@@ -42,6 +42,9 @@ use atip_runtime::{Effects, Invocation, LoadedCommands, RunError, Runner};
 
 use crate::wrap::{name_of_program, ServerSpec};
 
+/// How long a server has to answer `initialize`, and then to list all its tools: 30 s each.
+pub const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Why [`McpTools::start`] failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -49,7 +52,8 @@ pub enum McpToolsError {
     /// The server could not be started (checksum, sandbox, spawn).
     #[error("the MCP server could not start: {0}")]
     Start(#[source] RunError),
-    /// The server did not answer `initialize` or `tools/list` in MCP.
+    /// The server did not answer `initialize` or `tools/list` in MCP, or not within
+    /// [`START_TIMEOUT`].
     #[error("the MCP server {server:?} did not answer {step}: {reason}")]
     Protocol {
         /// The server's name.
@@ -172,10 +176,16 @@ impl McpTools {
                 &"its standard streams are not pipes",
             ));
         };
-        let service = ().serve((stdout, stdin)).await.map_err(|e| protocol("initialize")(&e))?;
-        let listed = service
-            .list_all_tools()
+        let late =
+            |step| protocol(step)(&format!("no answer within {} s", START_TIMEOUT.as_secs()));
+        let service = tokio::time::timeout(START_TIMEOUT, ().serve((stdout, stdin)))
             .await
+            .map_err(|_| late("initialize"))?
+            .map_err(|e| protocol("initialize")(&e))?;
+        // Every page, within the same time (a server that pages forever is cut off).
+        let listed = tokio::time::timeout(START_TIMEOUT, service.list_all_tools())
+            .await
+            .map_err(|_| late("tools/list"))?
             .map_err(|e| protocol("tools/list")(&e))?;
         let server_info = service
             .peer_info()
