@@ -88,6 +88,7 @@ struct Inner {
     /// By the tool's name on the server: how its parameters go back into JSON.
     tools: HashMap<String, Called>,
     known: atip_runtime::filter::KnownSecrets,
+    sandbox: atip_runtime::SandboxReport,
     // Dropped in this order: the session (its stdin closed), then the process group.
     service: RunningService<RoleClient, ()>,
     /// Held, never used: `Started` is not `Sync`.
@@ -219,6 +220,7 @@ impl McpTools {
         Ok(McpTools {
             inner: Arc::new(Inner {
                 known: started.known_secrets().clone(),
+                sandbox: started.report().clone(),
                 name,
                 commands,
                 listed,
@@ -412,6 +414,7 @@ impl Inner {
             text: text_of(&result),
             is_error: result.is_error == Some(true),
             known_secrets: self.known.clone(),
+            sandbox: self.sandbox.clone(),
         })
     }
 }

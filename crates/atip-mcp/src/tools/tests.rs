@@ -191,6 +191,8 @@ fn a_served_tool_is_never_started_as_a_program() {
         let out = mcp.attach(runner).run(&invocation).await.unwrap();
         assert!(out.success());
         assert!(!mark.exists());
+        // What the server's sandbox holds it to is the call's report.
+        assert!(!out.sandbox.enforced.is_empty(), "{:?}", out.sandbox);
     });
 }
 

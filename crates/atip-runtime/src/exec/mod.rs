@@ -597,7 +597,11 @@ impl Runner {
             }
         }
         if let Some(server) = invocation.server.clone() {
-            return self.served_run(invocation, &server).await;
+            let output = self.served_run(invocation, &server).await?;
+            if let Some(tx) = &sink {
+                self.forward(&output, tx).await;
+            }
+            return Ok(output);
         }
         self.verified_run(
             invocation,

@@ -6,8 +6,9 @@
 //! policy on the call's effects, confirmation, grants and the audit line. Then, instead of a
 //! process, the [`ToolServer`] attached under the server's name ([`Runner::tool_server`])
 //! answers it, within the call's time limit; its answer becomes an [`Output`] (the text as
-//! stdout, an error result as a failed exit) and is capped, redacted and formatted like a
-//! command's. The server itself was started once, confined for its whole life
+//! stdout, an error result as a failed exit, the server's sandbox report) and is capped,
+//! redacted, streamed to a [`Run::stream_to`](super::Run::stream_to) sender whole, and
+//! formatted like a command's. The server itself was started once, confined for its whole life
 //! ([`Runner::start`]): there is no per-call sandbox and no tight first try.
 
 use std::future::Future;
@@ -31,6 +32,9 @@ pub struct ServedReply {
     /// The values of the secret variables the server was given: redacted wherever they occur
     /// in the result.
     pub known_secrets: KnownSecrets,
+    /// What the sandbox the server was started in enforces, and what it could not
+    /// ([`Started::report`](super::Started::report)): the call's [`Output::sandbox`].
+    pub sandbox: super::sandbox::SandboxReport,
 }
 
 /// The future of [`ToolServer::call`].
@@ -98,7 +102,7 @@ impl Runner {
         let started = Instant::now();
         let answer = tokio::time::timeout(timeout, handler.call(&invocation)).await;
         let duration = started.elapsed();
-        let (reply, timed_out) = match answer {
+        let (mut reply, timed_out) = match answer {
             Ok(Ok(reply)) => (reply, false),
             Ok(Err(source)) => {
                 return Err(RunError::Spawn {
@@ -131,7 +135,7 @@ impl Runner {
             timed_out,
             timeout,
             duration,
-            sandbox: super::sandbox::SandboxReport::default(),
+            sandbox: std::mem::take(&mut reply.sandbox),
             known_secrets: reply.known_secrets,
             tight_first: false,
         })
