@@ -88,6 +88,8 @@ struct Inner {
     /// By the tool's name on the server: how its parameters go back into JSON.
     tools: HashMap<String, Called>,
     known: atip_runtime::filter::KnownSecrets,
+    /// The runner's filter with the server's secret values: for what it says outside results.
+    filter: atip_runtime::ResultFilter,
     sandbox: atip_runtime::SandboxReport,
     // Dropped in this order: the session (its stdin closed), then the process group.
     service: RunningService<RoleClient, ()>,
@@ -220,6 +222,7 @@ impl McpTools {
         Ok(McpTools {
             inner: Arc::new(Inner {
                 known: started.known_secrets().clone(),
+                filter: started.filter().clone(),
                 sandbox: started.report().clone(),
                 name,
                 commands,
@@ -405,11 +408,17 @@ impl Inner {
         };
         let mut params = CallToolRequestParams::new(tool.clone());
         params.arguments = Some(self.arguments(called, invocation));
-        let result = self
-            .service
-            .call_tool(params)
-            .await
-            .map_err(|e| std::io::Error::other(format!("MCP server {:?}: {e}", self.name)))?;
+        let result = self.service.call_tool(params).await.map_err(|e| {
+            // The server's own words (a JSON-RPC error's message) reach the model in the
+            // error result: redacted with its variables' values too.
+            let said = format!("MCP server {:?}: {e}", self.name);
+            std::io::Error::other(
+                self.filter
+                    .redact_for(Some(&self.name), &said)
+                    .0
+                    .into_owned(),
+            )
+        })?;
         Ok(ServedReply {
             text: text_of(&result),
             is_error: result.is_error == Some(true),

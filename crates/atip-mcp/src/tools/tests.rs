@@ -7,7 +7,8 @@ use atip_runtime::{FilesystemEffects, Provider};
 use serde_json::json;
 
 /// Answers initialize, lists `look` (read-only; `path` required, `lines` an integer, `tags` a
-/// list of integers, `all` a boolean) and `wipe` (destructive), and answers each call with its
+/// list of integers, `all` a boolean), `wipe` (destructive) and `fail` (read-only; answers
+/// with a JSON-RPC error that holds its `MY_SERVICE_PASSWORD`), and answers each other call with its
 /// arguments as JSON and a token; writes each tool it runs to `calls.log` in its working
 /// directory.
 const SERVER: &str = r#"
@@ -30,7 +31,14 @@ for line in sys.stdin:
             {"name": "look", "description": "Look at a file", "inputSchema": look,
              "annotations": {"readOnlyHint": True, "openWorldHint": False}},
             {"name": "wipe", "inputSchema": {"type": "object"},
-             "annotations": {"destructiveHint": True}}]}
+             "annotations": {"destructiveHint": True}},
+            {"name": "fail", "inputSchema": {"type": "object"},
+             "annotations": {"readOnlyHint": True}}]}
+    elif method == "tools/call" and m["params"]["name"] == "fail":
+        import os
+        error = {"code": -32000, "message": "bad key " + os.environ.get("MY_SERVICE_PASSWORD", "")}
+        print(json.dumps({"jsonrpc": "2.0", "id": id, "error": error}), flush=True)
+        continue
     elif method == "tools/call":
         name, args = m["params"]["name"], m["params"].get("arguments")
         with open("calls.log", "a") as f:
@@ -98,7 +106,7 @@ fn an_mcp_servers_tools_and_an_atip_tool_in_one_turn() {
         let mcp = McpTools::start(&runner, &server()).await.unwrap();
         assert_eq!(mcp.name(), "scripted");
         let names: Vec<&str> = mcp.commands().specs().iter().map(|s| &*s.name).collect();
-        assert_eq!(names, ["scripted_look", "scripted_wipe"]);
+        assert_eq!(names, ["scripted_look", "scripted_wipe", "scripted_fail"]);
         // The object parameter is left out, and said.
         assert!(
             mcp.warnings()
@@ -229,4 +237,30 @@ fn values_go_back_to_their_json_types() {
         "number"
     );
     assert_eq!(json_type(&json!({})), "string");
+}
+
+#[test]
+fn a_servers_error_is_redacted_with_the_values_of_its_variables() {
+    if skip() {
+        return;
+    }
+    let secret = "Zq8xTr4vLm2NpQ7wKc9B";
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Runner::new()
+        .current_dir(dir.path())
+        .env("MY_SERVICE_PASSWORD", secret);
+    runtime().block_on(async {
+        let mcp = McpTools::start(&runner, &server()).await.unwrap();
+        let runner = mcp.attach(runner);
+        let call = atip_runtime::command::dispatch::ToolCall::new(
+            None,
+            "scripted_fail",
+            serde_json::Map::new(),
+        );
+        let invocation = mcp.commands().invocation(&call).unwrap();
+        let err = runner.run(&invocation).await.unwrap_err();
+        let shown = runner.error_result(&err).content;
+        assert!(shown.contains("bad key"), "{shown}");
+        assert!(!shown.contains(secret), "{shown}");
+    });
 }
