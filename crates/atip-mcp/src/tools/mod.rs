@@ -99,6 +99,8 @@ struct Inner {
 
 /// What a call of one tool needs: each parameter's property and JSON type.
 struct Called {
+    /// The tool's effects as its current listing (and the description) give them.
+    effects: Effects,
     /// By provider parameter name: the property, its JSON type, and whether it is a list.
     params: HashMap<String, (String, &'static str, bool)>,
 }
@@ -318,7 +320,13 @@ fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
                 (property, json_type(&typed), param.multiple),
             );
         }
-        out.insert(tool.clone(), Called { params });
+        out.insert(
+            tool.clone(),
+            Called {
+                effects: spec.effects.clone(),
+                params,
+            },
+        );
     }
     out
 }
@@ -370,6 +378,14 @@ fn json_value(text: &str, json_type: &str) -> Value {
 }
 
 impl Inner {
+    /// The tool `invocation` calls and how: a served tool's argv is the server, then the
+    /// tool's name (its one-element command path), then its options — what metadata made by
+    /// `mcp_to_atip` gives, loaded here or generated from a saved list.
+    fn called(&self, invocation: &Invocation) -> Option<(&String, &Called)> {
+        let tool = invocation.argv.get(1)?.to_str()?;
+        self.tools.get_key_value(tool)
+    }
+
     /// `invocation`'s JSON arguments, from the values it records by parameter.
     fn arguments(&self, called: &Called, invocation: &Invocation) -> Map<String, Value> {
         let mut arguments = Map::new();
@@ -393,11 +409,7 @@ impl Inner {
     }
 
     async fn call(&self, invocation: &Invocation) -> std::io::Result<ServedReply> {
-        // A served tool's argv is the server, then the tool's name (its one-element command
-        // path), then its options: what metadata made by `mcp_to_atip` gives, loaded here or
-        // generated from a saved list.
-        let tool = invocation.argv.get(1).map(|t| t.to_string_lossy());
-        let Some((tool, called)) = tool.and_then(|t| self.tools.get_key_value(&*t)) else {
+        let Some((tool, called)) = self.called(invocation) else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 format!(
@@ -466,6 +478,12 @@ fn text_of(result: &CallToolResult) -> String {
 impl ToolServer for McpTools {
     fn call<'a>(&'a self, invocation: &'a Invocation) -> ServedCall<'a> {
         Box::pin(self.inner.call(invocation))
+    }
+
+    fn effects(&self, invocation: &Invocation) -> Option<Effects> {
+        self.inner
+            .called(invocation)
+            .map(|(_, called)| called.effects.clone())
     }
 }
 

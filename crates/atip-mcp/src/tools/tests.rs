@@ -264,3 +264,47 @@ fn a_servers_error_is_redacted_with_the_values_of_its_variables() {
         assert!(!shown.contains(secret), "{shown}");
     });
 }
+
+/// Typed code from an older list that called `wipe` read-only: the live list says destructive,
+/// so the call is judged on both claims' risks and asks.
+#[test]
+fn a_call_from_an_older_list_is_judged_on_the_risks_of_both_lists() {
+    if skip() {
+        return;
+    }
+    let saved = json!({"tools": [
+        {"name": "wipe", "inputSchema": {"type": "object"},
+         "annotations": {"readOnlyHint": true, "openWorldHint": false}}]});
+    let converted = mcp_to_atip(&saved, "scripted", "1").unwrap();
+    let document = atip_runtime::Document::parse(
+        &converted.value.to_string(),
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap();
+    let old = LoadedCommands::new(document, None);
+    let call = atip_runtime::command::dispatch::ToolCall::new(
+        None,
+        "scripted_wipe",
+        serde_json::Map::new(),
+    );
+    let invocation = old.invocation(&call).unwrap();
+    assert_eq!(invocation.effects.destructive, Some(false));
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Runner::new().current_dir(dir.path());
+    runtime().block_on(async {
+        let mcp = McpTools::start(&runner, &server()).await.unwrap();
+        let runner = mcp.attach(runner);
+        let decision = runner.decide(&invocation).decision;
+        assert!(
+            matches!(decision, atip_runtime::Decision::NeedsConfirmation(_)),
+            "{decision:?}"
+        );
+        let err = runner.run(&invocation).await.unwrap_err();
+        assert!(
+            matches!(err, atip_runtime::RunError::NeedsConfirmation(_)),
+            "{err}"
+        );
+        assert!(!dir.path().join("calls.log").exists());
+    });
+}

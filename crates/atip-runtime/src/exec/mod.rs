@@ -435,6 +435,7 @@ impl Runner {
     pub fn decide(&self, invocation: &Invocation) -> crate::policy::Gate {
         let mut invocation = invocation.clone();
         let working_dir = self.working_dir();
+        self.served_effects(&mut invocation);
         self.assign_trust(&mut invocation, &working_dir);
         self.gate(&invocation, &working_dir)
     }
@@ -528,6 +529,7 @@ impl Runner {
     ) -> Result<Output, RunError> {
         process::refuse_nul(&invocation.argv)?;
         let working_dir = self.working_dir();
+        self.served_effects(&mut invocation);
         let program = self.assign_trust(&mut invocation, &working_dir);
         let gate = self.gate(&invocation, &working_dir);
         let decision = gate.decision.clone();

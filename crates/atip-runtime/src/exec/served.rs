@@ -19,7 +19,7 @@ use std::time::Instant;
 use super::output::ExitStatus;
 use super::{Output, RunError, Runner};
 use crate::filter::KnownSecrets;
-use crate::Invocation;
+use crate::{Effects, Invocation, Shared};
 
 /// What a [`ToolServer`] answered to one call.
 #[derive(Debug, Clone, Default)]
@@ -54,13 +54,24 @@ pub trait ToolServer: Send + Sync {
     /// The server could not be reached or did not answer in its protocol; a tool that
     /// failed is an [`Ok`] reply with [`ServedReply::is_error`].
     fn call<'a>(&'a self, invocation: &'a Invocation) -> ServedCall<'a>;
+
+    /// The effects the server's current tool list gives the tool `invocation` calls, when
+    /// the server knows them. A call built from an older list (typed code generated from a
+    /// saved `tools/list`) whose effects differ from these is judged on neither claim alone:
+    /// only the risks either declares count, everything else is unknown
+    /// ([`Runner::tool_server`]). The default: `None`, the invocation's effects stand.
+    fn effects(&self, _invocation: &Invocation) -> Option<Effects> {
+        None
+    }
 }
 
 impl Runner {
     /// Attaches `server` under `name`: calls of invocations whose [`Invocation::server`] is
     /// `name` go to it. A runner never starts such an invocation's argv: without a server of
     /// that name attached, the call fails to start ([`RunError::Spawn`] with
-    /// [`std::io::ErrorKind::NotConnected`]).
+    /// [`std::io::ErrorKind::NotConnected`]). When the server's current list gives the tool
+    /// other effects than the invocation carries ([`ToolServer::effects`]), the call is
+    /// judged on the risks of both and unknown elsewhere.
     #[must_use]
     pub fn tool_server(mut self, name: impl Into<String>, server: Arc<dyn ToolServer>) -> Self {
         let name = name.into();
@@ -68,6 +79,27 @@ impl Runner {
         servers.retain(|(n, _)| *n != name);
         servers.push((name, server));
         self
+    }
+
+    /// For a served tool whose server's current list disagrees with the effects `invocation`
+    /// carries (typed code from an older list): only the risks either claims, the rest
+    /// unknown.
+    pub(super) fn served_effects(&self, invocation: &mut Invocation) {
+        let Some(server) = invocation.server.as_deref() else {
+            return;
+        };
+        let Some(live) = self
+            .server_named(server)
+            .and_then(|s| s.effects(invocation))
+        else {
+            return;
+        };
+        if *invocation.effects != live {
+            let both = Effects::UNKNOWN
+                .raised_by(&live)
+                .raised_by(&invocation.effects);
+            invocation.effects = Shared::new(both);
+        }
     }
 
     /// The server attached under `name`.
