@@ -65,6 +65,7 @@ pub fn effects_of_annotations(annotations: Option<&Map<String, Value>>) -> Effec
 /// | optional `object`, union or nested array | dropped |
 /// | a tool with a required one, or a name outside `[A-Za-z0-9_-]` (tool or property) | the tool dropped |
 /// | a tool listed twice | its first definition, with unknown effects |
+/// | names that become one (`a-b`, `a_b`), tools or properties | the first kept, the others dropped (a required property: its tool) |
 ///
 /// # Errors
 ///
@@ -92,7 +93,24 @@ pub fn mcp_to_atip(tools: &Value, server: &str, version: &str) -> Result<Convert
         v => v,
     };
     let mut commands = Map::new();
+    // Flattened names taken, with the tool that took each.
+    let mut flattened: std::collections::HashMap<String, String> = Default::default();
     for tool in &read.tools {
+        let flat = atip_core::names::tool_name(server, &[tool.name.as_str()]);
+        if flattened
+            .get(&flat)
+            .is_some_and(|first| *first != tool.name)
+        {
+            // `a-b` beside `a_b`: one flattened name, one command; the first keeps it.
+            loss(
+                &mut warnings,
+                Feature::Name,
+                pointer::push(&tool.source_meta.origin, "name"),
+                Resolution::Dropped,
+            );
+            continue;
+        }
+        flattened.insert(flat, tool.name.clone());
         if commands.contains_key(&tool.name) {
             // Listed twice: a client may show one entry and the server run the other, so
             // neither's annotations are believed.
@@ -156,9 +174,19 @@ fn command_of(tool: &CanonicalTool, warnings: &mut Vec<Warning>) -> Option<Value
     let schema_at = pointer::push(at, "inputSchema");
     let required = tool.input_schema.required.clone().unwrap_or_default();
     let mut options = Vec::new();
+    let mut params = std::collections::HashSet::new();
     for (name, schema) in tool.input_schema.properties.iter().flatten() {
         let at = pointer::push(&pointer::push(&schema_at, "properties"), name);
         let is_required = required.contains(name);
+        if !params.insert(atip_core::names::param_name(name)) {
+            // `a-b` beside `a_b`: one parameter name for the model; the first keeps it.
+            loss(warnings, Feature::Name, at.clone(), Resolution::Dropped);
+            if is_required {
+                loss(warnings, Feature::Tool, at, Resolution::Dropped);
+                return None;
+            }
+            continue;
+        }
         match option_of(name, schema, is_required, &at, warnings) {
             Some(option) => options.push(option),
             None if is_required => {
@@ -403,7 +431,9 @@ mod tests {
              "properties": {"q": {"type": "object"}}}},
             {"name": "bad.name", "inputSchema": {"type": "object"}},
             {"name": "read_file", "annotations": {"readOnlyHint": true},
-             "inputSchema": {"type": "object"}}
+             "inputSchema": {"type": "object"}},
+            {"name": "two", "inputSchema": {"type": "object", "properties": {
+                "dry-run": {"type": "boolean"}, "dry_run": {"type": "string"}}}}
         ]})
     }
 
@@ -415,7 +445,10 @@ mod tests {
         assert_eq!(doc["version"], "1.2.0");
         assert_eq!(doc["x-atip-rust"], json!({"mcp": true}));
         let commands = doc["commands"].as_object().unwrap();
-        assert_eq!(commands.keys().collect::<Vec<_>>(), ["read_file"]);
+        assert_eq!(commands.keys().collect::<Vec<_>>(), ["read_file", "two"]);
+        // Two properties that become one parameter name: the first kept.
+        assert_eq!(commands["two"]["options"].as_array().unwrap().len(), 1);
+        assert_eq!(commands["two"]["options"][0]["name"], "dry-run");
         // Listed twice: the first definition, its effects unknown whatever both claim.
         let read = &commands["read_file"];
         assert_eq!(read["effects"], json!({}));
