@@ -34,16 +34,52 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
-use tokio::io::AsyncBufReadExt;
 
 use atip_runtime::canonical::{mcp_to_atip, ConvertError, Warning};
 use atip_runtime::exec::{ServedCall, ServedReply, Started, ToolServer};
 use atip_runtime::{Effects, Invocation, LoadedCommands, RunError, Runner};
 
-use crate::wrap::{name_of_program, ServerSpec};
+use crate::wrap::{name_of_program, read_lines, Incoming, ServerSpec};
 
 /// How long a server has to answer `initialize`, and then to list all its tools: 30 s each.
 pub const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The most tools a server may list: 10,000 (the aws CLI has about 13,000 commands, an MCP
+/// server's list a few dozen).
+pub const MAX_TOOLS: usize = 10_000;
+
+/// The most bytes a server's tool list may take, every page together, as JSON: 16 MiB.
+pub const MAX_LIST_BYTES: usize = 16 << 20;
+
+/// Every page of `service`'s tools, as JSON, within [`MAX_TOOLS`] and [`MAX_LIST_BYTES`].
+async fn list_tools(service: &RunningService<RoleClient, ()>) -> Result<Vec<Value>, String> {
+    let mut tools = Vec::new();
+    let mut bytes = 0;
+    let mut cursor = None;
+    loop {
+        let mut params = rmcp::model::PaginatedRequestParams::default();
+        params.cursor = cursor;
+        let page = service
+            .list_tools(Some(params))
+            .await
+            .map_err(|e| e.to_string())?;
+        for tool in &page.tools {
+            let tool = serde_json::to_value(tool).map_err(|e| e.to_string())?;
+            bytes += tool.to_string().len();
+            tools.push(tool);
+        }
+        if tools.len() > MAX_TOOLS {
+            return Err(format!("it lists more than {MAX_TOOLS} tools"));
+        }
+        if bytes > MAX_LIST_BYTES {
+            return Err(format!("its tools take more than {MAX_LIST_BYTES} bytes"));
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
+        }
+    }
+}
 
 /// Why [`McpTools::start`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -158,22 +194,32 @@ impl McpTools {
         } else {
             name_of_program(server.argv.first().map_or("".as_ref(), |p| p.as_os_str()))
         };
+        let filter = started.filter().clone();
         if let Some(stderr) = started.stderr.take() {
-            let (filter, tool) = (started.filter().clone(), name.clone());
+            // Line by line, each at most a message's size (a line without end is skipped,
+            // not held), redacted.
+            let (filter, tool) = (filter.clone(), name.clone());
+            let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+            tokio::spawn(read_lines(stderr, tx));
             tokio::spawn(async move {
-                let mut lines = tokio::io::BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    let line = filter.redact_for(Some(&tool), &line).0.into_owned();
-                    tracing::debug!(server = %tool, "{line}");
+                while let Some(incoming) = rx.recv().await {
+                    if let Incoming::Line(line) = incoming {
+                        let line = filter.redact_for(Some(&tool), &line).0.into_owned();
+                        tracing::debug!(server = %tool, "{line}");
+                    }
                 }
             });
         }
         let protocol = |step: &'static str| {
-            let server = name.clone();
+            let (server, filter) = (name.clone(), filter.clone());
             move |e: &dyn std::fmt::Display| McpToolsError::Protocol {
-                server,
                 step,
-                reason: e.to_string(),
+                // The server's own words can be in it.
+                reason: filter
+                    .redact_for(Some(&server), &e.to_string())
+                    .0
+                    .into_owned(),
+                server,
             }
         };
         let (Some(stdout), Some(stdin)) = (started.stdout.take(), started.stdin.take()) else {
@@ -187,8 +233,9 @@ impl McpTools {
             .await
             .map_err(|_| late("initialize"))?
             .map_err(|e| protocol("initialize")(&e))?;
-        // Every page, within the same time (a server that pages forever is cut off).
-        let listed = tokio::time::timeout(START_TIMEOUT, service.list_all_tools())
+        // Every page, within the same time and the same bounds (a server that pages forever,
+        // or lists without end, is cut off).
+        let list = tokio::time::timeout(START_TIMEOUT, list_tools(&service))
             .await
             .map_err(|_| late("tools/list"))?
             .map_err(|e| protocol("tools/list")(&e))?;
@@ -201,16 +248,15 @@ impl McpTools {
             .and_then(|i| i["version"].as_str())
             .unwrap_or_default()
             .to_owned();
-        let mut list: Vec<Value> = Vec::with_capacity(listed.len());
-        for tool in &listed {
-            list.push(serde_json::to_value(tool).map_err(|e| protocol("tools/list")(&e))?);
-        }
         let mut listed = Map::new();
         if let Some(info) = server_info {
             listed.insert("serverInfo".into(), info);
         }
         listed.insert("tools".into(), Value::Array(list));
-        let listed = Value::Object(listed);
+        let mut listed = Value::Object(listed);
+        // Its descriptions, names and defaults reach the model and the saved list: redacted
+        // like everything else it says.
+        crate::wrap::redact::message(&filter, Some(&name), &mut listed);
         let mut converted = mcp_to_atip(&listed, &name, &version).map_err(McpToolsError::Tools)?;
         describe(&mut converted.value, described);
         let document = atip_runtime::Document::parse(
@@ -290,14 +336,16 @@ fn describe(document: &mut Value, described: &HashMap<String, Effects>) {
 /// For each loaded command, by its tool's name: how each parameter goes back into JSON (the
 /// property its flag names, the JSON type of a value or of a list's items).
 fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
-    let schema_of = |tool: &str| {
-        tools
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|t| t["name"] == tool)
-            .map(|t| &t["inputSchema"]["properties"])
-    };
+    // The first definition of each name, as `mcp_to_atip` keeps it.
+    let mut schemas: HashMap<&str, &Value> = HashMap::new();
+    for tool in tools.as_array().into_iter().flatten() {
+        if let Some(name) = tool["name"].as_str() {
+            schemas
+                .entry(name)
+                .or_insert(&tool["inputSchema"]["properties"]);
+        }
+    }
+    let schema_of = |tool: &str| schemas.get(tool).copied();
     let mut out = HashMap::new();
     for (flat, spec) in commands.document().commands.iter().zip(commands.specs()) {
         let Some(tool) = flat.path.first() else {
@@ -306,7 +354,9 @@ fn called(commands: &LoadedCommands, tools: &Value) -> HashMap<String, Called> {
         let properties = schema_of(tool);
         let mut params = HashMap::new();
         for param in spec.params.iter() {
-            let property = param.argv.label().trim_start_matches("--").to_owned();
+            // The flag is `--` and the property's name, whatever that name starts with.
+            let label = param.argv.label();
+            let property = label.strip_prefix("--").unwrap_or(label).to_owned();
             let schema = properties.and_then(|p| p.get(&property));
             let typed = schema.map_or(Value::Null, |s| {
                 if param.multiple {
@@ -387,11 +437,27 @@ impl Inner {
     }
 
     /// `invocation`'s JSON arguments, from the values it records by parameter.
-    fn arguments(&self, called: &Called, invocation: &Invocation) -> Map<String, Value> {
+    ///
+    /// # Errors
+    ///
+    /// A value of a parameter the server's current list does not have (typed code from an
+    /// older list): the call is not sent without it.
+    fn arguments(
+        &self,
+        called: &Called,
+        invocation: &Invocation,
+    ) -> std::io::Result<Map<String, Value>> {
         let mut arguments = Map::new();
         for value in &invocation.arguments {
             let Some((property, json_type, multiple)) = called.params.get(&*value.param) else {
-                continue;
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "the MCP server {:?} no longer lists the parameter {:?} of {:?}: the \
+                         call was not sent",
+                        self.name, &*value.param, &*invocation.name
+                    ),
+                ));
             };
             let item = json_value(&value.value.to_string_lossy(), json_type);
             if *multiple {
@@ -405,7 +471,7 @@ impl Inner {
                 arguments.insert(property.clone(), item);
             }
         }
-        arguments
+        Ok(arguments)
     }
 
     async fn call(&self, invocation: &Invocation) -> std::io::Result<ServedReply> {
@@ -419,7 +485,7 @@ impl Inner {
             ));
         };
         let mut params = CallToolRequestParams::new(tool.clone());
-        params.arguments = Some(self.arguments(called, invocation));
+        params.arguments = Some(self.arguments(called, invocation)?);
         let result = self.service.call_tool(params).await.map_err(|e| {
             // The server's own words (a JSON-RPC error's message) reach the model in the
             // error result: redacted with its variables' values too.
@@ -435,7 +501,6 @@ impl Inner {
             text: text_of(&result),
             is_error: result.is_error == Some(true),
             known_secrets: self.known.clone(),
-            sandbox: self.sandbox.clone(),
         })
     }
 }
@@ -478,6 +543,10 @@ fn text_of(result: &CallToolResult) -> String {
 impl ToolServer for McpTools {
     fn call<'a>(&'a self, invocation: &'a Invocation) -> ServedCall<'a> {
         Box::pin(self.inner.call(invocation))
+    }
+
+    fn sandbox(&self) -> atip_runtime::SandboxReport {
+        self.inner.sandbox.clone()
     }
 
     fn effects(&self, invocation: &Invocation) -> Option<Effects> {

@@ -7,12 +7,13 @@ use atip_runtime::{FilesystemEffects, Provider};
 use serde_json::json;
 
 /// Answers initialize, lists `look` (read-only; `path` required, `lines` an integer, `tags` a
-/// list of integers, `all` a boolean), `wipe` (destructive) and `fail` (read-only; answers
-/// with a JSON-RPC error that holds its `MY_SERVICE_PASSWORD`), and answers each other call with its
+/// list of integers, `all` a boolean, `--env` a string), `wipe` (destructive) and `fail`
+/// (read-only; its description and the JSON-RPC error it answers with hold its
+/// `MY_SERVICE_PASSWORD`), and `$MANY_TOOLS` more, and answers each other call with its
 /// arguments as JSON and a token; writes each tool it runs to `calls.log` in its working
 /// directory.
 const SERVER: &str = r#"
-import json, sys
+import json, os, sys
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 for line in sys.stdin:
     m = json.loads(line)
@@ -24,7 +25,7 @@ for line in sys.stdin:
                   "serverInfo": {"name": "scripted", "version": "3.1"}}
     elif method == "tools/list":
         look = {"type": "object", "required": ["path"], "properties": {
-            "path": {"type": "string"}, "lines": {"type": "integer"},
+            "path": {"type": "string"}, "lines": {"type": "integer"}, "--env": {"type": "string"},
             "tags": {"type": "array", "items": {"type": "integer"}},
             "all": {"type": "boolean"}, "filter": {"type": "object"}}}
         result = {"tools": [
@@ -33,9 +34,12 @@ for line in sys.stdin:
             {"name": "wipe", "inputSchema": {"type": "object"},
              "annotations": {"destructiveHint": True}},
             {"name": "fail", "inputSchema": {"type": "object"},
+             "description": "Fails (debug: " + os.environ.get("MY_SERVICE_PASSWORD", "") + ")",
              "annotations": {"readOnlyHint": True}}]}
+        if os.environ.get("MANY_TOOLS"):
+            result["tools"] += [{"name": f"t{i}", "inputSchema": {"type": "object"}}
+                                for i in range(int(os.environ["MANY_TOOLS"]))]
     elif method == "tools/call" and m["params"]["name"] == "fail":
-        import os
         error = {"code": -32000, "message": "bad key " + os.environ.get("MY_SERVICE_PASSWORD", "")}
         print(json.dumps({"jsonrpc": "2.0", "id": id, "error": error}), flush=True)
         continue
@@ -262,6 +266,122 @@ fn a_servers_error_is_redacted_with_the_values_of_its_variables() {
         let shown = runner.error_result(&err).content;
         assert!(shown.contains("bad key"), "{shown}");
         assert!(!shown.contains(secret), "{shown}");
+        // Nor in what the model is offered, nor in the list saved for typed code.
+        let definitions = serde_json::to_string(&mcp.commands().specs()).unwrap();
+        assert!(definitions.contains("Fails (debug: "), "{definitions}");
+        assert!(!definitions.contains(secret), "{definitions}");
+        assert!(!mcp.tools_list().to_string().contains(secret));
+    });
+}
+
+#[test]
+fn a_list_past_the_bounds_is_refused() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Runner::new()
+        .current_dir(dir.path())
+        .env("MANY_TOOLS", MAX_TOOLS.to_string());
+    runtime().block_on(async {
+        let err = McpTools::start(&runner, &server()).await.unwrap_err();
+        assert!(err.to_string().contains("more than 10000 tools"), "{err}");
+    });
+}
+
+#[test]
+fn a_property_whose_name_starts_with_dashes_keeps_them() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Runner::new().current_dir(dir.path());
+    runtime().block_on(async {
+        let mcp = McpTools::start(&runner, &server()).await.unwrap();
+        let runner = mcp.attach(runner);
+        let arguments = json!({"path": "a", "__env": "prod"});
+        let call = atip_runtime::command::dispatch::ToolCall::new(
+            None,
+            "scripted_look",
+            arguments.as_object().unwrap().clone(),
+        );
+        let out = runner
+            .run(&mcp.commands().invocation(&call).unwrap())
+            .await
+            .unwrap();
+        let shown = runner.tool_result(&out).content;
+        assert!(
+            shown.contains(r#"{"--env": "prod", "path": "a"}"#),
+            "{shown}"
+        );
+    });
+}
+
+#[test]
+fn a_parameter_the_server_no_longer_lists_stops_the_call() {
+    if skip() {
+        return;
+    }
+    // Typed code from an older list where `look` had `dry_run`.
+    let saved = json!({"tools": [
+        {"name": "look", "annotations": {"readOnlyHint": true, "openWorldHint": false},
+         "inputSchema": {"type": "object", "required": ["path"], "properties": {
+            "path": {"type": "string"}, "dry_run": {"type": "boolean"}}}}]});
+    let converted = mcp_to_atip(&saved, "scripted", "1").unwrap();
+    let document = atip_runtime::Document::parse(
+        &converted.value.to_string(),
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap();
+    let old = LoadedCommands::new(document, None);
+    let arguments = json!({"path": "a", "dry_run": true});
+    let call = atip_runtime::command::dispatch::ToolCall::new(
+        None,
+        "scripted_look",
+        arguments.as_object().unwrap().clone(),
+    );
+    let invocation = old.invocation(&call).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Runner::new().current_dir(dir.path());
+    runtime().block_on(async {
+        let mcp = McpTools::start(&runner, &server()).await.unwrap();
+        let runner = mcp.attach(runner);
+        let err = runner.run(&invocation).await.unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("no longer lists the parameter \"dry_run\""),
+            "{err}"
+        );
+        assert!(!dir.path().join("calls.log").exists());
+    });
+}
+
+#[test]
+fn a_policy_that_requires_the_sandbox_refuses_a_server_started_without_it() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let unconfined = Runner::new()
+        .current_dir(dir.path())
+        .sandbox(atip_runtime::Sandbox::off());
+    let mut policy = atip_runtime::Policy::default();
+    policy.require_sandbox = true;
+    runtime().block_on(async {
+        let mcp = McpTools::start(&unconfined, &server()).await.unwrap();
+        let runner = mcp.attach(Runner::new().current_dir(dir.path()).policy(policy));
+        let call = atip_runtime::command::dispatch::ToolCall::new(
+            None,
+            "scripted_look",
+            json!({"path": "a"}).as_object().unwrap().clone(),
+        );
+        let err = runner
+            .run(&mcp.commands().invocation(&call).unwrap())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("started without it"), "{err}");
+        assert!(!dir.path().join("calls.log").exists());
     });
 }
 

@@ -26,7 +26,7 @@
 //! through. The server's annotations are its own claims: a server that lies about them gets
 //! past the policy, not past the sandbox, which holds it to the effects it was started with.
 
-mod redact;
+pub(crate) mod redact;
 mod server;
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
@@ -264,14 +264,14 @@ impl Wrapper {
 }
 
 /// A line read, or one over [`MAX_MESSAGE_BYTES`] (skipped to its end).
-enum Incoming {
+pub(crate) enum Incoming {
     Line(String),
     TooLong,
 }
 
 /// Reads `input` line by line (invalid UTF-8 replaced, lines over [`MAX_MESSAGE_BYTES`]
 /// skipped and reported as such) into `tx`, until the end of `input` or of the receiver.
-async fn read_lines<R: AsyncRead + Unpin>(input: R, tx: mpsc::Sender<Incoming>) {
+pub(crate) async fn read_lines<R: AsyncRead + Unpin>(input: R, tx: mpsc::Sender<Incoming>) {
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     loop {

@@ -599,7 +599,9 @@ impl Runner {
             }
         }
         if let Some(server) = invocation.server.clone() {
-            let output = self.served_run(invocation, &server).await?;
+            let output = self
+                .served_run(invocation, &server, &gate.confinement)
+                .await?;
             if let Some(tx) = &sink {
                 self.forward(&output, tx).await;
             }
@@ -730,10 +732,11 @@ impl Runner {
     /// [`RunError::Argv`] for NUL bytes, [`RunError::Checksum`], [`RunError::Sandbox`],
     /// [`RunError::Spawn`] or [`RunError::Io`].
     pub async fn execute(&self, invocation: Invocation) -> Result<Output, RunError> {
-        if let Some(server) = invocation.server.clone() {
-            return self.served_run(invocation, &server).await;
-        }
         let working_dir = self.working_dir();
+        if let Some(server) = invocation.server.clone() {
+            let confinement = self.policy.gate(&invocation, &working_dir).confinement;
+            return self.served_run(invocation, &server, &confinement).await;
+        }
         let program = self.program_of(&invocation, &working_dir);
         let confinement = self.policy.gate(&invocation, &working_dir).confinement;
         self.verified_run(invocation, program, &working_dir, confinement, None, false)

@@ -17,8 +17,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::output::ExitStatus;
+use super::sandbox::{SandboxError, SandboxReport};
 use super::{Output, RunError, Runner};
 use crate::filter::KnownSecrets;
+use crate::policy::Confinement;
 use crate::{Effects, Invocation, Shared};
 
 /// What a [`ToolServer`] answered to one call.
@@ -32,9 +34,6 @@ pub struct ServedReply {
     /// The values of the secret variables the server was given: redacted wherever they occur
     /// in the result.
     pub known_secrets: KnownSecrets,
-    /// What the sandbox the server was started in enforces, and what it could not
-    /// ([`Started::report`](super::Started::report)): the call's [`Output::sandbox`].
-    pub sandbox: super::sandbox::SandboxReport,
 }
 
 /// The future of [`ToolServer::call`].
@@ -63,6 +62,15 @@ pub trait ToolServer: Send + Sync {
     fn effects(&self, _invocation: &Invocation) -> Option<Effects> {
         None
     }
+
+    /// What the sandbox the server was started in enforces on it for its whole life, and what
+    /// it could not ([`Started::report`](super::Started::report)): every call's
+    /// [`Output::sandbox`], and what a policy that requires the sandbox is checked against
+    /// before a call is sent. The default, an empty report, says nothing is enforced: such a
+    /// server's calls are refused under a policy that requires the sandbox.
+    fn sandbox(&self) -> SandboxReport {
+        SandboxReport::default()
+    }
 }
 
 impl Runner {
@@ -71,7 +79,8 @@ impl Runner {
     /// that name attached, the call fails to start ([`RunError::Spawn`] with
     /// [`std::io::ErrorKind::NotConnected`]). When the server's current list gives the tool
     /// other effects than the invocation carries ([`ToolServer::effects`]), the call is
-    /// judged on the risks of both and unknown elsewhere.
+    /// judged on the risks of both and unknown elsewhere. A server attached before under the
+    /// same name is replaced.
     #[must_use]
     pub fn tool_server(mut self, name: impl Into<String>, server: Arc<dyn ToolServer>) -> Self {
         let name = name.into();
@@ -111,11 +120,16 @@ impl Runner {
     }
 
     /// The layer after the policy for a served tool: the attached server answers within the
-    /// call's time limit; the answer is capped like a command's output.
+    /// call's time limit; the answer is capped like a command's output. What the policy's
+    /// confinement asks of this call is checked against the server's own sandbox: a required
+    /// sandbox that does not hold the server wholly refuses the call; path roots, egress
+    /// rules and sockets for the call cannot narrow a server started before it, and the
+    /// call's report says so.
     pub(super) async fn served_run(
         &self,
         invocation: Invocation,
         server: &str,
+        confinement: &Confinement,
     ) -> Result<Output, RunError> {
         let program = || std::ffi::OsString::from(server);
         let Some(handler) = self.server_named(server) else {
@@ -130,11 +144,37 @@ impl Runner {
                 ),
             });
         };
+        let mut sandbox = handler.sandbox();
+        if confinement.required && (sandbox.enforced.is_empty() || !sandbox.not_enforced.is_empty())
+        {
+            return Err(RunError::Sandbox(SandboxError {
+                message: format!(
+                    "the policy requires the sandbox, but the MCP server {server:?} is not held \
+                     wholly by one: {}",
+                    if sandbox.enforced.is_empty() {
+                        "it was started without it".to_owned()
+                    } else {
+                        sandbox.not_enforced.join("; ")
+                    }
+                ),
+            }));
+        }
+        if !confinement.path_roots.is_empty()
+            || confinement.egress.is_some()
+            || !confinement.unix_sockets.is_empty()
+        {
+            sandbox.not_enforced.push(
+                "the policy's path roots, egress rules and sockets for this call cannot narrow \
+                 an MCP server started before it: the server runs under the sandbox it was \
+                 started with"
+                    .to_owned(),
+            );
+        }
         let timeout = self.timeout_for(&invocation.effects);
         let started = Instant::now();
         let answer = tokio::time::timeout(timeout, handler.call(&invocation)).await;
         let duration = started.elapsed();
-        let (mut reply, timed_out) = match answer {
+        let (reply, timed_out) = match answer {
             Ok(Ok(reply)) => (reply, false),
             Ok(Err(source)) => {
                 return Err(RunError::Spawn {
@@ -167,7 +207,7 @@ impl Runner {
             timed_out,
             timeout,
             duration,
-            sandbox: std::mem::take(&mut reply.sandbox),
+            sandbox,
             known_secrets: reply.known_secrets,
             tight_first: false,
         })
