@@ -366,8 +366,10 @@ fn a_policy_that_requires_the_sandbox_refuses_a_server_started_without_it() {
     let unconfined = Runner::new()
         .current_dir(dir.path())
         .sandbox(atip_runtime::Sandbox::off());
-    let mut policy = atip_runtime::Policy::default();
-    policy.require_sandbox = true;
+    let policy = atip_runtime::Policy {
+        require_sandbox: true,
+        ..Default::default()
+    };
     runtime().block_on(async {
         let mcp = McpTools::start(&unconfined, &server()).await.unwrap();
         let runner = mcp.attach(Runner::new().current_dir(dir.path()).policy(policy));
