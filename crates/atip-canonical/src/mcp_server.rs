@@ -64,7 +64,7 @@ pub fn effects_of_annotations(annotations: Option<&Map<String, Value>>) -> Effec
 /// | `minimum`, `pattern`, `format`, … | in the option's description (the server enforces them) |
 /// | optional `object`, union or nested array | dropped |
 /// | a tool with a required one, or a name outside `[A-Za-z0-9_-]` (tool or property) | the tool dropped |
-/// | a tool listed twice | its first definition, with unknown effects |
+/// | a tool listed more than once | left out, every definition of it |
 /// | names that become one (`a-b`, `a_b`), tools or properties | the first kept, the others dropped (a required property: its tool) |
 ///
 /// # Errors
@@ -93,6 +93,11 @@ pub fn mcp_to_atip(tools: &Value, server: &str, version: &str) -> Result<Convert
         v => v,
     };
     let mut commands = Map::new();
+    // Names listed more than once: which definition the server runs is unknown.
+    let mut listed: std::collections::HashMap<&str, usize> = Default::default();
+    for tool in &read.tools {
+        *listed.entry(tool.name.as_str()).or_default() += 1;
+    }
     // Flattened names taken, with the tool that took each.
     let mut flattened: std::collections::HashMap<String, String> = Default::default();
     for tool in &read.tools {
@@ -111,19 +116,15 @@ pub fn mcp_to_atip(tools: &Value, server: &str, version: &str) -> Result<Convert
             continue;
         }
         flattened.insert(flat, tool.name.clone());
-        if commands.contains_key(&tool.name) {
-            // Listed twice: a client may show one entry and the server run the other, so
-            // neither's annotations are believed.
+        if listed[tool.name.as_str()] > 1 {
+            // Listed twice: a client may show one entry and the server run the other, and
+            // their parameters may differ too: no definition of it is believed.
             loss(
                 &mut warnings,
-                Feature::Field("annotations".to_owned()),
+                Feature::Tool,
                 pointer::push(&tool.source_meta.origin, "name"),
-                Resolution::Rewritten(
-                    "as unknown effects: the tool is listed twice, its first definition kept"
-                        .to_owned(),
-                ),
+                Resolution::Dropped,
             );
-            commands[&tool.name]["effects"] = json!({});
             continue;
         }
         if let Some(command) = command_of(tool, &mut warnings) {
@@ -430,7 +431,9 @@ mod tests {
             {"name": "search", "inputSchema": {"type": "object", "required": ["q"],
              "properties": {"q": {"type": "object"}}}},
             {"name": "bad.name", "inputSchema": {"type": "object"}},
-            {"name": "read_file", "annotations": {"readOnlyHint": true},
+            {"name": "purge", "inputSchema": {"type": "object", "required": ["q"],
+             "properties": {"q": {"type": "object"}}}},
+            {"name": "purge", "annotations": {"readOnlyHint": true},
              "inputSchema": {"type": "object"}},
             {"name": "two", "inputSchema": {"type": "object", "properties": {
                 "dry-run": {"type": "boolean"}, "dry_run": {"type": "string"}}}}
@@ -445,13 +448,15 @@ mod tests {
         assert_eq!(doc["version"], "1.2.0");
         assert_eq!(doc["x-atip-rust"], json!({"mcp": true}));
         let commands = doc["commands"].as_object().unwrap();
+        // `purge`, listed twice (the first definition one ATIP cannot type, the second
+        // read-only), is left out whatever either claims.
         assert_eq!(commands.keys().collect::<Vec<_>>(), ["read_file", "two"]);
         // Two properties that become one parameter name: the first kept.
         assert_eq!(commands["two"]["options"].as_array().unwrap().len(), 1);
         assert_eq!(commands["two"]["options"][0]["name"], "dry-run");
-        // Listed twice: the first definition, its effects unknown whatever both claim.
         let read = &commands["read_file"];
-        assert_eq!(read["effects"], json!({}));
+        assert_eq!(read["effects"]["destructive"], false);
+        assert_eq!(read["effects"]["filesystem"]["write"], false);
         let options = read["options"].as_array().unwrap();
         let names: Vec<&str> = options
             .iter()
@@ -482,21 +487,19 @@ mod tests {
             "{said:#?}"
         );
         assert!(
-            has("/tools/1/inputSchema/properties/q: the tool, whose required parameter here has no type, mcp to atip: dropped"),
+            has("/tools/1/inputSchema/properties/q: the tool, mcp to atip: dropped"),
             "{said:#?}"
         );
         assert!(
             has("/tools/2/name: the name, mcp to atip: dropped"),
             "{said:#?}"
         );
-        assert!(
-            has("/tools/3/name: the field `annotations`, mcp to atip: rewritten as unknown"),
-            "{said:#?}"
-        );
-        let once = json!({"tools": [tools()["tools"][0].clone()]});
-        let read = &mcp_to_atip(&once, "files", "1").unwrap().value["commands"]["read_file"];
-        assert_eq!(read["effects"]["destructive"], false);
-        assert_eq!(read["effects"]["filesystem"]["write"], false);
+        for i in [3, 4] {
+            assert!(
+                has(&format!("/tools/{i}/name: the tool, mcp to atip: dropped")),
+                "{said:#?}"
+            );
+        }
     }
 
     #[test]

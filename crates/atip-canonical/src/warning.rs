@@ -38,18 +38,19 @@ pub enum Feature {
     /// The tool's name, which the target's naming rule does not allow.
     Name,
     /// The whole tool, which the target cannot call: for ATIP, a tool with a required
-    /// parameter it cannot type (the pointer is that parameter's).
+    /// parameter it cannot type (the pointer is that parameter's), or one listed more than
+    /// once (the pointer is each listing's name).
     Tool,
 }
 
 impl fmt::Display for Feature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Feature::Keyword(k) => write!(f, "`{k}`"),
+            Feature::Keyword(k) => write!(f, "`{}`", shown(k)),
             Feature::TypeUnion => f.write_str("a type union"),
-            Feature::Field(k) => write!(f, "the field `{k}`"),
+            Feature::Field(k) => write!(f, "the field `{}`", shown(k)),
             Feature::Name => f.write_str("the name"),
-            Feature::Tool => f.write_str("the tool, whose required parameter here has no type"),
+            Feature::Tool => f.write_str("the tool"),
         }
     }
 }
@@ -203,11 +204,40 @@ impl fmt::Display for ConvertError {
 
 impl std::error::Error for ConvertError {}
 
-/// The root pointer `""` is invisible in a message line.
-fn shown_pointer(p: &str) -> &str {
+/// A pointer as a message line shows it: the root `""` as `(root)`, control characters (a
+/// hostile name's terminal escapes) as `\u{…}`.
+fn shown_pointer(p: &str) -> std::borrow::Cow<'_, str> {
     if p.is_empty() {
-        "(root)"
-    } else {
-        p
+        return "(root)".into();
+    }
+    shown(p)
+}
+
+/// Text from an input as a message line shows it: control characters as `\u{…}`.
+fn shown(p: &str) -> std::borrow::Cow<'_, str> {
+    if !p.chars().any(char::is_control) {
+        return p.into();
+    }
+    let mut out = String::with_capacity(p.len() + 8);
+    for c in p.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_in_a_pointer_are_escaped() {
+        assert_eq!(super::shown_pointer(""), "(root)");
+        assert_eq!(super::shown_pointer("/a/b"), "/a/b");
+        assert_eq!(
+            super::shown_pointer("/tools/0/\u{1b}]0;x\u{7}"),
+            "/tools/0/\\u{1b}]0;x\\u{7}"
+        );
     }
 }

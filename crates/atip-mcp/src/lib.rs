@@ -40,7 +40,9 @@ mod tools;
 mod watch;
 pub mod wrap;
 
-pub use tools::{McpTools, McpToolsError, MAX_LIST_BYTES, MAX_TOOLS, START_TIMEOUT};
+pub use tools::{
+    McpTools, McpToolsError, MAX_LIST_BYTES, MAX_PROPERTIES, MAX_TOOLS, START_TIMEOUT,
+};
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,11 @@
 //! and then — instead of starting a process — sends it to the server as a `tools/call`,
 //! within the call's time limit, and redacts the answer.
 //!
+//! What the server says reaches the model, the saved list and this crate's own log lines
+//! redacted. rmcp logs some of it at its own targets (`rmcp`, the handshake at `info`, whole
+//! messages at `trace`): an application that collects tracing events should keep that target
+//! at `warn` (`RUST_LOG=…,rmcp=warn`), or the server's words reach its log as they are.
+//!
 //! ```no_run
 //! # async fn demo(body: &str) -> Result<(), Box<dyn std::error::Error>> {
 //! use atip_mcp::McpTools;
@@ -48,37 +53,66 @@ pub const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30
 /// server's list a few dozen).
 pub const MAX_TOOLS: usize = 10_000;
 
-/// The most bytes a server's tool list may take, every page together, as JSON: 16 MiB.
+/// The most bytes a server's tool list may take, every page and cursor together, as JSON:
+/// 16 MiB.
 pub const MAX_LIST_BYTES: usize = 16 << 20;
 
-/// Every page of `service`'s tools, as JSON, within [`MAX_TOOLS`] and [`MAX_LIST_BYTES`].
+/// The most parameters (input schema properties) one tool may have, and all tools together:
+/// 500 and 20,000. Each costs a few KiB once read as ATIP; real servers' tools have a handful.
+pub const MAX_PROPERTIES: [usize; 2] = [500, 20_000];
+
+/// The most pages a tool list may come in, and the longest cursor: 100 pages, 4 KiB.
+const MAX_PAGES: usize = 100;
+const MAX_CURSOR_BYTES: usize = 4096;
+
+/// Every page of `service`'s tools, as JSON, within [`MAX_TOOLS`], [`MAX_LIST_BYTES`] and
+/// [`MAX_PROPERTIES`], checked before a page is read further.
 async fn list_tools(service: &RunningService<RoleClient, ()>) -> Result<Vec<Value>, String> {
     let mut tools = Vec::new();
-    let mut bytes = 0;
+    let (mut bytes, mut properties) = (0, 0);
     let mut cursor = None;
-    loop {
+    for _ in 0..MAX_PAGES {
         let mut params = rmcp::model::PaginatedRequestParams::default();
         params.cursor = cursor;
         let page = service
             .list_tools(Some(params))
             .await
             .map_err(|e| e.to_string())?;
-        for tool in &page.tools {
-            let tool = serde_json::to_value(tool).map_err(|e| e.to_string())?;
-            bytes += tool.to_string().len();
-            tools.push(tool);
-        }
-        if tools.len() > MAX_TOOLS {
+        if tools.len() + page.tools.len() > MAX_TOOLS {
             return Err(format!("it lists more than {MAX_TOOLS} tools"));
         }
-        if bytes > MAX_LIST_BYTES {
-            return Err(format!("its tools take more than {MAX_LIST_BYTES} bytes"));
+        for tool in &page.tools {
+            let count = tool
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map_or(0, Map::len);
+            properties += count;
+            if count > MAX_PROPERTIES[0] || properties > MAX_PROPERTIES[1] {
+                return Err(format!(
+                    "its tools have more than {} parameters (one) or {} (all)",
+                    MAX_PROPERTIES[0], MAX_PROPERTIES[1]
+                ));
+            }
+            let tool = serde_json::to_value(tool).map_err(|e| e.to_string())?;
+            bytes += tool.to_string().len();
+            if bytes > MAX_LIST_BYTES {
+                return Err(format!("its tools take more than {MAX_LIST_BYTES} bytes"));
+            }
+            tools.push(tool);
         }
         match page.next_cursor {
-            Some(next) => cursor = Some(next),
+            Some(next) if next.len() > MAX_CURSOR_BYTES => {
+                return Err(format!("a cursor longer than {MAX_CURSOR_BYTES} bytes"));
+            }
+            Some(next) => {
+                bytes += next.len();
+                cursor = Some(next);
+            }
             None => return Ok(tools),
         }
     }
+    Err(format!("its tools come in more than {MAX_PAGES} pages"))
 }
 
 /// Why [`McpTools::start`] failed.
@@ -203,10 +237,25 @@ impl McpTools {
             tokio::spawn(read_lines(stderr, tx));
             tokio::spawn(async move {
                 while let Some(incoming) = rx.recv().await {
-                    if let Incoming::Line(line) = incoming {
-                        let line = filter.redact_for(Some(&tool), &line).0.into_owned();
-                        tracing::debug!(server = %tool, "{line}");
+                    // Read always (the server must not block on a full pipe), redacted and
+                    // logged only when someone listens, at most 4 KiB of a line.
+                    let Incoming::Line(line) = incoming else {
+                        continue;
+                    };
+                    if !tracing::enabled!(tracing::Level::DEBUG) {
+                        continue;
                     }
+                    let shown = if line.len() > 4096 {
+                        let mut cut = 4096;
+                        while !line.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        atip_runtime::filter::drop_partial_tail(&line[..cut]).0
+                    } else {
+                        &line
+                    };
+                    let shown = filter.redact_for(Some(&tool), shown).0.into_owned();
+                    tracing::debug!(server = %tool, "{shown}");
                 }
             });
         }
@@ -233,6 +282,11 @@ impl McpTools {
             .await
             .map_err(|_| late("initialize"))?
             .map_err(|e| protocol("initialize")(&e))?;
+        // Pages are read once: rmcp's cache would keep each, by cursor.
+        service
+            .peer()
+            .set_response_cache_config(rmcp::service::ClientCacheConfig::disabled())
+            .await;
         // Every page, within the same time and the same bounds (a server that pages forever,
         // or lists without end, is cut off).
         let list = tokio::time::timeout(START_TIMEOUT, list_tools(&service))
@@ -243,11 +297,6 @@ impl McpTools {
             .peer_info()
             .and_then(|i| i.server_info.as_ref().map(serde_json::to_value))
             .and_then(Result::ok);
-        let version = server_info
-            .as_ref()
-            .and_then(|i| i["version"].as_str())
-            .unwrap_or_default()
-            .to_owned();
         let mut listed = Map::new();
         if let Some(info) = server_info {
             listed.insert("serverInfo".into(), info);
@@ -257,16 +306,15 @@ impl McpTools {
         // Its descriptions, names and defaults reach the model and the saved list: redacted
         // like everything else it says.
         crate::wrap::redact::message(&filter, Some(&name), &mut listed);
-        let mut converted = mcp_to_atip(&listed, &name, &version).map_err(McpToolsError::Tools)?;
-        describe(&mut converted.value, described);
-        let document = atip_runtime::Document::parse(
-            &converted.value.to_string(),
-            &atip_runtime::LoadOptions::default(),
-            &atip_runtime::FlattenOptions::default(),
-        )
-        .map_err(|e| McpToolsError::Load(e.to_string()))?;
-        let commands = LoadedCommands::new(document, None);
-        let called = called(&commands, &listed["tools"]);
+        // Read as ATIP off the runtime's threads, within the time a start has.
+        let read = {
+            let (name, described) = (name.clone(), described.clone());
+            tokio::task::spawn_blocking(move || read_as_atip(listed, &name, &described))
+        };
+        let (listed, converted, commands, called) = tokio::time::timeout(START_TIMEOUT, read)
+            .await
+            .map_err(|_| late("tools/list"))?
+            .map_err(|e| McpToolsError::Load(e.to_string()))??;
         Ok(McpTools {
             inner: Arc::new(Inner {
                 known: started.known_secrets().clone(),
@@ -275,7 +323,7 @@ impl McpTools {
                 name,
                 commands,
                 listed,
-                warnings: converted.warnings,
+                warnings: converted,
                 tools: called,
                 service,
                 _started: std::sync::Mutex::new(started),
@@ -314,6 +362,30 @@ impl McpTools {
     pub fn attach(&self, runner: Runner) -> Runner {
         runner.tool_server(self.inner.name.clone(), Arc::new(self.clone()))
     }
+}
+
+/// The tool list as ATIP (what [`McpTools`] holds): the list, what reading it lost, its
+/// commands and how to call each.
+fn read_as_atip(
+    listed: Value,
+    name: &str,
+    described: &HashMap<String, Effects>,
+) -> Result<(Value, Vec<Warning>, LoadedCommands, HashMap<String, Called>), McpToolsError> {
+    let version = listed
+        .pointer("/serverInfo/version")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut converted = mcp_to_atip(&listed, name, version).map_err(McpToolsError::Tools)?;
+    describe(&mut converted.value, described);
+    let document = atip_runtime::Document::parse(
+        &converted.value.to_string(),
+        &atip_runtime::LoadOptions::default(),
+        &atip_runtime::FlattenOptions::default(),
+    )
+    .map_err(|e| McpToolsError::Load(e.to_string()))?;
+    let commands = LoadedCommands::new(document, None);
+    let called = called(&commands, &listed["tools"]);
+    Ok((listed, converted.warnings, commands, called))
 }
 
 /// The description's effects for the tools it names; unknown effects for a tool whose name

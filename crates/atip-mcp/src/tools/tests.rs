@@ -9,7 +9,8 @@ use serde_json::json;
 /// Answers initialize, lists `look` (read-only; `path` required, `lines` an integer, `tags` a
 /// list of integers, `all` a boolean, `--env` a string), `wipe` (destructive) and `fail`
 /// (read-only; its description and the JSON-RPC error it answers with hold its
-/// `MY_SERVICE_PASSWORD`), and `$MANY_TOOLS` more, and answers each other call with its
+/// `MY_SERVICE_PASSWORD`), and `$MANY_TOOLS` more (`look` with `$MANY_PROPS` more
+/// properties), and answers each other call with its
 /// arguments as JSON and a token; writes each tool it runs to `calls.log` in its working
 /// directory.
 const SERVER: &str = r#"
@@ -36,6 +37,8 @@ for line in sys.stdin:
             {"name": "fail", "inputSchema": {"type": "object"},
              "description": "Fails (debug: " + os.environ.get("MY_SERVICE_PASSWORD", "") + ")",
              "annotations": {"readOnlyHint": True}}]}
+        for i in range(int(os.environ.get("MANY_PROPS", "0"))):
+            look["properties"][f"p{i}"] = {"type": "string"}
         if os.environ.get("MANY_TOOLS"):
             result["tools"] += [{"name": f"t{i}", "inputSchema": {"type": "object"}}
                                 for i in range(int(os.environ["MANY_TOOLS"]))]
@@ -48,7 +51,8 @@ for line in sys.stdin:
         with open("calls.log", "a") as f:
             f.write(name + "\n")
         result = {"content": [{"type": "text", "text": json.dumps(args, sort_keys=True)},
-                              {"type": "text", "text": "token " + TOKEN}]}
+                              {"type": "text", "text": "token " + TOKEN + " key "
+                                                       + os.environ.get("MY_SERVICE_PASSWORD", "")}]}
     else:
         result = {}
     print(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}), flush=True)
@@ -286,6 +290,54 @@ fn a_list_past_the_bounds_is_refused() {
     runtime().block_on(async {
         let err = McpTools::start(&runner, &server()).await.unwrap_err();
         assert!(err.to_string().contains("more than 10000 tools"), "{err}");
+    });
+    let runner = Runner::new()
+        .current_dir(dir.path())
+        .env("MANY_PROPS", MAX_PROPERTIES[0].to_string());
+    runtime().block_on(async {
+        let err = McpTools::start(&runner, &server()).await.unwrap_err();
+        assert!(
+            err.to_string().contains("more than 500 parameters"),
+            "{err}"
+        );
+    });
+}
+
+/// A result cut at the output cap inside a secret: neither the result nor the stream of the
+/// call shows its first part.
+#[test]
+fn a_secret_cut_at_the_cap_is_not_streamed_in_part() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // `{"path": "a"}`, a newline, `token `, the token, ` key ` and 16 of the key's 20
+    // characters: a value only known as the server's variable, which no rule finds in part.
+    let secret = "Zq8xTr4vLm2NpQ7wKc9B";
+    let runner = Runner::new()
+        .current_dir(dir.path())
+        .env("MY_SERVICE_PASSWORD", secret)
+        .max_output_bytes(13 + 1 + 6 + 40 + 5 + 16);
+    runtime().block_on(async {
+        let mcp = McpTools::start(&runner, &server()).await.unwrap();
+        let runner = mcp.attach(runner);
+        let call = atip_runtime::command::dispatch::ToolCall::new(
+            None,
+            "scripted_look",
+            json!({"path": "a"}).as_object().unwrap().clone(),
+        );
+        let invocation = mcp.commands().invocation(&call).unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::channel(8);
+        let out = runner.run(&invocation).stream_to(tx).await.unwrap();
+        assert!(out.truncated());
+        let mut streamed = String::new();
+        while let Ok(chunk) = rx.try_recv() {
+            streamed.push_str(&String::from_utf8_lossy(&chunk.bytes));
+        }
+        assert!(streamed.starts_with(r#"{"path": "a"}"#), "{streamed}");
+        assert!(!streamed.contains(&secret[..8]), "{streamed}");
+        let shown = runner.tool_result(&out).content;
+        assert!(!shown.contains(&secret[..8]), "{shown}");
     });
 }
 

@@ -46,17 +46,31 @@ impl Runner {
         Ok(output)
     }
 
-    /// Sends a tight run's output, redacted, to the stream of a call whose result it is: one
-    /// chunk per stream (stdout first).
+    /// Sends a tight run's output (or a served call's), redacted, to the stream of a call
+    /// whose result it is: one chunk per stream (stdout first). A stream cut at the cap loses
+    /// its last partial word first, as in the result, which could be the start of a secret.
     pub(super) async fn forward(&self, output: &Output, tx: &mpsc::Sender<OutputChunk>) {
         let tool = Some(output.name.as_str());
         let filter = self.filter.with_known_secrets(&output.known_secrets);
-        for (stream, bytes) in [
-            (super::process::StreamKind::Stdout, &output.stdout),
-            (super::process::StreamKind::Stderr, &output.stderr),
+        for (stream, bytes, dropped) in [
+            (
+                super::process::StreamKind::Stdout,
+                &output.stdout,
+                output.stdout_dropped,
+            ),
+            (
+                super::process::StreamKind::Stderr,
+                &output.stderr,
+                output.stderr_dropped,
+            ),
         ] {
             let raw = String::from_utf8_lossy(bytes);
-            let text = filter.redact_for(tool, &raw).0;
+            let kept = if dropped > 0 {
+                crate::filter::drop_partial_tail(&raw).0
+            } else {
+                &raw
+            };
+            let text = filter.redact_for(tool, kept).0;
             if !text.is_empty() {
                 let chunk = OutputChunk {
                     stream,
