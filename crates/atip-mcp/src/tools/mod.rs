@@ -311,7 +311,12 @@ impl McpTools {
             let (name, described) = (name.clone(), described.clone());
             tokio::task::spawn_blocking(move || read_as_atip(listed, &name, &described))
         };
-        let (listed, converted, commands, called) = tokio::time::timeout(START_TIMEOUT, read)
+        let ReadList {
+            listed,
+            warnings,
+            commands,
+            called,
+        } = tokio::time::timeout(START_TIMEOUT, read)
             .await
             .map_err(|_| late("tools/list"))?
             .map_err(|e| McpToolsError::Load(e.to_string()))??;
@@ -323,7 +328,7 @@ impl McpTools {
                 name,
                 commands,
                 listed,
-                warnings: converted,
+                warnings,
                 tools: called,
                 service,
                 _started: std::sync::Mutex::new(started),
@@ -364,13 +369,21 @@ impl McpTools {
     }
 }
 
-/// The tool list as ATIP (what [`McpTools`] holds): the list, what reading it lost, its
-/// commands and how to call each.
+/// A tool list read as ATIP: the list, what reading it lost, its commands and how to call
+/// each (what [`McpTools`] holds).
+struct ReadList {
+    listed: Value,
+    warnings: Vec<Warning>,
+    commands: LoadedCommands,
+    called: HashMap<String, Called>,
+}
+
+/// Reads `listed` as ATIP under the server's `name`, with the description's effects.
 fn read_as_atip(
     listed: Value,
     name: &str,
     described: &HashMap<String, Effects>,
-) -> Result<(Value, Vec<Warning>, LoadedCommands, HashMap<String, Called>), McpToolsError> {
+) -> Result<ReadList, McpToolsError> {
     let version = listed
         .pointer("/serverInfo/version")
         .and_then(Value::as_str)
@@ -385,7 +398,12 @@ fn read_as_atip(
     .map_err(|e| McpToolsError::Load(e.to_string()))?;
     let commands = LoadedCommands::new(document, None);
     let called = called(&commands, &listed["tools"]);
-    Ok((listed, converted.warnings, commands, called))
+    Ok(ReadList {
+        listed,
+        warnings: converted.warnings,
+        commands,
+        called,
+    })
 }
 
 /// The description's effects for the tools it names; unknown effects for a tool whose name
