@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use atip_core::formats::is_tool_name;
 use atip_core::{Effects, FilesystemEffects};
 
 use super::schema::{InstanceType, Schema, SchemaObject};
@@ -72,11 +73,7 @@ pub fn effects_of_annotations(annotations: Option<&Map<String, Value>>) -> Effec
 /// [`ConvertError::Invalid`] when `tools` is not MCP tool definitions or `server` is not a
 /// valid ATIP tool name.
 pub fn mcp_to_atip(tools: &Value, server: &str, version: &str) -> Result<Converted, ConvertError> {
-    if server.is_empty()
-        || !server
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
+    if !is_tool_name(server) {
         return Err(ConvertError::invalid(
             Format::Mcp,
             "",
@@ -153,17 +150,10 @@ fn loss(warnings: &mut Vec<Warning>, feature: Feature, pointer: String, resoluti
     ));
 }
 
-fn plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
 /// One tool's command, or `None` (said in `warnings`) when ATIP cannot call it.
 fn command_of(tool: &CanonicalTool, warnings: &mut Vec<Warning>) -> Option<Value> {
     let at = &tool.source_meta.origin;
-    if !plain_name(&tool.name) {
+    if !is_tool_name(&tool.name) {
         loss(
             warnings,
             Feature::Name,
@@ -278,7 +268,7 @@ fn option_of(
     let dropped = |warnings: &mut Vec<Warning>, feature: Feature| {
         loss(warnings, feature, at.to_owned(), Resolution::Dropped);
     };
-    if !plain_name(name) {
+    if !is_tool_name(name) {
         dropped(warnings, Feature::Name);
         return None;
     }

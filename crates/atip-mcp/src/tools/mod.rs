@@ -219,11 +219,7 @@ impl McpTools {
         described: &HashMap<String, Effects>,
     ) -> Result<McpTools, McpToolsError> {
         let mut started = runner.start(server).await.map_err(McpToolsError::Start)?;
-        let name = if server
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
+        let name = if atip_runtime::formats::is_tool_name(&server.name) {
             server.name.to_string()
         } else {
             name_of_program(server.argv.first().map_or("".as_ref(), |p| p.as_os_str()))
@@ -246,10 +242,7 @@ impl McpTools {
                         continue;
                     }
                     let shown = if line.len() > 4096 {
-                        let mut cut = 4096;
-                        while !line.is_char_boundary(cut) {
-                            cut -= 1;
-                        }
+                        let cut = line.floor_char_boundary(4096);
                         atip_runtime::filter::drop_partial_tail(&line[..cut]).0
                     } else {
                         &line

@@ -96,6 +96,24 @@ fn echo() -> LoadedCommands {
     LoadedCommands::new(doc, None)
 }
 
+/// A model's call of `name` with `arguments` (a JSON object).
+fn call(name: &str, arguments: serde_json::Value) -> atip_runtime::command::dispatch::ToolCall {
+    let arguments = arguments.as_object().cloned().unwrap_or_default();
+    atip_runtime::command::dispatch::ToolCall::new(None, name, arguments)
+}
+
+/// The commands typed code made from `saved`, an older list of the scripted server, would have.
+fn from_saved(saved: &serde_json::Value) -> LoadedCommands {
+    let converted = mcp_to_atip(saved, "scripted", "1").unwrap();
+    let document = atip_runtime::Document::parse(
+        &converted.value.to_string(),
+        &Default::default(),
+        &Default::default(),
+    )
+    .unwrap();
+    LoadedCommands::new(document, None)
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -189,11 +207,7 @@ fn a_served_tool_is_never_started_as_a_program() {
         let mcp = McpTools::start(&Runner::new().current_dir(dir.path()), &server())
             .await
             .unwrap();
-        let call = atip_runtime::command::dispatch::ToolCall::new(
-            None,
-            "scripted_look",
-            json!({"path": "x"}).as_object().unwrap().clone(),
-        );
+        let call = call("scripted_look", json!({"path": "x"}));
         let invocation = mcp.commands().invocation(&call).unwrap();
         assert_eq!(invocation.server.as_deref(), Some("scripted"));
         // Not attached: not started, and said why.
@@ -260,11 +274,7 @@ fn a_servers_error_is_redacted_with_the_values_of_its_variables() {
     runtime().block_on(async {
         let mcp = McpTools::start(&runner, &server()).await.unwrap();
         let runner = mcp.attach(runner);
-        let call = atip_runtime::command::dispatch::ToolCall::new(
-            None,
-            "scripted_fail",
-            serde_json::Map::new(),
-        );
+        let call = call("scripted_fail", json!({}));
         let invocation = mcp.commands().invocation(&call).unwrap();
         let err = runner.run(&invocation).await.unwrap_err();
         let shown = runner.error_result(&err).content;
@@ -321,11 +331,7 @@ fn a_secret_cut_at_the_cap_is_not_streamed_in_part() {
     runtime().block_on(async {
         let mcp = McpTools::start(&runner, &server()).await.unwrap();
         let runner = mcp.attach(runner);
-        let call = atip_runtime::command::dispatch::ToolCall::new(
-            None,
-            "scripted_look",
-            json!({"path": "a"}).as_object().unwrap().clone(),
-        );
+        let call = call("scripted_look", json!({"path": "a"}));
         let invocation = mcp.commands().invocation(&call).unwrap();
         let (tx, mut rx) = tokio::sync::mpsc::channel(8);
         let out = runner.run(&invocation).stream_to(tx).await.unwrap();
@@ -352,11 +358,7 @@ fn a_property_whose_name_starts_with_dashes_keeps_them() {
         let mcp = McpTools::start(&runner, &server()).await.unwrap();
         let runner = mcp.attach(runner);
         let arguments = json!({"path": "a", "__env": "prod"});
-        let call = atip_runtime::command::dispatch::ToolCall::new(
-            None,
-            "scripted_look",
-            arguments.as_object().unwrap().clone(),
-        );
+        let call = call("scripted_look", arguments);
         let out = runner
             .run(&mcp.commands().invocation(&call).unwrap())
             .await
@@ -379,20 +381,9 @@ fn a_parameter_the_server_no_longer_lists_stops_the_call() {
         {"name": "look", "annotations": {"readOnlyHint": true, "openWorldHint": false},
          "inputSchema": {"type": "object", "required": ["path"], "properties": {
             "path": {"type": "string"}, "dry_run": {"type": "boolean"}}}}]});
-    let converted = mcp_to_atip(&saved, "scripted", "1").unwrap();
-    let document = atip_runtime::Document::parse(
-        &converted.value.to_string(),
-        &Default::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    let old = LoadedCommands::new(document, None);
+    let old = from_saved(&saved);
     let arguments = json!({"path": "a", "dry_run": true});
-    let call = atip_runtime::command::dispatch::ToolCall::new(
-        None,
-        "scripted_look",
-        arguments.as_object().unwrap().clone(),
-    );
+    let call = call("scripted_look", arguments);
     let invocation = old.invocation(&call).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let runner = Runner::new().current_dir(dir.path());
@@ -425,11 +416,7 @@ fn a_policy_that_requires_the_sandbox_refuses_a_server_started_without_it() {
     runtime().block_on(async {
         let mcp = McpTools::start(&unconfined, &server()).await.unwrap();
         let runner = mcp.attach(Runner::new().current_dir(dir.path()).policy(policy));
-        let call = atip_runtime::command::dispatch::ToolCall::new(
-            None,
-            "scripted_look",
-            json!({"path": "a"}).as_object().unwrap().clone(),
-        );
+        let call = call("scripted_look", json!({"path": "a"}));
         let err = runner
             .run(&mcp.commands().invocation(&call).unwrap())
             .await
@@ -449,19 +436,8 @@ fn a_call_from_an_older_list_is_judged_on_the_risks_of_both_lists() {
     let saved = json!({"tools": [
         {"name": "wipe", "inputSchema": {"type": "object"},
          "annotations": {"readOnlyHint": true, "openWorldHint": false}}]});
-    let converted = mcp_to_atip(&saved, "scripted", "1").unwrap();
-    let document = atip_runtime::Document::parse(
-        &converted.value.to_string(),
-        &Default::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    let old = LoadedCommands::new(document, None);
-    let call = atip_runtime::command::dispatch::ToolCall::new(
-        None,
-        "scripted_wipe",
-        serde_json::Map::new(),
-    );
+    let old = from_saved(&saved);
+    let call = call("scripted_wipe", json!({}));
     let invocation = old.invocation(&call).unwrap();
     assert_eq!(invocation.effects.destructive, Some(false));
     let dir = tempfile::tempdir().unwrap();

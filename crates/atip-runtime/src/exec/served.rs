@@ -184,18 +184,12 @@ impl Runner {
             }
             Err(_) => (ServedReply::default(), true),
         };
-        let mut stdout = reply.text.into_bytes();
-        let cap = self.settings.max_output_bytes;
-        let mut stdout_dropped = 0;
-        if stdout.len() > cap {
-            // Cut on a character boundary, as a command's capped output is read.
-            let mut cut = cap;
-            while cut > 0 && (stdout[cut] & 0xC0) == 0x80 {
-                cut -= 1;
-            }
-            stdout_dropped = (stdout.len() - cut) as u64;
-            stdout.truncate(cut);
-        }
+        // Cut at the cap on a character boundary, as a command's capped output is read.
+        let mut text = reply.text;
+        let cut = text.floor_char_boundary(self.settings.max_output_bytes);
+        let stdout_dropped = (text.len() - cut) as u64;
+        text.truncate(cut);
+        let stdout = text.into_bytes();
         Ok(Output {
             name: invocation.name.to_string(),
             argv: invocation.argv,
