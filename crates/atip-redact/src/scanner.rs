@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex_automata::util::captures::Captures;
 use regex_automata::{meta, Anchored, Input, Match};
 
@@ -141,11 +141,17 @@ impl Scanner {
         let mut candidates = Vec::new();
         let mut caps: Vec<Option<Captures>> = Vec::new();
         caps.resize_with(self.specs.len(), || None);
-        for region in regions {
+        let mut by_rule: Vec<Vec<usize>> = vec![Vec::new(); self.specs.len()];
+        for (i, region) in regions.iter().enumerate() {
             for &rule in &region.rules {
+                by_rule[rule].push(i);
+            }
+        }
+        for (rule, list) in by_rule.iter().enumerate() {
+            for &i in list {
                 let caps =
                     caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
-                self.scan(text, rule, region.range.clone(), caps, &mut candidates);
+                self.scan(text, rule, regions[i].range.clone(), caps, &mut candidates);
             }
         }
         candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
@@ -313,15 +319,38 @@ impl Scanner {
     }
 }
 
-/// The keywords of every rule in one Aho-Corasick automaton, and the multi-line rules on their
-/// own: what finds the parts of a text worth a rule's time, and which rules.
-struct Prefilter {
-    /// Every keyword, ASCII case folded (one pattern per folded spelling).
-    keywords: AhoCorasick,
-    /// For each pattern, the rules that have it and the spelling each needs (`None`: any case).
-    rules: Vec<Vec<(usize, Option<String>)>>,
-    /// For each pattern, whether a multi-line rule has it.
+/// The most keywords in one automaton: a search with up to this many literals runs SIMD
+/// (Teddy) in the aho-corasick crate, where one automaton of all of them would walk every byte.
+const KEYWORDS_PER_AUTOMATON: usize = 60;
+
+/// One group of keywords, searched as one: which text it reads and what each keyword calls for.
+struct KeywordSearcher {
+    /// The group's keywords (leftmost-longest, so that a search resumed one byte after each
+    /// match finds every position where one starts).
+    automaton: AhoCorasick,
+    /// Whether it reads the text ASCII-lowercased (the keywords of rules that ignore case,
+    /// lowercased), else the text as it is (keywords spelled exactly).
+    folded: bool,
+    /// For each keyword, the rules that take it or a shorter keyword of the group it starts
+    /// with (which the longest match at a position hides).
+    rules: Vec<Vec<usize>>,
+    /// For each keyword, whether it (or a shorter keyword it starts with) is a multi-line rule's.
     starts_block: Vec<bool>,
+}
+
+/// A keyword found: where, and its searcher and pattern.
+struct Hit {
+    start: usize,
+    end: usize,
+    searcher: usize,
+    pattern: usize,
+}
+
+/// The rules' keywords in small automata, the exactly spelled ones apart from those of rules
+/// that ignore case, and the multi-line rules on their own: what finds the parts of a text
+/// worth a rule's time, and which rules.
+struct Prefilter {
+    searchers: Vec<KeywordSearcher>,
     /// The multi-line rules, searched anchored at their keyword for where a block ends.
     blocks: Option<meta::Regex>,
     /// How many rules there are.
@@ -334,27 +363,44 @@ impl Prefilter {
         if specs.is_empty() || specs.iter().any(|s| s.keywords.is_empty()) {
             return Ok(None);
         }
-        let mut folded: Vec<String> = Vec::new();
-        let mut rules: Vec<Vec<(usize, Option<String>)>> = Vec::new();
-        let mut starts_block: Vec<bool> = Vec::new();
-        for (rule, spec) in specs.iter().enumerate() {
-            for k in &spec.keywords {
-                let fold = k.to_ascii_lowercase();
-                let i = folded.iter().position(|w| *w == fold).unwrap_or_else(|| {
-                    folded.push(fold);
-                    rules.push(Vec::new());
-                    starts_block.push(false);
-                    folded.len() - 1
-                });
-                starts_block[i] |= spec.multiline;
-                rules[i].push((rule, (!spec.ignore_case).then(|| k.clone())));
+        let mut searchers = Vec::new();
+        for folded in [false, true] {
+            // Each keyword of this kind once, with its rules and whether it starts a block.
+            let mut words: Vec<(String, Vec<usize>, bool)> = Vec::new();
+            for (rule, spec) in specs.iter().enumerate() {
+                if spec.ignore_case != folded {
+                    continue;
+                }
+                for k in &spec.keywords {
+                    let word = if folded {
+                        k.to_ascii_lowercase()
+                    } else {
+                        k.clone()
+                    };
+                    let i = words.iter().position(|w| w.0 == word).unwrap_or_else(|| {
+                        words.push((word, Vec::new(), false));
+                        words.len() - 1
+                    });
+                    words[i].1.push(rule);
+                    words[i].2 |= spec.multiline;
+                }
+            }
+            // Short keywords apart from long ones: a SIMD search fingerprints each keyword by
+            // its first bytes, as many as the group's shortest has.
+            words.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| a.0.cmp(&b.0)));
+            let mut rest: &[(String, Vec<usize>, bool)] = &words;
+            while !rest.is_empty() {
+                let len = rest[0].0.len().min(4);
+                let same = rest
+                    .iter()
+                    .take(KEYWORDS_PER_AUTOMATON)
+                    .take_while(|w| w.0.len().min(4) == len)
+                    .count();
+                let (group, tail) = rest.split_at(same);
+                rest = tail;
+                searchers.push(KeywordSearcher::new(group, folded)?);
             }
         }
-        let keywords = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&folded)
-            .map_err(|e| e.to_string())?;
         let block_patterns: Vec<&String> = specs
             .iter()
             .zip(patterns)
@@ -367,26 +413,42 @@ impl Prefilter {
             Some(meta::Regex::new_many(&block_patterns).map_err(|e| e.to_string())?)
         };
         Ok(Some(Prefilter {
-            keywords,
-            rules,
-            starts_block,
+            searchers,
             blocks,
             count: specs.len(),
         }))
     }
 
-    /// Adds to `wanted` the rules that take the keyword match `m` (spelled as it is in
-    /// `bytes`); whether any does.
-    fn take(&self, bytes: &[u8], m: &aho_corasick::Match, wanted: &mut [u64]) -> bool {
-        let found = &bytes[m.range()];
-        let mut any = false;
-        for (rule, spelling) in &self.rules[m.pattern().as_usize()] {
-            if spelling.as_ref().is_none_or(|k| k.as_bytes() == found) {
-                wanted[rule / 64] |= 1 << (rule % 64);
-                any = true;
+    /// Every keyword in `text`, in order of where it starts.
+    fn hits(&self, text: &str) -> Vec<Hit> {
+        let bytes = text.as_bytes();
+        let lowered = self
+            .searchers
+            .iter()
+            .any(|s| s.folded)
+            .then(|| bytes.to_ascii_lowercase());
+        let mut hits = Vec::new();
+        for (searcher, s) in self.searchers.iter().enumerate() {
+            let haystack = match &lowered {
+                Some(lowered) if s.folded => lowered.as_slice(),
+                _ => bytes,
+            };
+            let mut at = 0;
+            while let Some(m) = s
+                .automaton
+                .find(aho_corasick::Input::new(haystack).span(at..haystack.len()))
+            {
+                hits.push(Hit {
+                    start: m.start(),
+                    end: m.end(),
+                    searcher,
+                    pattern: m.pattern().as_usize(),
+                });
+                at = m.start() + 1;
             }
         }
-        any
+        hits.sort_unstable_by_key(|h| h.start);
+        hits
     }
 
     /// The regions of `text` a match can be in, in order and not overlapping, each with the
@@ -396,61 +458,78 @@ impl Prefilter {
         let bytes = text.as_bytes();
         let mut out: Vec<Region> = Vec::new();
         let mut wanted = vec![0u64; self.count.div_ceil(64)];
-        let mut at = 0;
-        'lines: while at < bytes.len() {
-            // The first keyword some rule takes as spelled.
-            let input = aho_corasick::Input::new(bytes).span(at..bytes.len());
-            let mut state = aho_corasick::automaton::OverlappingState::start();
-            let first = loop {
-                self.keywords.find_overlapping(input.clone(), &mut state);
-                let Some(m) = state.get_match() else {
-                    break 'lines;
-                };
-                wanted.iter_mut().for_each(|w| *w = 0);
-                if self.take(bytes, &m, &mut wanted) {
-                    break m;
-                }
-            };
-            let start = memchr::memrchr(b'\n', &bytes[..first.start()]).map_or(0, |i| i + 1);
-            let mut end = line_end(bytes, first.end());
-            // Every other keyword up to the end (which a block may move on).
-            loop {
-                let m = state.get_match().expect("the first keyword");
-                if self.starts_block[m.pattern().as_usize()] {
-                    if let Some(block) = self.blocks.as_ref().and_then(|b| {
-                        b.search(&Input::new(text).range(m.start()..).anchored(Anchored::Yes))
-                    }) {
-                        end = end.max(line_end(bytes, block.end()));
-                    }
-                }
-                self.keywords.find_overlapping(input.clone(), &mut state);
-                match state.get_match() {
-                    Some(next) if next.start() < end => {
-                        self.take(bytes, &next, &mut wanted);
-                    }
-                    _ => break,
-                }
-            }
+        let mut current: Option<Range<usize>> = None;
+        let flush = |range: Range<usize>, wanted: &mut [u64], out: &mut Vec<Region>| {
             let rules: Vec<usize> = (0..self.count)
                 .filter(|r| wanted[r / 64] & (1 << (r % 64)) != 0)
                 .collect();
+            wanted.iter_mut().for_each(|w| *w = 0);
             match out.last_mut() {
-                // Only a block overlaps the next line; lines that merely touch stay apart, each
-                // with its own rules.
-                Some(last) if start < last.range.end => {
-                    last.range.end = last.range.end.max(end);
+                // Only a block overlaps the next line; lines that merely touch stay apart,
+                // each with its own rules.
+                Some(last) if range.start < last.range.end => {
+                    last.range.end = last.range.end.max(range.end);
                     last.rules.extend(rules);
                     last.rules.sort_unstable();
                     last.rules.dedup();
                 }
-                _ => out.push(Region {
-                    range: start..end,
-                    rules,
-                }),
+                _ => out.push(Region { range, rules }),
             }
-            at = end;
+        };
+        for hit in self.hits(text) {
+            let range = match current.take() {
+                Some(range) if hit.start < range.end => range,
+                other => {
+                    if let Some(done) = other {
+                        flush(done, &mut wanted, &mut out);
+                    }
+                    let start = memchr::memrchr(b'\n', &bytes[..hit.start]).map_or(0, |i| i + 1);
+                    start..line_end(bytes, hit.end)
+                }
+            };
+            let searcher = &self.searchers[hit.searcher];
+            for &rule in &searcher.rules[hit.pattern] {
+                wanted[rule / 64] |= 1 << (rule % 64);
+            }
+            let mut end = range.end;
+            if searcher.starts_block[hit.pattern] {
+                if let Some(block) = self.blocks.as_ref().and_then(|b| {
+                    b.search(&Input::new(text).range(hit.start..).anchored(Anchored::Yes))
+                }) {
+                    end = end.max(line_end(bytes, block.end()));
+                }
+            }
+            current = Some(range.start..end);
+        }
+        if let Some(done) = current {
+            flush(done, &mut wanted, &mut out);
         }
         out
+    }
+}
+
+impl KeywordSearcher {
+    fn new(group: &[(String, Vec<usize>, bool)], folded: bool) -> Result<Self, String> {
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(group.iter().map(|w| &w.0))
+            .map_err(|e| e.to_string())?;
+        let mut rules = Vec::with_capacity(group.len());
+        let mut starts_block = Vec::with_capacity(group.len());
+        for (word, ..) in group {
+            let shorter = group.iter().filter(|w| word.starts_with(w.0.as_str()));
+            let mut taken: Vec<usize> = shorter.clone().flat_map(|w| w.1.iter().copied()).collect();
+            taken.sort_unstable();
+            taken.dedup();
+            rules.push(taken);
+            starts_block.push(shorter.clone().any(|w| w.2));
+        }
+        Ok(KeywordSearcher {
+            automaton,
+            folded,
+            rules,
+            starts_block,
+        })
     }
 }
 
