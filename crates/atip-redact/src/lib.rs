@@ -337,8 +337,13 @@ impl ResultFilter {
     pub fn filter_for(&self, tool: Option<&str>, text: &str) -> Filtered {
         let (redacted, redactions) = self.redact_for(tool, text);
         let (kept, omitted_bytes) = self.truncate(&redacted);
+        let text = if omitted_bytes == 0 {
+            redacted.into_owned()
+        } else {
+            kept.to_owned()
+        };
         Filtered {
-            text: kept.to_owned(),
+            text,
             redactions,
             omitted_bytes,
         }

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex_automata::util::captures::Captures;
-use regex_automata::{meta, Anchored, Input, Match};
+use regex_automata::{meta, Anchored, Input, Match, PatternID};
 
 use super::rules::{self, SecretCheck};
 use super::{merge, Found, PatternError};
@@ -36,7 +36,13 @@ struct Compiled {
     /// Whether every match starts at a line or text anchor (`^`): such a rule is not tried
     /// right after an escape, which is no line start.
     anchored: bool,
+    /// Whether it has a group that names the secret ([`SECRET_GROUPS`], `loose`): without
+    /// one the whole match is the secret, and a match needs no second search for its groups.
+    grouped: bool,
 }
+
+/// The groups that name a rule's secret (another form of it in each), strictly judged.
+const SECRET_GROUPS: [&str; 5] = ["secret", "secret2", "secret3", "secret4", "secret5"];
 
 /// A secret one rule found, with the end of its whole match, before the rules' matches are
 /// reconciled.
@@ -93,7 +99,16 @@ impl Scanner {
                 let anchored = regex_automata::util::syntax::parse(pattern).map_or(true, |hir| {
                     hir.properties().look_set_prefix().contains_anchor()
                 });
-                Ok(Compiled { regex, anchored })
+                let groups = regex.group_info();
+                let grouped = SECRET_GROUPS
+                    .iter()
+                    .chain(&["loose"])
+                    .any(|g| groups.to_index(PatternID::ZERO, g).is_some());
+                Ok(Compiled {
+                    regex,
+                    anchored,
+                    grouped,
+                })
             })
             .collect::<Result<Vec<_>, PatternError>>()?;
         let prefilter = Prefilter::new(&specs, &patterns).map_err(|message| PatternError {
@@ -223,17 +238,24 @@ impl Scanner {
         caps: &mut Captures,
     ) -> Option<(usize, usize)> {
         let spec = &self.specs[rule];
-        // The rule again, anchored where it matched, for its groups.
-        self.compiled[rule].regex.search_captures(
-            &Input::new(haystack)
-                .range(m.start()..m.end())
-                .anchored(Anchored::Yes),
-            caps,
-        );
-        let strict = ["secret", "secret2", "secret3", "secret4", "secret5"]
-            .into_iter()
-            .find_map(|g| caps.get_group_by_name(g));
-        let loose = caps.get_group_by_name("loose");
+        let compiled = &self.compiled[rule];
+        let (strict, loose) = if compiled.grouped {
+            // The rule again, anchored where it matched, for its groups.
+            compiled.regex.search_captures(
+                &Input::new(haystack)
+                    .range(m.start()..m.end())
+                    .anchored(Anchored::Yes),
+                caps,
+            );
+            (
+                SECRET_GROUPS
+                    .into_iter()
+                    .find_map(|g| caps.get_group_by_name(g)),
+                caps.get_group_by_name("loose"),
+            )
+        } else {
+            (None, None)
+        };
         let (secret, check) = match (strict, loose) {
             (Some(s), _) => (s, spec.check),
             (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
@@ -319,31 +341,38 @@ impl Scanner {
     }
 }
 
-/// The most keywords in one automaton: a search with up to this many literals runs SIMD
+/// The most needles in one automaton: a search with up to this many literals runs SIMD
 /// (Teddy) in the aho-corasick crate, where one automaton of all of them would walk every byte.
-const KEYWORDS_PER_AUTOMATON: usize = 60;
+const NEEDLES_PER_AUTOMATON: usize = 48;
 
-/// One group of keywords, searched as one: which text it reads and what each keyword calls for.
+/// The longest needle: the SIMD search fingerprints a literal by at most its first 4 bytes.
+const NEEDLE_BYTES: usize = 4;
+
+/// A keyword, what it calls for, and whether it starts a multi-line rule's block.
+struct Keyword {
+    word: Vec<u8>,
+    rules: Vec<usize>,
+    starts_block: bool,
+}
+
+/// Needles of one length searched as one: the keywords' first bytes (at most
+/// [`NEEDLE_BYTES`]), each with the keywords that start with it.
 struct KeywordSearcher {
-    /// The group's keywords (leftmost-longest, so that a search resumed one byte after each
-    /// match finds every position where one starts).
     automaton: AhoCorasick,
     /// Whether it reads the text ASCII-lowercased (the keywords of rules that ignore case,
     /// lowercased), else the text as it is (keywords spelled exactly).
     folded: bool,
-    /// For each keyword, the rules that take it or a shorter keyword of the group it starts
-    /// with (which the longest match at a position hides).
-    rules: Vec<Vec<usize>>,
-    /// For each keyword, whether it (or a shorter keyword it starts with) is a multi-line rule's.
-    starts_block: Vec<bool>,
+    /// For each needle, its keywords.
+    keywords: Vec<Vec<Keyword>>,
 }
 
-/// A keyword found: where, and its searcher and pattern.
+/// A keyword found: where, and its searcher, needle and keyword.
 struct Hit {
     start: usize,
     end: usize,
     searcher: usize,
-    pattern: usize,
+    needle: usize,
+    keyword: usize,
 }
 
 /// The rules' keywords in small automata, the exactly spelled ones apart from those of rules
@@ -366,7 +395,7 @@ impl Prefilter {
         let mut searchers = Vec::new();
         for folded in [false, true] {
             // Each keyword of this kind once, with its rules and whether it starts a block.
-            let mut words: Vec<(String, Vec<usize>, bool)> = Vec::new();
+            let mut words: Vec<Keyword> = Vec::new();
             for (rule, spec) in specs.iter().enumerate() {
                 if spec.ignore_case != folded {
                     continue;
@@ -376,28 +405,44 @@ impl Prefilter {
                         k.to_ascii_lowercase()
                     } else {
                         k.clone()
-                    };
-                    let i = words.iter().position(|w| w.0 == word).unwrap_or_else(|| {
-                        words.push((word, Vec::new(), false));
-                        words.len() - 1
-                    });
-                    words[i].1.push(rule);
-                    words[i].2 |= spec.multiline;
+                    }
+                    .into_bytes();
+                    let i = words
+                        .iter()
+                        .position(|w| w.word == word)
+                        .unwrap_or_else(|| {
+                            words.push(Keyword {
+                                word,
+                                rules: Vec::new(),
+                                starts_block: false,
+                            });
+                            words.len() - 1
+                        });
+                    words[i].rules.push(rule);
+                    words[i].starts_block |= spec.multiline;
                 }
             }
-            // Short keywords apart from long ones: a SIMD search fingerprints each keyword by
-            // its first bytes, as many as the group's shortest has.
-            words.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| a.0.cmp(&b.0)));
-            let mut rest: &[(String, Vec<usize>, bool)] = &words;
-            while !rest.is_empty() {
-                let len = rest[0].0.len().min(4);
-                let same = rest
-                    .iter()
-                    .take(KEYWORDS_PER_AUTOMATON)
-                    .take_while(|w| w.0.len().min(4) == len)
-                    .count();
-                let (group, tail) = rest.split_at(same);
-                rest = tail;
+            // The keywords under their needles; needles of one length together, so that the
+            // SIMD search fingerprints each by all its bytes.
+            let mut needles: Vec<(Vec<u8>, Vec<Keyword>)> = Vec::new();
+            for w in words {
+                let needle = &w.word[..w.word.len().min(NEEDLE_BYTES)];
+                match needles.iter_mut().find(|(n, _)| n == needle) {
+                    Some((_, under)) => under.push(w),
+                    None => needles.push((needle.to_vec(), vec![w])),
+                }
+            }
+            needles.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| a.0.cmp(&b.0)));
+            let mut needles = needles.into_iter().peekable();
+            while let Some(first) = needles.next() {
+                let len = first.0.len();
+                let mut group = vec![first];
+                while group.len() < NEEDLES_PER_AUTOMATON {
+                    match needles.next_if(|n| n.0.len() == len) {
+                        Some(n) => group.push(n),
+                        None => break,
+                    }
+                }
                 searchers.push(KeywordSearcher::new(group, folded)?);
             }
         }
@@ -438,12 +483,18 @@ impl Prefilter {
                 .automaton
                 .find(aho_corasick::Input::new(haystack).span(at..haystack.len()))
             {
-                hits.push(Hit {
-                    start: m.start(),
-                    end: m.end(),
-                    searcher,
-                    pattern: m.pattern().as_usize(),
-                });
+                let needle = m.pattern().as_usize();
+                for (keyword, k) in s.keywords[needle].iter().enumerate() {
+                    if haystack[m.start()..].starts_with(&k.word) {
+                        hits.push(Hit {
+                            start: m.start(),
+                            end: m.start() + k.word.len(),
+                            searcher,
+                            needle,
+                            keyword,
+                        });
+                    }
+                }
                 at = m.start() + 1;
             }
         }
@@ -487,12 +538,12 @@ impl Prefilter {
                     start..line_end(bytes, hit.end)
                 }
             };
-            let searcher = &self.searchers[hit.searcher];
-            for &rule in &searcher.rules[hit.pattern] {
+            let keyword = &self.searchers[hit.searcher].keywords[hit.needle][hit.keyword];
+            for &rule in &keyword.rules {
                 wanted[rule / 64] |= 1 << (rule % 64);
             }
             let mut end = range.end;
-            if searcher.starts_block[hit.pattern] {
+            if keyword.starts_block {
                 if let Some(block) = self.blocks.as_ref().and_then(|b| {
                     b.search(&Input::new(text).range(hit.start..).anchored(Anchored::Yes))
                 }) {
@@ -509,26 +560,15 @@ impl Prefilter {
 }
 
 impl KeywordSearcher {
-    fn new(group: &[(String, Vec<usize>, bool)], folded: bool) -> Result<Self, String> {
+    fn new(group: Vec<(Vec<u8>, Vec<Keyword>)>, folded: bool) -> Result<Self, String> {
         let automaton = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(group.iter().map(|w| &w.0))
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(group.iter().map(|(needle, _)| needle))
             .map_err(|e| e.to_string())?;
-        let mut rules = Vec::with_capacity(group.len());
-        let mut starts_block = Vec::with_capacity(group.len());
-        for (word, ..) in group {
-            let shorter = group.iter().filter(|w| word.starts_with(w.0.as_str()));
-            let mut taken: Vec<usize> = shorter.clone().flat_map(|w| w.1.iter().copied()).collect();
-            taken.sort_unstable();
-            taken.dedup();
-            rules.push(taken);
-            starts_block.push(shorter.clone().any(|w| w.2));
-        }
         Ok(KeywordSearcher {
             automaton,
             folded,
-            rules,
-            starts_block,
+            keywords: group.into_iter().map(|(_, keywords)| keywords).collect(),
         })
     }
 }
