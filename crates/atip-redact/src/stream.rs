@@ -95,9 +95,16 @@ impl StreamRedactor {
     }
 
     fn decode(&mut self, chunk: &[u8]) {
-        let mut bytes = std::mem::take(&mut self.undecoded);
-        bytes.extend_from_slice(chunk);
-        let mut rest: &[u8] = &bytes;
+        // The chunk as it came, unless a sequence cut by the last one waits to be completed.
+        let joined;
+        let mut rest: &[u8] = if self.undecoded.is_empty() {
+            chunk
+        } else {
+            let mut bytes = std::mem::take(&mut self.undecoded);
+            bytes.extend_from_slice(chunk);
+            joined = bytes;
+            &joined
+        };
         loop {
             match std::str::from_utf8(rest) {
                 Ok(s) => {
