@@ -156,18 +156,17 @@ impl Scanner {
         let mut candidates = Vec::new();
         let mut caps: Vec<Option<Captures>> = Vec::new();
         caps.resize_with(self.specs.len(), || None);
-        let mut by_rule: Vec<Vec<usize>> = vec![Vec::new(); self.specs.len()];
-        for (i, region) in regions.iter().enumerate() {
-            for &rule in &region.rules {
-                by_rule[rule].push(i);
-            }
-        }
-        for (rule, list) in by_rule.iter().enumerate() {
-            for &i in list {
-                let caps =
-                    caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
-                self.scan(text, rule, regions[i].range.clone(), caps, &mut candidates);
-            }
+        // Rule by rule, each over all its regions, while its automaton is warm.
+        let mut work: Vec<(usize, usize)> = regions
+            .iter()
+            .enumerate()
+            .flat_map(|(i, region)| region.rules.iter().map(move |&rule| (rule, i)))
+            .collect();
+        work.sort_unstable();
+        for (rule, i) in work {
+            let caps =
+                caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
+            self.scan(text, rule, regions[i].range.clone(), caps, &mut candidates);
         }
         candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
         let mut out: Vec<Found> = Vec::with_capacity(candidates.len());
@@ -511,10 +510,13 @@ impl Prefilter {
         let mut wanted = vec![0u64; self.count.div_ceil(64)];
         let mut current: Option<Range<usize>> = None;
         let flush = |range: Range<usize>, wanted: &mut [u64], out: &mut Vec<Region>| {
-            let rules: Vec<usize> = (0..self.count)
-                .filter(|r| wanted[r / 64] & (1 << (r % 64)) != 0)
-                .collect();
-            wanted.iter_mut().for_each(|w| *w = 0);
+            let mut rules = Vec::new();
+            for (i, word) in wanted.iter_mut().enumerate() {
+                while *word != 0 {
+                    rules.push(i * 64 + word.trailing_zeros() as usize);
+                    *word &= *word - 1;
+                }
+            }
             match out.last_mut() {
                 // Only a block overlaps the next line; lines that merely touch stay apart,
                 // each with its own rules.
