@@ -14,13 +14,16 @@
 //!
 //! # How a text is searched
 //!
-//! One Aho-Corasick pass finds the rules' keywords; each line holding one (a multi-line block
-//! from its first line to its end) is then searched by the rules whose keywords it holds, each
-//! rule its own automaton (`regex-automata`), judged in the text's own context (line starts,
-//! word boundaries). Where matches of different rules overlap they are reconciled as one
-//! automaton of all the rules would find them: leftmost first, the earlier rule first where
-//! two start together, and a secret inside another match's label (a token as the user of a
-//! credential URL) is taken too. A rule costs time only on the lines that hold its keywords. A match's `secret` group is replaced with `[REDACTED]`, so labels
+//! A SIMD literal search (Teddy, in the aho-corasick crate) finds the rules' keywords: their
+//! first four bytes, a few dozen per pass, each hit then checked whole, with the keywords of
+//! rules that ignore case searched in an ASCII-lowercased copy. Each line holding one (a
+//! multi-line block from its first line to its end) is then searched by the rules whose
+//! keywords it holds, rule after rule, each its own automaton (`regex-automata`), judged in the
+//! text's own context (line starts, word boundaries). Where matches of different rules overlap
+//! they are reconciled as one automaton of all the rules would find them: leftmost first, the
+//! earlier rule first where two start together, and a secret inside another match's label (a
+//! token as the user of a credential URL) is taken too. A rule costs time only on the lines
+//! that hold its keywords. A match's `secret` group is replaced with `[REDACTED]`, so labels
 //! (`password=`, `Authorization: Bearer `) stay, or the match is turned down by its rule's check
 //! (look-alike prose, placeholders such as `xxxx`, `EXAMPLE`, `${VAR}`, `$(cmd)`, `ENC[…]`).
 //!

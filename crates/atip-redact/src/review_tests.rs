@@ -40,7 +40,7 @@ fn f1_escaped_json_auth_member_is_redacted() {
 // ---------------------------------------------------------------------------------------------
 // F2 — REGRESSION (keyword prefilter, low). Patterns use `(?i:…)`, which in the regex crate is
 // Unicode case-insensitive: `s` also matches U+017F `ſ`, `k` also U+212A `K` (KELVIN SIGN). The
-// Aho-Corasick keyword pass is ASCII-only, so such spellings are accepted by the pattern but
+// keyword search is ASCII-only, so such spellings are accepted by the pattern but
 // never searched. JSON's `\u212a` is decoded before the rules read it. The previous engine
 // redacted both.
 // ---------------------------------------------------------------------------------------------

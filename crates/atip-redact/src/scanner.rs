@@ -1,9 +1,9 @@
-//! The rules and the search for secrets in a text. One Aho-Corasick pass over the text finds
-//! the rules' keywords; each line holding one (a multi-line block from its first line to its
-//! end) is then searched by the rules whose keywords it holds, each rule its own small
-//! automaton, in the text's own context, and again right after each escape on that line that
-//! ends in a letter or digit. Every accepted match of every rule is a secret; overlapping ones
-//! are redacted as one.
+//! The rules and the search for secrets in a text. A few SIMD literal searches over the text
+//! find the rules' keywords (by their first bytes, each hit checked whole); each line holding
+//! one (a multi-line block from its first line to its end) is then searched by the rules whose
+//! keywords it holds, each rule its own small automaton, in the text's own context, and again
+//! right after each escape on that line that ends in a letter or digit. Every accepted match of
+//! every rule is a secret; overlapping ones are redacted as one.
 
 use std::ops::Range;
 
