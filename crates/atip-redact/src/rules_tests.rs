@@ -202,6 +202,36 @@ fn the_prefilter_changes_no_result() {
     );
 }
 
+/// A private key's header line may name another key, and that one another: each begins a
+/// block that runs to the end of the first, so finding where every block ends took the square
+/// of the text's length (1 MB: 33 s). The searches now stop at a budget linear in the text,
+/// and the key is still found whole (security review of issue 46, finding 1).
+#[test]
+fn blocks_inside_blocks_cost_linear_time() {
+    let scanner = &*BUILTIN_SCANNER;
+    let body = "MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oAoGCCqGSM49AwEHoUQDQgAE";
+    // Line breaks as they are, and as JSON writes them inside a string.
+    for nl in ["\n", "\\n"] {
+        let mut text = format!("-----BEGIN PRIVATE KEY-----{nl}");
+        while text.len() < 64 * 1024 {
+            text.push_str(&format!("Comment: -----BEGIN PRIVATE KEY-----{nl}"));
+        }
+        text.push_str(&format!("{body}{nl}-----END PRIVATE KEY-----{nl}"));
+        let work = scanner.block_work(&text).expect("the built-in rules have keywords");
+        assert!(
+            work <= 4 * text.len() + text.len(),
+            "block searches covered {work} bytes of a {}-byte text",
+            text.len()
+        );
+        let found = scanner.spans(&text);
+        assert_eq!(found, scanner.spans_everywhere(&text));
+        assert!(
+            found.iter().any(|f| text[f.start..f.end].contains(body)),
+            "the key's body is a secret"
+        );
+    }
+}
+
 /// `hir` without its look-around assertions (word boundaries, line anchors), which a
 /// generator cannot honour; the shapes around a generated secret give it its boundaries.
 fn without_looks(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {

@@ -139,6 +139,15 @@ impl Scanner {
         self.search(text, &[self.everywhere(text)])
     }
 
+    /// How many bytes the keyword pass's searches for the ends of multi-line blocks cover in
+    /// `text` (`None` without a keyword pass).
+    #[cfg(test)]
+    pub(super) fn block_work(&self, text: &str) -> Option<usize> {
+        self.prefilter
+            .as_ref()
+            .map(|p| p.regions_and_work(text).1)
+    }
+
     /// The whole of `text`, every rule.
     fn everywhere(&self, text: &str) -> Region {
         Region {
@@ -344,6 +353,10 @@ impl Scanner {
 /// (Teddy) in the aho-corasick crate, where one automaton of all of them would walk every byte.
 const NEEDLES_PER_AUTOMATON: usize = 48;
 
+/// How many bytes the searches for where multi-line blocks end may cover per byte of text,
+/// before the rest of the text is taken as one region.
+const BLOCK_WORK_PER_BYTE: usize = 4;
+
 /// The longest needle: the SIMD search fingerprints a literal by at most its first 4 bytes.
 const NEEDLE_BYTES: usize = 4;
 
@@ -505,7 +518,15 @@ impl Prefilter {
     /// rules whose keywords it holds: each line holding a keyword (its line break included),
     /// and from a multi-line rule's keyword to the end of its block's line.
     fn regions(&self, text: &str) -> Vec<Region> {
+        self.regions_and_work(text).0
+    }
+
+    /// [`Prefilter::regions`], and how many bytes the block searches covered (at most
+    /// [`BLOCK_WORK_PER_BYTE`] times the text's length, plus the last search).
+    fn regions_and_work(&self, text: &str) -> (Vec<Region>, usize) {
         let bytes = text.as_bytes();
+        let budget = BLOCK_WORK_PER_BYTE * bytes.len();
+        let mut work = 0;
         let mut out: Vec<Region> = Vec::new();
         let mut wanted = vec![0u64; self.count.div_ceil(64)];
         let mut current: Option<Range<usize>> = None;
@@ -546,9 +567,15 @@ impl Prefilter {
             }
             let mut end = range.end;
             if keyword.starts_block {
-                if let Some(block) = self.blocks.as_ref().and_then(|b| {
+                if work > budget {
+                    // Blocks inside blocks (a key's header line naming another key, again and
+                    // again) would cost each search the rest of the block: past the budget the
+                    // region runs to the end of the text instead, searched once.
+                    end = bytes.len();
+                } else if let Some(block) = self.blocks.as_ref().and_then(|b| {
                     b.search(&Input::new(text).range(hit.start..).anchored(Anchored::Yes))
                 }) {
+                    work += block.end() - hit.start;
                     end = end.max(line_end(bytes, block.end()));
                 }
             }
@@ -557,7 +584,7 @@ impl Prefilter {
         if let Some(done) = current {
             flush(done, &mut wanted, &mut out);
         }
-        out
+        (out, work)
     }
 }
 
