@@ -270,14 +270,17 @@ impl ResultFilter {
     /// and `\uXXXX` escapes decoded, as a parser or a model reads it (`gh\u0070_…` is a
     /// token); a span that covers part of an escape covers all of it.
     pub fn secret_spans(&self, text: &str, tool: Option<&str>) -> Vec<(usize, usize)> {
-        self.secrets(text, tool)
+        self.secrets(text, tool, 0)
             .into_iter()
             .map(|f| (f.start, f.end))
             .collect()
     }
 
-    /// [`ResultFilter::secret_spans`] with where each secret's match begins (its label).
-    fn secrets(&self, text: &str, tool: Option<&str>) -> Vec<Found> {
+    /// [`ResultFilter::secret_spans`] with where each secret's match begins (its label), of
+    /// the matches that begin at `from` or after: what is before it is context only (a stream's
+    /// character before its cut, already passed on), read for word boundaries and line starts
+    /// but not taken for where a line or the text begins.
+    fn secrets(&self, text: &str, tool: Option<&str>, from: usize) -> Vec<Found> {
         if !self.redact {
             return Vec::new();
         }
@@ -285,21 +288,24 @@ impl ResultFilter {
         let raw = text;
         let decoded = unescape::decode(raw);
         let text = decoded.text.as_ref();
-        let mut found = self.builtin.spans(text);
+        // No escape is decoded before `from` (a stream keeps no backslash as context), so it
+        // is the same offset in the decoded text.
+        let mut found = self.builtin.spans(text, from);
         let mut extra = false;
         if let Some(custom) = &self.custom {
-            found.extend(custom.spans(text));
+            found.extend(custom.spans(text, from));
             extra = true;
         }
         if let Some(tool) = tool {
             for (glob, scanner) in self.tool_rules.iter() {
                 if glob_matches(glob, tool) {
-                    found.extend(scanner.spans(text));
+                    found.extend(scanner.spans(text, from));
                     extra = true;
                 }
             }
         }
         extra |= self.known.find_in(text, &mut found);
+        found.retain(|f| f.label >= from);
         if extra {
             found.sort_unstable();
             found = merge(found);
@@ -307,6 +313,7 @@ impl ResultFilter {
         let mut found = decoded.to_output(found);
         // Known values as written too: one that holds `\/` itself reads differently decoded.
         if raw != text && self.known.find_in(raw, &mut found) {
+            found.retain(|f| f.label >= from);
             found.sort_unstable();
             found = merge(found);
         }

@@ -194,7 +194,7 @@ fn the_prefilter_changes_no_result() {
     }
     let failures: Vec<&String> = texts
         .iter()
-        .filter(|text| scanner.spans(text) != scanner.spans_everywhere(text))
+        .filter(|text| scanner.spans(text, 0) != scanner.spans_everywhere(text))
         .collect();
     assert!(
         failures.is_empty(),
@@ -217,13 +217,15 @@ fn blocks_inside_blocks_cost_linear_time() {
             text.push_str(&format!("Comment: -----BEGIN PRIVATE KEY-----{nl}"));
         }
         text.push_str(&format!("{body}{nl}-----END PRIVATE KEY-----{nl}"));
-        let work = scanner.block_work(&text).expect("the built-in rules have keywords");
+        let work = scanner
+            .block_work(&text)
+            .expect("the built-in rules have keywords");
         assert!(
             work <= 4 * text.len() + text.len(),
             "block searches covered {work} bytes of a {}-byte text",
             text.len()
         );
-        let found = scanner.spans(&text);
+        let found = scanner.spans(&text, 0);
         assert_eq!(found, scanner.spans_everywhere(&text));
         assert!(
             found.iter().any(|f| text[f.start..f.end].contains(body)),

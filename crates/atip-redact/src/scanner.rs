@@ -122,13 +122,22 @@ impl Scanner {
         })
     }
 
-    /// Every secret in `text`, in order and not overlapping, with where its match begins:
-    /// each rule on the regions whose keywords call for it, then right after escapes there.
-    pub(super) fn spans(&self, text: &str) -> Vec<Found> {
-        let regions = match &self.prefilter {
+    /// Every secret in `text` whose match begins at `from` or after, in order and not
+    /// overlapping, with where its match begins: each rule on the regions whose keywords call
+    /// for it, then right after escapes there. What is before `from` is read as context (a
+    /// word boundary, whether `from` starts a line) only.
+    pub(super) fn spans(&self, text: &str, from: usize) -> Vec<Found> {
+        let mut regions = match &self.prefilter {
             Some(prefilter) => prefilter.regions(text),
             None => vec![self.everywhere(text)],
         };
+        // A match begins at `from` or after; what is before is context (look-behind) only.
+        if from > 0 {
+            regions.retain_mut(|r| {
+                r.range.start = r.range.start.max(from);
+                r.range.start < r.range.end
+            });
+        }
         self.search(text, &regions)
     }
 
@@ -143,9 +152,7 @@ impl Scanner {
     /// `text` (`None` without a keyword pass).
     #[cfg(test)]
     pub(super) fn block_work(&self, text: &str) -> Option<usize> {
-        self.prefilter
-            .as_ref()
-            .map(|p| p.regions_and_work(text).1)
+        self.prefilter.as_ref().map(|p| p.regions_and_work(text).1)
     }
 
     /// The whole of `text`, every rule.

@@ -168,7 +168,7 @@ impl StreamRedactor {
         }
         let text = &self.pending;
         let passed = self.passed;
-        let found = self.filter.secrets(text, self.tool.as_deref());
+        let found = self.filter.secrets(text, self.tool.as_deref(), passed);
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
         let lines = text.rfind('\n').map_or(0, |i| i + 1);
@@ -232,7 +232,9 @@ impl StreamRedactor {
         self.redactions += done.len();
         out.push_str(&replace(&text[passed..safe], &done));
         // Keep the character before the cut as the next release's context — but a backslash,
-        // which would pair with what follows (`outside_escapes` keeps the runs even).
+        // which would pair with what follows (`outside_escapes` keeps the runs even). The next
+        // release reads it for word boundaries and line starts only: no match begins there, and
+        // it is not taken for the start of a line or text.
         let keep = if end || safe == 0 || text.as_bytes()[safe - 1] == b'\\' {
             safe
         } else {

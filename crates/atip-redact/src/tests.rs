@@ -499,3 +499,30 @@ fn a_long_quoted_value_is_held_until_it_closes() {
         assert_eq!(out, whole, "first read {cut}");
     }
 }
+
+/// A stream keeps the character before its cut as the next read's context; that character
+/// was taken for the start of a line, so a rule anchored at line starts (`.pgpass`) matched a
+/// line that starts elsewhere (`# z…z:*:*:…`), to its end, and hid the private key that begins
+/// inside it: the key's body went out in clear (security review of issue 46, finding 2). The
+/// stream now gives the same text as the whole, whatever the chunks.
+#[test]
+fn a_false_line_start_at_a_stream_cut_hides_no_private_key() {
+    let body = "MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5";
+    let text = format!(
+        "# {}:*:*:postgres:pw -----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----\n",
+        "z".repeat(5000)
+    );
+    let f = ResultFilter::new();
+    let whole = r(&text);
+    assert!(!whole.contains(body), "{whole}");
+    for size in [1, 7, 64, 256, 1000, 4095] {
+        let out = in_chunks(&f, &text, size);
+        assert!(
+            !out.contains(body),
+            "chunks of {size}: the key's body passed"
+        );
+        assert_eq!(out, whole, "chunks of {size}");
+    }
+    let cut = text.find("-----BEGIN").unwrap();
+    assert_eq!(streamed(&f, &text, &[cut]), whole, "one cut before the key");
+}
