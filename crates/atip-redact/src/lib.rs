@@ -14,8 +14,8 @@
 //!
 //! # How a text is searched
 //!
-//! A SIMD literal search (Teddy, in the aho-corasick crate) finds the rules' keywords: their
-//! first four bytes, a few dozen per pass, each hit then checked whole, with the keywords of
+//! A SIMD literal search (Teddy, in the aho-corasick crate) finds the rules' keywords: a window
+//! of four rare bytes of each, a few dozen per pass, each hit then checked whole, with the keywords of
 //! rules that ignore case searched in an ASCII-lowercased copy. Each line holding one (a
 //! multi-line block from its first line to its end) is then searched by the rules whose
 //! keywords it holds, rule after rule, each its own automaton (`regex-automata`), judged in the

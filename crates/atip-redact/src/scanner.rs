@@ -1,5 +1,5 @@
 //! The rules and the search for secrets in a text. A few SIMD literal searches over the text
-//! find the rules' keywords (by their first bytes, each hit checked whole); each line holding
+//! find the rules' keywords (by four rare bytes of each, each hit checked whole); each line holding
 //! one (a multi-line block from its first line to its end) is then searched by the rules whose
 //! keywords it holds, each rule its own small automaton, in the text's own context, and again
 //! right after each escape on that line that ends in a letter or digit. Every accepted match of
@@ -372,10 +372,12 @@ struct Keyword {
     word: Vec<u8>,
     rules: Vec<usize>,
     starts_block: bool,
+    /// Where its needle starts in it.
+    offset: usize,
 }
 
-/// Needles of one length searched as one: the keywords' first bytes (at most
-/// [`NEEDLE_BYTES`]), each with the keywords that start with it.
+/// Needles of one length searched as one: a window of at most [`NEEDLE_BYTES`] of each
+/// keyword ([`needle_of`]), each with the keywords that hold it.
 struct KeywordSearcher {
     automaton: AhoCorasick,
     /// Whether it reads the text ASCII-lowercased (the keywords of rules that ignore case,
@@ -434,6 +436,7 @@ impl Prefilter {
                                 word,
                                 rules: Vec::new(),
                                 starts_block: false,
+                                offset: 0,
                             });
                             words.len() - 1
                         });
@@ -444,8 +447,9 @@ impl Prefilter {
             // The keywords under their needles; needles of one length together, so that the
             // SIMD search fingerprints each by all its bytes.
             let mut needles: Vec<(Vec<u8>, Vec<Keyword>)> = Vec::new();
-            for w in words {
-                let needle = &w.word[..w.word.len().min(NEEDLE_BYTES)];
+            for mut w in words {
+                w.offset = needle_of(&w.word);
+                let needle = &w.word[w.offset..(w.offset + NEEDLE_BYTES).min(w.word.len())];
                 match needles.iter_mut().find(|(n, _)| n == needle) {
                     Some((_, under)) => under.push(w),
                     None => needles.push((needle.to_vec(), vec![w])),
@@ -504,10 +508,13 @@ impl Prefilter {
             {
                 let needle = m.pattern().as_usize();
                 for (keyword, k) in s.keywords[needle].iter().enumerate() {
-                    if haystack[m.start()..].starts_with(&k.word) {
+                    let Some(start) = m.start().checked_sub(k.offset) else {
+                        continue;
+                    };
+                    if haystack[start..].starts_with(&k.word) {
                         hits.push(Hit {
-                            start: m.start(),
-                            end: m.start() + k.word.len(),
+                            start,
+                            end: start + k.word.len(),
                             searcher,
                             needle,
                             keyword,
@@ -607,6 +614,34 @@ impl KeywordSearcher {
             keywords: group.into_iter().map(|(_, keywords)| keywords).collect(),
         })
     }
+}
+
+/// Where the needle of `keyword` starts in it: the window of [`NEEDLE_BYTES`] (or the whole
+/// keyword, when shorter) whose bytes are rarest in command output, so that a SIMD search for
+/// it stops seldom where the keyword is not (`-----BEGIN ` by `BEGI`, not on every run of
+/// dashes in a table). The first such window on a tie.
+pub(super) fn needle_of(keyword: &[u8]) -> usize {
+    if keyword.len() <= NEEDLE_BYTES {
+        return 0;
+    }
+    // How common a byte is in command output, roughly: separators and lowercase letters most.
+    let common = |b: u8| -> u32 {
+        match b {
+            b' ' | b'-' | b'_' | b'.' | b'/' | b':' | b'=' | b'"' | b'\t' => 6,
+            b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' | b'h' | b'l' | b'c' | b'd' => 4,
+            b'a'..=b'z' | b'0'..=b'9' => 3,
+            b'A'..=b'Z' => 2,
+            _ => 1,
+        }
+    };
+    let score = |w: &[u8]| -> u32 {
+        // A window of one byte repeated (`----`) is as common as that byte's runs.
+        let repeated = w.iter().all(|&b| b == w[0]);
+        w.iter().map(|&b| common(b)).sum::<u32>() + if repeated { 20 } else { 0 }
+    };
+    (0..=keyword.len() - NEEDLE_BYTES)
+        .min_by_key(|&i| (score(&keyword[i..i + NEEDLE_BYTES]), i))
+        .unwrap_or(0)
 }
 
 /// The end of the line `at` is on, its line break included (or the end of `bytes`).
