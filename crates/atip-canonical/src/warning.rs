@@ -213,7 +213,8 @@ fn shown_pointer(p: &str) -> std::borrow::Cow<'_, str> {
     shown(p)
 }
 
-/// Text from an input as a message line shows it: control characters as `\u{…}`.
+/// Text from an input as a message line shows it: control characters escaped as Rust writes
+/// them (`\u{1b}`, `\n`).
 fn shown(p: &str) -> std::borrow::Cow<'_, str> {
     if !p.chars().any(char::is_control) {
         return p.into();
@@ -221,7 +222,7 @@ fn shown(p: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(p.len() + 8);
     for c in p.chars() {
         if c.is_control() {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            out.extend(c.escape_debug());
         } else {
             out.push(c);
         }

@@ -41,7 +41,8 @@ mod watch;
 pub mod wrap;
 
 pub use tools::{
-    McpTools, McpToolsError, MAX_LIST_BYTES, MAX_PROPERTIES, MAX_TOOLS, START_TIMEOUT,
+    McpTools, McpToolsError, MAX_LIST_BYTES, MAX_PROPERTIES, MAX_TOOLS, MAX_TOOL_PROPERTIES,
+    START_TIMEOUT,
 };
 
 #[cfg(test)]

@@ -15,8 +15,8 @@
 //! # How a text is searched
 //!
 //! A SIMD literal search (Teddy, in the aho-corasick crate) finds the rules' keywords: a window
-//! of four rare bytes of each, a few dozen per pass, each hit then checked whole, with the keywords of
-//! rules that ignore case searched in an ASCII-lowercased copy. Each line holding one (a
+//! of four rare bytes of each, a few dozen per pass, each hit then checked whole, with the
+//! keywords of rules that ignore case searched in an ASCII-lowercased copy. Each line holding one (a
 //! multi-line block from its first line to its end) is then searched by the rules whose
 //! keywords it holds, rule after rule, each its own automaton (`regex-automata`), judged in the
 //! text's own context (line starts, word boundaries). Where matches of different rules overlap
@@ -305,6 +305,7 @@ impl ResultFilter {
             }
         }
         extra |= self.known.find_in(text, &mut found);
+        // Known values are found anywhere; the rules' spans begin at `from` already.
         found.retain(|f| f.label >= from);
         if extra {
             found.sort_unstable();

@@ -221,7 +221,7 @@ fn blocks_inside_blocks_cost_linear_time() {
             .block_work(&text)
             .expect("the built-in rules have keywords");
         assert!(
-            work <= 4 * text.len() + text.len(),
+            work <= super::scanner::BLOCK_WORK_PER_BYTE * text.len() + text.len(),
             "block searches covered {work} bytes of a {}-byte text",
             text.len()
         );
@@ -240,13 +240,13 @@ fn blocks_inside_blocks_cost_linear_time() {
 /// No keyword's window is one byte repeated.
 #[test]
 fn no_keyword_is_searched_by_a_run_of_one_byte() {
-    use super::scanner::needle_of;
+    use super::scanner::{needle_of, NEEDLE_BYTES};
     assert_eq!(needle_of(b"-----BEGIN "), 5, "`BEGI`");
     for rule in BUILTIN {
         for keyword in rule.keywords {
             let word = keyword.as_bytes();
             let at = needle_of(word);
-            let window = &word[at..(at + 4).min(word.len())];
+            let window = &word[at..(at + NEEDLE_BYTES).min(word.len())];
             assert!(
                 window.len() < 2 || window.iter().any(|&b| b != window[0]),
                 "{}: keyword {keyword:?} is searched by {:?}",

@@ -1,10 +1,11 @@
 //! The rules and the search for secrets in a text. A few SIMD literal searches over the text
-//! find the rules' keywords (by four rare bytes of each, each hit checked whole); each line holding
-//! one (a multi-line block from its first line to its end) is then searched by the rules whose
-//! keywords it holds, each rule its own small automaton, in the text's own context, and again
-//! right after each escape on that line that ends in a letter or digit. Every accepted match of
-//! every rule is a secret; overlapping ones are redacted as one.
+//! find the rules' keywords (by four rare bytes of each, each hit checked whole); each line
+//! holding one (a multi-line block from its first line to its end) is then searched by the
+//! rules whose keywords it holds, each rule its own small automaton, in the text's own context,
+//! and again right after each escape on that line that ends in a letter or digit. Every
+//! accepted match of every rule is a secret; overlapping ones are redacted as one.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, MatchKind};
@@ -128,7 +129,7 @@ impl Scanner {
     /// word boundary, whether `from` starts a line) only.
     pub(super) fn spans(&self, text: &str, from: usize) -> Vec<Found> {
         let mut regions = match &self.prefilter {
-            Some(prefilter) => prefilter.regions(text),
+            Some(prefilter) => prefilter.regions(text).0,
             None => vec![self.everywhere(text)],
         };
         // A match begins at `from` or after; what is before is context (look-behind) only.
@@ -152,7 +153,7 @@ impl Scanner {
     /// `text` (`None` without a keyword pass).
     #[cfg(test)]
     pub(super) fn block_work(&self, text: &str) -> Option<usize> {
-        self.prefilter.as_ref().map(|p| p.regions_and_work(text).1)
+        self.prefilter.as_ref().map(|p| p.regions(text).1)
     }
 
     /// The whole of `text`, every rule.
@@ -362,10 +363,10 @@ const NEEDLES_PER_AUTOMATON: usize = 48;
 
 /// How many bytes the searches for where multi-line blocks end may cover per byte of text,
 /// before the rest of the text is taken as one region.
-const BLOCK_WORK_PER_BYTE: usize = 4;
+pub(super) const BLOCK_WORK_PER_BYTE: usize = 4;
 
 /// The longest needle: the SIMD search fingerprints a literal by at most its first 4 bytes.
-const NEEDLE_BYTES: usize = 4;
+pub(super) const NEEDLE_BYTES: usize = 4;
 
 /// A keyword, what it calls for, and whether it starts a multi-line rule's block.
 struct Keyword {
@@ -387,13 +388,10 @@ struct KeywordSearcher {
     keywords: Vec<Vec<Keyword>>,
 }
 
-/// A keyword found: where, and its searcher, needle and keyword.
-struct Hit {
+/// A keyword found, and where it starts.
+struct Hit<'p> {
     start: usize,
-    end: usize,
-    searcher: usize,
-    needle: usize,
-    keyword: usize,
+    keyword: &'p Keyword,
 }
 
 /// The rules' keywords in small automata, the exactly spelled ones apart from those of rules
@@ -416,7 +414,7 @@ impl Prefilter {
         let mut searchers = Vec::new();
         for folded in [false, true] {
             // Each keyword of this kind once, with its rules and whether it starts a block.
-            let mut words: Vec<Keyword> = Vec::new();
+            let mut words: BTreeMap<Vec<u8>, Keyword> = BTreeMap::new();
             for (rule, spec) in specs.iter().enumerate() {
                 if spec.ignore_case != folded {
                     continue;
@@ -428,41 +426,29 @@ impl Prefilter {
                         k.clone()
                     }
                     .into_bytes();
-                    let i = words
-                        .iter()
-                        .position(|w| w.word == word)
-                        .unwrap_or_else(|| {
-                            words.push(Keyword {
-                                word,
-                                rules: Vec::new(),
-                                starts_block: false,
-                                offset: 0,
-                            });
-                            words.len() - 1
-                        });
-                    words[i].rules.push(rule);
-                    words[i].starts_block |= spec.multiline;
+                    let keyword = words.entry(word.clone()).or_insert_with(|| Keyword {
+                        offset: needle_of(&word),
+                        word,
+                        rules: Vec::new(),
+                        starts_block: false,
+                    });
+                    keyword.rules.push(rule);
+                    keyword.starts_block |= spec.multiline;
                 }
             }
-            // The keywords under their needles; needles of one length together, so that the
-            // SIMD search fingerprints each by all its bytes.
-            let mut needles: Vec<(Vec<u8>, Vec<Keyword>)> = Vec::new();
-            for mut w in words {
-                w.offset = needle_of(&w.word);
-                let needle = &w.word[w.offset..(w.offset + NEEDLE_BYTES).min(w.word.len())];
-                match needles.iter_mut().find(|(n, _)| n == needle) {
-                    Some((_, under)) => under.push(w),
-                    None => needles.push((needle.to_vec(), vec![w])),
-                }
+            // The keywords under their needles, by needle length then bytes: needles of one
+            // length together, so that the SIMD search fingerprints each by all its bytes.
+            let mut needles: BTreeMap<(usize, Vec<u8>), Vec<Keyword>> = BTreeMap::new();
+            for w in words.into_values() {
+                let needle = w.word[w.offset..(w.offset + NEEDLE_BYTES).min(w.word.len())].to_vec();
+                needles.entry((needle.len(), needle)).or_default().push(w);
             }
-            needles.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| a.0.cmp(&b.0)));
             let mut needles = needles.into_iter().peekable();
-            while let Some(first) = needles.next() {
-                let len = first.0.len();
-                let mut group = vec![first];
+            while let Some(((len, needle), keywords)) = needles.next() {
+                let mut group = vec![(needle, keywords)];
                 while group.len() < NEEDLES_PER_AUTOMATON {
-                    match needles.next_if(|n| n.0.len() == len) {
-                        Some(n) => group.push(n),
+                    match needles.next_if(|((l, _), _)| *l == len) {
+                        Some(((_, n), k)) => group.push((n, k)),
                         None => break,
                     }
                 }
@@ -488,7 +474,7 @@ impl Prefilter {
     }
 
     /// Every keyword in `text`, in order of where it starts.
-    fn hits(&self, text: &str) -> Vec<Hit> {
+    fn hits(&self, text: &str) -> Vec<Hit<'_>> {
         let bytes = text.as_bytes();
         let lowered = self
             .searchers
@@ -496,7 +482,7 @@ impl Prefilter {
             .any(|s| s.folded)
             .then(|| bytes.to_ascii_lowercase());
         let mut hits = Vec::new();
-        for (searcher, s) in self.searchers.iter().enumerate() {
+        for s in &self.searchers {
             let haystack = match &lowered {
                 Some(lowered) if s.folded => lowered.as_slice(),
                 _ => bytes,
@@ -506,19 +492,12 @@ impl Prefilter {
                 .automaton
                 .find(aho_corasick::Input::new(haystack).span(at..haystack.len()))
             {
-                let needle = m.pattern().as_usize();
-                for (keyword, k) in s.keywords[needle].iter().enumerate() {
-                    let Some(start) = m.start().checked_sub(k.offset) else {
+                for keyword in &s.keywords[m.pattern().as_usize()] {
+                    let Some(start) = m.start().checked_sub(keyword.offset) else {
                         continue;
                     };
-                    if haystack[start..].starts_with(&k.word) {
-                        hits.push(Hit {
-                            start,
-                            end: start + k.word.len(),
-                            searcher,
-                            needle,
-                            keyword,
-                        });
+                    if haystack[start..].starts_with(&keyword.word) {
+                        hits.push(Hit { start, keyword });
                     }
                 }
                 at = m.start() + 1;
@@ -530,14 +509,10 @@ impl Prefilter {
 
     /// The regions of `text` a match can be in, in order and not overlapping, each with the
     /// rules whose keywords it holds: each line holding a keyword (its line break included),
-    /// and from a multi-line rule's keyword to the end of its block's line.
-    fn regions(&self, text: &str) -> Vec<Region> {
-        self.regions_and_work(text).0
-    }
-
-    /// [`Prefilter::regions`], and how many bytes the block searches covered (at most
-    /// [`BLOCK_WORK_PER_BYTE`] times the text's length, plus the last search).
-    fn regions_and_work(&self, text: &str) -> (Vec<Region>, usize) {
+    /// and from a multi-line rule's keyword to the end of its block's line; and how many bytes
+    /// the block searches covered (at most [`BLOCK_WORK_PER_BYTE`] times the text's length,
+    /// plus the last search).
+    fn regions(&self, text: &str) -> (Vec<Region>, usize) {
         let bytes = text.as_bytes();
         let budget = BLOCK_WORK_PER_BYTE * bytes.len();
         let mut work = 0;
@@ -572,10 +547,10 @@ impl Prefilter {
                         flush(done, &mut wanted, &mut out);
                     }
                     let start = memchr::memrchr(b'\n', &bytes[..hit.start]).map_or(0, |i| i + 1);
-                    start..line_end(bytes, hit.end)
+                    start..line_end(bytes, hit.start + hit.keyword.word.len())
                 }
             };
-            let keyword = &self.searchers[hit.searcher].keywords[hit.needle][hit.keyword];
+            let keyword = hit.keyword;
             for &rule in &keyword.rules {
                 wanted[rule / 64] |= 1 << (rule % 64);
             }

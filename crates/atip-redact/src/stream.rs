@@ -1,5 +1,7 @@
 //! Redaction of output as it arrives, chunk by chunk.
 
+use std::borrow::Cow;
+
 use super::{replace, Found, ResultFilter};
 
 /// How much of an unfinished line a [`StreamRedactor`] holds back at most before passing it
@@ -96,15 +98,14 @@ impl StreamRedactor {
 
     fn decode(&mut self, chunk: &[u8]) {
         // The chunk as it came, unless a sequence cut by the last one waits to be completed.
-        let joined;
-        let mut rest: &[u8] = if self.undecoded.is_empty() {
-            chunk
+        let bytes: Cow<[u8]> = if self.undecoded.is_empty() {
+            Cow::Borrowed(chunk)
         } else {
-            let mut bytes = std::mem::take(&mut self.undecoded);
-            bytes.extend_from_slice(chunk);
-            joined = bytes;
-            &joined
+            let mut joined = std::mem::take(&mut self.undecoded);
+            joined.extend_from_slice(chunk);
+            Cow::Owned(joined)
         };
+        let mut rest: &[u8] = &bytes;
         loop {
             match std::str::from_utf8(rest) {
                 Ok(s) => {

@@ -57,16 +57,21 @@ pub const MAX_TOOLS: usize = 10_000;
 /// 16 MiB.
 pub const MAX_LIST_BYTES: usize = 16 << 20;
 
-/// The most parameters (input schema properties) one tool may have, and all tools together:
-/// 500 and 20,000. Each costs a few KiB once read as ATIP; real servers' tools have a handful.
-pub const MAX_PROPERTIES: [usize; 2] = [500, 20_000];
+/// The most parameters (input schema properties) one tool may have: 500. Each costs a few KiB
+/// once read as ATIP; real servers' tools have a handful.
+pub const MAX_TOOL_PROPERTIES: usize = 500;
 
-/// The most pages a tool list may come in, and the longest cursor: 100 pages, 4 KiB.
+/// The most parameters all of a server's tools may have together: 20,000.
+pub const MAX_PROPERTIES: usize = 20_000;
+
+/// The most pages a tool list may come in: 100.
 const MAX_PAGES: usize = 100;
+
+/// The longest cursor to a next page, in bytes: 4 KiB (counted in [`MAX_LIST_BYTES`] too).
 const MAX_CURSOR_BYTES: usize = 4096;
 
-/// Every page of `service`'s tools, as JSON, within [`MAX_TOOLS`], [`MAX_LIST_BYTES`] and
-/// [`MAX_PROPERTIES`], checked before a page is read further.
+/// Every page of `service`'s tools, as JSON, within [`MAX_TOOLS`], [`MAX_LIST_BYTES`],
+/// [`MAX_TOOL_PROPERTIES`] and [`MAX_PROPERTIES`], checked before a page is read further.
 async fn list_tools(service: &RunningService<RoleClient, ()>) -> Result<Vec<Value>, String> {
     let mut tools = Vec::new();
     let (mut bytes, mut properties) = (0, 0);
@@ -87,11 +92,16 @@ async fn list_tools(service: &RunningService<RoleClient, ()>) -> Result<Vec<Valu
                 .get("properties")
                 .and_then(Value::as_object)
                 .map_or(0, Map::len);
-            properties += count;
-            if count > MAX_PROPERTIES[0] || properties > MAX_PROPERTIES[1] {
+            if count > MAX_TOOL_PROPERTIES {
                 return Err(format!(
-                    "its tools have more than {} parameters (one) or {} (all)",
-                    MAX_PROPERTIES[0], MAX_PROPERTIES[1]
+                    "its tool `{}` has more than {MAX_TOOL_PROPERTIES} parameters",
+                    tool.name
+                ));
+            }
+            properties += count;
+            if properties > MAX_PROPERTIES {
+                return Err(format!(
+                    "its tools have more than {MAX_PROPERTIES} parameters in all"
                 ));
             }
             let tool = serde_json::to_value(tool).map_err(|e| e.to_string())?;

@@ -303,7 +303,7 @@ fn a_list_past_the_bounds_is_refused() {
     });
     let runner = Runner::new()
         .current_dir(dir.path())
-        .env("MANY_PROPS", MAX_PROPERTIES[0].to_string());
+        .env("MANY_PROPS", MAX_TOOL_PROPERTIES.to_string());
     runtime().block_on(async {
         let err = McpTools::start(&runner, &server()).await.unwrap_err();
         assert!(
