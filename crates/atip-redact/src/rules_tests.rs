@@ -177,10 +177,17 @@ pub(super) fn swapcase(s: &str) -> String {
 fn the_prefilter_changes_no_result() {
     let scanner = &*BUILTIN_SCANNER;
     let inputs: Vec<String> = EXAMPLES.iter().map(|e| split_marks(e.text).input).collect();
-    let mut texts = vec![inputs.join("\n"), inputs.join("\\n"), inputs.join(" ")];
+    let mut texts = vec![
+        inputs.join("\n"),
+        inputs.join("\\n"),
+        inputs.join(" "),
+        inputs.join(""),
+    ];
     for input in &inputs {
         texts.extend([
             input.clone(),
+            // A match right after another of the same rule, or a keyword inside it.
+            format!("{input}{input}"),
             input.to_ascii_uppercase(),
             input.to_ascii_lowercase(),
             swapcase(input),
@@ -255,6 +262,93 @@ fn no_keyword_is_searched_by_a_run_of_one_byte() {
             );
         }
     }
+}
+
+/// Lines command output prints all the time (a git log, `curl -v`, `aws ec2`, `kubectl`),
+/// holding words that begin or hold keywords (`Author` and `auth:`, `Accept` and
+/// `accesskey`, `PrivateIpAddress` and `private_key`) but no keyword.
+const EVERYDAY_OUTPUT: &str = "Author: Ada Lovelace <ada@example.com>\n\
+    > Accept: application/json\n> Connection: keep-alive\n\
+    \"PrivateIpAddress\": \"10.0.0.1\", \"PrivateDnsName\": \"ip-10-0-0-1\",\n\
+    \"AccountId\": \"123456789012\", \"Accounts\": [],\n\
+    License: MIT\nOn branch master\nSessionDuration: 3600\nSigningAlgorithm: RS256\n\
+    EncryptionType: aws:kms\nCredentialProcess: none\n";
+
+/// The SIMD keyword search stops wherever a keyword's window is, and each stop costs a check
+/// of the whole keyword: with windows of the keywords' rarest bytes, `auth`, `acce`, `priv`
+/// and `ccou` stopped it 5,000 times per MiB of the benchmark's output (at `Author:`,
+/// `Accept:`, `PrivateIpAddress`, `account`), a third of the keyword pass. A keyword that has
+/// a window outside everyday output is searched by one.
+#[test]
+fn no_keyword_is_searched_by_a_part_of_an_everyday_word() {
+    use super::scanner::{needle_of, NEEDLE_BYTES};
+    let everyday = EVERYDAY_OUTPUT.to_ascii_lowercase();
+    let in_everyday =
+        |w: &[u8]| everyday.contains(&*String::from_utf8_lossy(w).to_ascii_lowercase());
+    let mut checked = 0;
+    for rule in BUILTIN {
+        for keyword in rule.keywords {
+            let word = keyword.as_bytes();
+            if word.len() <= NEEDLE_BYTES || word.windows(NEEDLE_BYTES).all(in_everyday) {
+                continue;
+            }
+            checked += 1;
+            let at = needle_of(word);
+            let window = &word[at..at + NEEDLE_BYTES];
+            assert!(
+                !in_everyday(window),
+                "{}: keyword {keyword:?} is searched by {:?}, which everyday output holds",
+                rule.name,
+                String::from_utf8_lossy(window)
+            );
+        }
+    }
+    assert!(checked > 100, "{checked} keywords checked");
+}
+
+/// Whether a rule's every match starts with a keyword, which lets the scanner search it from
+/// its keywords only, is read off the pattern: a token's prefix, alternatives of prefixes,
+/// look-arounds before them; not a keyword in the middle, one that may be missing, or an
+/// exactly spelled keyword of a pattern that ignores case.
+#[test]
+fn rules_searched_from_their_keywords_are_those_whose_matches_start_with_one() {
+    use super::scanner::starts_with_keyword;
+    let case = |pattern: &str, keywords: &[&str], ignore_case: bool| {
+        let hir = regex_syntax::parse(pattern).expect("parses");
+        let keywords: Vec<String> = keywords.iter().map(|k| k.to_string()).collect();
+        starts_with_keyword(&hir, &keywords, ignore_case)
+    };
+    assert!(case(r"\bghp_[A-Za-z0-9]{36}\b", &["ghp_"], false));
+    assert!(case(
+        r"(?m:^)(?:gho|ghu)_[A-Za-z0-9]{36}",
+        &["gho_", "ghu_"],
+        false
+    ));
+    assert!(case(r"\bglpat-[A-Za-z0-9_\-]{20}", &["glpat"], false));
+    assert!(case(r"(?i-u:token)=(?P<secret>\S+)", &["token"], true));
+    assert!(
+        !case(r"(?i-u:token)=(?P<secret>\S+)", &["token"], false),
+        "`TOKEN` is no `token`"
+    );
+    assert!(
+        !case(r"(?i:token)=(?P<secret>\S+)", &["token"], true),
+        "Unicode case folding: `to\u{212a}en` (with a Kelvin sign) is no ASCII `token`"
+    );
+    assert!(
+        !case(r"[A-Za-z_]*token=(?P<secret>\S+)", &["token"], false),
+        "the keyword in the middle"
+    );
+    assert!(
+        !case(r"(?:ghp_)?[A-Za-z0-9]{36}", &["ghp_"], false),
+        "a keyword that may be missing"
+    );
+    assert!(
+        !case(r"gh[pousr]_[A-Za-z0-9]{36}", &["ghp_"], false),
+        "`gho_` starts with no keyword"
+    );
+    // Most of the built-in rules are tokens with a prefix.
+    let scanner = &*BUILTIN_SCANNER;
+    assert!(scanner.leading_rules() >= 90, "{}", scanner.leading_rules());
 }
 
 /// `hir` without its look-around assertions (word boundaries, line anchors), which a

@@ -1,0 +1,463 @@
+//! The rules and the search for secrets in a text. A few SIMD literal searches over the text
+//! find the rules' keywords (by four rare bytes of each, each hit checked whole:
+//! `keywords.rs`); each line holding one (a multi-line block from its first line to its end)
+//! is then searched by the rules whose keywords it holds, each rule its own small automaton, in
+//! the text's own context — a rule every match of which starts with a keyword (a token's
+//! prefix: 99 of the 140) only from where its keywords start, anchored — and again right after
+//! each escape on that line that ends in a letter or digit (`escapes.rs`). Every accepted match
+//! of every rule is a secret; overlapping ones are redacted as one.
+
+use std::ops::Range;
+
+use regex_automata::util::captures::Captures;
+use regex_automata::util::pool::Pool;
+use regex_automata::{meta, Anchored, Input, Match, PatternID};
+
+use super::rules::{self, SecretCheck};
+use super::{merge, Found, PatternError};
+
+mod escapes;
+mod keywords;
+
+use escapes::escape_len;
+pub(crate) use keywords::starts_with_keyword;
+use keywords::Prefilter;
+#[cfg(test)]
+pub(crate) use keywords::{needle_of, BLOCK_WORK_PER_BYTE, NEEDLE_BYTES};
+
+/// One rule as given.
+#[derive(Clone)]
+pub(super) struct Spec {
+    pub(super) name: String,
+    pub(super) pattern: String,
+    pub(super) check: SecretCheck,
+    /// Literals one of which every match holds; empty: unknown, the whole text is searched.
+    pub(super) keywords: Vec<String>,
+    /// Whether the keywords match in any ASCII case (else exactly as written).
+    pub(super) ignore_case: bool,
+    /// The least Shannon entropy of the secret, in bits per character.
+    pub(super) entropy: Option<f64>,
+    /// Whether a match may span lines; such a match starts with one of its keywords.
+    pub(super) multiline: bool,
+}
+
+/// One rule compiled on its own.
+struct Compiled {
+    regex: meta::Regex,
+    /// Whether every match starts at a line or text anchor (`^`): such a rule is not tried
+    /// right after an escape, which is no line start.
+    anchored: bool,
+    /// Whether it has a group that names the secret ([`SECRET_GROUPS`], `loose`): without
+    /// one the whole match is the secret, and a match needs no second search for its groups.
+    grouped: bool,
+    /// Whether every match starts with one of its keywords ([`starts_with_keyword`]): with
+    /// the keyword pass, such a rule is searched only where its keywords are, anchored.
+    leads: bool,
+}
+
+/// The groups that name a rule's secret (another form of it in each), strictly judged.
+const SECRET_GROUPS: [&str; 5] = ["secret", "secret2", "secret3", "secret4", "secret5"];
+
+/// A secret one rule found, with the end of its whole match, before the rules' matches are
+/// reconciled.
+struct Candidate {
+    found: Found,
+    end: usize,
+    rule: usize,
+}
+
+/// A part of a text and the rules to search it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Region {
+    range: Range<usize>,
+    /// The rules searched over the whole of it.
+    rules: Vec<usize>,
+    /// Where rules every match of which starts with a keyword may match, as (rule, where its
+    /// keyword starts), in order: searched there only, anchored, to the region's end.
+    starts: Vec<(usize, usize)>,
+}
+
+/// Rules, each compiled on its own, and the keyword pass that picks them.
+pub(super) struct Scanner {
+    /// The rules as given.
+    pub(super) specs: Vec<Spec>,
+    compiled: Vec<Compiled>,
+    /// Where to search, and with which rules (`None` when a rule has no keywords: the whole
+    /// text, every rule).
+    prefilter: Option<Prefilter>,
+    /// Each rule's capture slots, made when the rule first matches and kept for the next
+    /// search: a stream searches its text a chunk at a time, and making them anew per chunk
+    /// for every rule that matched cost a tenth of its time. One set per thread searching.
+    captures: Pool<Vec<Option<Captures>>>,
+}
+
+impl Scanner {
+    pub(super) fn new(specs: Vec<Spec>) -> Result<Self, PatternError> {
+        // ASCII word boundaries: a Unicode `\b` stops the lazy DFA on any non-ASCII text and
+        // sends the search to a slower engine. Every rule's boundaries sit next to ASCII
+        // letters, digits or punctuation, where both kinds agree.
+        let patterns: Vec<String> = specs
+            .iter()
+            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
+            .collect();
+        let compiled = specs
+            .iter()
+            .zip(&patterns)
+            .map(|(spec, pattern)| {
+                let regex = meta::Builder::new()
+                    .configure(
+                        meta::Config::new()
+                            .nfa_size_limit(Some(16 << 20))
+                            .hybrid_cache_capacity(4 << 20),
+                    )
+                    .build(pattern)
+                    .map_err(|e| PatternError {
+                        name: spec.name.clone(),
+                        message: e.to_string(),
+                    })?;
+                let hir = regex_automata::util::syntax::parse(pattern).ok();
+                // Only a rule every match of which starts at a line or text start: one with
+                // such an anchor in one alternative (`(?:(?m:^)|[^A-Za-z0-9])AccountKey…`)
+                // may still match after an escape, where its haystack starts anew.
+                let anchored = hir
+                    .as_ref()
+                    .is_none_or(|hir| hir.properties().look_set_prefix().contains_anchor());
+                // A block's rule is searched from its line's start, as its region is found.
+                let leads = !spec.multiline
+                    && !spec.keywords.is_empty()
+                    && hir.as_ref().is_some_and(|hir| {
+                        starts_with_keyword(hir, &spec.keywords, spec.ignore_case)
+                    });
+                let groups = regex.group_info();
+                let grouped = SECRET_GROUPS
+                    .iter()
+                    .chain(&["loose"])
+                    .any(|g| groups.to_index(PatternID::ZERO, g).is_some());
+                Ok(Compiled {
+                    regex,
+                    anchored,
+                    grouped,
+                    leads,
+                })
+            })
+            .collect::<Result<Vec<_>, PatternError>>()?;
+        let leads: Vec<bool> = compiled.iter().map(|c| c.leads).collect();
+        let prefilter =
+            Prefilter::new(&specs, &patterns, leads).map_err(|message| PatternError {
+                name: "keywords".to_owned(),
+                message,
+            })?;
+        Ok(Scanner {
+            specs,
+            compiled,
+            prefilter,
+            captures: Pool::new(Vec::new),
+        })
+    }
+
+    /// Every secret in `text` whose match begins at `from` or after, in order and not
+    /// overlapping, with where its match begins: each rule on the regions whose keywords call
+    /// for it, then right after escapes there. What is before `from` is read as context (a
+    /// word boundary, whether `from` starts a line) only.
+    pub(super) fn spans(&self, text: &str, from: usize) -> Vec<Found> {
+        let mut regions = match &self.prefilter {
+            Some(prefilter) => prefilter.regions(text).0,
+            None => vec![self.everywhere(text)],
+        };
+        // A match begins at `from` or after; what is before is context (look-behind) only.
+        if from > 0 {
+            regions.retain_mut(|r| {
+                r.range.start = r.range.start.max(from);
+                r.starts.retain(|&(_, at)| at >= from);
+                r.range.start < r.range.end
+            });
+        }
+        self.search(text, &regions)
+    }
+
+    /// How many rules are searched from their keywords only ([`Compiled::leads`]).
+    #[cfg(test)]
+    pub(super) fn leading_rules(&self) -> usize {
+        self.compiled.iter().filter(|c| c.leads).count()
+    }
+
+    /// [`Scanner::spans`] without the keyword pass: every rule over the whole text (what the
+    /// keyword pass must agree with).
+    #[cfg(test)]
+    pub(super) fn spans_everywhere(&self, text: &str) -> Vec<Found> {
+        self.search(text, &[self.everywhere(text)])
+    }
+
+    /// How many bytes the keyword pass's searches for the ends of multi-line blocks cover in
+    /// `text` (`None` without a keyword pass).
+    #[cfg(test)]
+    pub(super) fn block_work(&self, text: &str) -> Option<usize> {
+        self.prefilter.as_ref().map(|p| p.regions(text).1)
+    }
+
+    /// The whole of `text`, every rule.
+    fn everywhere(&self, text: &str) -> Region {
+        Region {
+            range: 0..text.len(),
+            rules: (0..self.specs.len()).collect(),
+            starts: Vec::new(),
+        }
+    }
+
+    /// The secrets of `regions`: each rule's matches there, reconciled as one automaton of
+    /// all the rules would find them — leftmost first, the earlier rule first where two start
+    /// together, the search going on after each match taken, and the secrets inside a taken
+    /// match's label (a token as the user of a credential URL) taken too — then the secrets
+    /// right after escapes.
+    fn search(&self, text: &str, regions: &[Region]) -> Vec<Found> {
+        let mut candidates = Vec::new();
+        let mut caps = self.captures.get();
+        caps.resize_with(self.specs.len(), || None);
+        // Rule by rule, each over all its regions or from each of its starts, in order of
+        // where they begin, while its automaton is warm.
+        // (rule, range, whether the range starts where the rule's keyword does).
+        let mut work: Vec<(usize, Range<usize>, bool)> = regions
+            .iter()
+            .flat_map(|region| {
+                let whole = region
+                    .rules
+                    .iter()
+                    .map(|&rule| (rule, region.range.clone(), false));
+                let starts = region
+                    .starts
+                    .iter()
+                    .map(|&(rule, at)| (rule, at..region.range.end, true));
+                whole.chain(starts)
+            })
+            .collect();
+        work.sort_unstable_by_key(|(rule, range, _)| (*rule, range.start));
+        // Where the search of a rule from its starts goes on: past the last match taken, or
+        // past the start of the last one turned down, as a search over the region would.
+        let mut resume = (usize::MAX, 0);
+        for (rule, range, at_keyword) in work {
+            let caps =
+                caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
+            if !at_keyword {
+                self.scan(text, rule, range, caps, &mut candidates);
+                continue;
+            }
+            if resume.0 != rule {
+                resume = (rule, 0);
+            }
+            if range.start < resume.1 {
+                continue;
+            }
+            let input = Input::new(text).range(range).anchored(Anchored::Yes);
+            if let Some(m) = self.compiled[rule].regex.search(&input) {
+                resume.1 = self.take(text, rule, m, caps, &mut candidates);
+            }
+        }
+        candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
+        let mut out: Vec<Found> = Vec::with_capacity(candidates.len());
+        // The end of the last match taken outside labels, and that match's label.
+        let mut reached = 0;
+        let mut label = 0..0;
+        for c in candidates {
+            if c.found.label >= reached {
+                reached = c.end;
+                label = c.found.label + 1..c.found.start;
+                out.push(c.found);
+            } else if c.found.label >= label.start && c.end <= label.end {
+                out.push(c.found);
+            }
+        }
+        self.spans_after_escapes(text, regions, &mut caps, &mut out);
+        out.sort_unstable();
+        merge(out)
+    }
+
+    /// The accepted matches of `rule` in `text[range]` (the text around it read for word
+    /// boundaries), appended to `out`. The search goes on after each match, or from the next
+    /// character after a match turned down by the rule's check, where a shorter one may start.
+    fn scan(
+        &self,
+        text: &str,
+        rule: usize,
+        range: Range<usize>,
+        caps: &mut Captures,
+        out: &mut Vec<Candidate>,
+    ) {
+        let regex = &self.compiled[rule].regex;
+        let mut at = range.start;
+        while at < range.end {
+            let Some(m) = regex.search(&Input::new(text).range(at..range.end)) else {
+                break;
+            };
+            at = self.take(text, rule, m, caps, out);
+            while at < range.end && !text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+    }
+
+    /// The match `m` of `rule` in `text`, appended to `out` if the rule accepts it; returns
+    /// where the rule's search goes on: after the match, or from the next byte after one
+    /// turned down, where a shorter match may start.
+    fn take(
+        &self,
+        text: &str,
+        rule: usize,
+        m: Match,
+        caps: &mut Captures,
+        out: &mut Vec<Candidate>,
+    ) -> usize {
+        let Some((start, end)) = self.secret_of(rule, text, m, caps) else {
+            return m.start() + 1;
+        };
+        out.push(Candidate {
+            found: Found {
+                start,
+                end,
+                label: m.start(),
+            },
+            end: m.end().max(end),
+            rule,
+        });
+        m.end().max(m.start() + 1)
+    }
+
+    /// The secret of the match `m` of `rule` in `haystack`, if the rule accepts it: a group
+    /// named `secret` (or `secret2`…`secret5` for other forms) judged by the rule's check, or
+    /// `loose`, which must look like a credential; without a group, the whole match, which
+    /// must not be a stand-in ([`rules::is_placeholder_token`]). A trailing `)` that closes a
+    /// parenthesis opened before the match is not part of the secret.
+    fn secret_of(
+        &self,
+        rule: usize,
+        haystack: &str,
+        m: Match,
+        caps: &mut Captures,
+    ) -> Option<(usize, usize)> {
+        let spec = &self.specs[rule];
+        let compiled = &self.compiled[rule];
+        let (strict, loose) = if compiled.grouped {
+            // The rule again, anchored where it matched, for its groups.
+            compiled.regex.search_captures(
+                &Input::new(haystack)
+                    .range(m.start()..m.end())
+                    .anchored(Anchored::Yes),
+                caps,
+            );
+            (
+                SECRET_GROUPS
+                    .into_iter()
+                    .find_map(|g| caps.get_group_by_name(g)),
+                caps.get_group_by_name("loose"),
+            )
+        } else {
+            (None, None)
+        };
+        let (secret, check) = match (strict, loose) {
+            (Some(s), _) => (s, spec.check),
+            (None, Some(l)) => (l, Some(rules::looks_like_credential as fn(&str) -> bool)),
+            (None, None) => (m.span(), spec.check),
+        };
+        let whole_match = strict.is_none() && loose.is_none();
+        let end =
+            secret.start + unclosed_tail(haystack, m.start(), &haystack[secret.start..secret.end]);
+        let value = &haystack[secret.start..end];
+        let accepted = !value.is_empty()
+            && check.is_none_or(|accept| accept(value))
+            && !(whole_match && rules::is_placeholder_token(value))
+            && spec
+                .entropy
+                .is_none_or(|least| rules::entropy(value) >= least);
+        accepted.then_some((secret.start, end))
+    }
+
+    /// The secrets that start right after an escape ending in a letter or digit
+    /// ([`escape_len`]: `\n`, `\t`, `\u0009` as JSON writes them, a terminal's colour codes),
+    /// appended to `out`. In `"FOO=1\nghp_…"`, as a command prints JSON, the token follows the
+    /// letter `n`, so a rule's leading word boundary does not hold in the text's own context;
+    /// here each such position is matched as the start of a text of its own (anchored: a cost
+    /// per escape followed by a letter or digit, not per byte), by the rules of the region it
+    /// is in that do not anchor at a line start (an escape is not one). The escape stays.
+    fn spans_after_escapes(
+        &self,
+        text: &str,
+        regions: &[Region],
+        caps: &mut [Option<Captures>],
+        out: &mut Vec<Found>,
+    ) {
+        let bytes = text.as_bytes();
+        let mut covered = 0;
+        // Backslashes, ESC and `%` in one pass, carets in a second (positions start over).
+        let positions =
+            memchr::memchr3_iter(b'\\', 0x1b, b'%', bytes).chain(memchr::memchr_iter(b'^', bytes));
+        let mut last = 0;
+        let mut region = 0;
+        for at in positions {
+            if at < last {
+                covered = 0;
+                region = 0;
+            }
+            last = at;
+            while regions.get(region).is_some_and(|r| r.range.end <= at) {
+                region += 1;
+            }
+            let Some(here) = regions.get(region).filter(|r| r.range.start <= at) else {
+                continue;
+            };
+            let start = at + escape_len(&bytes[at..]);
+            if start == at
+                || start < covered
+                || !bytes.get(start).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                continue;
+            }
+            let rest = &text[start..];
+            // The region's rules, those searched from their keywords included (after an
+            // escape a match starts anew, wherever its keyword is).
+            let mut started: Vec<usize> = here.starts.iter().map(|&(rule, _)| rule).collect();
+            started.dedup();
+            for rule in here.rules.iter().copied().chain(started) {
+                let compiled = &self.compiled[rule];
+                if compiled.anchored {
+                    continue;
+                }
+                let Some(m) = compiled
+                    .regex
+                    .search(&Input::new(rest).anchored(Anchored::Yes))
+                else {
+                    continue;
+                };
+                let caps = caps[rule].get_or_insert_with(|| compiled.regex.create_captures());
+                if let Some((s, e)) = self.secret_of(rule, rest, m, caps) {
+                    // The escape is held with the secret in a stream, as its label.
+                    out.push(Found {
+                        start: start + s,
+                        end: start + e,
+                        label: at,
+                    });
+                    covered = covered.max(start + e);
+                }
+            }
+        }
+    }
+}
+
+/// The length of `value` without the `)` that end it and close a parenthesis opened before
+/// the match (at `label`) on its line: `(token: ghp_…)` keeps its `)`. A `)` with no `(` before
+/// it on the line stays part of the value (a password may end in one).
+fn unclosed_tail(haystack: &str, label: usize, value: &str) -> usize {
+    let mut len = value.len();
+    if !value.ends_with(')') {
+        return len;
+    }
+    let line = &haystack[haystack[..label].rfind('\n').map_or(0, |i| i + 1)..label];
+    let mut open = line.bytes().filter(|&b| b == b'(').count() as isize
+        - line.bytes().filter(|&b| b == b')').count() as isize;
+    let inner_open = value.bytes().filter(|&b| b == b'(').count() as isize;
+    let mut inner_close = value.bytes().filter(|&b| b == b')').count() as isize;
+    while open > 0 && value[..len].ends_with(')') && inner_close > inner_open {
+        len -= 1;
+        open -= 1;
+        inner_close -= 1;
+    }
+    len
+}
