@@ -7,7 +7,7 @@ use std::ops::Range;
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex_automata::{meta, Anchored, Input};
 
-use super::{Region, Spec};
+use super::{Region, Regions, Spec};
 
 /// The most needles in one automaton: a search with up to this many literals runs SIMD
 /// (Teddy) in the aho-corasick crate, where one automaton of all of them would walk every byte.
@@ -16,6 +16,11 @@ const NEEDLES_PER_AUTOMATON: usize = 64;
 /// How many bytes the searches for where multi-line blocks end may cover per byte of text,
 /// before the rest of the text is taken as one region.
 pub(crate) const BLOCK_WORK_PER_BYTE: usize = 4;
+
+/// The most places in one region from which rules are searched anchored (where their keywords
+/// start); past it the region is searched by those rules as a whole (`ghp_ghp_ghp_…`: the same
+/// matches, without a search and a list entry per keyword).
+const MAX_STARTS_PER_REGION: usize = 64;
 
 /// The longest needle: the SIMD search fingerprints a literal by at most its first 4 bytes.
 pub(crate) const NEEDLE_BYTES: usize = 4;
@@ -171,55 +176,55 @@ impl Prefilter {
     /// and from a multi-line rule's keyword to the end of its block's line; and how many bytes
     /// the block searches covered (at most [`BLOCK_WORK_PER_BYTE`] times the text's length,
     /// plus the last search).
-    pub(super) fn regions(&self, text: &str) -> (Vec<Region>, usize) {
+    pub(super) fn regions(&self, text: &str) -> (Regions, usize) {
         let bytes = text.as_bytes();
         let budget = BLOCK_WORK_PER_BYTE * bytes.len();
         let mut work = 0;
-        let mut out: Vec<Region> = Vec::new();
+        let mut out = Regions::default();
         let mut wanted = vec![0u64; self.count.div_ceil(64)];
-        let mut starts: Vec<(usize, usize)> = Vec::new();
         let mut current: Option<Range<usize>> = None;
-        let flush = |range: Range<usize>,
-                     wanted: &mut [u64],
-                     starts: &mut Vec<(usize, usize)>,
-                     out: &mut Vec<Region>| {
-            let mut rules = Vec::new();
-            for (i, word) in wanted.iter_mut().enumerate() {
-                while *word != 0 {
-                    rules.push(i * 64 + word.trailing_zeros() as usize);
-                    *word &= *word - 1;
+        // The starts of the region being found begin here in `out.starts`, unless it had too
+        // many (`full`).
+        let mut first_start = 0;
+        let mut full = false;
+        let flush =
+            |range: Range<usize>, wanted: &mut [u64], first_start: usize, out: &mut Regions| {
+                let rules_from = out.rules.len();
+                for (i, word) in wanted.iter_mut().enumerate() {
+                    while *word != 0 {
+                        out.rules.push(i * 64 + word.trailing_zeros() as usize);
+                        *word &= *word - 1;
+                    }
                 }
-            }
-            let mut starts = std::mem::take(starts);
-            match out.last_mut() {
-                // Only a block overlaps the next line; lines that merely touch stay apart,
-                // each with its own rules.
-                Some(last) if range.start < last.range.end => {
-                    last.range.end = last.range.end.max(range.end);
-                    last.rules.extend(rules);
-                    last.rules.sort_unstable();
-                    last.rules.dedup();
-                    last.starts.append(&mut starts);
-                    last.starts.sort_unstable();
-                    last.starts.dedup();
+                match out.list.last_mut() {
+                    // Only a block overlaps the next line; lines that merely touch stay apart,
+                    // each with its own rules. The last region's rules and starts end the lists,
+                    // so the new ones join them there.
+                    Some(last) if range.start < last.range.end => {
+                        last.range.end = last.range.end.max(range.end);
+                        sort_tail(&mut out.rules, last.rules.start);
+                        sort_tail(&mut out.starts, last.starts.start);
+                        last.rules.end = out.rules.len();
+                        last.starts.end = out.starts.len();
+                    }
+                    _ => {
+                        sort_tail(&mut out.starts, first_start);
+                        out.list.push(Region {
+                            range,
+                            rules: rules_from..out.rules.len(),
+                            starts: first_start..out.starts.len(),
+                        });
+                    }
                 }
-                _ => {
-                    starts.sort_unstable();
-                    starts.dedup();
-                    out.push(Region {
-                        range,
-                        rules,
-                        starts,
-                    })
-                }
-            }
-        };
+            };
         for hit in self.hits(text) {
             let range = match current.take() {
                 Some(range) if hit.start < range.end => range,
                 other => {
                     if let Some(done) = other {
-                        flush(done, &mut wanted, &mut starts, &mut out);
+                        flush(done, &mut wanted, first_start, &mut out);
+                        first_start = out.starts.len();
+                        full = false;
                     }
                     let start = memchr::memrchr(b'\n', &bytes[..hit.start]).map_or(0, |i| i + 1);
                     start..line_end(bytes, hit.start + hit.keyword.word.len())
@@ -227,11 +232,18 @@ impl Prefilter {
             };
             let keyword = hit.keyword;
             for &rule in &keyword.rules {
-                if self.leads[rule] {
-                    starts.push((rule, hit.start));
+                if self.leads[rule] && !full {
+                    out.starts.push((hit.start, rule));
                 } else {
                     wanted[rule / 64] |= 1 << (rule % 64);
                 }
+            }
+            if !full && out.starts.len() - first_start > MAX_STARTS_PER_REGION {
+                // Too many starts: the rules from keywords search all of the region.
+                for (_, rule) in out.starts.drain(first_start..) {
+                    wanted[rule / 64] |= 1 << (rule % 64);
+                }
+                full = true;
             }
             let mut end = range.end;
             if keyword.starts_block {
@@ -250,10 +262,23 @@ impl Prefilter {
             current = Some(range.start..end);
         }
         if let Some(done) = current {
-            flush(done, &mut wanted, &mut starts, &mut out);
+            flush(done, &mut wanted, first_start, &mut out);
         }
         (out, work)
     }
+}
+
+/// `list[from..]` sorted and without repeats.
+fn sort_tail<T: Ord>(list: &mut Vec<T>, from: usize) {
+    list[from..].sort_unstable();
+    let mut kept = from;
+    for i in from..list.len() {
+        if kept == from || list[kept - 1] != list[i] {
+            list.swap(kept, i);
+            kept += 1;
+        }
+    }
+    list.truncate(kept);
 }
 
 impl KeywordSearcher {

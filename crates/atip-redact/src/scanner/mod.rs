@@ -66,15 +66,42 @@ struct Candidate {
     rule: usize,
 }
 
-/// A part of a text and the rules to search it with.
+/// A part of a text and the rules to search it with, as runs of [`Regions`]' lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Region {
     range: Range<usize>,
-    /// The rules searched over the whole of it.
+    /// Its rules searched over the whole of it: a run of [`Regions::rules`].
+    rules: Range<usize>,
+    /// Where rules every match of which starts with a keyword may match: a run of
+    /// [`Regions::starts`]. Searched there only, anchored, to the region's end.
+    starts: Range<usize>,
+}
+
+/// The parts of a text worth searching, in order and not overlapping, and their rules, kept
+/// in three lists (not a list per part: a text may have a part per line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Regions {
+    list: Vec<Region>,
+    /// Each region's rules, a run per region in order, each run ascending.
     rules: Vec<usize>,
-    /// Where rules every match of which starts with a keyword may match, as (rule, where its
-    /// keyword starts), in order: searched there only, anchored, to the region's end.
+    /// Each region's (where a keyword starts, its rule), a run per region in order, each run
+    /// ascending.
     starts: Vec<(usize, usize)>,
+}
+
+impl Regions {
+    /// The rules `region` is searched with, its rules from keywords included, ascending.
+    fn all_rules(&self, region: &Region) -> Vec<usize> {
+        let mut rules: Vec<usize> = self.rules[region.rules.clone()].to_vec();
+        rules.extend(
+            self.starts[region.starts.clone()]
+                .iter()
+                .map(|&(_, rule)| rule),
+        );
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+    }
 }
 
 /// Rules, each compiled on its own, and the keyword pass that picks them.
@@ -162,13 +189,16 @@ impl Scanner {
     pub(super) fn spans(&self, text: &str, from: usize) -> Vec<Found> {
         let mut regions = match &self.prefilter {
             Some(prefilter) => prefilter.regions(text).0,
-            None => vec![self.everywhere(text)],
+            None => self.everywhere(text),
         };
         // A match begins at `from` or after; what is before is context (look-behind) only.
         if from > 0 {
-            regions.retain_mut(|r| {
+            let starts = &regions.starts;
+            regions.list.retain_mut(|r| {
                 r.range.start = r.range.start.max(from);
-                r.starts.retain(|&(_, at)| at >= from);
+                while r.starts.start < r.starts.end && starts[r.starts.start].0 < from {
+                    r.starts.start += 1;
+                }
                 r.range.start < r.range.end
             });
         }
@@ -185,7 +215,7 @@ impl Scanner {
     /// keyword pass must agree with).
     #[cfg(test)]
     pub(super) fn spans_everywhere(&self, text: &str) -> Vec<Found> {
-        self.search(text, &[self.everywhere(text)])
+        self.search(text, &self.everywhere(text))
     }
 
     /// How many bytes the keyword pass's searches for the ends of multi-line blocks cover in
@@ -196,9 +226,13 @@ impl Scanner {
     }
 
     /// The whole of `text`, every rule.
-    fn everywhere(&self, text: &str) -> Region {
-        Region {
-            range: 0..text.len(),
+    fn everywhere(&self, text: &str) -> Regions {
+        Regions {
+            list: vec![Region {
+                range: 0..text.len(),
+                rules: 0..self.specs.len(),
+                starts: 0..0,
+            }],
             rules: (0..self.specs.len()).collect(),
             starts: Vec::new(),
         }
@@ -209,45 +243,39 @@ impl Scanner {
     /// together, the search going on after each match taken, and the secrets inside a taken
     /// match's label (a token as the user of a credential URL) taken too — then the secrets
     /// right after escapes.
-    fn search(&self, text: &str, regions: &[Region]) -> Vec<Found> {
+    fn search(&self, text: &str, regions: &Regions) -> Vec<Found> {
         let mut candidates = Vec::new();
         let mut caps = self.captures.get();
         caps.resize_with(self.specs.len(), || None);
         // Rule by rule, each over all its regions or from each of its starts, in order of
-        // where they begin, while its automaton is warm.
-        // (rule, range, whether the range starts where the rule's keyword does).
-        let mut work: Vec<(usize, Range<usize>, bool)> = regions
-            .iter()
-            .flat_map(|region| {
-                let whole = region
-                    .rules
-                    .iter()
-                    .map(|&rule| (rule, region.range.clone(), false));
-                let starts = region
-                    .starts
-                    .iter()
-                    .map(|&(rule, at)| (rule, at..region.range.end, true));
-                whole.chain(starts)
-            })
-            .collect();
-        work.sort_unstable_by_key(|(rule, range, _)| (*rule, range.start));
+        // where they begin, while its automaton is warm: (rule, where the search starts, its
+        // region, whether it starts where the rule's keyword does).
+        let mut work: Vec<(usize, usize, usize, bool)> = Vec::new();
+        for (i, region) in regions.list.iter().enumerate() {
+            let whole = regions.rules[region.rules.clone()].iter();
+            work.extend(whole.map(|&rule| (rule, region.range.start, i, false)));
+            let starts = regions.starts[region.starts.clone()].iter();
+            work.extend(starts.map(|&(at, rule)| (rule, at, i, true)));
+        }
+        work.sort_unstable();
         // Where the search of a rule from its starts goes on: past the last match taken, or
         // past the start of the last one turned down, as a search over the region would.
         let mut resume = (usize::MAX, 0);
-        for (rule, range, at_keyword) in work {
+        for (rule, at, i, at_keyword) in work {
+            let end = regions.list[i].range.end;
             let caps =
                 caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
             if !at_keyword {
-                self.scan(text, rule, range, caps, &mut candidates);
+                self.scan(text, rule, at..end, caps, &mut candidates);
                 continue;
             }
             if resume.0 != rule {
                 resume = (rule, 0);
             }
-            if range.start < resume.1 {
+            if at < resume.1 {
                 continue;
             }
-            let input = Input::new(text).range(range).anchored(Anchored::Yes);
+            let input = Input::new(text).range(at..end).anchored(Anchored::Yes);
             if let Some(m) = self.compiled[rule].regex.search(&input) {
                 resume.1 = self.take(text, rule, m, caps, &mut candidates);
             }
@@ -380,7 +408,7 @@ impl Scanner {
     fn spans_after_escapes(
         &self,
         text: &str,
-        regions: &[Region],
+        regions: &Regions,
         caps: &mut [Option<Captures>],
         out: &mut Vec<Found>,
     ) {
@@ -389,18 +417,21 @@ impl Scanner {
         // Backslashes, ESC and `%` in one pass, carets in a second (positions start over).
         let positions =
             memchr::memchr3_iter(b'\\', 0x1b, b'%', bytes).chain(memchr::memchr_iter(b'^', bytes));
+        let list = &regions.list;
         let mut last = 0;
         let mut region = 0;
+        // The rules of the region last searched after an escape, and which region that was.
+        let mut rules: (usize, Vec<usize>) = (usize::MAX, Vec::new());
         for at in positions {
             if at < last {
                 covered = 0;
                 region = 0;
             }
             last = at;
-            while regions.get(region).is_some_and(|r| r.range.end <= at) {
+            while list.get(region).is_some_and(|r| r.range.end <= at) {
                 region += 1;
             }
-            let Some(here) = regions.get(region).filter(|r| r.range.start <= at) else {
+            let Some(here) = list.get(region).filter(|r| r.range.start <= at) else {
                 continue;
             };
             let start = at + escape_len(&bytes[at..]);
@@ -413,9 +444,10 @@ impl Scanner {
             let rest = &text[start..];
             // The region's rules, those searched from their keywords included (after an
             // escape a match starts anew, wherever its keyword is).
-            let mut started: Vec<usize> = here.starts.iter().map(|&(rule, _)| rule).collect();
-            started.dedup();
-            for rule in here.rules.iter().copied().chain(started) {
+            if rules.0 != region {
+                rules = (region, regions.all_rules(here));
+            }
+            for &rule in &rules.1 {
                 let compiled = &self.compiled[rule];
                 if compiled.anchored {
                     continue;
