@@ -90,6 +90,7 @@ impl KnownSecrets {
                 start,
                 end: start + value.len(),
                 label: start,
+                multiline: false,
             }));
         }
         out.len() > before

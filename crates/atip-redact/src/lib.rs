@@ -375,12 +375,15 @@ fn custom(name: &str, pattern: &str) -> Spec {
 
 /// A secret found in a text: its span (`start..end`, byte offsets) and where the match that
 /// found it begins (`label`: `password=`, `Authorization: Bearer `, `https://user:`), which a
-/// stream holds back with it. Ordered by span.
+/// stream holds back with it, and whether its rule matches across lines. Ordered by span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Found {
     start: usize,
     end: usize,
     label: usize,
+    /// Whether the rule that found it may match across lines (a PEM block, a base64 key
+    /// wrapped at 76 columns): at a line's end, the next line may make it longer.
+    multiline: bool,
 }
 
 /// Overlapping or touching secrets as one (the earliest label kept); `found` is in order.
@@ -391,6 +394,7 @@ fn merge(found: Vec<Found>) -> Vec<Found> {
             Some(last) if f.start <= last.end => {
                 last.end = last.end.max(f.end);
                 last.label = last.label.min(f.label);
+                last.multiline |= f.multiline;
             }
             _ => out.push(f),
         }

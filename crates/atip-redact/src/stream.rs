@@ -188,9 +188,16 @@ impl StreamRedactor {
         if !end {
             // A match reaching the end of what has arrived may grow too (a token, a PEM block),
             // and so may one that ends where the unfinished last line begins (a PEM block cut
-            // inside a header line or between the `\r` and `\n` of a line).
+            // inside a header line or between the `\r` and `\n` of a line), and one of a rule
+            // that spans lines ending at the line break before it (a base64 key wrapped at 76
+            // columns, whose next line has not come or is not whole yet).
             let len = text.len();
-            let open = |f: &&Found| f.end > safe || f.end == len || (f.end == lines && lines < len);
+            let open = |f: &&Found| {
+                f.end > safe
+                    || f.end == len
+                    || (f.end == lines && lines < len)
+                    || (f.multiline && matches!(text.get(f.end..lines), Some("\n" | "\r\n")))
+            };
             if let Some(first) = found.iter().find(open) {
                 let label = found.iter().filter(open).map(|f| f.label).min();
                 let label = label.unwrap_or(first.label);

@@ -526,3 +526,40 @@ fn a_false_line_start_at_a_stream_cut_hides_no_private_key() {
     let cut = text.find("-----BEGIN").unwrap();
     assert_eq!(streamed(&f, &text, &[cut]), whole, "one cut before the key");
 }
+
+/// `base64 key.pem` wraps its output at 76 columns (`openssl base64` at 64), and the rule for
+/// base64 private keys matches across those lines. A stream passed each line on once it was
+/// whole: the first line (which says `PRIVATE KEY`) went out redacted, the key's body on the
+/// lines after it in clear, since no line of it is a secret alone. A match of a rule that
+/// spans lines is now held while the next line may still make it longer.
+#[test]
+fn a_base64_private_key_wrapped_at_76_columns_is_held_whole_in_a_stream() {
+    use base64::Engine as _;
+    let pem = "-----BEGIN RSA PRIVATE KEY-----\n\
+        MIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq\
+        0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMg\
+        hRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ\n\
+        -----END RSA PRIVATE KEY-----\n";
+    let encoded = base64::engine::general_purpose::STANDARD.encode(pem);
+    let f = ResultFilter::new();
+    for (columns, nl) in [(76, "\n"), (64, "\r\n")] {
+        let lines: Vec<&str> = encoded
+            .as_bytes()
+            .chunks(columns)
+            .map(|l| std::str::from_utf8(l).unwrap())
+            .collect();
+        assert!(lines.len() > 3);
+        let text = format!("$ base64 key.pem{nl}{}{nl}$ echo done{nl}", lines.join(nl));
+        // The last line holds the END line's dashes only.
+        let body = &lines[..lines.len() - 1];
+        let whole = r(&text);
+        assert!(body.iter().all(|l| !whole.contains(l)), "{whole}");
+        for size in [1, 16, 77, 100, 4096] {
+            let out = in_chunks(&f, &text, size);
+            for line in body {
+                assert!(!out.contains(line), "chunks of {size}: {line} passed");
+            }
+            assert_eq!(out, whole, "chunks of {size}");
+        }
+    }
+}

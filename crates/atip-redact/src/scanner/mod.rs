@@ -342,6 +342,7 @@ impl Scanner {
                 start,
                 end,
                 label: m.start(),
+                multiline: self.specs[rule].multiline,
             },
             end: m.end().max(end),
             rule,
@@ -465,6 +466,7 @@ impl Scanner {
                         start: start + s,
                         end: start + e,
                         label: at,
+                        multiline: self.specs[rule].multiline,
                     });
                     covered = covered.max(start + e);
                 }
