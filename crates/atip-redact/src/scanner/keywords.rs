@@ -17,11 +17,6 @@ const NEEDLES_PER_AUTOMATON: usize = 64;
 /// before the rest of the text is taken as one region.
 pub(crate) const BLOCK_WORK_PER_BYTE: usize = 4;
 
-/// The most places in one region from which rules are searched anchored (where their keywords
-/// start); past it the region is searched by those rules as a whole (`ghp_ghp_ghp_…`: the same
-/// matches, without a search and a list entry per keyword).
-const MAX_STARTS_PER_REGION: usize = 64;
-
 /// The longest needle: the SIMD search fingerprints a literal by at most its first 4 bytes.
 pub(crate) const NEEDLE_BYTES: usize = 4;
 
@@ -172,59 +167,57 @@ impl Prefilter {
     }
 
     /// The regions of `text` a match can be in, in order and not overlapping, each with the
-    /// rules whose keywords it holds: each line holding a keyword (its line break included),
-    /// and from a multi-line rule's keyword to the end of its block's line; and how many bytes
-    /// the block searches covered (at most [`BLOCK_WORK_PER_BYTE`] times the text's length,
-    /// plus the last search).
+    /// rules whose keywords it holds and where each rule's search there starts: each line
+    /// holding a keyword (its line break included), and from a multi-line rule's keyword to the
+    /// end of its block's line; and how many bytes the block searches covered (at most
+    /// [`BLOCK_WORK_PER_BYTE`] times the text's length, plus the last search).
     pub(super) fn regions(&self, text: &str) -> (Regions, usize) {
         let bytes = text.as_bytes();
         let budget = BLOCK_WORK_PER_BYTE * bytes.len();
         let mut work = 0;
         let mut out = Regions::default();
+        // The rules of the region being found: those searched from its start, and those
+        // searched from their first keyword in it (with where it starts).
         let mut wanted = vec![0u64; self.count.div_ceil(64)];
+        let mut firsts: Vec<(usize, usize)> = Vec::new();
         let mut current: Option<Range<usize>> = None;
-        // The starts of the region being found begin here in `out.starts`, unless it had too
-        // many (`full`).
-        let mut first_start = 0;
-        let mut full = false;
-        let flush =
-            |range: Range<usize>, wanted: &mut [u64], first_start: usize, out: &mut Regions| {
-                let rules_from = out.rules.len();
-                for (i, word) in wanted.iter_mut().enumerate() {
-                    while *word != 0 {
-                        out.rules.push(i * 64 + word.trailing_zeros() as usize);
-                        *word &= *word - 1;
-                    }
+        let flush = |range: Range<usize>,
+                     wanted: &mut [u64],
+                     firsts: &mut Vec<(usize, usize)>,
+                     out: &mut Regions| {
+            let run = out.rules.len();
+            for (i, word) in wanted.iter_mut().enumerate() {
+                while *word != 0 {
+                    // From 0: from wherever the region starts.
+                    out.rules.push((i * 64 + word.trailing_zeros() as usize, 0));
+                    *word &= *word - 1;
                 }
-                match out.list.last_mut() {
-                    // Only a block overlaps the next line; lines that merely touch stay apart,
-                    // each with its own rules. The last region's rules and starts end the lists,
-                    // so the new ones join them there.
-                    Some(last) if range.start < last.range.end => {
-                        last.range.end = last.range.end.max(range.end);
-                        sort_tail(&mut out.rules, last.rules.start);
-                        sort_tail(&mut out.starts, last.starts.start);
-                        last.rules.end = out.rules.len();
-                        last.starts.end = out.starts.len();
-                    }
-                    _ => {
-                        sort_tail(&mut out.starts, first_start);
-                        out.list.push(Region {
-                            range,
-                            rules: rules_from..out.rules.len(),
-                            starts: first_start..out.starts.len(),
-                        });
-                    }
+            }
+            out.rules.append(firsts);
+            match out.list.last_mut() {
+                // Only a block overlaps the next line; lines that merely touch stay apart,
+                // each with its own rules. The last region's rules end the list, so the new
+                // ones join them there, each rule once, from its earliest start.
+                Some(last) if range.start < last.range.end => {
+                    last.range.end = last.range.end.max(range.end);
+                    earliest_per_rule(&mut out.rules, last.rules.start);
+                    last.rules.end = out.rules.len();
                 }
-            };
+                _ => {
+                    out.rules[run..].sort_unstable();
+                    out.list.push(Region {
+                        range,
+                        rules: run..out.rules.len(),
+                    });
+                }
+            }
+        };
         for hit in self.hits(text) {
             let range = match current.take() {
                 Some(range) if hit.start < range.end => range,
                 other => {
                     if let Some(done) = other {
-                        flush(done, &mut wanted, first_start, &mut out);
-                        first_start = out.starts.len();
-                        full = false;
+                        flush(done, &mut wanted, &mut firsts, &mut out);
                     }
                     let start = memchr::memrchr(b'\n', &bytes[..hit.start]).map_or(0, |i| i + 1);
                     start..line_end(bytes, hit.start + hit.keyword.word.len())
@@ -232,18 +225,11 @@ impl Prefilter {
             };
             let keyword = hit.keyword;
             for &rule in &keyword.rules {
-                if self.leads[rule] && !full {
-                    out.starts.push((hit.start, rule));
-                } else {
+                if !self.leads[rule] {
                     wanted[rule / 64] |= 1 << (rule % 64);
+                } else if !firsts.iter().any(|&(r, _)| r == rule) {
+                    firsts.push((rule, hit.start));
                 }
-            }
-            if !full && out.starts.len() - first_start > MAX_STARTS_PER_REGION {
-                // Too many starts: the rules from keywords search all of the region.
-                for (_, rule) in out.starts.drain(first_start..) {
-                    wanted[rule / 64] |= 1 << (rule % 64);
-                }
-                full = true;
             }
             let mut end = range.end;
             if keyword.starts_block {
@@ -262,23 +248,24 @@ impl Prefilter {
             current = Some(range.start..end);
         }
         if let Some(done) = current {
-            flush(done, &mut wanted, first_start, &mut out);
+            flush(done, &mut wanted, &mut firsts, &mut out);
         }
         (out, work)
     }
 }
 
-/// `list[from..]` sorted and without repeats.
-fn sort_tail<T: Ord>(list: &mut Vec<T>, from: usize) {
-    list[from..].sort_unstable();
+/// `rules[from..]` ((rule, where its search starts)) sorted, each rule once, with its
+/// earliest start.
+fn earliest_per_rule(rules: &mut Vec<(usize, usize)>, from: usize) {
+    rules[from..].sort_unstable();
     let mut kept = from;
-    for i in from..list.len() {
-        if kept == from || list[kept - 1] != list[i] {
-            list.swap(kept, i);
+    for i in from..rules.len() {
+        if kept == from || rules[kept - 1].0 != rules[i].0 {
+            rules.swap(kept, i);
             kept += 1;
         }
     }
-    list.truncate(kept);
+    rules.truncate(kept);
 }
 
 impl KeywordSearcher {

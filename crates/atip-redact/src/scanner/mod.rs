@@ -66,42 +66,24 @@ struct Candidate {
     rule: usize,
 }
 
-/// A part of a text and the rules to search it with, as runs of [`Regions`]' lists.
+/// A part of a text and the rules to search it with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Region {
     range: Range<usize>,
-    /// Its rules searched over the whole of it: a run of [`Regions::rules`].
+    /// Its rules: a run of [`Regions::rules`].
     rules: Range<usize>,
-    /// Where rules every match of which starts with a keyword may match: a run of
-    /// [`Regions::starts`]. Searched there only, anchored, to the region's end.
-    starts: Range<usize>,
 }
 
 /// The parts of a text worth searching, in order and not overlapping, and their rules, kept
-/// in three lists (not a list per part: a text may have a part per line).
+/// in two lists (not a list per part: a text may have a part per line).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Regions {
     list: Vec<Region>,
-    /// Each region's rules, a run per region in order, each run ascending.
-    rules: Vec<usize>,
-    /// Each region's (where a keyword starts, its rule), a run per region in order, each run
-    /// ascending.
-    starts: Vec<(usize, usize)>,
-}
-
-impl Regions {
-    /// The rules `region` is searched with, its rules from keywords included, ascending.
-    fn all_rules(&self, region: &Region) -> Vec<usize> {
-        let mut rules: Vec<usize> = self.rules[region.rules.clone()].to_vec();
-        rules.extend(
-            self.starts[region.starts.clone()]
-                .iter()
-                .map(|&(_, rule)| rule),
-        );
-        rules.sort_unstable();
-        rules.dedup();
-        rules
-    }
+    /// Each region's rules, a run per region in order, each rule once in a run, ascending:
+    /// (rule, where its search starts). A rule every match of which starts with a keyword
+    /// ([`Compiled::leads`]) is searched from its first keyword in the region; any other from
+    /// the region's start (0: wherever the region starts).
+    rules: Vec<(usize, usize)>,
 }
 
 /// Rules, each compiled on its own, and the keyword pass that picks them.
@@ -193,12 +175,8 @@ impl Scanner {
         };
         // A match begins at `from` or after; what is before is context (look-behind) only.
         if from > 0 {
-            let starts = &regions.starts;
             regions.list.retain_mut(|r| {
                 r.range.start = r.range.start.max(from);
-                while r.starts.start < r.starts.end && starts[r.starts.start].0 < from {
-                    r.starts.start += 1;
-                }
                 r.range.start < r.range.end
             });
         }
@@ -231,10 +209,8 @@ impl Scanner {
             list: vec![Region {
                 range: 0..text.len(),
                 rules: 0..self.specs.len(),
-                starts: 0..0,
             }],
-            rules: (0..self.specs.len()).collect(),
-            starts: Vec::new(),
+            rules: (0..self.specs.len()).map(|rule| (rule, 0)).collect(),
         }
     }
 
@@ -247,38 +223,20 @@ impl Scanner {
         let mut candidates = Vec::new();
         let mut caps = self.captures.get();
         caps.resize_with(self.specs.len(), || None);
-        // Rule by rule, each over all its regions or from each of its starts, in order of
-        // where they begin, while its automaton is warm: (rule, where the search starts, its
-        // region, whether it starts where the rule's keyword does).
-        let mut work: Vec<(usize, usize, usize, bool)> = Vec::new();
-        for (i, region) in regions.list.iter().enumerate() {
-            let whole = regions.rules[region.rules.clone()].iter();
-            work.extend(whole.map(|&rule| (rule, region.range.start, i, false)));
-            let starts = regions.starts[region.starts.clone()].iter();
-            work.extend(starts.map(|&(at, rule)| (rule, at, i, true)));
+        // Rule by rule, each over all its regions, in order, while its automaton is warm:
+        // (rule, where its search starts, where its region ends).
+        let mut work: Vec<(usize, usize, usize)> = Vec::new();
+        for region in &regions.list {
+            let rules = regions.rules[region.rules.clone()].iter();
+            work.extend(
+                rules.map(|&(rule, from)| (rule, from.max(region.range.start), region.range.end)),
+            );
         }
         work.sort_unstable();
-        // Where the search of a rule from its starts goes on: past the last match taken, or
-        // past the start of the last one turned down, as a search over the region would.
-        let mut resume = (usize::MAX, 0);
-        for (rule, at, i, at_keyword) in work {
-            let end = regions.list[i].range.end;
+        for (rule, start, end) in work {
             let caps =
                 caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
-            if !at_keyword {
-                self.scan(text, rule, at..end, caps, &mut candidates);
-                continue;
-            }
-            if resume.0 != rule {
-                resume = (rule, 0);
-            }
-            if at < resume.1 {
-                continue;
-            }
-            let input = Input::new(text).range(at..end).anchored(Anchored::Yes);
-            if let Some(m) = self.compiled[rule].regex.search(&input) {
-                resume.1 = self.take(text, rule, m, caps, &mut candidates);
-            }
+            self.scan(text, rule, start..end, caps, &mut candidates);
         }
         candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
         let mut out: Vec<Found> = Vec::with_capacity(candidates.len());
@@ -316,38 +274,25 @@ impl Scanner {
             let Some(m) = regex.search(&Input::new(text).range(at..range.end)) else {
                 break;
             };
-            at = self.take(text, rule, m, caps, out);
+            if let Some((start, end)) = self.secret_of(rule, text, m, caps) {
+                out.push(Candidate {
+                    found: Found {
+                        start,
+                        end,
+                        label: m.start(),
+                        multiline: self.specs[rule].multiline,
+                    },
+                    end: m.end().max(end),
+                    rule,
+                });
+                at = m.end().max(m.start() + 1);
+            } else {
+                at = m.start() + 1;
+            }
             while at < range.end && !text.is_char_boundary(at) {
                 at += 1;
             }
         }
-    }
-
-    /// The match `m` of `rule` in `text`, appended to `out` if the rule accepts it; returns
-    /// where the rule's search goes on: after the match, or from the next byte after one
-    /// turned down, where a shorter match may start.
-    fn take(
-        &self,
-        text: &str,
-        rule: usize,
-        m: Match,
-        caps: &mut Captures,
-        out: &mut Vec<Candidate>,
-    ) -> usize {
-        let Some((start, end)) = self.secret_of(rule, text, m, caps) else {
-            return m.start() + 1;
-        };
-        out.push(Candidate {
-            found: Found {
-                start,
-                end,
-                label: m.start(),
-                multiline: self.specs[rule].multiline,
-            },
-            end: m.end().max(end),
-            rule,
-        });
-        m.end().max(m.start() + 1)
     }
 
     /// The secret of the match `m` of `rule` in `haystack`, if the rule accepts it: a group
@@ -421,8 +366,6 @@ impl Scanner {
         let list = &regions.list;
         let mut last = 0;
         let mut region = 0;
-        // The rules of the region last searched after an escape, and which region that was.
-        let mut rules: (usize, Vec<usize>) = (usize::MAX, Vec::new());
         for at in positions {
             if at < last {
                 covered = 0;
@@ -443,12 +386,7 @@ impl Scanner {
                 continue;
             }
             let rest = &text[start..];
-            // The region's rules, those searched from their keywords included (after an
-            // escape a match starts anew, wherever its keyword is).
-            if rules.0 != region {
-                rules = (region, regions.all_rules(here));
-            }
-            for &rule in &rules.1 {
+            for &(rule, _) in &regions.rules[here.rules.clone()] {
                 let compiled = &self.compiled[rule];
                 if compiled.anchored {
                     continue;
