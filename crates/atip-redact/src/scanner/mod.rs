@@ -3,8 +3,8 @@
 //! `keywords.rs`); each line holding one (a multi-line block from its first line to its end)
 //! is then searched by the rules whose keywords it holds, each rule its own small automaton, in
 //! the text's own context — a rule every match of which starts with a keyword (a token's
-//! prefix: 99 of the 140) only from where its keywords start, anchored — and again right after
-//! each escape on that line that ends in a letter or digit (`escapes.rs`). Every accepted match
+//! prefix: 99 of the 140) from its first keyword on the line, not from the line's start — and
+//! again right after each escape on that line that ends in a letter or digit (`escapes.rs`). Every accepted match
 //! of every rule is a secret; overlapping ones are redacted as one.
 
 use std::ops::Range;
@@ -51,7 +51,7 @@ struct Compiled {
     /// one the whole match is the secret, and a match needs no second search for its groups.
     grouped: bool,
     /// Whether every match starts with one of its keywords ([`starts_with_keyword`]): with
-    /// the keyword pass, such a rule is searched only where its keywords are, anchored.
+    /// the keyword pass, such a rule searches a line from its first keyword there.
     leads: bool,
 }
 
@@ -223,17 +223,7 @@ impl Scanner {
         let mut candidates = Vec::new();
         let mut caps = self.captures.get();
         caps.resize_with(self.specs.len(), || None);
-        // Rule by rule, each over all its regions, in order, while its automaton is warm:
-        // (rule, where its search starts, where its region ends).
-        let mut work: Vec<(usize, usize, usize)> = Vec::new();
-        for region in &regions.list {
-            let rules = regions.rules[region.rules.clone()].iter();
-            work.extend(
-                rules.map(|&(rule, from)| (rule, from.max(region.range.start), region.range.end)),
-            );
-        }
-        work.sort_unstable();
-        for (rule, start, end) in work {
+        for (rule, start, end) in Self::work(regions) {
             let caps =
                 caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
             self.scan(text, rule, start..end, caps, &mut candidates);
@@ -255,6 +245,34 @@ impl Scanner {
         self.spans_after_escapes(text, regions, &mut caps, &mut out);
         out.sort_unstable();
         merge(out)
+    }
+
+    /// The searches the rules make in `regions`, rule by rule, each over all its regions in
+    /// order while its automaton is warm: (rule, where it starts, where its region ends).
+    /// Each rule searches a region once, so the bytes searched are at most the rules times
+    /// the text's length, however many keywords a line holds.
+    fn work(regions: &Regions) -> Vec<(usize, usize, usize)> {
+        let mut work: Vec<(usize, usize, usize)> = Vec::new();
+        for region in &regions.list {
+            let rules = regions.rules[region.rules.clone()].iter();
+            work.extend(
+                rules.map(|&(rule, from)| (rule, from.max(region.range.start), region.range.end)),
+            );
+        }
+        work.sort_unstable();
+        work
+    }
+
+    /// How many bytes the rules' searches cover in `text` (`None` without a keyword pass).
+    #[cfg(test)]
+    pub(super) fn search_work(&self, text: &str) -> Option<usize> {
+        let regions = self.prefilter.as_ref()?.regions(text).0;
+        Some(
+            Self::work(&regions)
+                .iter()
+                .map(|(_, start, end)| end - start)
+                .sum(),
+        )
     }
 
     /// The accepted matches of `rule` in `text[range]` (the text around it read for word
