@@ -275,27 +275,34 @@ fn the_python_sdk_sees_elicitation_progress_cancellation_concurrency_and_list_ch
         .contains(&serde_json::json!("atip-probe_extra")));
 }
 
+/// The real MCP servers, installed once per test process (`tests/mcp/install-servers.sh`)
+/// into `$ATIP_MCP_SERVERS` (default `/tmp/atip-mcp-servers`). Two tests use them side by
+/// side: each running the script on a fresh machine raced two `npm install`s into one
+/// directory, and one lost the other's `node_modules/.bin` link.
+fn real_servers() -> std::path::PathBuf {
+    static INSTALLED: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let servers = std::env::var_os("ATIP_MCP_SERVERS")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| std::path::PathBuf::from("/tmp/atip-mcp-servers"));
+            let installed = Command::new("bash")
+                .arg(support::workspace().join("tests/mcp/install-servers.sh"))
+                .arg(&servers)
+                .status()
+                .expect("bash runs");
+            assert!(installed.success(), "tests/mcp/install-servers.sh failed");
+            servers
+        })
+        .clone()
+}
+
 /// Real MCP servers from the registries (`tests/mcp/install-servers.sh`: mcp-server-time and
 /// mcp-server-git from PyPI, the filesystem server from npm), each wrapped by `atip mcp wrap`
 /// and driven by the official Python client (`tests/mcp/wrap.py`): read-only tools run
 /// unasked; the filesystem server, allowed all of `/` by its own arguments, cannot read
 /// `~/.ssh` or write outside the working directory; a token it reads is redacted; its
 /// destructive writes ask (yes runs, no does not), and without elicitation are refused.
-/// The real MCP servers, installed once (`tests/mcp/install-servers.sh`) into
-/// `$ATIP_MCP_SERVERS` (default `/tmp/atip-mcp-servers`).
-fn real_servers() -> std::path::PathBuf {
-    let servers = std::env::var_os("ATIP_MCP_SERVERS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from("/tmp/atip-mcp-servers"));
-    let installed = Command::new("bash")
-        .arg(support::workspace().join("tests/mcp/install-servers.sh"))
-        .arg(&servers)
-        .status()
-        .expect("bash runs");
-    assert!(installed.success(), "tests/mcp/install-servers.sh failed");
-    servers
-}
-
 #[test]
 #[ignore = "needs ../shared (the validators' Python with the MCP SDK) and the package registries"]
 fn real_servers_run_confined_gated_and_redacted_through_atip_mcp_wrap() {
