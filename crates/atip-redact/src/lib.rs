@@ -281,8 +281,20 @@ impl ResultFilter {
     /// character before its cut, already passed on), read for word boundaries and line starts
     /// but not taken for where a line or the text begins.
     fn secrets(&self, text: &str, tool: Option<&str>, from: usize) -> Vec<Found> {
+        self.secrets_and_open_block(text, tool, from).0
+    }
+
+    /// [`ResultFilter::secrets`], and where a multi-line block begins, at `from` or after,
+    /// that the next line may still make a secret or lengthen: a stream holds the text from
+    /// there (`Scanner::spans_and_open_block`).
+    fn secrets_and_open_block(
+        &self,
+        text: &str,
+        tool: Option<&str>,
+        from: usize,
+    ) -> (Vec<Found>, Option<usize>) {
         if !self.redact {
-            return Vec::new();
+            return (Vec::new(), None);
         }
         // The rules read the text with its `\/` and `\uXXXX` escapes decoded.
         let raw = text;
@@ -290,7 +302,8 @@ impl ResultFilter {
         let text = decoded.text.as_ref();
         // No escape is decoded before `from` (a stream keeps no backslash as context), so it
         // is the same offset in the decoded text.
-        let mut found = self.builtin.spans(text, from);
+        let (mut found, open_block) = self.builtin.spans_and_open_block(text, from);
+        let open_block = open_block.map(|at| decoded.start(at));
         let mut extra = false;
         if let Some(custom) = &self.custom {
             found.extend(custom.spans(text, from));
@@ -318,7 +331,7 @@ impl ResultFilter {
             found.sort_unstable();
             found = merge(found);
         }
-        found
+        (found, open_block)
     }
 
     /// Replaces every secret in `text` with [`REDACTED`]; returns the text and the count.

@@ -169,7 +169,9 @@ impl StreamRedactor {
         }
         let text = &self.pending;
         let passed = self.passed;
-        let found = self.filter.secrets(text, self.tool.as_deref(), passed);
+        let (found, open_block) =
+            self.filter
+                .secrets_and_open_block(text, self.tool.as_deref(), passed);
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
         let lines = text.rfind('\n').map_or(0, |i| i + 1);
@@ -214,6 +216,13 @@ impl StreamRedactor {
                         Inside::Line
                     });
                 }
+            }
+            // A block the next line may still make a secret is held from its keyword too: a
+            // key's base64 wrapped at 40 columns says `PRIVATE KEY` only on its second line.
+            if let Some(at) =
+                open_block.filter(|&at| inside.is_none() && len - at <= MAX_HOLD_BYTES)
+            {
+                safe = safe.min(at);
             }
         }
         if !end && inside.is_none() {

@@ -110,7 +110,7 @@ impl Decoded<'_> {
     }
 
     /// An output offset for a span starting at `p` in the decoded text.
-    fn start(&self, p: usize) -> usize {
+    pub(super) fn start(&self, p: usize) -> usize {
         let i = self.escapes.partition_point(|e| e.view <= p);
         self.outside(i, p, |e| e.raw)
     }

@@ -171,8 +171,17 @@ impl Prefilter {
     /// holding a keyword (its line break included), and from a multi-line rule's keyword to the
     /// end of its block's line; and how many bytes the block searches covered (at most
     /// [`BLOCK_WORK_PER_BYTE`] times the text's length, plus the last search).
+    ///
+    /// Also where the first block begins that the next line may still make a secret, or a
+    /// longer one ([`Regions::open_block`]): a keyword whose block (its rules' patterns,
+    /// anchored there, their checks not applied) reaches the last whole line, or that stands
+    /// there itself, or any past the block searches' budget.
     pub(super) fn regions(&self, text: &str) -> (Regions, usize) {
         let bytes = text.as_bytes();
+        // The start of the last whole line (of the text, when no line has ended).
+        let unfinished = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+        let last_line =
+            memchr::memrchr(b'\n', &bytes[..unfinished.saturating_sub(1)]).map_or(0, |i| i + 1);
         let budget = BLOCK_WORK_PER_BYTE * bytes.len();
         let mut work = 0;
         let mut out = Regions::default();
@@ -233,16 +242,23 @@ impl Prefilter {
             }
             let mut end = range.end;
             if keyword.starts_block {
-                if work > budget {
+                let open = if work > budget {
                     // Blocks inside blocks (a key's header line naming another key, again and
                     // again) would cost each search the rest of the block: past the budget the
                     // region runs to the end of the text instead, searched once.
                     end = bytes.len();
+                    true
                 } else if let Some(block) = self.blocks.as_ref().and_then(|b| {
                     b.search(&Input::new(text).range(hit.start..).anchored(Anchored::Yes))
                 }) {
                     work += block.end() - hit.start;
                     end = end.max(line_end(bytes, block.end()));
+                    block.end() >= last_line
+                } else {
+                    hit.start >= last_line
+                };
+                if open && out.open_block.is_none() {
+                    out.open_block = Some(hit.start);
                 }
             }
             current = Some(range.start..end);

@@ -84,6 +84,11 @@ struct Regions {
     /// ([`Compiled::leads`]) is searched from its first keyword in the region; any other from
     /// the region's start (0: wherever the region starts).
     rules: Vec<(usize, usize)>,
+    /// Where the first multi-line block begins that the next line of the text may still make
+    /// a secret, or a longer one: a stream holds the text from there
+    /// ([`Prefilter::regions`]). `base64 -w 40` prints a key's first line before the line that
+    /// shows it is a key, and a line once passed on cannot be taken back.
+    open_block: Option<usize>,
 }
 
 /// Rules, each compiled on its own, and the keyword pass that picks them.
@@ -169,6 +174,16 @@ impl Scanner {
     /// for it, then right after escapes there. What is before `from` is read as context (a
     /// word boundary, whether `from` starts a line) only.
     pub(super) fn spans(&self, text: &str, from: usize) -> Vec<Found> {
+        self.spans_and_open_block(text, from).0
+    }
+
+    /// [`Scanner::spans`], and where a multi-line block begins, at `from` or after, that the
+    /// next line may still make a secret or lengthen ([`Regions::open_block`]).
+    pub(super) fn spans_and_open_block(
+        &self,
+        text: &str,
+        from: usize,
+    ) -> (Vec<Found>, Option<usize>) {
         let mut regions = match &self.prefilter {
             Some(prefilter) => prefilter.regions(text).0,
             None => self.everywhere(text),
@@ -180,7 +195,8 @@ impl Scanner {
                 r.range.start < r.range.end
             });
         }
-        self.search(text, &regions)
+        let open_block = regions.open_block.map(|at| at.max(from));
+        (self.search(text, &regions), open_block)
     }
 
     /// How many rules are searched from their keywords only ([`Compiled::leads`]).
@@ -211,6 +227,7 @@ impl Scanner {
                 rules: 0..self.specs.len(),
             }],
             rules: (0..self.specs.len()).map(|rule| (rule, 0)).collect(),
+            open_block: None,
         }
     }
 
