@@ -566,3 +566,22 @@ fn a_base64_private_key_wrapped_over_lines_is_held_whole_in_a_stream() {
         }
     }
 }
+
+/// A caller's rule may match across lines too (`with_pattern` takes any pattern): a match of
+/// it that ends at a line break is held while the next line may make it longer, as the
+/// built-in multi-line rules' are. Without that, the lines after the first went out in clear.
+#[test]
+fn a_callers_rule_that_spans_lines_is_held_in_a_stream() {
+    let f = ResultFilter::new()
+        .with_pattern(
+            "wrapped-vault-key",
+            r"VAULTKEY:[A-Z0-9]{8,}(?:\n[A-Z0-9]{8,})*",
+        )
+        .expect("compiles");
+    let text = "key follows\nVAULTKEY:AAAA1111\nBBBB2222CCCC\nDDDD3333EEEE\ndone\n";
+    let whole = f.redact(text).0.into_owned();
+    assert_eq!(whole, "key follows\n[REDACTED]\ndone\n");
+    for size in [1, 5, 13, 30] {
+        assert_eq!(in_chunks(&f, text, size), whole, "chunks of {size}");
+    }
+}
