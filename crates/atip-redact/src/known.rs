@@ -90,7 +90,6 @@ impl KnownSecrets {
                 start,
                 end: start + value.len(),
                 label: start,
-                multiline: false,
             }));
         }
         out.len() > before

@@ -16,8 +16,8 @@
 //!
 //! A SIMD literal search (Teddy, in the aho-corasick crate) finds the rules' keywords: a window
 //! of four rare bytes of each, a few dozen per pass, each hit then checked whole, with the
-//! keywords of rules that ignore case searched in an ASCII-lowercased copy. Each line holding one (a
-//! multi-line block from its first line to its end) is then searched by the rules whose
+//! keywords of rules that ignore case searched in an ASCII-lowercased copy. Each line holding
+//! one (a multi-line block from its first line to its end) is then searched by the rules whose
 //! keywords it holds, rule after rule, each its own automaton (`regex-automata`), judged in the
 //! text's own context (line starts, word boundaries). Where matches of different rules overlap
 //! they are reconciled as one automaton of all the rules would find them: leftmost first, the
@@ -271,6 +271,7 @@ impl ResultFilter {
     /// token); a span that covers part of an escape covers all of it.
     pub fn secret_spans(&self, text: &str, tool: Option<&str>) -> Vec<(usize, usize)> {
         self.secrets(text, tool, 0)
+            .0
             .into_iter()
             .map(|f| (f.start, f.end))
             .collect()
@@ -280,19 +281,11 @@ impl ResultFilter {
     /// the matches that begin at `from` or after: what is before it is context only (a stream's
     /// character before its cut, already passed on), read for word boundaries and line starts
     /// but not taken for where a line or the text begins.
-    fn secrets(&self, text: &str, tool: Option<&str>, from: usize) -> Vec<Found> {
-        self.secrets_and_open_block(text, tool, from).0
-    }
-
-    /// [`ResultFilter::secrets`], and where a multi-line block begins, at `from` or after,
-    /// that the next line may still make a secret or lengthen: a stream holds the text from
-    /// there (`Scanner::spans_and_open_block`).
-    fn secrets_and_open_block(
-        &self,
-        text: &str,
-        tool: Option<&str>,
-        from: usize,
-    ) -> (Vec<Found>, Option<usize>) {
+    ///
+    /// And where a multi-line block begins, at `from` or after, that the next line may still
+    /// make a secret or lengthen, by any of the rules (built-in, the caller's, the command's):
+    /// a stream holds the text from there (`Scanner::spans`).
+    fn secrets(&self, text: &str, tool: Option<&str>, from: usize) -> (Vec<Found>, Option<usize>) {
         if !self.redact {
             return (Vec::new(), None);
         }
@@ -302,17 +295,23 @@ impl ResultFilter {
         let text = decoded.text.as_ref();
         // No escape is decoded before `from` (a stream keeps no backslash as context), so it
         // is the same offset in the decoded text.
-        let (mut found, open_block) = self.builtin.spans_and_open_block(text, from);
-        let open_block = open_block.map(|at| decoded.start(at));
+        let (mut found, open_block) = self.builtin.spans(text, from);
+        let mut open_block = open_block.map(|at| decoded.start(at));
         let mut extra = false;
+        let mut add = |(spans, open): (Vec<Found>, Option<usize>)| {
+            found.extend(spans);
+            if let Some(at) = open.map(|at| decoded.start(at)) {
+                open_block = Some(open_block.map_or(at, |o| o.min(at)));
+            }
+        };
         if let Some(custom) = &self.custom {
-            found.extend(custom.spans(text, from));
+            add(custom.spans(text, from));
             extra = true;
         }
         if let Some(tool) = tool {
             for (glob, scanner) in self.tool_rules.iter() {
                 if glob_matches(glob, tool) {
-                    found.extend(scanner.spans(text, from));
+                    add(scanner.spans(text, from));
                     extra = true;
                 }
             }
@@ -388,15 +387,12 @@ fn custom(name: &str, pattern: &str) -> Spec {
 
 /// A secret found in a text: its span (`start..end`, byte offsets) and where the match that
 /// found it begins (`label`: `password=`, `Authorization: Bearer `, `https://user:`), which a
-/// stream holds back with it, and whether its rule matches across lines. Ordered by span.
+/// stream holds back with it. Ordered by span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Found {
     start: usize,
     end: usize,
     label: usize,
-    /// Whether the rule that found it may match across lines (a PEM block, a base64 key
-    /// wrapped at 76 columns): at a line's end, the next line may make it longer.
-    multiline: bool,
 }
 
 /// Overlapping or touching secrets as one (the earliest label kept); `found` is in order.
@@ -407,7 +403,6 @@ fn merge(found: Vec<Found>) -> Vec<Found> {
             Some(last) if f.start <= last.end => {
                 last.end = last.end.max(f.end);
                 last.label = last.label.min(f.label);
-                last.multiline |= f.multiline;
             }
             _ => out.push(f),
         }

@@ -201,7 +201,7 @@ fn the_prefilter_changes_no_result() {
     }
     let failures: Vec<&String> = texts
         .iter()
-        .filter(|text| scanner.spans(text, 0) != scanner.spans_everywhere(text))
+        .filter(|text| scanner.spans(text, 0).0 != scanner.spans_everywhere(text))
         .collect();
     assert!(
         failures.is_empty(),
@@ -232,7 +232,7 @@ fn blocks_inside_blocks_cost_linear_time() {
             "block searches covered {work} bytes of a {}-byte text",
             text.len()
         );
-        let found = scanner.spans(&text, 0);
+        let found = scanner.spans(&text, 0).0;
         assert_eq!(found, scanner.spans_everywhere(&text));
         assert!(
             found.iter().any(|f| text[f.start..f.end].contains(body)),
@@ -266,7 +266,7 @@ fn many_keywords_on_one_line_cost_linear_time() {
             "{piece:?}: the rules searched {work} bytes of a {}-byte line",
             text.len()
         );
-        assert_eq!(scanner.spans(&text, 0), scanner.spans_everywhere(&text));
+        assert_eq!(scanner.spans(&text, 0).0, scanner.spans_everywhere(&text));
     }
 }
 
@@ -342,39 +342,29 @@ fn no_keyword_is_searched_by_a_part_of_an_everyday_word() {
 #[test]
 fn rules_searched_from_their_keywords_are_those_whose_matches_start_with_one() {
     use super::scanner::starts_with_keyword;
-    let case = |pattern: &str, keywords: &[&str], ignore_case: bool| {
+    // (pattern, keywords, whether they match in any ASCII case, expected, why).
+    #[rustfmt::skip]
+    let cases: [(&str, &[&str], bool, bool, &str); 9] = [
+        (r"\bghp_[A-Za-z0-9]{36}\b", &["ghp_"], false, true, "a prefix"),
+        (r"(?m:^)(?:gho|ghu)_[A-Za-z0-9]{36}", &["gho_", "ghu_"], false, true, "alternatives"),
+        (r"\bglpat-[A-Za-z0-9_\-]{20}", &["glpat"], false, true, "a keyword shorter than the prefix"),
+        (r"(?i-u:token)=(?P<secret>\S+)", &["token"], true, true, "ASCII case ignored both ways"),
+        (r"(?i-u:token)=(?P<secret>\S+)", &["token"], false, false, "`TOKEN` is no `token`"),
+        (r"(?i:token)=(?P<secret>\S+)", &["token"], true, false,
+            "Unicode case folding: `to\u{212a}en` (with a Kelvin sign) is no ASCII `token`"),
+        (r"[A-Za-z_]*token=(?P<secret>\S+)", &["token"], false, false, "the keyword in the middle"),
+        (r"(?:ghp_)?[A-Za-z0-9]{36}", &["ghp_"], false, false, "a keyword that may be missing"),
+        (r"gh[pousr]_[A-Za-z0-9]{36}", &["ghp_"], false, false, "`gho_` starts with no keyword"),
+    ];
+    for (pattern, keywords, ignore_case, expected, why) in cases {
         let hir = regex_syntax::parse(pattern).expect("parses");
         let keywords: Vec<String> = keywords.iter().map(|k| k.to_string()).collect();
-        starts_with_keyword(&hir, &keywords, ignore_case)
-    };
-    assert!(case(r"\bghp_[A-Za-z0-9]{36}\b", &["ghp_"], false));
-    assert!(case(
-        r"(?m:^)(?:gho|ghu)_[A-Za-z0-9]{36}",
-        &["gho_", "ghu_"],
-        false
-    ));
-    assert!(case(r"\bglpat-[A-Za-z0-9_\-]{20}", &["glpat"], false));
-    assert!(case(r"(?i-u:token)=(?P<secret>\S+)", &["token"], true));
-    assert!(
-        !case(r"(?i-u:token)=(?P<secret>\S+)", &["token"], false),
-        "`TOKEN` is no `token`"
-    );
-    assert!(
-        !case(r"(?i:token)=(?P<secret>\S+)", &["token"], true),
-        "Unicode case folding: `to\u{212a}en` (with a Kelvin sign) is no ASCII `token`"
-    );
-    assert!(
-        !case(r"[A-Za-z_]*token=(?P<secret>\S+)", &["token"], false),
-        "the keyword in the middle"
-    );
-    assert!(
-        !case(r"(?:ghp_)?[A-Za-z0-9]{36}", &["ghp_"], false),
-        "a keyword that may be missing"
-    );
-    assert!(
-        !case(r"gh[pousr]_[A-Za-z0-9]{36}", &["ghp_"], false),
-        "`gho_` starts with no keyword"
-    );
+        assert_eq!(
+            starts_with_keyword(&hir, &keywords, ignore_case),
+            expected,
+            "{pattern}: {why}"
+        );
+    }
     // Most of the built-in rules are tokens with a prefix.
     let scanner = &*BUILTIN_SCANNER;
     assert!(scanner.leading_rules() >= 90, "{}", scanner.leading_rules());

@@ -169,9 +169,7 @@ impl StreamRedactor {
         }
         let text = &self.pending;
         let passed = self.passed;
-        let (found, open_block) =
-            self.filter
-                .secrets_and_open_block(text, self.tool.as_deref(), passed);
+        let (found, open_block) = self.filter.secrets(text, self.tool.as_deref(), passed);
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
         let lines = text.rfind('\n').map_or(0, |i| i + 1);
@@ -190,16 +188,9 @@ impl StreamRedactor {
         if !end {
             // A match reaching the end of what has arrived may grow too (a token, a PEM block),
             // and so may one that ends where the unfinished last line begins (a PEM block cut
-            // inside a header line or between the `\r` and `\n` of a line), and one of a rule
-            // that spans lines ending at the line break before it (a base64 key wrapped at 76
-            // columns, whose next line has not come or is not whole yet).
+            // inside a header line or between the `\r` and `\n` of a line).
             let len = text.len();
-            let open = |f: &&Found| {
-                f.end > safe
-                    || f.end == len
-                    || (f.end == lines && lines < len)
-                    || (f.multiline && matches!(text.get(f.end..lines), Some("\n" | "\r\n")))
-            };
+            let open = |f: &&Found| f.end > safe || f.end == len || (f.end == lines && lines < len);
             if let Some(first) = found.iter().find(open) {
                 let label = found.iter().filter(open).map(|f| f.label).min();
                 let label = label.unwrap_or(first.label);
@@ -217,8 +208,9 @@ impl StreamRedactor {
                     });
                 }
             }
-            // A block the next line may still make a secret is held from its keyword too: a
-            // key's base64 wrapped at 40 columns says `PRIVATE KEY` only on its second line.
+            // So may a multi-line block that reaches the last whole line, matched or not yet (a
+            // key's base64 wrapped at 76 columns; at 40 it says `PRIVATE KEY` only on its
+            // second line): it is held from where it begins.
             if let Some(at) =
                 open_block.filter(|&at| inside.is_none() && len - at <= MAX_HOLD_BYTES)
             {

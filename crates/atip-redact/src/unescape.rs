@@ -103,7 +103,6 @@ impl Decoded<'_> {
                 start: self.start(f.start),
                 end: self.end(f.end),
                 label: self.start(f.label),
-                multiline: f.multiline,
             })
             .collect();
         super::merge(mapped)
@@ -144,7 +143,6 @@ mod tests {
             start,
             end,
             label: start,
-            multiline: false,
         }])[0];
         assert_eq!(f.label, f.start);
         (f.start, f.end)

@@ -55,7 +55,8 @@ pub(super) struct Prefilter {
     blocks: Option<meta::Regex>,
     /// How many rules there are.
     count: usize,
-    /// For each rule, whether it is searched from its keywords only ([`Compiled::leads`]).
+    /// For each rule, whether every match starts with a keyword ([`super::Compiled::leads`]):
+    /// then it searches a line from its first keyword there.
     leads: Vec<bool>,
 }
 
@@ -178,10 +179,7 @@ impl Prefilter {
     /// there itself, or any past the block searches' budget.
     pub(super) fn regions(&self, text: &str) -> (Regions, usize) {
         let bytes = text.as_bytes();
-        // The start of the last whole line (of the text, when no line has ended).
-        let unfinished = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
-        let last_line =
-            memchr::memrchr(b'\n', &bytes[..unfinished.saturating_sub(1)]).map_or(0, |i| i + 1);
+        let last_line = last_whole_line(bytes);
         let budget = BLOCK_WORK_PER_BYTE * bytes.len();
         let mut work = 0;
         let mut out = Regions::default();
@@ -268,6 +266,13 @@ impl Prefilter {
         }
         (out, work)
     }
+}
+
+/// Where the last whole line of `bytes` starts (0 when no line has ended): a multi-line match
+/// that reaches it may still grow with the next line.
+pub(super) fn last_whole_line(bytes: &[u8]) -> usize {
+    let unfinished = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    memchr::memrchr(b'\n', &bytes[..unfinished.saturating_sub(1)]).map_or(0, |i| i + 1)
 }
 
 /// `rules[from..]` ((rule, where its search starts)) sorted, each rule once, with its

@@ -21,7 +21,7 @@ mod keywords;
 
 use escapes::escape_len;
 pub(crate) use keywords::starts_with_keyword;
-use keywords::Prefilter;
+use keywords::{last_whole_line, Prefilter};
 #[cfg(test)]
 pub(crate) use keywords::{needle_of, BLOCK_WORK_PER_BYTE, NEEDLE_BYTES};
 
@@ -85,9 +85,9 @@ struct Regions {
     /// the region's start (0: wherever the region starts).
     rules: Vec<(usize, usize)>,
     /// Where the first multi-line block begins that the next line of the text may still make
-    /// a secret, or a longer one: a stream holds the text from there
-    /// ([`Prefilter::regions`]). `base64 -w 40` prints a key's first line before the line that
-    /// shows it is a key, and a line once passed on cannot be taken back.
+    /// a secret, by its keyword ([`Prefilter::regions`]): `base64 -w 40` prints a key's first
+    /// line before the line that shows it is a key, and a line once passed on cannot be taken
+    /// back.
     open_block: Option<usize>,
 }
 
@@ -173,17 +173,12 @@ impl Scanner {
     /// overlapping, with where its match begins: each rule on the regions whose keywords call
     /// for it, then right after escapes there. What is before `from` is read as context (a
     /// word boundary, whether `from` starts a line) only.
-    pub(super) fn spans(&self, text: &str, from: usize) -> Vec<Found> {
-        self.spans_and_open_block(text, from).0
-    }
-
-    /// [`Scanner::spans`], and where a multi-line block begins, at `from` or after, that the
-    /// next line may still make a secret or lengthen ([`Regions::open_block`]).
-    pub(super) fn spans_and_open_block(
-        &self,
-        text: &str,
-        from: usize,
-    ) -> (Vec<Found>, Option<usize>) {
+    ///
+    /// And where a multi-line block begins, at `from` or after, that the next line may still
+    /// make a secret or lengthen (a stream holds the text from there): the earlier of a block
+    /// keyword's ([`Regions::open_block`]) and the label of a match of a multi-line rule that
+    /// reaches the last whole line (the only way for a caller's rules, which have no keywords).
+    pub(super) fn spans(&self, text: &str, from: usize) -> (Vec<Found>, Option<usize>) {
         let mut regions = match &self.prefilter {
             Some(prefilter) => prefilter.regions(text).0,
             None => self.everywhere(text),
@@ -195,8 +190,12 @@ impl Scanner {
                 r.range.start < r.range.end
             });
         }
-        let open_block = regions.open_block.map(|at| at.max(from));
-        (self.search(text, &regions), open_block)
+        let (found, grows) = self.search(text, &regions);
+        let open_block = match (regions.open_block, grows) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (found, open_block.map(|at| at.max(from)))
     }
 
     /// How many rules are searched from their keywords only ([`Compiled::leads`]).
@@ -205,11 +204,11 @@ impl Scanner {
         self.compiled.iter().filter(|c| c.leads).count()
     }
 
-    /// [`Scanner::spans`] without the keyword pass: every rule over the whole text (what the
-    /// keyword pass must agree with).
+    /// The secrets of [`Scanner::spans`] without the keyword pass: every rule over the whole
+    /// text (what the keyword pass must agree with).
     #[cfg(test)]
     pub(super) fn spans_everywhere(&self, text: &str) -> Vec<Found> {
-        self.search(text, &self.everywhere(text))
+        self.search(text, &self.everywhere(text)).0
     }
 
     /// How many bytes the keyword pass's searches for the ends of multi-line blocks cover in
@@ -235,8 +234,11 @@ impl Scanner {
     /// all the rules would find them — leftmost first, the earlier rule first where two start
     /// together, the search going on after each match taken, and the secrets inside a taken
     /// match's label (a token as the user of a credential URL) taken too — then the secrets
-    /// right after escapes.
-    fn search(&self, text: &str, regions: &Regions) -> Vec<Found> {
+    /// right after escapes. Also the earliest label of a match taken of a multi-line rule
+    /// that reaches the last whole line: the next line may make it longer.
+    fn search(&self, text: &str, regions: &Regions) -> (Vec<Found>, Option<usize>) {
+        let last_line = last_whole_line(text.as_bytes());
+        let mut grows: Option<usize> = None;
         let mut candidates = Vec::new();
         let mut caps = self.captures.get();
         caps.resize_with(self.specs.len(), || None);
@@ -251,17 +253,23 @@ impl Scanner {
         let mut reached = 0;
         let mut label = 0..0;
         for c in candidates {
-            if c.found.label >= reached {
+            let taken = if c.found.label >= reached {
                 reached = c.end;
                 label = c.found.label + 1..c.found.start;
-                out.push(c.found);
-            } else if c.found.label >= label.start && c.end <= label.end {
+                true
+            } else {
+                c.found.label >= label.start && c.end <= label.end
+            };
+            if taken {
+                if self.specs[c.rule].multiline && c.end >= last_line {
+                    grows = Some(grows.map_or(c.found.label, |g| g.min(c.found.label)));
+                }
                 out.push(c.found);
             }
         }
         self.spans_after_escapes(text, regions, &mut caps, &mut out);
         out.sort_unstable();
-        merge(out)
+        (merge(out), grows)
     }
 
     /// The searches the rules make in `regions`, rule by rule, each over all its regions in
@@ -315,7 +323,6 @@ impl Scanner {
                         start,
                         end,
                         label: m.start(),
-                        multiline: self.specs[rule].multiline,
                     },
                     end: m.end().max(end),
                     rule,
@@ -439,7 +446,6 @@ impl Scanner {
                         start: start + s,
                         end: start + e,
                         label: at,
-                        multiline: self.specs[rule].multiline,
                     });
                     covered = covered.max(start + e);
                 }
