@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{replace, Found, ResultFilter};
+use super::{replace_into, Found, ResultFilter};
 
 /// How much of an unfinished line a [`StreamRedactor`] holds back at most before passing it
 /// on, in bytes: more than the longest secret any bounded rule matches together with its label
@@ -68,20 +68,85 @@ impl StreamRedactor {
     /// Takes the next chunk; returns the redacted text that can be passed on (possibly empty:
     /// the end of the text is held back until it can no longer be part of a secret).
     pub fn push(&mut self, chunk: &[u8]) -> String {
+        if self.filter.redacts() && self.undecoded.is_empty() {
+            if let Some(out) = self.push_in_place(chunk) {
+                return out;
+            }
+        }
         let before = self.pending.len();
         self.decode(chunk);
         if !self.filter.redacts() {
             return std::mem::take(&mut self.pending);
         }
+        let mut out = String::new();
+        self.added(before, &mut out);
+        out
+    }
+
+    /// Reads a UTF-8 chunk (a sequence cut at its end waits for the next one) from its first
+    /// line end on where it lies, without copying it into what is held, when everything
+    /// before that line end is passed on but the character kept as context. The part up to
+    /// that line end is taken as a chunk of its own: the output does not depend on where
+    /// chunks are cut. `None` for a chunk this does not apply to (no line end, invalid UTF-8).
+    fn push_in_place(&mut self, chunk: &[u8]) -> Option<String> {
+        let (text, cut) = match std::str::from_utf8(chunk) {
+            Ok(text) => (text, &[][..]),
+            Err(e) if e.error_len().is_none() => {
+                let (valid, cut) = chunk.split_at(e.valid_up_to());
+                (std::str::from_utf8(valid).ok()?, cut)
+            }
+            Err(_) => return None,
+        };
+        let line = memchr::memchr(b'\n', text.as_bytes())?;
+        let (first, rest) = text.split_at(line + 1);
+        let mut out = String::new();
+        self.take_text(first, &mut out);
+        let context = self.pending.len();
+        if rest.is_empty() {
+            // The chunk ended with its first line.
+        } else if self.inside.is_none()
+            && self.passed == context
+            && first.ends_with(self.pending.as_str())
+        {
+            let text = &text[line + 1 - context..];
+            let keep = self.release_from(text, context, false, &mut out);
+            self.pending.clear();
+            self.pending.push_str(&text[keep..]);
+        } else {
+            self.take_text(rest, &mut out);
+        }
+        self.undecoded.extend_from_slice(cut);
+        Some(out)
+    }
+
+    /// Takes decoded text as [`StreamRedactor::push`] takes a chunk.
+    fn take_text(&mut self, text: &str, out: &mut String) {
+        let before = self.pending.len();
+        self.pending.push_str(text);
+        self.added(before, out);
+    }
+
+    /// Releases what the text added to what is held after its first `before` bytes makes
+    /// safe, if it is time to read it again.
+    fn added(&mut self, before: usize, out: &mut String) {
         // Each release reads all that is held again: output that arrives a few bytes at a time
         // is read again once a line ends or [`RELEASE_BYTES`] have come, not per write (a long
         // held label, then a byte per write, took seconds).
         self.fresh += self.pending.len() - before;
-        let line_ended = self.pending[before..].contains('\n');
+        let line_ended = memchr::memchr(b'\n', &self.pending.as_bytes()[before..]).is_some();
         if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
-            return String::new();
+            return;
         }
-        self.release(false)
+        self.release(false, out);
+    }
+
+    /// Passes on what can no longer change of the text held ([`StreamRedactor::release_from`])
+    /// and keeps the rest.
+    fn release(&mut self, end: bool, out: &mut String) {
+        let pending = std::mem::take(&mut self.pending);
+        let keep = self.release_from(&pending, self.passed, end, out);
+        self.pending = pending;
+        self.pending.drain(..keep);
     }
 
     /// Ends the stream; returns the rest, redacted.
@@ -93,7 +158,9 @@ impl StreamRedactor {
         if !self.filter.redacts() {
             return std::mem::take(&mut self.pending);
         }
-        self.release(true)
+        let mut out = String::new();
+        self.release(true, &mut out);
+        out
     }
 
     fn decode(&mut self, chunk: &[u8]) {
@@ -133,46 +200,52 @@ impl StreamRedactor {
         }
     }
 
-    /// Passes on what can no longer change: everything when the stream is over, else
-    /// everything before the hold window and before any match that reaches into it.
-    fn release(&mut self, end: bool) -> String {
-        let mut out = String::new();
+    /// Passes on what can no longer change of `text` (what is held, the first `passed` bytes
+    /// of it passed on already): everything when the stream is over, else everything before
+    /// the hold window and before any match that reaches into it. Returns the redacted text to
+    /// pass on and where the text to hold from now on begins.
+    fn release_from(
+        &mut self,
+        text: &str,
+        mut passed: usize,
+        end: bool,
+        out: &mut String,
+    ) -> usize {
         self.fresh = 0;
+        let mut base = 0;
         if let Some(inside) = self.inside {
             // What is held of the secret was never passed on; the context goes with it.
-            self.passed = 0;
+            passed = 0;
             let close = match inside {
-                Inside::PrivateKey => find_end_line(&self.pending),
+                Inside::PrivateKey => find_end_line(text),
                 // The line's end is passed on as it is.
-                Inside::Line => self.pending.find('\n'),
+                Inside::Line => memchr::memchr(b'\n', text.as_bytes()),
             };
             match close {
                 Some(at) => {
                     if at > 0 {
                         out.push_str(super::REDACTED);
                     }
-                    self.pending.drain(..at);
+                    base = at;
                     self.inside = None;
                 }
                 None => {
                     // Still inside: nothing of it may pass.
-                    let keep = self.pending.len().saturating_sub(64);
-                    let keep = floor_boundary(&self.pending, keep);
-                    self.pending.drain(..keep);
+                    self.passed = 0;
                     if end {
-                        self.pending.clear();
                         out.push_str(super::REDACTED);
+                        return text.len();
                     }
-                    return out;
+                    let keep = floor_boundary(text, text.len().saturating_sub(64));
+                    return keep;
                 }
             }
         }
-        let text = &self.pending;
-        let passed = self.passed;
+        let text = &text[base..];
         let (found, open_block) = self.filter.secrets(text, self.tool.as_deref(), passed);
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
-        let lines = text.rfind('\n').map_or(0, |i| i + 1);
+        let lines = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1);
         let mut safe = if end {
             text.len()
         } else {
@@ -239,7 +312,7 @@ impl StreamRedactor {
             .map(|f| (f.start.max(passed) - passed, f.end - passed))
             .collect();
         self.redactions += done.len();
-        out.push_str(&replace(&text[passed..safe], &done));
+        replace_into(out, &text[passed..safe], &done);
         // Keep the character before the cut as the next release's context — but a backslash,
         // which would pair with what follows (`outside_escapes` keeps the runs even). The next
         // release reads it for word boundaries and line starts only: no match begins there, and
@@ -249,10 +322,9 @@ impl StreamRedactor {
         } else {
             floor_boundary(text, safe - 1)
         };
-        self.pending.drain(..keep);
         self.passed = safe - keep;
         self.inside = inside;
-        out
+        base + keep
     }
 }
 

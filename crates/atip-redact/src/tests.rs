@@ -585,3 +585,33 @@ fn a_callers_rule_that_spans_lines_is_held_in_a_stream() {
         assert_eq!(in_chunks(&f, text, size), whole, "chunks of {size}");
     }
 }
+
+mod utf8 {
+    use super::super::utf8_lossy;
+    use proptest::prelude::*;
+
+    /// Bytes that are mostly text, with stray bytes of multi-byte sequences (lead bytes without
+    /// their continuation, continuation bytes alone, overlong and surrogate forms) among them.
+    fn output() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            "[a-z \n]{0,8}".prop_map(String::into_bytes),
+            "[é€😀]{0,2}".prop_map(String::into_bytes),
+            prop::sample::select(vec![0x80u8, 0xbf, 0xc0, 0xc3, 0xe2, 0xed, 0xf0, 0xf4, 0xff])
+                .prop_map(|b| vec![b]),
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn utf8_lossy_reads_every_byte_string_as_the_standard_library_does(bytes in output()) {
+            let ours = utf8_lossy(&bytes);
+            let standard = String::from_utf8_lossy(&bytes);
+            prop_assert_eq!(ours.as_ref(), standard.as_ref());
+            prop_assert_eq!(
+                matches!(ours, std::borrow::Cow::Borrowed(_)),
+                std::str::from_utf8(&bytes).is_ok()
+            );
+        }
+    }
+}

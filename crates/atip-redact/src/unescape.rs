@@ -35,7 +35,9 @@ pub(super) fn decode(text: &str) -> Decoded<'_> {
     let mut out = String::new();
     let mut copied = 0;
     let mut at = 0;
-    while let Some(found) = text[at..].find('\\') {
+    // memchr's vectorised search: `str::find` reads a word at a time, a few per cent of the
+    // whole filter's time on text without escapes.
+    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
         let p = at + found;
         let (len, decoded) = match bytes.get(p + 1) {
             Some(b'/') => (2, Some('/')),

@@ -127,12 +127,12 @@ impl Output {
 
     /// stdout as UTF-8, invalid sequences replaced.
     pub fn stdout_lossy(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
+        crate::filter::utf8_lossy(&self.stdout).into_owned()
     }
 
     /// stderr as UTF-8, invalid sequences replaced.
     pub fn stderr_lossy(&self) -> String {
-        String::from_utf8_lossy(&self.stderr).into_owned()
+        crate::filter::utf8_lossy(&self.stderr).into_owned()
     }
 
     /// The result for a model, through the default [`ResultFilter`] and [`ResultOptions`].
@@ -198,7 +198,7 @@ impl Output {
                     plain = super::ansi::strip(bytes);
                     &plain[..]
                 };
-                let raw = String::from_utf8_lossy(bytes);
+                let raw = crate::filter::utf8_lossy(bytes);
                 let (kept, tail) = if dropped > 0 {
                     drop_partial_tail(&raw)
                 } else {

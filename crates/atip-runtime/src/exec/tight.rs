@@ -64,7 +64,7 @@ impl Runner {
                 output.stderr_dropped,
             ),
         ] {
-            let raw = String::from_utf8_lossy(bytes);
+            let raw = crate::filter::utf8_lossy(bytes);
             let kept = if dropped > 0 {
                 crate::filter::drop_partial_tail(&raw).0
             } else {
@@ -202,7 +202,7 @@ fn signs() -> &'static RegexSet {
 pub(super) fn refusals(stdout: &[u8], stderr: &[u8]) -> Vec<(Refused, String)> {
     let mut found: Vec<(Refused, String)> = Vec::new();
     for text in [stderr, stdout] {
-        for line in String::from_utf8_lossy(text).lines() {
+        for line in crate::filter::utf8_lossy(text).lines() {
             // One kind per line, the most telling: a socket's or a connection's refusal also
             // reads "permission denied", a refused write "cannot touch … Permission denied".
             let kind = signs()
