@@ -408,6 +408,65 @@ fn filter(c: &mut Criterion) -> usize {
     sample.text.len()
 }
 
+/// Streaming at the runner: `cat` of the 1 MiB sample through the runner (sandbox off, so the
+/// run is the spawn, the pipe and the redaction), its output sent to `Run::stream_to` as it is
+/// read, against the same run answered whole (`Runner::tool_result`: the output decoded,
+/// redacted, cut at the cap). Then the run alone, for scale.
+fn stream_run(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let sample = atip_tests::output::sample(1 << 20, 200);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("output.txt");
+    std::fs::write(&file, &sample.text).unwrap();
+    let runner = Runner::new()
+        .sandbox(atip_runtime::Sandbox::off())
+        .max_output_bytes(8 << 20);
+    let cat = Invocation::new(
+        "cat",
+        vec!["cat".into(), file.clone().into_os_string()],
+        Effects::UNKNOWN.with_destructive(false),
+    );
+    let streamed = || {
+        rt.block_on(async {
+            let (tx, mut rx) = tokio::sync::mpsc::channel::<atip_runtime::exec::OutputChunk>(64);
+            let drain = async {
+                let mut text = Vec::new();
+                while let Some(chunk) = rx.recv().await {
+                    text.extend_from_slice(&chunk.bytes);
+                }
+                text
+            };
+            let (output, text) = tokio::join!(runner.run(&cat).stream_to(tx), drain);
+            output.unwrap();
+            text
+        })
+    };
+    // What is measured must also be right: the stream holds no planted secret and is whole.
+    let text = String::from_utf8(streamed()).unwrap();
+    for s in &sample.secrets {
+        assert!(!text.contains(s.as_str()), "secret streamed: {s}");
+    }
+    let whole = runner.tool_result(&rt.block_on(runner.run(&cat)).unwrap());
+    assert!(!whole.is_error);
+    let mut g = c.benchmark_group("stream-run");
+    g.throughput(Throughput::Bytes(sample.text.len() as u64));
+    g.sample_size(50).measurement_time(Duration::from_secs(8));
+    g.bench_function("whole", |b| {
+        b.iter(|| {
+            let output = rt.block_on(runner.run(black_box(&cat))).unwrap();
+            runner.tool_result(&output)
+        })
+    });
+    g.bench_function("stream", |b| b.iter(streamed));
+    g.bench_function("run", |b| {
+        b.iter(|| rt.block_on(runner.run(black_box(&cat))).unwrap())
+    });
+    g.finish();
+}
+
 /// A finished run that printed `stdout`.
 fn printed(stdout: String) -> Output {
     Output {
@@ -516,6 +575,29 @@ fn filter_rows(report: &mut Report, since: SystemTime, bytes: f64) {
             );
         }
     }
+    if let (Some(stream), Some(whole), Some(run)) = (
+        median_ns("stream-run", "stream", since),
+        median_ns("stream-run", "whole", since),
+        median_ns("stream-run", "run", since),
+    ) {
+        let ratio = stream / whole;
+        report.row(
+            "`cat` of the sample through the runner, streamed (`Run::stream_to`) vs answered whole (`Runner::tool_result`)",
+            format!("{:.2} ms", stream / 1e6),
+            format!("{:.2} ms", whole / 1e6),
+            format!("{ratio:.2}×"),
+            "no slower",
+            ratio <= 1.0,
+        );
+        report.row(
+            "(for scale) the same run, neither streamed nor answered",
+            format!("{:.2} ms", run / 1e6),
+            "—".into(),
+            "—".into(),
+            "none",
+            true,
+        );
+    }
     if let Some(prefixed) = median_ns("filter", "regex-prefixed", since) {
         report.row(
             "(for scale) one `find_iter` of `ghp_[A-Za-z0-9]{36}`",
@@ -592,6 +674,7 @@ fn main() {
     real_aws(&mut c);
     dispatch(&mut c);
     let filtered_bytes = filter(&mut c);
+    stream_run(&mut c);
     format(&mut c);
     c.final_summary();
 

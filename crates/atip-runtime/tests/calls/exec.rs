@@ -473,6 +473,67 @@ fn streamed_chunks_are_redacted_even_when_a_secret_is_split_between_them() {
     });
 }
 
+#[test]
+fn megabytes_streamed_are_redacted_as_the_whole_output_is() {
+    // Several MiB at once: the runner reads ahead while its redactor works, so the redactor
+    // gets pieces of every size up to a MiB, cut anywhere in a line or a token.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.txt");
+    let mut text = String::new();
+    let mut i = 0u64;
+    while text.len() < 4 << 20 {
+        if i % 97 == 0 {
+            let token: String = (0..36)
+                .map(|k| {
+                    char::from(b"abcdefghijKLMNOPQRST0123456789uvwxyz"[((i + k) % 36) as usize])
+                })
+                .collect();
+            text.push_str(&format!("export GITHUB_TOKEN=ghp_{token}\n"));
+        } else {
+            text.push_str(&format!(
+                "{i:>9} an ordinary line of build output, é and ✓\n"
+            ));
+        }
+        i += 1;
+    }
+    // The last line is unfinished: what the redactor holds comes out at the end.
+    text.push_str("last GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJabcdef");
+    std::fs::write(&file, &text).unwrap();
+    rt().block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<OutputChunk>(4);
+        let collector = tokio::spawn(async move {
+            let mut bytes = Vec::new();
+            let mut chunks = 0;
+            while let Some(chunk) = rx.recv().await {
+                bytes.extend_from_slice(&chunk.bytes);
+                chunks += 1;
+            }
+            (bytes, chunks)
+        });
+        let cat = inv(&["cat", file.to_str().unwrap()]);
+        let out = Runner::new()
+            .max_output_bytes(8 << 20)
+            .run(&cat)
+            .stream_to(tx)
+            .await
+            .unwrap();
+        let (streamed, chunks) = collector.await.unwrap();
+        assert_eq!(out.stdout.len(), text.len());
+        let streamed = String::from_utf8(streamed).unwrap();
+        let (whole, n) = atip_runtime::ResultFilter::new().redact(&text);
+        assert_eq!(
+            n as u64,
+            i.div_ceil(97) + 1,
+            "every token is found in the whole output"
+        );
+        assert!(!streamed.contains("ghp_"), "no token is streamed");
+        assert!(
+            streamed == whole,
+            "the stream ({chunks} chunks) differs from the whole output"
+        );
+    });
+}
+
 fn stamp_script(log: &Path, tag: &str, secs: &str) -> String {
     format!(
         "echo start {tag} $(date +%s%N) >> {log}; sleep {secs}; echo end {tag} $(date +%s%N) >> {log}; echo {tag}",
