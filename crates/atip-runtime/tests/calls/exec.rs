@@ -482,7 +482,7 @@ fn megabytes_streamed_are_redacted_as_the_whole_output_is() {
     let mut text = String::new();
     let mut i = 0u64;
     while text.len() < 4 << 20 {
-        if i % 97 == 0 {
+        if i.is_multiple_of(97) {
             let token: String = (0..36)
                 .map(|k| {
                     char::from(b"abcdefghijKLMNOPQRST0123456789uvwxyz"[((i + k) % 36) as usize])
