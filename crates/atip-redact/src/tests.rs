@@ -615,3 +615,42 @@ mod utf8 {
         }
     }
 }
+
+/// Chunks with more than [`stream::IN_PLACE_BYTES`] after their first line end are read where
+/// they lie: every rule's examples and counter-examples run together, in chunks of several
+/// sizes above that, and cut just before, at and after line ends, come out as the whole text
+/// does.
+#[test]
+fn a_stream_reading_chunks_in_place_gives_the_whole_texts_redaction() {
+    let f = ResultFilter::new();
+    let mut text = String::new();
+    for (i, example) in rules::EXAMPLES.iter().enumerate() {
+        text.push_str(&example.text.replace(['«', '»'], ""));
+        text.push('\n');
+        if i % 5 == 0 {
+            text.push_str("an ordinary line between the examples, with é and ✓\n");
+        }
+    }
+    let text = text.repeat(3);
+    assert!(text.len() > 8 * stream::IN_PLACE_BYTES, "{}", text.len());
+    let whole = f.redact(&text).0.into_owned();
+    for size in [4097, 5003, 8189, 16384, 65536] {
+        assert!(
+            in_chunks(&f, &text, size) == whole,
+            "chunks of {size} bytes"
+        );
+    }
+    let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    for shift in [0usize, 1, 2] {
+        let cuts: Vec<usize> = ends
+            .iter()
+            .step_by(120)
+            .map(|&i| i + shift)
+            .filter(|&c| c < text.len() && text.is_char_boundary(c))
+            .collect();
+        assert!(
+            streamed(&f, &text, &cuts) == whole,
+            "cut {shift} after line ends"
+        );
+    }
+}
