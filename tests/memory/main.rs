@@ -5,7 +5,6 @@
 mod definitions;
 mod large_document;
 mod per_call;
-mod stream;
 
 #[global_allocator]
 static ALLOCATOR: atip_tests::alloc::Counting = atip_tests::alloc::Counting;
@@ -15,5 +14,4 @@ fn memory_figures_each_measured_alone() {
     large_document::warnings_on_a_large_document_cost_no_second_parse();
     per_call::a_loaded_call_allocates_what_a_generated_call_does();
     definitions::definitions_reserve_about_what_they_write();
-    stream::a_large_chunk_is_redacted_without_a_copy_of_it();
 }

@@ -16,11 +16,6 @@ pub const STREAM_HOLD_BYTES: usize = 4096;
 /// follows up to the END line, or the end of the line, is replaced as well.
 const MAX_HOLD_BYTES: usize = 64 * 1024;
 
-/// How much of a chunk after its first line end a redactor reads where it lies rather than
-/// copying it, at least, in bytes: below it, the extra release of the first line costs more
-/// than the copy saves (chunks of a few bytes went twice as slow).
-pub(crate) const IN_PLACE_BYTES: usize = 4096;
-
 /// How many new bytes without a line end a redactor collects before it reads what it holds
 /// again (when it holds more than that).
 const RELEASE_BYTES: usize = 256;
@@ -73,86 +68,20 @@ impl StreamRedactor {
     /// Takes the next chunk; returns the redacted text that can be passed on (possibly empty:
     /// the end of the text is held back until it can no longer be part of a secret).
     pub fn push(&mut self, chunk: &[u8]) -> String {
-        if self.filter.redacts() && self.undecoded.is_empty() {
-            if let Some(out) = self.push_in_place(chunk) {
-                return out;
-            }
-        }
         let before = self.pending.len();
         self.decode(chunk);
         if !self.filter.redacts() {
             return std::mem::take(&mut self.pending);
         }
-        let mut out = String::new();
-        self.added(before, &mut out);
-        out
-    }
-
-    /// Reads a UTF-8 chunk (a sequence cut at its end waits for the next one) from its first
-    /// line end on where it lies, without copying it into what is held, when everything
-    /// before that line end is passed on but the character kept as context. The part up to
-    /// that line end is taken as a chunk of its own: the output does not depend on where
-    /// chunks are cut. `None` for a chunk this does not apply to (no line end, invalid UTF-8,
-    /// less than [`IN_PLACE_BYTES`] after the line end).
-    fn push_in_place(&mut self, chunk: &[u8]) -> Option<String> {
-        let (text, cut) = match std::str::from_utf8(chunk) {
-            Ok(text) => (text, &[][..]),
-            Err(e) if e.error_len().is_none() => {
-                let (valid, cut) = chunk.split_at(e.valid_up_to());
-                (std::str::from_utf8(valid).ok()?, cut)
-            }
-            Err(_) => return None,
-        };
-        let line = memchr::memchr(b'\n', text.as_bytes())?;
-        if text.len() - (line + 1) < IN_PLACE_BYTES {
-            // Too little to be worth a release of its own: copied, read once.
-            return None;
-        }
-        let (first, rest) = text.split_at(line + 1);
-        let mut out = String::new();
-        self.take_text(first, &mut out);
-        let context = self.pending.len();
-        if self.inside.is_none() && self.passed == context && first.ends_with(self.pending.as_str())
-        {
-            let text = &text[line + 1 - context..];
-            let keep = self.release_from(text, context, false, &mut out);
-            self.pending.clear();
-            self.pending.push_str(&text[keep..]);
-        } else {
-            self.take_text(rest, &mut out);
-        }
-        self.undecoded.extend_from_slice(cut);
-        Some(out)
-    }
-
-    /// Takes decoded text as [`StreamRedactor::push`] takes a chunk.
-    fn take_text(&mut self, text: &str, out: &mut String) {
-        let before = self.pending.len();
-        self.pending.push_str(text);
-        self.added(before, out);
-    }
-
-    /// Releases what the text added to what is held after its first `before` bytes makes
-    /// safe, if it is time to read it again.
-    fn added(&mut self, before: usize, out: &mut String) {
         // Each release reads all that is held again: output that arrives a few bytes at a time
         // is read again once a line ends or [`RELEASE_BYTES`] have come, not per write (a long
         // held label, then a byte per write, took seconds).
         self.fresh += self.pending.len() - before;
         let line_ended = memchr::memchr(b'\n', &self.pending.as_bytes()[before..]).is_some();
         if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
-            return;
+            return String::new();
         }
-        self.release(false, out);
-    }
-
-    /// Passes on what can no longer change of the text held ([`StreamRedactor::release_from`])
-    /// and keeps the rest.
-    fn release(&mut self, end: bool, out: &mut String) {
-        let pending = std::mem::take(&mut self.pending);
-        let keep = self.release_from(&pending, self.passed, end, out);
-        self.pending = pending;
-        self.pending.drain(..keep);
+        self.release(false)
     }
 
     /// Ends the stream; returns the rest, redacted.
@@ -164,9 +93,7 @@ impl StreamRedactor {
         if !self.filter.redacts() {
             return std::mem::take(&mut self.pending);
         }
-        let mut out = String::new();
-        self.release(true, &mut out);
-        out
+        self.release(true)
     }
 
     fn decode(&mut self, chunk: &[u8]) {
@@ -206,48 +133,42 @@ impl StreamRedactor {
         }
     }
 
-    /// Passes on what can no longer change of `text` (what is held, the first `passed` bytes
-    /// of it passed on already): everything when the stream is over, else everything before
-    /// the hold window and before any match that reaches into it. Returns the redacted text to
-    /// pass on and where the text to hold from now on begins.
-    fn release_from(
-        &mut self,
-        text: &str,
-        mut passed: usize,
-        end: bool,
-        out: &mut String,
-    ) -> usize {
+    /// Passes on what can no longer change: everything when the stream is over, else
+    /// everything before the hold window and before any match that reaches into it.
+    fn release(&mut self, end: bool) -> String {
+        let mut out = String::new();
         self.fresh = 0;
-        let mut base = 0;
         if let Some(inside) = self.inside {
             // What is held of the secret was never passed on; the context goes with it.
-            passed = 0;
+            self.passed = 0;
             let close = match inside {
-                Inside::PrivateKey => find_end_line(text),
+                Inside::PrivateKey => find_end_line(&self.pending),
                 // The line's end is passed on as it is.
-                Inside::Line => memchr::memchr(b'\n', text.as_bytes()),
+                Inside::Line => self.pending.find('\n'),
             };
             match close {
                 Some(at) => {
                     if at > 0 {
                         out.push_str(super::REDACTED);
                     }
-                    base = at;
+                    self.pending.drain(..at);
                     self.inside = None;
                 }
                 None => {
                     // Still inside: nothing of it may pass.
-                    self.passed = 0;
+                    let keep = self.pending.len().saturating_sub(64);
+                    let keep = floor_boundary(&self.pending, keep);
+                    self.pending.drain(..keep);
                     if end {
+                        self.pending.clear();
                         out.push_str(super::REDACTED);
-                        return text.len();
                     }
-                    let keep = floor_boundary(text, text.len().saturating_sub(64));
-                    return keep;
+                    return out;
                 }
             }
         }
-        let text = &text[base..];
+        let text = &self.pending;
+        let passed = self.passed;
         let (found, open_block) = self.filter.secrets(text, self.tool.as_deref(), passed);
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
@@ -318,7 +239,7 @@ impl StreamRedactor {
             .map(|f| (f.start.max(passed) - passed, f.end - passed))
             .collect();
         self.redactions += done.len();
-        replace_into(out, &text[passed..safe], &done);
+        replace_into(&mut out, &text[passed..safe], &done);
         // Keep the character before the cut as the next release's context — but a backslash,
         // which would pair with what follows (`outside_escapes` keeps the runs even). The next
         // release reads it for word boundaries and line starts only: no match begins there, and
@@ -328,9 +249,10 @@ impl StreamRedactor {
         } else {
             floor_boundary(text, safe - 1)
         };
+        self.pending.drain(..keep);
         self.passed = safe - keep;
         self.inside = inside;
-        base + keep
+        out
     }
 }
 
