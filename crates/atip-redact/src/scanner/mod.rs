@@ -99,10 +99,28 @@ pub(super) struct Scanner {
     /// Where to search, and with which rules (`None` when a rule has no keywords: the whole
     /// text, every rule).
     prefilter: Option<Prefilter>,
-    /// Each rule's capture slots, made when the rule first matches and kept for the next
-    /// search: a stream searches its text a chunk at a time, and making them anew per chunk
-    /// for every rule that matched cost a tenth of its time. One set per thread searching.
-    captures: Pool<Vec<Option<Captures>>>,
+    /// Each rule's search state (its automata's caches and capture slots), made when the rule
+    /// is first searched and kept for the next text: a stream searches its text a chunk at a
+    /// time, and making capture slots anew per chunk cost a tenth of its time. Taken from the
+    /// pool once per text, not per search as the regex's own pool would be, which locks a
+    /// mutex on every thread but the first to search (a runtime's other workers, a stream's
+    /// blocking thread). One set per thread searching.
+    scratch: Pool<Vec<Option<Scratch>>>,
+}
+
+/// One rule's search state ([`Scanner::scratch`]).
+struct Scratch {
+    cache: meta::Cache,
+    caps: Captures,
+}
+
+impl Scratch {
+    fn new(regex: &meta::Regex) -> Self {
+        Scratch {
+            cache: regex.create_cache(),
+            caps: regex.create_captures(),
+        }
+    }
 }
 
 impl Scanner {
@@ -165,7 +183,7 @@ impl Scanner {
             specs,
             compiled,
             prefilter,
-            captures: Pool::new(Vec::new),
+            scratch: Pool::new(Vec::new),
         })
     }
 
@@ -240,12 +258,12 @@ impl Scanner {
         let last_line = last_whole_line(text.as_bytes());
         let mut grows: Option<usize> = None;
         let mut candidates = Vec::new();
-        let mut caps = self.captures.get();
-        caps.resize_with(self.specs.len(), || None);
+        let mut scratch = self.scratch.get();
+        scratch.resize_with(self.specs.len(), || None);
         for (rule, start, end) in Self::work(regions) {
-            let caps =
-                caps[rule].get_or_insert_with(|| self.compiled[rule].regex.create_captures());
-            self.scan(text, rule, start..end, caps, &mut candidates);
+            let state =
+                scratch[rule].get_or_insert_with(|| Scratch::new(&self.compiled[rule].regex));
+            self.scan(text, rule, start..end, state, &mut candidates);
         }
         candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
         let mut out: Vec<Found> = Vec::with_capacity(candidates.len());
@@ -267,7 +285,7 @@ impl Scanner {
                 out.push(c.found);
             }
         }
-        self.spans_after_escapes(text, regions, &mut caps, &mut out);
+        self.spans_after_escapes(text, regions, &mut scratch, &mut out);
         out.sort_unstable();
         (merge(out), grows)
     }
@@ -308,16 +326,17 @@ impl Scanner {
         text: &str,
         rule: usize,
         range: Range<usize>,
-        caps: &mut Captures,
+        state: &mut Scratch,
         out: &mut Vec<Candidate>,
     ) {
         let regex = &self.compiled[rule].regex;
         let mut at = range.start;
         while at < range.end {
-            let Some(m) = regex.search(&Input::new(text).range(at..range.end)) else {
+            let input = Input::new(text).range(at..range.end);
+            let Some(m) = regex.search_with(&mut state.cache, &input) else {
                 break;
             };
-            if let Some((start, end)) = self.secret_of(rule, text, m, caps) {
+            if let Some((start, end)) = self.secret_of(rule, text, m, state) {
                 out.push(Candidate {
                     found: Found {
                         start,
@@ -347,13 +366,15 @@ impl Scanner {
         rule: usize,
         haystack: &str,
         m: Match,
-        caps: &mut Captures,
+        state: &mut Scratch,
     ) -> Option<(usize, usize)> {
         let spec = &self.specs[rule];
         let compiled = &self.compiled[rule];
+        let caps = &mut state.caps;
         let (strict, loose) = if compiled.grouped {
             // The rule again, anchored where it matched, for its groups.
-            compiled.regex.search_captures(
+            compiled.regex.search_captures_with(
+                &mut state.cache,
                 &Input::new(haystack)
                     .range(m.start()..m.end())
                     .anchored(Anchored::Yes),
@@ -397,7 +418,7 @@ impl Scanner {
         &self,
         text: &str,
         regions: &Regions,
-        caps: &mut [Option<Captures>],
+        scratch: &mut [Option<Scratch>],
         out: &mut Vec<Found>,
     ) {
         let bytes = text.as_bytes();
@@ -433,14 +454,12 @@ impl Scanner {
                 if compiled.anchored {
                     continue;
                 }
-                let Some(m) = compiled
-                    .regex
-                    .search(&Input::new(rest).anchored(Anchored::Yes))
-                else {
+                let state = scratch[rule].get_or_insert_with(|| Scratch::new(&compiled.regex));
+                let input = Input::new(rest).anchored(Anchored::Yes);
+                let Some(m) = compiled.regex.search_with(&mut state.cache, &input) else {
                     continue;
                 };
-                let caps = caps[rule].get_or_insert_with(|| compiled.regex.create_captures());
-                if let Some((s, e)) = self.secret_of(rule, rest, m, caps) {
+                if let Some((s, e)) = self.secret_of(rule, rest, m, state) {
                     // The escape is held with the secret in a stream, as its label.
                     out.push(Found {
                         start: start + s,
