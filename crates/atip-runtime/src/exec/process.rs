@@ -320,89 +320,42 @@ async fn pump<R: AsyncRead + Unpin>(
     let Some(mut reader) = reader else {
         return Ok(());
     };
-    let Some(sink) = sink else {
-        let mut buf = vec![0u8; READ_BYTES];
-        loop {
-            let n = reader.read(&mut buf).await?;
-            if n == 0 {
-                return Ok(());
-            }
-            captured(capture, stream, &buf[..n]);
-        }
-    };
-    // The redactor runs on a blocking thread while this task goes on reading: the child is not
-    // held up by redaction, and what arrives meanwhile is redacted as one piece (up to
-    // `BATCH_BYTES`), which costs less per byte than many small ones. Output that trickles in
-    // goes on as it comes.
-    let mut redactor = Some(crate::filter::StreamRedactor::new(sink.filter, Some(tool)));
-    let mut job: Option<tokio::task::JoinHandle<(crate::filter::StreamRedactor, String)>> = None;
-    let mut backlog: Vec<u8> = Vec::new();
-    let mut open = true;
+    let mut redactor = sink.map(|s| crate::filter::StreamRedactor::new(s.filter, Some(tool)));
+    let mut buf = vec![0u8; READ_BYTES];
     loop {
-        // The redactor is here whenever no job holds it.
-        if job.is_none() && !backlog.is_empty() {
-            if let Some(mut r) = redactor.take() {
-                let batch = std::mem::take(&mut backlog);
-                job = Some(tokio::task::spawn_blocking(move || {
-                    let out = r.push(&batch);
-                    (r, out)
-                }));
-            }
-        }
-        if job.is_none() && !open {
-            if let Some(r) = redactor.take() {
-                send(sink, stream, r.finish()).await;
+        let n = reader.read(&mut buf).await?;
+        if n == 0 {
+            if let (Some(s), Some(r)) = (sink, redactor.take()) {
+                send(s, stream, r.finish()).await;
             }
             return Ok(());
         }
-        let start = backlog.len();
-        if open && start < BATCH_BYTES {
-            backlog.reserve(READ_BYTES);
-        }
-        tokio::select! {
-            // Cancel-safe: a read given up for the other branch has read nothing.
-            n = reader.read_buf(&mut backlog), if open && start < BATCH_BYTES => {
-                if n? == 0 {
-                    open = false;
-                } else {
-                    captured(capture, stream, &backlog[start..]);
+        {
+            let mut c = capture.lock().unwrap_or_else(|p| p.into_inner());
+            let keep = n.min(c.budget);
+            c.budget -= keep;
+            let dropped = (n - keep) as u64;
+            match stream {
+                StreamKind::Stdout => {
+                    c.stdout.extend_from_slice(&buf[..keep]);
+                    c.stdout_dropped += dropped;
+                }
+                StreamKind::Stderr => {
+                    c.stderr.extend_from_slice(&buf[..keep]);
+                    c.stderr_dropped += dropped;
                 }
             }
-            done = async { job.as_mut().expect("a job runs").await }, if job.is_some() => {
-                job = None;
-                let (r, out) = done.map_err(std::io::Error::other)?;
-                redactor = Some(r);
-                send(sink, stream, out).await;
-            }
         }
-    }
-}
-
-/// Keeps what a read of `stream` brought, under the capture's byte cap.
-fn captured(capture: &Mutex<Capture>, stream: StreamKind, bytes: &[u8]) {
-    let mut c = capture.lock().unwrap_or_else(|p| p.into_inner());
-    let keep = bytes.len().min(c.budget);
-    c.budget -= keep;
-    let dropped = (bytes.len() - keep) as u64;
-    match stream {
-        StreamKind::Stdout => {
-            c.stdout.extend_from_slice(&bytes[..keep]);
-            c.stdout_dropped += dropped;
-        }
-        StreamKind::Stderr => {
-            c.stderr.extend_from_slice(&bytes[..keep]);
-            c.stderr_dropped += dropped;
+        if let (Some(s), Some(r)) = (sink, redactor.as_mut()) {
+            send(s, stream, r.push(&buf[..n])).await;
         }
     }
 }
 
 /// How much one read of a child's pipe asks for, in bytes: a Linux pipe's default capacity, so
-/// that a child writing faster than it is read is drained in one read.
+/// that a child writing faster than it is read is drained in one read. The redactor reads a
+/// larger piece faster per byte (`BENCHMARKS.md`, run time 4).
 const READ_BYTES: usize = 64 * 1024;
-
-/// The most output a stream reads ahead of its redactor, in bytes; beyond it the child waits
-/// on its pipe.
-const BATCH_BYTES: usize = 1024 * 1024;
 
 /// Sends a redacted piece of output, unless it is empty. A receiver that went away only stops
 /// the stream, not the run.

@@ -71,11 +71,9 @@ impl<'r> Run<'r> {
 
     /// Sends stdout and stderr to `chunks` as they arrive, redacted by the runner's filter
     /// ([`crate::filter::StreamRedactor`]: a chunk is UTF-8 text, and the end of each stream is
-    /// held back by up to 4 KiB until it can no longer be part of a secret). The redactor runs
-    /// on a blocking thread (`tokio::task::spawn_blocking`) while the runner goes on reading:
-    /// what arrives meanwhile, up to 1 MiB, is redacted and sent as one chunk, so a child that
-    /// prints faster than it is redacted is not held up by it. A slow receiver slows the child
-    /// down through its pipe. The [`Output`] still holds the raw bytes.
+    /// held back by up to 4 KiB until it can no longer be part of a secret; a chunk is what one
+    /// read of the child's pipe brought, at most 64 KiB before redaction). A slow receiver
+    /// slows the child down through its pipe. The [`Output`] still holds the raw bytes.
     pub fn stream_to(mut self, sender: mpsc::Sender<OutputChunk>) -> Self {
         if let State::Ready(ready) = &mut self.state {
             ready.chunks = Some(sender);

@@ -475,8 +475,8 @@ fn streamed_chunks_are_redacted_even_when_a_secret_is_split_between_them() {
 
 #[test]
 fn megabytes_streamed_are_redacted_as_the_whole_output_is() {
-    // Several MiB at once: the runner reads ahead while its redactor works, so the redactor
-    // gets pieces of every size up to a MiB, cut anywhere in a line or a token.
+    // Several MiB at once: the redactor gets what each read of the pipe brings (up to 64 KiB),
+    // cut anywhere in a line, a character or a token.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.txt");
     let mut text = String::new();
