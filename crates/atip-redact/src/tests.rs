@@ -653,3 +653,26 @@ fn examples_streamed_in_large_chunks_give_the_whole_texts_redaction() {
         );
     }
 }
+
+/// Keywords of rules that ignore case are searched in a lowercased copy made a block at a
+/// time: one that starts anywhere around a block's end, its needle inside the block, across
+/// its end or after it, in any case, is found.
+#[test]
+fn a_keyword_across_a_block_of_the_case_folded_search_is_found() {
+    let block = scanner::FOLD_BLOCK_BYTES;
+    for spelling in ["DB_PASSWORD", "db_password", "Db_PassWord"] {
+        for start in block - 16..block + 4 {
+            let mut text = "........\n".repeat(start / 9);
+            text.push_str(&".".repeat(start - text.len()));
+            text.push(' ');
+            let at = text.len();
+            text.push_str(&format!("{spelling}=Hunter2Hunter2x\n"));
+            let out = r(&text);
+            assert_eq!(
+                &out[at..],
+                format!("{spelling}=[REDACTED]\n"),
+                "{spelling} at {at}, the block ends at {block}"
+            );
+        }
+    }
+}

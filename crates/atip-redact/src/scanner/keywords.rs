@@ -20,6 +20,10 @@ pub(crate) const BLOCK_WORK_PER_BYTE: usize = 4;
 /// The longest needle: the SIMD search fingerprints a literal by at most its first 4 bytes.
 pub(crate) const NEEDLE_BYTES: usize = 4;
 
+/// How much of a text is lowercased at a time for the keywords of rules that ignore case, in
+/// bytes (a copy that stays in the CPU's caches).
+pub(crate) const FOLD_BLOCK_BYTES: usize = 64 * 1024;
+
 /// A keyword, what it calls for, and whether it starts a multi-line rule's block.
 struct Keyword {
     word: Vec<u8>,
@@ -133,34 +137,36 @@ impl Prefilter {
         }))
     }
 
-    /// Every keyword in `text`, in order of where it starts.
+    /// Every keyword in `text`, in order of where it starts. The keywords of rules that ignore
+    /// case are searched in an ASCII-lowercased copy of the text made a block at a time
+    /// ([`FOLD_BLOCK_BYTES`]), not whole: a copy of a whole MiB of output was one more large
+    /// allocation per text, its pages faulted in anew each time.
     fn hits(&self, text: &str) -> Vec<Hit<'_>> {
         let bytes = text.as_bytes();
-        let lowered = self
-            .searchers
-            .iter()
-            .any(|s| s.folded)
-            .then(|| bytes.to_ascii_lowercase());
         let mut hits = Vec::new();
-        for s in &self.searchers {
-            let haystack = match &lowered {
-                Some(lowered) if s.folded => lowered.as_slice(),
-                _ => bytes,
-            };
-            let mut at = 0;
-            while let Some(m) = s
-                .automaton
-                .find(aho_corasick::Input::new(haystack).span(at..haystack.len()))
-            {
-                for keyword in &s.keywords[m.pattern().as_usize()] {
-                    let Some(start) = m.start().checked_sub(keyword.offset) else {
-                        continue;
-                    };
-                    if haystack[start..].starts_with(&keyword.word) {
-                        hits.push(Hit { start, keyword });
-                    }
+        for s in self.searchers.iter().filter(|s| !s.folded) {
+            s.find(bytes, 0, bytes.len(), &mut hits, |at, word| {
+                bytes[at..].starts_with(word)
+            });
+        }
+        if self.searchers.iter().any(|s| s.folded) {
+            let mut lowered = Vec::with_capacity(FOLD_BLOCK_BYTES.min(bytes.len()) + NEEDLE_BYTES);
+            let mut block = 0;
+            while block < bytes.len() {
+                let end = (block + FOLD_BLOCK_BYTES).min(bytes.len());
+                // A needle that starts in the block may end up to `NEEDLE_BYTES - 1` after it.
+                let past = (end + NEEDLE_BYTES - 1).min(bytes.len());
+                lowered.clear();
+                lowered.extend(bytes[block..past].iter().map(u8::to_ascii_lowercase));
+                for s in self.searchers.iter().filter(|s| s.folded) {
+                    // A folded keyword is written in lower case: it matches any ASCII case.
+                    s.find(&lowered, block, end - block, &mut hits, |at, word| {
+                        bytes
+                            .get(at..at + word.len())
+                            .is_some_and(|b| b.eq_ignore_ascii_case(word))
+                    });
                 }
-                at = m.start() + 1;
+                block = end;
             }
         }
         hits.sort_unstable_by_key(|h| h.start);
@@ -290,6 +296,37 @@ fn earliest_per_rule(rules: &mut Vec<(usize, usize)>, from: usize) {
 }
 
 impl KeywordSearcher {
+    /// Adds to `hits` each keyword whose needle starts in `haystack[..before]`, where
+    /// `haystack` is the text from byte `offset` on; `holds(at, word)` says whether the text
+    /// holds `word` at `at`.
+    fn find<'p>(
+        &'p self,
+        haystack: &[u8],
+        offset: usize,
+        before: usize,
+        hits: &mut Vec<Hit<'p>>,
+        holds: impl Fn(usize, &[u8]) -> bool,
+    ) {
+        let mut at = 0;
+        while let Some(m) = self
+            .automaton
+            .find(aho_corasick::Input::new(haystack).span(at..haystack.len()))
+        {
+            if m.start() >= before {
+                break;
+            }
+            for keyword in &self.keywords[m.pattern().as_usize()] {
+                let Some(start) = (offset + m.start()).checked_sub(keyword.offset) else {
+                    continue;
+                };
+                if holds(start, &keyword.word) {
+                    hits.push(Hit { start, keyword });
+                }
+            }
+            at = m.start() + 1;
+        }
+    }
+
     fn new(group: Vec<(Vec<u8>, Vec<Keyword>)>, folded: bool) -> Result<Self, String> {
         let automaton = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)

@@ -23,7 +23,7 @@ use escapes::escape_len;
 pub(crate) use keywords::starts_with_keyword;
 use keywords::{last_whole_line, Prefilter};
 #[cfg(test)]
-pub(crate) use keywords::{needle_of, BLOCK_WORK_PER_BYTE, NEEDLE_BYTES};
+pub(crate) use keywords::{needle_of, BLOCK_WORK_PER_BYTE, FOLD_BLOCK_BYTES, NEEDLE_BYTES};
 
 /// One rule as given.
 #[derive(Clone)]
