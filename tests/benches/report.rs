@@ -67,6 +67,18 @@ impl Report {
         ]);
     }
 
+    /// Adds a row with our figure alone, given for scale: no floor, no target.
+    pub fn scale(&mut self, figure: &str, ours: String) {
+        self.row(
+            &format!("(for scale) {figure}"),
+            ours,
+            "—".into(),
+            "—".into(),
+            "none",
+            true,
+        );
+    }
+
     /// Adds a ratio row `ours / floor` for two measured benches, when both ran.
     pub fn ratio(
         &mut self,

@@ -114,15 +114,6 @@ struct Scratch {
     caps: Captures,
 }
 
-impl Scratch {
-    fn new(regex: &meta::Regex) -> Self {
-        Scratch {
-            cache: regex.create_cache(),
-            caps: regex.create_captures(),
-        }
-    }
-}
-
 impl Scanner {
     pub(super) fn new(specs: Vec<Spec>) -> Result<Self, PatternError> {
         // ASCII word boundaries: a Unicode `\b` stops the lazy DFA on any non-ASCII text and
@@ -209,10 +200,7 @@ impl Scanner {
             });
         }
         let (found, grows) = self.search(text, &regions);
-        let open_block = match (regions.open_block, grows) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let open_block = regions.open_block.into_iter().chain(grows).min();
         (found, open_block.map(|at| at.max(from)))
     }
 
@@ -261,8 +249,7 @@ impl Scanner {
         let mut scratch = self.scratch.get();
         scratch.resize_with(self.specs.len(), || None);
         for (rule, start, end) in Self::work(regions) {
-            let state =
-                scratch[rule].get_or_insert_with(|| Scratch::new(&self.compiled[rule].regex));
+            let state = self.scratch_of(&mut scratch, rule);
             self.scan(text, rule, start..end, state, &mut candidates);
         }
         candidates.sort_unstable_by_key(|c| (c.found.label, c.rule));
@@ -280,7 +267,7 @@ impl Scanner {
             };
             if taken {
                 if self.specs[c.rule].multiline && c.end >= last_line {
-                    grows = Some(grows.map_or(c.found.label, |g| g.min(c.found.label)));
+                    grows = grows.into_iter().chain([c.found.label]).min();
                 }
                 out.push(c.found);
             }
@@ -288,6 +275,17 @@ impl Scanner {
         self.spans_after_escapes(text, regions, &mut scratch, &mut out);
         out.sort_unstable();
         (merge(out), grows)
+    }
+
+    /// `rule`'s search state in a set taken from [`Scanner::scratch`], made on first use.
+    fn scratch_of<'s>(&self, scratch: &'s mut [Option<Scratch>], rule: usize) -> &'s mut Scratch {
+        scratch[rule].get_or_insert_with(|| {
+            let regex = &self.compiled[rule].regex;
+            Scratch {
+                cache: regex.create_cache(),
+                caps: regex.create_captures(),
+            }
+        })
     }
 
     /// The searches the rules make in `regions`, rule by rule, each over all its regions in
@@ -454,7 +452,7 @@ impl Scanner {
                 if compiled.anchored {
                     continue;
                 }
-                let state = scratch[rule].get_or_insert_with(|| Scratch::new(&compiled.regex));
+                let state = self.scratch_of(scratch, rule);
                 let input = Input::new(rest).anchored(Anchored::Yes);
                 let Some(m) = compiled.regex.search_with(&mut state.cache, &input) else {
                     continue;
