@@ -94,6 +94,60 @@ impl KnownSecrets {
         }
         out.len() > before
     }
+
+    /// Where the end of `text[from..]` begins a known value of several lines without holding
+    /// it whole: the start of the longest end of it that is a proper beginning of such a value
+    /// and holds a line end of it (the earliest over all values), or `None`. A stream holds
+    /// the text from there until the next line says: a line of the value may be no known value
+    /// alone (`s3cr3t`), and once the lines before it are passed on, the value is no longer
+    /// there to be found whole. A beginning within the last line is held by the stream anyway.
+    pub(super) fn open_at_end(&self, text: &str, from: usize) -> Option<usize> {
+        let tail = &text.as_bytes()[from..];
+        self.0
+            .iter()
+            .map(String::as_bytes)
+            .filter(|v| memchr::memchr(b'\n', v).is_some())
+            .filter_map(|v| {
+                let len = longest_beginning_at_end(tail, v);
+                memchr::memchr(b'\n', &v[..len]).map(|_| text.len() - len)
+            })
+            .min()
+    }
+}
+
+/// The length of the longest end of `haystack` that is a proper beginning of `needle` (not
+/// all of it; 0 when none): Knuth–Morris–Pratt over the last `needle.len() - 1` bytes, in
+/// time linear in `needle`'s length.
+fn longest_beginning_at_end(haystack: &[u8], needle: &[u8]) -> usize {
+    if needle.len() < 2 {
+        return 0;
+    }
+    // `border[i]`: the length of the longest proper beginning of `needle[..=i]` that is also
+    // an end of it.
+    let mut border = vec![0usize; needle.len()];
+    let mut k = 0;
+    for i in 1..needle.len() {
+        while k > 0 && needle[i] != needle[k] {
+            k = border[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    // Only the last `needle.len() - 1` bytes can hold a proper beginning, so the match never
+    // reaches the whole needle.
+    let window = &haystack[haystack.len().saturating_sub(needle.len() - 1)..];
+    let mut matched = 0;
+    for &b in window {
+        while matched > 0 && needle[matched] != b {
+            matched = border[matched - 1];
+        }
+        if needle[matched] == b {
+            matched += 1;
+        }
+    }
+    matched
 }
 
 /// The most bytes of a known value found as one piece; longer ones are also found by pieces.
@@ -215,6 +269,26 @@ mod tests {
             "HOME",
         ] {
             assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_longest_beginning_of_a_value_at_a_texts_end_is_found() {
+        let cases: [(&str, &str, usize); 7] = [
+            ("xx abc\nde", "abc\ndef", 6),
+            ("abc\ndef", "abc\ndef", 0),
+            ("ab ab", "abab\nz", 2),
+            ("ababa", "abab\nz", 3),
+            ("aaaa", "aaaab", 4),
+            ("", "ab", 0),
+            ("zzz", "ab", 0),
+        ];
+        for (haystack, needle, want) in cases {
+            assert_eq!(
+                longest_beginning_at_end(haystack.as_bytes(), needle.as_bytes()),
+                want,
+                "{haystack:?} / {needle:?}"
+            );
         }
     }
 

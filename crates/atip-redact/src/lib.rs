@@ -318,6 +318,19 @@ impl ResultFilter {
             }
         }
         extra |= self.known.find_in(text, &mut found);
+        // A known value of several lines the text's end begins (as decoded, and as written).
+        let decoded_open = self
+            .known
+            .open_at_end(text, from)
+            .map(|at| decoded.start(at));
+        let raw_open = (raw != text)
+            .then(|| self.known.open_at_end(raw, from))
+            .flatten();
+        open_block = open_block
+            .into_iter()
+            .chain(decoded_open)
+            .chain(raw_open)
+            .min();
         // Known values are found anywhere; the rules' spans begin at `from` already.
         found.retain(|f| f.label >= from);
         if extra {

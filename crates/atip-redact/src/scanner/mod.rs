@@ -4,8 +4,10 @@
 //! is then searched by the rules whose keywords it holds, each rule its own small automaton, in
 //! the text's own context — a rule every match of which starts with a keyword (a token's
 //! prefix: 99 of the 140) from its first keyword on the line, not from the line's start — and
-//! again right after each escape on that line that ends in a letter or digit (`escapes.rs`). Every accepted match
-//! of every rule is a secret; overlapping ones are redacted as one.
+//! again right after each escape on that line that ends in a letter or digit (`escapes.rs`).
+//! Every accepted match of every rule is a secret; overlapping ones are redacted as one. Rules
+//! without keywords (a caller's) search the whole text, and say where a match may be under way
+//! at its end (`unfinished.rs`), for a stream to hold.
 
 use std::ops::Range;
 
@@ -18,6 +20,7 @@ use super::{merge, Found, PatternError};
 
 mod escapes;
 mod keywords;
+mod unfinished;
 
 use escapes::escape_len;
 pub(crate) use keywords::starts_with_keyword;
@@ -99,6 +102,9 @@ pub(super) struct Scanner {
     /// Where to search, and with which rules (`None` when a rule has no keywords: the whole
     /// text, every rule).
     prefilter: Option<Prefilter>,
+    /// Without a keyword pass, the beginnings of every rule's matches, anchored at the text's
+    /// end (`unfinished.rs`): where a match the next lines may complete can begin.
+    unfinished: Option<meta::Regex>,
     /// Each rule's search state (its automata's caches and capture slots), made when the rule
     /// is first searched and kept for the next text: a stream searches its text a chunk at a
     /// time, and making capture slots anew per chunk cost a tenth of its time. Taken from the
@@ -123,6 +129,7 @@ impl Scanner {
             .iter()
             .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
             .collect();
+        let mut hirs = Vec::with_capacity(specs.len());
         let compiled = specs
             .iter()
             .zip(&patterns)
@@ -139,6 +146,7 @@ impl Scanner {
                         message: e.to_string(),
                     })?;
                 let hir = regex_automata::util::syntax::parse(pattern).ok();
+                hirs.extend(hir.clone());
                 // Only a rule every match of which starts at a line or text start: one with
                 // such an anchor in one alternative (`(?:(?m:^)|[^A-Za-z0-9])AccountKey…`)
                 // may still match after an escape, where its haystack starts anew.
@@ -170,10 +178,17 @@ impl Scanner {
                 name: "keywords".to_owned(),
                 message,
             })?;
+        // Every rule's tree, or none: a rule left out could not be held.
+        let unfinished = if prefilter.is_none() && hirs.len() == specs.len() {
+            unfinished::automaton(&hirs)
+        } else {
+            None
+        };
         Ok(Scanner {
             specs,
             compiled,
             prefilter,
+            unfinished,
             scratch: Pool::new(Vec::new),
         })
     }
@@ -184,9 +199,11 @@ impl Scanner {
     /// word boundary, whether `from` starts a line) only.
     ///
     /// And where a multi-line block begins, at `from` or after, that the next line may still
-    /// make a secret or lengthen (a stream holds the text from there): the earlier of a block
-    /// keyword's ([`Regions::open_block`]) and the label of a match of a multi-line rule that
-    /// reaches the last whole line (the only way for a caller's rules, which have no keywords).
+    /// make a secret or lengthen (a stream holds the text from there): the earliest of a block
+    /// keyword's ([`Regions::open_block`]), the label of a match of a multi-line rule that
+    /// reaches the last whole line, and, for rules without keywords (a caller's, a command's),
+    /// the start of the earliest beginning of a match that the text's end may still be part of
+    /// (`unfinished.rs`: a block whose closing line has not come yet).
     pub(super) fn spans(&self, text: &str, from: usize) -> (Vec<Found>, Option<usize>) {
         let mut regions = match &self.prefilter {
             Some(prefilter) => prefilter.regions(text).0,
@@ -200,7 +217,18 @@ impl Scanner {
             });
         }
         let (found, grows) = self.search(text, &regions);
-        let open_block = regions.open_block.into_iter().chain(grows).min();
+        // A match the next lines may still make, begun on a line already whole.
+        let under_way = self.unfinished.as_ref().and_then(|re| {
+            re.search(&Input::new(text).range(from..))
+                .map(|m| m.start())
+                .filter(|&at| at < text.len())
+        });
+        let open_block = regions
+            .open_block
+            .into_iter()
+            .chain(grows)
+            .chain(under_way)
+            .min();
         (found, open_block.map(|at| at.max(from)))
     }
 
