@@ -270,7 +270,7 @@ impl ResultFilter {
     /// and `\uXXXX` escapes decoded, as a parser or a model reads it (`gh\u0070_…` is a
     /// token); a span that covers part of an escape covers all of it.
     pub fn secret_spans(&self, text: &str, tool: Option<&str>) -> Vec<(usize, usize)> {
-        self.secrets(text, tool, 0)
+        self.secrets(text, tool, 0, false)
             .0
             .into_iter()
             .map(|f| (f.start, f.end))
@@ -282,10 +282,19 @@ impl ResultFilter {
     /// character before its cut, already passed on), read for word boundaries and line starts
     /// but not taken for where a line or the text begins.
     ///
-    /// And where a multi-line block begins, at `from` or after, that the next line may still
-    /// make a secret or lengthen, by any of the rules (built-in, the caller's, the command's):
-    /// a stream holds the text from there (`Scanner::spans`).
-    fn secrets(&self, text: &str, tool: Option<&str>, from: usize) -> (Vec<Found>, Option<usize>) {
+    /// And, with `hold` (a stream's redactor), where the text should be held from: the
+    /// earliest multi-line block, at `from` or after, that the next line may still make a
+    /// secret or lengthen, by any of the rules (built-in, the caller's, the command's:
+    /// `Scanner::spans`), or known value of several lines that the text's end begins
+    /// (`KnownSecrets::open_at_end`). Each is looked for in the last `MAX_HOLD_BYTES` only:
+    /// one that began before can no longer be held whole, and must not hide those after it.
+    fn secrets(
+        &self,
+        text: &str,
+        tool: Option<&str>,
+        from: usize,
+        hold: bool,
+    ) -> (Vec<Found>, Option<usize>) {
         if !self.redact {
             return (Vec::new(), None);
         }
@@ -295,7 +304,17 @@ impl ResultFilter {
         let text = decoded.text.as_ref();
         // No escape is decoded before `from` (a stream keeps no backslash as context), so it
         // is the same offset in the decoded text.
-        let (mut found, open_block) = self.builtin.spans(text, from);
+        // Where a hold may begin, in either text.
+        let hold_from = |text: &str| {
+            hold.then(|| {
+                from.max(ceil_boundary(
+                    text,
+                    text.len().saturating_sub(stream::MAX_HOLD_BYTES),
+                ))
+            })
+        };
+        let decoded_hold = hold_from(text);
+        let (mut found, open_block) = self.builtin.spans(text, from, decoded_hold);
         let mut open_block = open_block.map(|at| decoded.start(at));
         let mut extra = false;
         let mut add = |(spans, open): (Vec<Found>, Option<usize>)| {
@@ -306,26 +325,25 @@ impl ResultFilter {
                 .min();
         };
         if let Some(custom) = &self.custom {
-            add(custom.spans(text, from));
+            add(custom.spans(text, from, decoded_hold));
             extra = true;
         }
         if let Some(tool) = tool {
             for (glob, scanner) in self.tool_rules.iter() {
                 if glob_matches(glob, tool) {
-                    add(scanner.spans(text, from));
+                    add(scanner.spans(text, from, decoded_hold));
                     extra = true;
                 }
             }
         }
         extra |= self.known.find_in(text, &mut found);
         // A known value of several lines the text's end begins (as decoded, and as written).
-        let decoded_open = self
-            .known
-            .open_at_end(text, from)
+        let decoded_open = decoded_hold
+            .and_then(|at| self.known.open_at_end(text, at))
             .map(|at| decoded.start(at));
-        let raw_open = (raw != text)
-            .then(|| self.known.open_at_end(raw, from))
-            .flatten();
+        let raw_open = hold_from(raw)
+            .filter(|_| raw != text)
+            .and_then(|at| self.known.open_at_end(raw, at));
         open_block = open_block
             .into_iter()
             .chain(decoded_open)
@@ -422,6 +440,14 @@ fn merge(found: Vec<Found>) -> Vec<Found> {
         }
     }
     out
+}
+
+/// `at` moved forward to the next character boundary of `text` (at most its length).
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while at < text.len() && !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// `text` with each span replaced by [`REDACTED`].
@@ -529,3 +555,6 @@ mod rules_tests;
 
 #[cfg(test)]
 mod review_tests;
+
+#[cfg(test)]
+mod hold_tests;

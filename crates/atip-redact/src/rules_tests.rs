@@ -201,7 +201,7 @@ fn the_prefilter_changes_no_result() {
     }
     let failures: Vec<&String> = texts
         .iter()
-        .filter(|text| scanner.spans(text, 0).0 != scanner.spans_everywhere(text))
+        .filter(|text| scanner.spans(text, 0, None).0 != scanner.spans_everywhere(text))
         .collect();
     assert!(
         failures.is_empty(),
@@ -232,7 +232,7 @@ fn blocks_inside_blocks_cost_linear_time() {
             "block searches covered {work} bytes of a {}-byte text",
             text.len()
         );
-        let found = scanner.spans(&text, 0).0;
+        let found = scanner.spans(&text, 0, None).0;
         assert_eq!(found, scanner.spans_everywhere(&text));
         assert!(
             found.iter().any(|f| text[f.start..f.end].contains(body)),
@@ -266,7 +266,10 @@ fn many_keywords_on_one_line_cost_linear_time() {
             "{piece:?}: the rules searched {work} bytes of a {}-byte line",
             text.len()
         );
-        assert_eq!(scanner.spans(&text, 0).0, scanner.spans_everywhere(&text));
+        assert_eq!(
+            scanner.spans(&text, 0, None).0,
+            scanner.spans_everywhere(&text)
+        );
     }
 }
 

@@ -14,15 +14,24 @@ pub const STREAM_HOLD_BYTES: usize = 4096;
 /// The most a redactor holds while a match is still open (a PEM block without its END line
 /// yet, a value that runs on): beyond it, the open part is passed on redacted and whatever
 /// follows up to the END line, or the end of the line, is replaced as well.
-const MAX_HOLD_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_HOLD_BYTES: usize = 64 * 1024;
 
 /// How many new bytes without a line end a redactor collects before it reads what it holds
 /// again (when it holds more than that).
 const RELEASE_BYTES: usize = 256;
 
+/// Above how many bytes held a redactor reads what it holds again only once a quarter as much
+/// has come since: each byte is then read a bounded number of times however long it is held.
+const REREAD_BYTES: usize = 64;
+
 /// Applies a [`ResultFilter`]'s rules to a stream (a command's stdout or stderr) as it
-/// arrives: [`StreamRedactor::push`] returns the redacted text that is safe to pass on now,
-/// [`StreamRedactor::finish`] the rest. The concatenated output equals
+/// arrives: [`StreamRedactor::push`] returns the redacted text that is safe to pass on now
+/// (or part of it, to save reading held text again), [`StreamRedactor::flush`] all of it when
+/// the output pauses, [`StreamRedactor::finish`] the rest. Text is held while the next lines
+/// may still make a secret of it: an unfinished line (up to [`STREAM_HOLD_BYTES`]), a match
+/// that may grow, a block whose closing line has not come (a PEM or base64-wrapped key, a
+/// caller's rule's match that later lines complete), the beginning of a known value of several
+/// lines; each for at most 64 KiB of the text as the rules read it. The concatenated output equals
 /// [`ResultFilter::redact_for`] of the whole stream, whatever the chunk boundaries (bytes that
 /// are not UTF-8 become U+FFFD, as in `String::from_utf8_lossy`).
 #[derive(Debug)]
@@ -86,12 +95,24 @@ impl StreamRedactor {
         if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
             return String::new();
         }
-        // Text held since the last release beyond the window (an open block, a match that may
-        // still grow) is read again only once a quarter as much has come since, not per line:
-        // 781 KiB of an unclosed PEM key a line at a time took 3.6 s, each line reading up to
-        // 64 KiB again. The delay is bounded in bytes; the end of the stream releases all.
+        // What was held at the last release (an unfinished line, an open block, a match that
+        // may still grow) is read again only once a quarter as much has come since, not per
+        // line: 781 KiB of an unclosed PEM key a line at a time took 3.6 s, each line reading
+        // up to 64 KiB again. [`StreamRedactor::flush`] passes on what this keeps back.
         let held = self.pending.len() - self.fresh;
-        if held > 2 * STREAM_HOLD_BYTES && self.fresh < held / 4 {
+        if held > REREAD_BYTES && self.fresh < held / 4 {
+            return String::new();
+        }
+        self.release(false)
+    }
+
+    /// Passes on what can be passed on now, with what [`StreamRedactor::push`] kept back only
+    /// to save work (a push of a few bytes without a line end, a few lines after a long held
+    /// block), never more than `push` may pass on. Call it when the output pauses: a program
+    /// that prints a line and waits for input would otherwise show that line only with its
+    /// next output. Empty when nothing has come since the last text passed on.
+    pub fn flush(&mut self) -> String {
+        if self.fresh == 0 {
             return String::new();
         }
         self.release(false)
@@ -186,7 +207,9 @@ impl StreamRedactor {
         }
         let text = &self.pending;
         let passed = self.passed;
-        let (found, open_block) = self.filter.secrets(text, self.tool.as_deref(), passed);
+        let (found, open_block) = self
+            .filter
+            .secrets(text, self.tool.as_deref(), passed, true);
         // Every rule but the PEM one stays on one line, so whole lines can go at once; a line
         // still growing is held up to the window.
         let lines = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |i| i + 1);
@@ -227,10 +250,10 @@ impl StreamRedactor {
             }
             // So may a multi-line block that reaches the last whole line, matched or not yet (a
             // key's base64 wrapped at 76 columns; at 40 it says `PRIVATE KEY` only on its
-            // second line): it is held from where it begins.
-            if let Some(at) =
-                open_block.filter(|&at| inside.is_none() && len - at <= MAX_HOLD_BYTES)
-            {
+            // second line), a caller's match the next lines may complete, or a known value of
+            // several lines: it is held from where it begins. Each began within the last
+            // [`MAX_HOLD_BYTES`] of the text as the rules read it (`ResultFilter::secrets`).
+            if let Some(at) = open_block.filter(|_| inside.is_none()) {
                 safe = safe.min(at);
             }
         }

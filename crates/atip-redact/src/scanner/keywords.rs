@@ -183,7 +183,10 @@ impl Prefilter {
     /// longer one ([`Regions::open_block`]): a keyword whose block (its rules' patterns,
     /// anchored there, their checks not applied) reaches the last whole line, or that stands
     /// there itself, or any past the block searches' budget.
-    pub(super) fn regions(&self, text: &str) -> (Regions, usize) {
+    ///
+    /// Only a block that begins at `hold_from` or after counts as open: one that began earlier
+    /// can no longer be held whole, and would hide those after it.
+    pub(super) fn regions(&self, text: &str, hold_from: usize) -> (Regions, usize) {
         let bytes = text.as_bytes();
         let last_line = last_whole_line(bytes);
         let budget = BLOCK_WORK_PER_BYTE * bytes.len();
@@ -261,7 +264,7 @@ impl Prefilter {
                 } else {
                     hit.start >= last_line
                 };
-                if open && out.open_block.is_none() {
+                if open && hit.start >= hold_from && out.open_block.is_none() {
                     out.open_block = Some(hit.start);
                 }
             }

@@ -102,9 +102,9 @@ pub(super) struct Scanner {
     /// Where to search, and with which rules (`None` when a rule has no keywords: the whole
     /// text, every rule).
     prefilter: Option<Prefilter>,
-    /// Without a keyword pass, the beginnings of every rule's matches, anchored at the text's
+    /// Without a keyword pass, the beginnings of each rule's matches, anchored at the text's
     /// end (`unfinished.rs`): where a match the next lines may complete can begin.
-    unfinished: Option<meta::Regex>,
+    unfinished: Option<unfinished::Beginnings>,
     /// Each rule's search state (its automata's caches and capture slots), made when the rule
     /// is first searched and kept for the next text: a stream searches its text a chunk at a
     /// time, and making capture slots anew per chunk cost a tenth of its time. Taken from the
@@ -127,7 +127,7 @@ impl Scanner {
         // letters, digits or punctuation, where both kinds agree.
         let patterns: Vec<String> = specs
             .iter()
-            .map(|s| s.pattern.replace(r"\b", r"(?-u:\b)"))
+            .map(|s| ascii_word_boundaries(&s.pattern))
             .collect();
         let mut hirs = Vec::with_capacity(specs.len());
         let compiled = specs
@@ -146,7 +146,7 @@ impl Scanner {
                         message: e.to_string(),
                     })?;
                 let hir = regex_automata::util::syntax::parse(pattern).ok();
-                hirs.extend(hir.clone());
+                hirs.push(hir.clone());
                 // Only a rule every match of which starts at a line or text start: one with
                 // such an anchor in one alternative (`(?:(?m:^)|[^A-Za-z0-9])AccountKey…`)
                 // may still match after an escape, where its haystack starts anew.
@@ -179,11 +179,9 @@ impl Scanner {
                 message,
             })?;
         // Every rule's tree, or none: a rule left out could not be held.
-        let unfinished = if prefilter.is_none() && hirs.len() == specs.len() {
-            unfinished::automaton(&hirs)
-        } else {
-            None
-        };
+        let unfinished = prefilter
+            .is_none()
+            .then(|| unfinished::Beginnings::new(hirs));
         Ok(Scanner {
             specs,
             compiled,
@@ -198,15 +196,24 @@ impl Scanner {
     /// for it, then right after escapes there. What is before `from` is read as context (a
     /// word boundary, whether `from` starts a line) only.
     ///
-    /// And where a multi-line block begins, at `from` or after, that the next line may still
+    /// And, when `hold_from` is given (a stream's redactor asking where to hold the text
+    /// from: what begins before it can no longer be held whole, and is not counted), where a
+    /// multi-line block begins, at `from` or after, that the next line may still
     /// make a secret or lengthen (a stream holds the text from there): the earliest of a block
     /// keyword's ([`Regions::open_block`]), the label of a match of a multi-line rule that
     /// reaches the last whole line, and, for rules without keywords (a caller's, a command's),
     /// the start of the earliest beginning of a match that the text's end may still be part of
     /// (`unfinished.rs`: a block whose closing line has not come yet).
-    pub(super) fn spans(&self, text: &str, from: usize) -> (Vec<Found>, Option<usize>) {
+    pub(super) fn spans(
+        &self,
+        text: &str,
+        from: usize,
+        hold_from: Option<usize>,
+    ) -> (Vec<Found>, Option<usize>) {
+        // Whole (no hold asked for): no block counts as open.
+        let floor = hold_from.unwrap_or(usize::MAX);
         let mut regions = match &self.prefilter {
-            Some(prefilter) => prefilter.regions(text).0,
+            Some(prefilter) => prefilter.regions(text, floor).0,
             None => self.everywhere(text),
         };
         // A match begins at `from` or after; what is before is context (look-behind) only.
@@ -216,13 +223,15 @@ impl Scanner {
                 r.range.start < r.range.end
             });
         }
-        let (found, grows) = self.search(text, &regions);
-        // A match the next lines may still make, begun on a line already whole.
-        let under_way = self.unfinished.as_ref().and_then(|re| {
-            re.search(&Input::new(text).range(from..))
-                .map(|m| m.start())
-                .filter(|&at| at < text.len())
-        });
+        let (found, grows, taken) = self.search(text, &regions, floor);
+        // A match the next lines may still make, begun after every match taken (the text a
+        // match took is not searched again, as the whole text's search goes on after it).
+        let under_way = match (hold_from, &self.unfinished) {
+            (Some(hold_from), Some(beginnings)) => {
+                beginnings.earliest(text, hold_from.max(from).max(taken))
+            }
+            _ => None,
+        };
         let open_block = regions
             .open_block
             .into_iter()
@@ -242,14 +251,14 @@ impl Scanner {
     /// text (what the keyword pass must agree with).
     #[cfg(test)]
     pub(super) fn spans_everywhere(&self, text: &str) -> Vec<Found> {
-        self.search(text, &self.everywhere(text)).0
+        self.search(text, &self.everywhere(text), usize::MAX).0
     }
 
     /// How many bytes the keyword pass's searches for the ends of multi-line blocks cover in
     /// `text` (`None` without a keyword pass).
     #[cfg(test)]
     pub(super) fn block_work(&self, text: &str) -> Option<usize> {
-        self.prefilter.as_ref().map(|p| p.regions(text).1)
+        self.prefilter.as_ref().map(|p| p.regions(text, 0).1)
     }
 
     /// The whole of `text`, every rule.
@@ -270,7 +279,15 @@ impl Scanner {
     /// match's label (a token as the user of a credential URL) taken too — then the secrets
     /// right after escapes. Also the earliest label of a match taken of a multi-line rule
     /// that reaches the last whole line: the next line may make it longer.
-    fn search(&self, text: &str, regions: &Regions) -> (Vec<Found>, Option<usize>) {
+    ///
+    /// And where the last match taken ends (0 when none). Labels before `floor` do not count
+    /// as growing.
+    fn search(
+        &self,
+        text: &str,
+        regions: &Regions,
+        floor: usize,
+    ) -> (Vec<Found>, Option<usize>, usize) {
         let last_line = last_whole_line(text.as_bytes());
         let mut grows: Option<usize> = None;
         let mut candidates = Vec::new();
@@ -294,7 +311,7 @@ impl Scanner {
                 c.found.label >= label.start && c.end <= label.end
             };
             if taken {
-                if self.specs[c.rule].multiline && c.end >= last_line {
+                if self.specs[c.rule].multiline && c.end >= last_line && c.found.label >= floor {
                     grows = grows.into_iter().chain([c.found.label]).min();
                 }
                 out.push(c.found);
@@ -302,7 +319,13 @@ impl Scanner {
         }
         self.spans_after_escapes(text, regions, &mut scratch, &mut out);
         out.sort_unstable();
-        (merge(out), grows)
+        let taken = out
+            .iter()
+            .map(|f| f.end)
+            .chain([reached])
+            .max()
+            .unwrap_or(0);
+        (merge(out), grows, taken)
     }
 
     /// `rule`'s search state in a set taken from [`Scanner::scratch`], made on first use.
@@ -335,7 +358,7 @@ impl Scanner {
     /// How many bytes the rules' searches cover in `text` (`None` without a keyword pass).
     #[cfg(test)]
     pub(super) fn search_work(&self, text: &str) -> Option<usize> {
-        let regions = self.prefilter.as_ref()?.regions(text).0;
+        let regions = self.prefilter.as_ref()?.regions(text, 0).0;
         Some(
             Self::work(&regions)
                 .iter()
@@ -497,6 +520,28 @@ impl Scanner {
             }
         }
     }
+}
+
+/// `pattern` with each `\b` an ASCII word boundary (`(?-u:\b)`); an escaped backslash before a
+/// `b` (`C:\\bin`) is a backslash and a letter, and stays.
+fn ascii_word_boundaries(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('b') => out.push_str(r"(?-u:\b)"),
+            Some(next) => {
+                out.push(c);
+                out.push(next);
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// The length of `value` without the `)` that end it and close a parenthesis opened before

@@ -1,26 +1,70 @@
 //! Where a match may be under way at the end of a text: for the rules searched over the whole
-//! text (a caller's and a command's rules, which have no keywords), one automaton of every
-//! beginning of their matches, anchored at the text's end. A stream holds the text from the
+//! text (a caller's and a command's rules, which have no keywords), an automaton per rule of
+//! every beginning of its matches, anchored at the text's end. A stream holds the text from the
 //! earliest such beginning, so that lines that begin a match which only later lines complete
 //! (a block between two marker lines, a value on the line after its name) are not passed on
 //! before the match can be made.
 
-use regex_automata::meta;
+use regex_automata::{meta, Input};
 use regex_syntax::hir::{Hir, HirKind, Look, Repetition};
 
-/// The beginnings of the matches of `patterns`' syntax trees, anchored at the end of the text:
-/// its leftmost match in a text starts where the earliest match that the text's end may still
-/// be part of begins (the empty beginning matches at the end itself, so there is always one).
-/// `None` when the automaton exceeds the size limit: then nothing more is held than before.
-pub(super) fn automaton(hirs: &[Hir]) -> Option<meta::Regex> {
-    let any = Hir::alternation(
-        hirs.iter()
-            .map(|h| beginnings(&without_groups(h)))
-            .collect(),
-    );
-    let hir = Hir::concat(vec![any, Hir::look(Look::End)]);
+/// For each rule, the beginnings of its matches anchored at the end of the text
+/// ([`automaton`]); `None` for a rule whose automaton could not be made (its pattern could not
+/// be read again, or its beginnings exceed the size limit): for it, all that may be held is.
+pub(super) struct Beginnings(Vec<Option<meta::Regex>>);
+
+impl Beginnings {
+    /// The automata of `hirs`, each rule's syntax tree (`None` where it could not be read).
+    pub(super) fn new(hirs: Vec<Option<Hir>>) -> Self {
+        Beginnings(
+            hirs.into_iter()
+                .map(|hir| hir.and_then(|hir| automaton(&hir)))
+                .collect(),
+        )
+    }
+
+    /// Where in `text`, at `start` or after, the earliest match of any rule begins that the
+    /// text's end may still be part of (a match the next lines may complete), if one may.
+    /// An escape cut off at the end (`\u00`, a lone `\`) may decode to anything once it is
+    /// whole: the text is read up to it.
+    pub(super) fn earliest(&self, text: &str, start: usize) -> Option<usize> {
+        let bytes = text.as_bytes();
+        let end = memchr::memrchr(b'\\', &bytes[bytes.len().saturating_sub(ESCAPE_BYTES)..])
+            .map_or(bytes.len(), |i| {
+                bytes.len().saturating_sub(ESCAPE_BYTES) + i
+            });
+        if start >= end {
+            return None;
+        }
+        let haystack = &text[..end];
+        self.0
+            .iter()
+            .filter_map(|automaton| match automaton {
+                Some(re) => re
+                    .search(&Input::new(haystack).range(start..))
+                    .map(|m| m.start())
+                    .filter(|&at| at < end),
+                None => Some(start),
+            })
+            .min()
+    }
+}
+
+/// The longest escape the rules read decoded (`\uXXXX\uXXXX`, a surrogate pair), in bytes.
+const ESCAPE_BYTES: usize = 12;
+
+/// The beginnings of the matches of `hir`, anchored at the end of the text: its leftmost match
+/// in a text starts where the earliest match that the text's end may still be part of begins
+/// (the empty beginning matches at the end itself, so there is always one). `None` when the
+/// automaton exceeds the size limit (four times a rule's).
+fn automaton(hir: &Hir) -> Option<meta::Regex> {
+    let hir = Hir::concat(vec![beginnings(&without_groups(hir)), Hir::look(Look::End)]);
     meta::Builder::new()
-        .configure(meta::Config::new().nfa_size_limit(Some(16 << 20)))
+        .configure(
+            meta::Config::new()
+                .nfa_size_limit(Some(64 << 20))
+                .hybrid_cache_capacity(4 << 20),
+        )
         .build_from_hir(&hir)
         .ok()
 }
@@ -103,14 +147,12 @@ fn optional(hir: Hir) -> Hir {
 
 #[cfg(test)]
 mod tests {
-    use regex_automata::Input;
-
     use super::*;
 
     /// Where the leftmost match of the beginnings of `pattern` ends `text` starts.
     fn open_at(pattern: &str, text: &str) -> usize {
         let hir = regex_automata::util::syntax::parse(pattern).expect("parses");
-        let re = automaton(&[hir]).expect("builds");
+        let re = automaton(&hir).expect("builds");
         re.search(&Input::new(text))
             .expect("always matches")
             .start()

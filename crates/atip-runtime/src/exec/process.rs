@@ -4,6 +4,7 @@
 //! dropped.
 
 use std::ffi::OsString;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -323,7 +324,18 @@ async fn pump<R: AsyncRead + Unpin>(
     let mut redactor = sink.map(|s| crate::filter::StreamRedactor::new(s.filter, Some(tool)));
     let mut buf = vec![0u8; READ_BYTES];
     loop {
-        let n = reader.read(&mut buf).await?;
+        // What the pipe already holds; when it is empty the output has paused, and the stream
+        // passes on what its redactor kept back only to save work (a prompt after a long held
+        // key), before waiting for more.
+        let n = match ready_now(reader.read(&mut buf)) {
+            Some(read) => read?,
+            None => {
+                if let (Some(s), Some(r)) = (sink, redactor.as_mut()) {
+                    send(s, stream, r.flush()).await;
+                }
+                reader.read(&mut buf).await?
+            }
+        };
         if n == 0 {
             if let (Some(s), Some(r)) = (sink, redactor.take()) {
                 send(s, stream, r.finish()).await;
@@ -349,6 +361,19 @@ async fn pump<R: AsyncRead + Unpin>(
         if let (Some(s), Some(r)) = (sink, redactor.as_mut()) {
             send(s, stream, r.push(&buf[..n])).await;
         }
+    }
+}
+
+/// `future`'s output if it is ready at its first poll, else `None` (the future is dropped; a
+/// read of a pipe is cancel-safe: nothing was read).
+fn ready_now<F: Future>(future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => None,
     }
 }
 

@@ -474,6 +474,50 @@ fn streamed_chunks_are_redacted_even_when_a_secret_is_split_between_them() {
 }
 
 #[test]
+fn a_line_after_a_long_held_key_is_streamed_when_the_output_pauses() {
+    // A 10 KB key, its last line and END line a moment later, with a prompt: the redactor
+    // keeps that little text back rather than read the key again for it, and the runner
+    // passes it on when the pipe is empty, not when the command ends.
+    let dir = tempfile::tempdir().unwrap();
+    let part = dir.path().join("part.pem");
+    let body = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n".repeat(150);
+    std::fs::write(&part, format!("-----BEGIN RSA PRIVATE KEY-----\n{body}")).unwrap();
+    let script = format!(
+        "cat '{}'; sleep 0.3; printf 'AAAA\\n-----END RSA PRIVATE KEY-----\\nWaiting for confirmation (type yes):\\n'; sleep 3",
+        part.display()
+    );
+    rt().block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<OutputChunk>(16);
+        let started = Instant::now();
+        let collector = tokio::spawn(async move {
+            let mut text = String::new();
+            let mut prompt_at = None;
+            while let Some(chunk) = rx.recv().await {
+                text.push_str(&String::from_utf8_lossy(&chunk.bytes));
+                if prompt_at.is_none() && text.contains("Waiting for confirmation") {
+                    prompt_at = Some(started.elapsed());
+                }
+            }
+            (text, prompt_at)
+        });
+        let out = Runner::new()
+            .timeout(Duration::from_secs(2))
+            .run(&inv(&["sh", "-c", &script]))
+            .stream_to(tx)
+            .await
+            .unwrap();
+        let (text, prompt_at) = collector.await.unwrap();
+        assert!(out.timed_out, "the command was still waiting");
+        assert!(!text.contains("MIIE"), "the key is redacted: {text}");
+        let prompt_at = prompt_at.expect("the prompt was streamed");
+        assert!(
+            prompt_at < Duration::from_millis(1500),
+            "the prompt came at {prompt_at:?}, with the command's end, not when it paused"
+        );
+    });
+}
+
+#[test]
 fn megabytes_streamed_are_redacted_as_the_whole_output_is() {
     // Several MiB at once: the redactor gets what each read of the pipe brings (up to 64 KiB),
     // cut anywhere in a line, a character or a token.
