@@ -16,8 +16,43 @@ pub const MIN_KNOWN_SECRET_BYTES: usize = 8;
 /// Values of secret variables a run was given, redacted by value in what a model is sent
 /// ([`crate::ResultFilter::with_known_secrets`]; the result filter of spec §11.3). Its `Debug`
 /// shows how many, never the values. Cheap to clone.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct KnownSecrets(Arc<[String]>);
+#[derive(Clone, Default)]
+pub struct KnownSecrets(Arc<[Known]>);
+
+/// One known value, with what finds it made once: its substring searcher and, for a value of
+/// several lines, its borders ([`longest_beginning_at_end`]).
+struct Known {
+    value: String,
+    finder: memchr::memmem::Finder<'static>,
+    borders: Option<Box<[usize]>>,
+}
+
+impl Known {
+    fn new(value: String) -> Self {
+        let finder = memchr::memmem::Finder::new(value.as_bytes()).into_owned();
+        let borders = value
+            .contains('\n')
+            .then(|| borders(value.as_bytes()).into_boxed_slice());
+        Known {
+            value,
+            finder,
+            borders,
+        }
+    }
+}
+
+impl PartialEq for KnownSecrets {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(other.0.iter())
+                .all(|(a, b)| a.value == b.value)
+    }
+}
+
+impl Eq for KnownSecrets {}
 
 impl fmt::Debug for KnownSecrets {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -67,7 +102,7 @@ impl KnownSecrets {
         }
         // Longest first: a value that contains another is found whole.
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        KnownSecrets(values.into())
+        KnownSecrets(values.into_iter().map(Known::new).collect())
     }
 
     /// No values.
@@ -84,11 +119,11 @@ impl KnownSecrets {
     /// (possibly overlapping, in no order); whether any was found.
     pub(super) fn find_in(&self, text: &str, out: &mut Vec<Found>) -> bool {
         let before = out.len();
-        for value in self.0.iter() {
-            let finder = memchr::memmem::Finder::new(value.as_bytes());
-            out.extend(finder.find_iter(text.as_bytes()).map(|start| Found {
+        for known in self.0.iter() {
+            let len = known.value.len();
+            out.extend(known.finder.find_iter(text.as_bytes()).map(|start| Found {
                 start,
-                end: start + value.len(),
+                end: start + len,
                 label: start,
             }));
         }
@@ -105,25 +140,18 @@ impl KnownSecrets {
         let tail = &text.as_bytes()[from..];
         self.0
             .iter()
-            .map(String::as_bytes)
-            .filter(|v| memchr::memchr(b'\n', v).is_some())
-            .filter_map(|v| {
-                let len = longest_beginning_at_end(tail, v);
-                memchr::memchr(b'\n', &v[..len]).map(|_| text.len() - len)
+            .filter_map(|known| {
+                let value = known.value.as_bytes();
+                let len = longest_beginning_at_end(tail, value, known.borders.as_deref()?);
+                memchr::memchr(b'\n', &value[..len]).map(|_| text.len() - len)
             })
             .min()
     }
 }
 
-/// The length of the longest end of `haystack` that is a proper beginning of `needle` (not
-/// all of it; 0 when none): Knuth–Morris–Pratt over the last `needle.len() - 1` bytes, in
-/// time linear in `needle`'s length.
-fn longest_beginning_at_end(haystack: &[u8], needle: &[u8]) -> usize {
-    if needle.len() < 2 {
-        return 0;
-    }
-    // `border[i]`: the length of the longest proper beginning of `needle[..=i]` that is also
-    // an end of it.
+/// For each `i`, the length of the longest proper beginning of `needle[..=i]` that is also an
+/// end of it (Knuth–Morris–Pratt's failure table).
+fn borders(needle: &[u8]) -> Vec<usize> {
     let mut border = vec![0usize; needle.len()];
     let mut k = 0;
     for i in 1..needle.len() {
@@ -134,6 +162,16 @@ fn longest_beginning_at_end(haystack: &[u8], needle: &[u8]) -> usize {
             k += 1;
         }
         border[i] = k;
+    }
+    border
+}
+
+/// The length of the longest end of `haystack` that is a proper beginning of `needle` (not
+/// all of it; 0 when none), given `needle`'s [`borders`]: Knuth–Morris–Pratt over the last
+/// `needle.len() - 1` bytes, in time linear in the shorter of the two.
+fn longest_beginning_at_end(haystack: &[u8], needle: &[u8], border: &[usize]) -> usize {
+    if needle.len() < 2 {
+        return 0;
     }
     // Only the last `needle.len() - 1` bytes can hold a proper beginning, so the match never
     // reaches the whole needle.
@@ -285,7 +323,11 @@ mod tests {
         ];
         for (haystack, needle, want) in cases {
             assert_eq!(
-                longest_beginning_at_end(haystack.as_bytes(), needle.as_bytes()),
+                longest_beginning_at_end(
+                    haystack.as_bytes(),
+                    needle.as_bytes(),
+                    &borders(needle.as_bytes())
+                ),
                 want,
                 "{haystack:?} / {needle:?}"
             );

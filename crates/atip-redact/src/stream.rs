@@ -47,6 +47,8 @@ pub struct StreamRedactor {
     passed: usize,
     /// Bytes added to `pending` since the last release.
     fresh: usize,
+    /// Whether a line ended in them.
+    line_ended: bool,
     /// Inside a secret whose beginning was passed on redacted because it was held longer than
     /// the limit allows: the rest is replaced until its end.
     inside: Option<Inside>,
@@ -67,6 +69,7 @@ impl StreamRedactor {
             pending: String::new(),
             passed: 0,
             fresh: 0,
+            line_ended: false,
             inside: None,
             redactions: 0,
             #[cfg(test)]
@@ -92,6 +95,7 @@ impl StreamRedactor {
         // held label, then a byte per write, took seconds).
         self.fresh += self.pending.len() - before;
         let line_ended = memchr::memchr(b'\n', &self.pending.as_bytes()[before..]).is_some();
+        self.line_ended |= line_ended;
         if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
             return String::new();
         }
@@ -107,12 +111,13 @@ impl StreamRedactor {
     }
 
     /// Passes on what can be passed on now, with what [`StreamRedactor::push`] kept back only
-    /// to save work (a push of a few bytes without a line end, a few lines after a long held
-    /// block), never more than `push` may pass on. Call it when the output pauses: a program
-    /// that prints a line and waits for input would otherwise show that line only with its
-    /// next output. Empty when nothing has come since the last text passed on.
+    /// to save work (lines that came after a long held block), never more than `push` may pass
+    /// on. Call it when the output pauses: a program that prints a line and waits for input
+    /// would otherwise show that line only with its next output. An unfinished line stays held
+    /// as by `push` (it may still become a secret); empty when no line has ended since the
+    /// last text passed on, without reading what is held again.
     pub fn flush(&mut self) -> String {
-        if self.fresh == 0 {
+        if !self.line_ended {
             return String::new();
         }
         self.release(false)
@@ -172,6 +177,7 @@ impl StreamRedactor {
     fn release(&mut self, end: bool) -> String {
         let mut out = String::new();
         self.fresh = 0;
+        self.line_ended = false;
         if let Some(inside) = self.inside {
             // What is held of the secret was never passed on; the context goes with it.
             self.passed = 0;

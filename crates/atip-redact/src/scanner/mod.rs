@@ -58,6 +58,10 @@ struct Compiled {
     leads: bool,
 }
 
+/// How many beginnings inside matches taken [`Scanner::under_way`] looks past before it holds
+/// all that follows the last (more held, never less).
+const UNDER_WAY_TRIES: usize = 16;
+
 /// The groups that name a rule's secret (another form of it in each), strictly judged.
 const SECRET_GROUPS: [&str; 5] = ["secret", "secret2", "secret3", "secret4", "secret5"];
 
@@ -224,11 +228,9 @@ impl Scanner {
             });
         }
         let (found, grows, taken) = self.search(text, &regions, floor);
-        // A match the next lines may still make, begun after every match taken (the text a
-        // match took is not searched again, as the whole text's search goes on after it).
         let under_way = match (hold_from, &self.unfinished) {
             (Some(hold_from), Some(beginnings)) => {
-                beginnings.earliest(text, hold_from.max(from).max(taken))
+                Self::under_way(text, beginnings, hold_from.max(from), &taken)
             }
             _ => None,
         };
@@ -239,6 +241,27 @@ impl Scanner {
             .chain(under_way)
             .min();
         (found, open_block.map(|at| at.max(from)))
+    }
+
+    /// Where, at `start` or after, the earliest match the next lines may still complete
+    /// begins (`unfinished.rs`), outside the matches `taken` (`label..end`, in order): the
+    /// text a match took is not searched again, as the whole text's search goes on after it,
+    /// but one that begins before a match taken is held (it would be found first). Past
+    /// [`UNDER_WAY_TRIES`] beginnings inside matches taken, from the last match's end on.
+    fn under_way(
+        text: &str,
+        beginnings: &unfinished::Beginnings,
+        mut start: usize,
+        taken: &[Range<usize>],
+    ) -> Option<usize> {
+        for _ in 0..UNDER_WAY_TRIES {
+            let at = beginnings.earliest(text, start)?;
+            match taken.iter().find(|m| m.contains(&at)) {
+                Some(m) => start = m.end,
+                None => return Some(at),
+            }
+        }
+        Some(start).filter(|&at| at < text.len())
     }
 
     /// How many rules are searched from their keywords only ([`Compiled::leads`]).
@@ -280,14 +303,14 @@ impl Scanner {
     /// right after escapes. Also the earliest label of a match taken of a multi-line rule
     /// that reaches the last whole line: the next line may make it longer.
     ///
-    /// And where the last match taken ends (0 when none). Labels before `floor` do not count
-    /// as growing.
+    /// And the matches taken outside labels, as `label..end` in order (what a search of the
+    /// whole text does not search again). Labels before `floor` do not count as growing.
     fn search(
         &self,
         text: &str,
         regions: &Regions,
         floor: usize,
-    ) -> (Vec<Found>, Option<usize>, usize) {
+    ) -> (Vec<Found>, Option<usize>, Vec<Range<usize>>) {
         let last_line = last_whole_line(text.as_bytes());
         let mut grows: Option<usize> = None;
         let mut candidates = Vec::new();
@@ -302,9 +325,11 @@ impl Scanner {
         // The end of the last match taken outside labels, and that match's label.
         let mut reached = 0;
         let mut label = 0..0;
+        let mut matches = Vec::new();
         for c in candidates {
             let taken = if c.found.label >= reached {
                 reached = c.end;
+                matches.push(c.found.label..c.end);
                 label = c.found.label + 1..c.found.start;
                 true
             } else {
@@ -317,15 +342,12 @@ impl Scanner {
                 out.push(c.found);
             }
         }
+        let before = out.len();
         self.spans_after_escapes(text, regions, &mut scratch, &mut out);
+        matches.extend(out[before..].iter().map(|f| f.label..f.end));
+        matches.sort_unstable_by_key(|m| m.start);
         out.sort_unstable();
-        let taken = out
-            .iter()
-            .map(|f| f.end)
-            .chain([reached])
-            .max()
-            .unwrap_or(0);
-        (merge(out), grows, taken)
+        (merge(out), grows, matches)
     }
 
     /// `rule`'s search state in a set taken from [`Scanner::scratch`], made on first use.

@@ -24,19 +24,25 @@ impl Beginnings {
     }
 
     /// Where in `text`, at `start` or after, the earliest match of any rule begins that the
-    /// text's end may still be part of (a match the next lines may complete), if one may.
-    /// An escape cut off at the end (`\u00`, a lone `\`) may decode to anything once it is
-    /// whole: the text is read up to it.
+    /// text's end may still be part of (a match the next lines may complete), if one may. An
+    /// escape cut off at the end (`\u00`, a lone `\`, a surrogate pair's first half) may
+    /// decode to anything once it is whole: the text is also read up to the first backslash of
+    /// its last [`ESCAPE_BYTES`].
     pub(super) fn earliest(&self, text: &str, start: usize) -> Option<usize> {
         let bytes = text.as_bytes();
-        let end = memchr::memrchr(b'\\', &bytes[bytes.len().saturating_sub(ESCAPE_BYTES)..])
-            .map_or(bytes.len(), |i| {
-                bytes.len().saturating_sub(ESCAPE_BYTES) + i
-            });
-        if start >= end {
-            return None;
-        }
-        let haystack = &text[..end];
+        let window = bytes.len().saturating_sub(ESCAPE_BYTES);
+        let escape = memchr::memchr(b'\\', &bytes[window..]).map(|i| window + i);
+        [Some(bytes.len()), escape]
+            .into_iter()
+            .flatten()
+            .filter(|&end| start < end)
+            .filter_map(|end| self.earliest_before(&text[..end], start))
+            .min()
+    }
+
+    /// [`Beginnings::earliest`] with `haystack` taken as the whole text.
+    fn earliest_before(&self, haystack: &str, start: usize) -> Option<usize> {
+        let end = haystack.len();
         self.0
             .iter()
             .filter_map(|automaton| match automaton {

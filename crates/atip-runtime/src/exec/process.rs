@@ -4,7 +4,6 @@
 //! dropped.
 
 use std::ffi::OsString;
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -324,17 +323,20 @@ async fn pump<R: AsyncRead + Unpin>(
     let mut redactor = sink.map(|s| crate::filter::StreamRedactor::new(s.filter, Some(tool)));
     let mut buf = vec![0u8; READ_BYTES];
     loop {
-        // What the pipe already holds; when it is empty the output has paused, and the stream
-        // passes on what its redactor kept back only to save work (a prompt after a long held
-        // key), before waiting for more.
-        let n = match ready_now(reader.read(&mut buf)) {
-            Some(read) => read?,
-            None => {
-                if let (Some(s), Some(r)) = (sink, redactor.as_mut()) {
-                    send(s, stream, r.flush()).await;
+        // When nothing comes for a moment, the output has paused: the stream passes on what its
+        // redactor kept back only to save work (a prompt after a long held key), before waiting
+        // for more. Not at every empty pipe: each flush may read up to 64 KiB held again.
+        let n = match redactor.as_mut() {
+            Some(r) => match tokio::time::timeout(PAUSE, reader.read(&mut buf)).await {
+                Ok(read) => read?,
+                Err(_) => {
+                    if let Some(s) = sink {
+                        send(s, stream, r.flush()).await;
+                    }
+                    reader.read(&mut buf).await?
                 }
-                reader.read(&mut buf).await?
-            }
+            },
+            None => reader.read(&mut buf).await?,
         };
         if n == 0 {
             if let (Some(s), Some(r)) = (sink, redactor.take()) {
@@ -364,18 +366,9 @@ async fn pump<R: AsyncRead + Unpin>(
     }
 }
 
-/// `future`'s output if it is ready at its first poll, else `None` (the future is dropped; a
-/// read of a pipe is cancel-safe: nothing was read).
-fn ready_now<F: Future>(future: F) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-    {
-        std::task::Poll::Ready(output) => Some(output),
-        std::task::Poll::Pending => None,
-    }
-}
+/// How long a streamed command's pipe stays empty before its output counts as paused
+/// (`StreamRedactor::flush`).
+const PAUSE: Duration = Duration::from_millis(10);
 
 /// How much one read of a child's pipe asks for, in bytes: a Linux pipe's default capacity, so
 /// that a child writing faster than it is read is drained in one read. The redactor reads a
