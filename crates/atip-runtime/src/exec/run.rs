@@ -71,8 +71,10 @@ impl<'r> Run<'r> {
 
     /// Sends stdout and stderr to `chunks` as they arrive, redacted by the runner's filter
     /// ([`crate::filter::StreamRedactor`]: a chunk is UTF-8 text, and the end of each stream is
-    /// held back by up to 4 KiB until it can no longer be part of a secret; a chunk is what one
-    /// read of the child's pipe brought, at most 64 KiB before redaction). A slow receiver
+    /// held back by up to 4 KiB, a block or a known value that later lines may complete by up
+    /// to 64 KiB, until it can no longer be part of a secret; a chunk is what one read of the
+    /// child's pipe brought, at most 64 KiB before redaction, or, after 10 ms without output,
+    /// what the redactor kept back only to save work). A slow receiver
     /// slows the child down through its pipe. The [`Output`] still holds the raw bytes.
     pub fn stream_to(mut self, sender: mpsc::Sender<OutputChunk>) -> Self {
         if let State::Ready(ready) = &mut self.state {
