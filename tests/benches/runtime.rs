@@ -463,6 +463,26 @@ struct Paired {
     iterations: u64,
 }
 
+impl Paired {
+    /// Adds the row of the stream against the whole (target: no slower, within 5%), each
+    /// figure the mean per iteration (ns) as `show` writes it; nothing when none ran.
+    fn row(&self, report: &mut Report, figure: &str, show: impl Fn(f64) -> String) {
+        if self.iterations == 0 {
+            return;
+        }
+        let per = |d: Duration| d.as_nanos() as f64 / self.iterations as f64;
+        let ratio = per(self.stream) / per(self.whole);
+        report.row(
+            figure,
+            show(per(self.stream)),
+            show(per(self.whole)),
+            format!("{ratio:.2}×"),
+            "no slower (≤ 1.05×)",
+            ratio <= 1.05,
+        );
+    }
+}
+
 /// `text` cut into pieces of `bytes` (the last one shorter), each ending on a character
 /// boundary: what a stream of the text in pushes of that size reads as its texts.
 fn pieces_of(text: &str, bytes: usize) -> Vec<&str> {
@@ -484,7 +504,7 @@ fn pieces_of(text: &str, bytes: usize) -> Vec<&str> {
 /// run is the spawn, the pipe and the redaction), its output sent to `Run::stream_to` as it is
 /// read, against the same run answered whole (`Runner::tool_result`: the output decoded,
 /// redacted, cut at the cap). Then the run alone, for scale.
-fn stream_run(c: &mut Criterion) {
+fn stream_run(c: &mut Criterion) -> Paired {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -532,11 +552,31 @@ fn stream_run(c: &mut Criterion) {
             runner.tool_result(&output)
         })
     });
-    g.bench_function("stream", |b| b.iter(streamed));
+    // Streamed, each run followed by the same run answered whole, for the ratio (as the
+    // filter's streams are timed).
+    let mut pair = Paired::default();
+    g.bench_function("stream", |b| {
+        b.iter_custom(|iters| {
+            let mut stream = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                black_box(streamed());
+                stream += t.elapsed();
+                let t = Instant::now();
+                let output = rt.block_on(runner.run(black_box(&cat))).unwrap();
+                black_box(runner.tool_result(&output));
+                pair.whole += t.elapsed();
+            }
+            pair.stream += stream;
+            pair.iterations += iters;
+            stream
+        })
+    });
     g.bench_function("run", |b| {
         b.iter(|| rt.block_on(runner.run(black_box(&cat))).unwrap())
     });
     g.finish();
+    pair
 }
 
 /// A finished run that printed `stdout`.
@@ -626,23 +666,15 @@ fn filter_rows(report: &mut Report, since: SystemTime, filtered: &Filtered) {
     // Streaming against the whole-buffer filter of the same texts, timed side by side (a
     // target: no slower, within 5%).
     for (name, pair) in &filtered.paired {
-        if pair.iterations == 0 {
-            continue;
-        }
         let what = match *name {
             "stream-1MiB" => "one push of the whole 1 MiB, vs the whole-buffer filter of it",
             "stream-64KiB" => "pushes of 64 KiB (the runner's reads of a full pipe), vs the whole-buffer filter of each piece",
             _ => "pushes of 16 KiB, vs the whole-buffer filter of each piece",
         };
-        let per = |d: Duration| d.as_nanos() as f64 / pair.iterations as f64;
-        let ratio = per(pair.stream) / per(pair.whole);
-        report.row(
+        pair.row(
+            report,
             &format!("streaming filter, {what} (timed in turn)"),
-            format!("{:.0} MiB/s", mib_s(per(pair.stream))),
-            format!("{:.0} MiB/s", mib_s(per(pair.whole))),
-            format!("{ratio:.2}×"),
-            "no slower (≤ 1.05×)",
-            ratio <= 1.05,
+            |ns| format!("{:.0} MiB/s", mib_s(ns)),
         );
     }
     // What pieces cost against the whole 1 MiB, streamed or not: the rules' automata are cold
@@ -659,23 +691,25 @@ fn filter_rows(report: &mut Report, since: SystemTime, filtered: &Filtered) {
             );
         }
     }
-    report.ratio(
-        "`cat` of the sample through the runner, streamed (`Run::stream_to`) vs answered whole (`Runner::tool_result`)",
-        ("stream-run", "stream"),
-        ("stream-run", "whole"),
-        1.0,
-        since,
+    if let Some(prefixed) = median_ns("filter", "regex-prefixed", since) {
+        report.scale(
+            "one `find_iter` of `ghp_[A-Za-z0-9]{36}`",
+            format!("{:.0} MiB/s", mib_s(prefixed)),
+        );
+    }
+}
+
+/// Streaming at the runner: the streamed run against the run answered whole, timed in turn.
+fn run_rows(report: &mut Report, since: SystemTime, run: &Paired) {
+    run.row(
+        report,
+        "`cat` of the sample through the runner, streamed (`Run::stream_to`) vs answered whole (`Runner::tool_result`), timed in turn",
+        report::time,
     );
     if let Some(run) = median_ns("stream-run", "run", since) {
         report.scale(
             "the same run, neither streamed nor answered",
             report::time(run),
-        );
-    }
-    if let Some(prefixed) = median_ns("filter", "regex-prefixed", since) {
-        report.scale(
-            "one `find_iter` of `ghp_[A-Za-z0-9]{36}`",
-            format!("{:.0} MiB/s", mib_s(prefixed)),
         );
     }
 }
@@ -744,7 +778,7 @@ fn main() {
     real_aws(&mut c);
     dispatch(&mut c);
     let filtered = filter(&mut c);
-    stream_run(&mut c);
+    let streamed_run = stream_run(&mut c);
     format(&mut c);
     c.final_summary();
 
@@ -873,6 +907,7 @@ fn main() {
         );
     }
     filter_rows(&mut report, since, &filtered);
+    run_rows(&mut report, since, &streamed_run);
     report.ratio(
         "format a tool result from 1 MiB of JSON of many small arrays (`Output::format`: redact, detect, fit, cut as text) vs `serde_json::from_str::<Value>` of it",
         ("format", "small-arrays"),
