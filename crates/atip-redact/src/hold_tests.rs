@@ -344,3 +344,50 @@ fn backslashes_near_the_end_hide_no_beginning() {
         agrees_however_cut(&f, text);
     }
 }
+
+/// A beginning at the very place a match taken begins may be an earlier rule's, which the
+/// whole text takes once it is complete; and the secrets found right after escapes are found
+/// beside the search, which goes on inside them (found by a third review: `TOPSECRET42` went
+/// out in both).
+#[test]
+fn a_beginning_with_a_match_taken_or_inside_one_after_an_escape_is_held() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[r"(?s)BEGIN.*?END", r"B\w+"],
+            "BEGINabc\nTOPSECRET42\nEND\ndone\n",
+        ),
+        (
+            &[r"\btok_\w{8}", r"(?s)tok_\w+\n.*?END"],
+            "x\\ntok_ABCDEFGH\nTOPSECRET42\nEND\ndone\n",
+        ),
+        (
+            &[r"B\w+", r"(?s)BEGIN.*?END"],
+            "x\\nBEGINabc\nTOPSECRET42\nEND\ndone\n",
+        ),
+    ];
+    for (patterns, text) in cases {
+        let mut f = ResultFilter::new();
+        for (i, p) in patterns.iter().enumerate() {
+            f = f.with_pattern(&format!("r{i}"), p).expect("compiles");
+        }
+        assert!(!f.redact(text).0.contains("TOPSECRET42"));
+        agrees_however_cut(&f, text);
+    }
+}
+
+/// A few bytes without a line end can show that a held block is no secret (a prompt after
+/// it): `flush` passes the block on though no line ended, as a release then would (found by a
+/// third review: nothing came until the command ended).
+#[test]
+fn flush_passes_on_a_block_a_prompt_showed_to_be_no_secret() {
+    let f = ResultFilter::new()
+        .with_pattern("block", r"(?s)BEGIN\n[a-z ]+\nEND")
+        .expect("compiles");
+    let block = format!("BEGIN\n{}\n", "a".repeat(70));
+    let mut s = StreamRedactor::new(&f, None);
+    assert_eq!(s.push(block.as_bytes()), "", "held while END may come");
+    assert_eq!(s.push(b"Proceed? "), "", "kept back to save work");
+    assert_eq!(s.flush(), block);
+    assert_eq!(s.flush(), "", "nothing kept back any more");
+    assert_eq!(s.finish(), "Proceed? ");
+}

@@ -47,8 +47,8 @@ pub struct StreamRedactor {
     passed: usize,
     /// Bytes added to `pending` since the last release.
     fresh: usize,
-    /// Whether a line ended in them.
-    line_ended: bool,
+    /// Whether a push kept them back only to save work ([`StreamRedactor::flush`]).
+    kept_back: bool,
     /// Inside a secret whose beginning was passed on redacted because it was held longer than
     /// the limit allows: the rest is replaced until its end.
     inside: Option<Inside>,
@@ -69,7 +69,7 @@ impl StreamRedactor {
             pending: String::new(),
             passed: 0,
             fresh: 0,
-            line_ended: false,
+            kept_back: false,
             inside: None,
             redactions: 0,
             #[cfg(test)]
@@ -95,8 +95,8 @@ impl StreamRedactor {
         // held label, then a byte per write, took seconds).
         self.fresh += self.pending.len() - before;
         let line_ended = memchr::memchr(b'\n', &self.pending.as_bytes()[before..]).is_some();
-        self.line_ended |= line_ended;
         if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
+            self.kept_back = true;
             return String::new();
         }
         // What was held at the last release (an unfinished line, an open block, a match that
@@ -105,19 +105,22 @@ impl StreamRedactor {
         // up to 64 KiB again. [`StreamRedactor::flush`] passes on what this keeps back.
         let held = self.pending.len() - self.fresh;
         if held > REREAD_BYTES && self.fresh < held / 4 {
+            self.kept_back = true;
             return String::new();
         }
         self.release(false)
     }
 
     /// Passes on what can be passed on now, with what [`StreamRedactor::push`] kept back only
-    /// to save work (lines that came after a long held block), never more than `push` may pass
-    /// on. Call it when the output pauses: a program that prints a line and waits for input
-    /// would otherwise show that line only with its next output. An unfinished line stays held
-    /// as by `push` (it may still become a secret); empty when no line has ended since the
-    /// last text passed on, without reading what is held again.
+    /// to save work (lines that came after a long held block, a few bytes that show a held
+    /// block is no secret), never more than `push` may pass on. Call it when the output
+    /// pauses, not after every push: a program that prints a line and waits for input would
+    /// otherwise show that line only with its next output, and each call that finds text
+    /// kept back reads all that is held again (up to 64 KiB). An unfinished line stays held as
+    /// by `push` (it may still become a secret). Empty, without reading anything, when the
+    /// last push kept nothing back.
     pub fn flush(&mut self) -> String {
-        if !self.line_ended {
+        if !self.kept_back {
             return String::new();
         }
         self.release(false)
@@ -177,7 +180,7 @@ impl StreamRedactor {
     fn release(&mut self, end: bool) -> String {
         let mut out = String::new();
         self.fresh = 0;
-        self.line_ended = false;
+        self.kept_back = false;
         if let Some(inside) = self.inside {
             // What is held of the secret was never passed on; the context goes with it.
             self.passed = 0;

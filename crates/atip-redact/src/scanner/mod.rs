@@ -245,8 +245,9 @@ impl Scanner {
 
     /// Where, at `start` or after, the earliest match the next lines may still complete
     /// begins (`unfinished.rs`), outside the matches `taken` (`label..end`, in order): the
-    /// text a match took is not searched again, as the whole text's search goes on after it,
-    /// but one that begins before a match taken is held (it would be found first). Past
+    /// text after a match's start is not searched again, as the whole text's search goes on
+    /// after the match, but one that begins before or with a match taken is held (it may be
+    /// found first). Past
     /// [`UNDER_WAY_TRIES`] beginnings inside matches taken, from the last match's end on.
     fn under_way(
         text: &str,
@@ -256,7 +257,9 @@ impl Scanner {
     ) -> Option<usize> {
         for _ in 0..UNDER_WAY_TRIES {
             let at = beginnings.earliest(text, start)?;
-            match taken.iter().find(|m| m.contains(&at)) {
+            // One that begins where a match taken begins may be an earlier rule's, which the
+            // whole text's search would take instead: held.
+            match taken.iter().find(|m| m.start < at && at < m.end) {
                 Some(m) => start = m.end,
                 None => return Some(at),
             }
@@ -342,10 +345,8 @@ impl Scanner {
                 out.push(c.found);
             }
         }
-        let before = out.len();
+        // The secrets after escapes are found beside the search, which does not skip them.
         self.spans_after_escapes(text, regions, &mut scratch, &mut out);
-        matches.extend(out[before..].iter().map(|f| f.label..f.end));
-        matches.sort_unstable_by_key(|m| m.start);
         out.sort_unstable();
         (merge(out), grows, matches)
     }
