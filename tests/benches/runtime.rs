@@ -390,30 +390,20 @@ fn filter(c: &mut Criterion) -> Filtered {
         let pieces = pieces_of(&sample.text, piece);
         let mut pair = Paired::default();
         g.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                let mut stream = Duration::ZERO;
-                for _ in 0..iters {
-                    let t = Instant::now();
+            pair.bench(
+                b,
+                || {
                     let mut r = atip_runtime::filter::StreamRedactor::new(&filter, None);
                     let mut n = 0;
                     for chunk in black_box(sample.text.as_bytes()).chunks(piece) {
                         n += r.push(chunk).len();
                     }
                     black_box(n + r.finish().len());
-                    stream += t.elapsed();
-                    let t = Instant::now();
-                    black_box(
-                        black_box(&pieces)
-                            .iter()
-                            .map(|p| filter.filter(p).text.len())
-                            .sum::<usize>(),
-                    );
-                    pair.whole += t.elapsed();
-                }
-                pair.stream += stream;
-                pair.iterations += iters;
-                stream
-            })
+                },
+                || {
+                    black_box(filter_each(&filter, black_box(&pieces)));
+                },
+            )
         });
         paired.push((name, pair));
     }
@@ -421,12 +411,7 @@ fn filter(c: &mut Criterion) -> Filtered {
     for (name, piece) in [("pieces-64KiB", 64 << 10), ("pieces-16KiB", 16 << 10)] {
         let pieces = pieces_of(&sample.text, piece);
         g.bench_function(name, |b| {
-            b.iter(|| {
-                black_box(&pieces)
-                    .iter()
-                    .map(|p| filter.filter(p).text.len())
-                    .sum::<usize>()
-            })
+            b.iter(|| filter_each(&filter, black_box(&pieces)))
         });
     }
     g.bench_function("regex-simple", |b| {
@@ -464,6 +449,30 @@ struct Paired {
 }
 
 impl Paired {
+    /// Times `stream`, then `whole`, for each iteration criterion asks for, adding both to
+    /// the sums; criterion records the stream's times.
+    fn bench(
+        &mut self,
+        b: &mut criterion::Bencher<'_>,
+        mut stream: impl FnMut(),
+        mut whole: impl FnMut(),
+    ) {
+        b.iter_custom(|iters| {
+            let mut streamed = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                stream();
+                streamed += t.elapsed();
+                let t = Instant::now();
+                whole();
+                self.whole += t.elapsed();
+            }
+            self.stream += streamed;
+            self.iterations += iters;
+            streamed
+        })
+    }
+
     /// Adds the row of the stream against the whole (target: no slower, within 5%), each
     /// figure the mean per iteration (ns) as `show` writes it; nothing when none ran.
     fn row(&self, report: &mut Report, figure: &str, show: impl Fn(f64) -> String) {
@@ -483,17 +492,18 @@ impl Paired {
     }
 }
 
+/// The whole-buffer filter of each of `pieces` as a text of its own; the bytes it gives.
+fn filter_each(filter: &ResultFilter, pieces: &[&str]) -> usize {
+    pieces.iter().map(|p| filter.filter(p).text.len()).sum()
+}
+
 /// `text` cut into pieces of `bytes` (the last one shorter), each ending on a character
 /// boundary: what a stream of the text in pushes of that size reads as its texts.
 fn pieces_of(text: &str, bytes: usize) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
-        let mut end = bytes.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        let (piece, after) = rest.split_at(end);
+        let (piece, after) = rest.split_at(rest.ceil_char_boundary(bytes));
         pieces.push(piece);
         rest = after;
     }
@@ -546,31 +556,24 @@ fn stream_run(c: &mut Criterion) -> Paired {
     let mut g = c.benchmark_group("stream-run");
     g.throughput(Throughput::Bytes(sample.text.len() as u64));
     g.sample_size(50).measurement_time(Duration::from_secs(8));
-    g.bench_function("whole", |b| {
-        b.iter(|| {
-            let output = rt.block_on(runner.run(black_box(&cat))).unwrap();
-            runner.tool_result(&output)
-        })
-    });
+    let whole = || {
+        let output = rt.block_on(runner.run(black_box(&cat))).unwrap();
+        runner.tool_result(&output)
+    };
+    g.bench_function("whole", |b| b.iter(whole));
     // Streamed, each run followed by the same run answered whole, for the ratio (as the
     // filter's streams are timed).
     let mut pair = Paired::default();
     g.bench_function("stream", |b| {
-        b.iter_custom(|iters| {
-            let mut stream = Duration::ZERO;
-            for _ in 0..iters {
-                let t = Instant::now();
+        pair.bench(
+            b,
+            || {
                 black_box(streamed());
-                stream += t.elapsed();
-                let t = Instant::now();
-                let output = rt.block_on(runner.run(black_box(&cat))).unwrap();
-                black_box(runner.tool_result(&output));
-                pair.whole += t.elapsed();
-            }
-            pair.stream += stream;
-            pair.iterations += iters;
-            stream
-        })
+            },
+            || {
+                black_box(whole());
+            },
+        )
     });
     g.bench_function("run", |b| {
         b.iter(|| rt.block_on(runner.run(black_box(&cat))).unwrap())

@@ -39,6 +39,16 @@ fn agrees_however_cut(f: &ResultFilter, text: &str) {
     }
 }
 
+/// The built-in rules and each of `patterns` as a caller's rule.
+fn callers(patterns: &[&str]) -> ResultFilter {
+    patterns
+        .iter()
+        .enumerate()
+        .fold(ResultFilter::new(), |f, (i, pattern)| {
+            f.with_pattern(&format!("r{i}"), pattern).expect("compiles")
+        })
+}
+
 /// A caller's rule whose match needs lines not yet arrived (a block between two marker lines, a
 /// value on the line after its name): when output arrives a line at a time, no match exists yet
 /// as the first lines are passed on, and once they are, the match can no longer be made. What
@@ -58,9 +68,7 @@ fn a_callers_rule_that_needs_the_next_lines_is_held_in_a_stream_cut_at_line_ends
         ),
     ];
     for (pattern, text, secrets) in cases {
-        let f = ResultFilter::new()
-            .with_pattern("callers", pattern)
-            .expect("compiles");
+        let f = callers(&[pattern]);
         let whole = f.redact(text).0.into_owned();
         for s in secrets {
             assert!(!whole.contains(s), "{whole}");
@@ -108,18 +116,14 @@ fn text_held_open_is_not_read_again_per_line() {
     let out = by_line(&ResultFilter::new(), &key);
     assert_eq!(out, "-----BEGIN RSA PRIVATE KEY-----[REDACTED][REDACTED]");
     // A caller's block that never closes: it is held while it may, then goes out as it is.
-    let block = ResultFilter::new()
-        .with_pattern("block", r"(?s)BEGIN VAULT.*?END VAULT")
-        .expect("compiles");
+    let block = callers(&[r"(?s)BEGIN VAULT.*?END VAULT"]);
     let ordinary = "some ordinary output of a command, with words and numbers 12345\n";
     let opened = format!("BEGIN VAULT\n{}", ordinary.repeat(6000));
     assert_eq!(by_line(&block, &opened), opened);
     let closed = format!("BEGIN VAULT\n{}END VAULT\n", ordinary.repeat(500));
     assert_eq!(by_line(&block, &closed), "[REDACTED]\n");
     // A label, then thousands of empty lines, each a push.
-    let keyed = ResultFilter::new()
-        .with_pattern("keyed", r"(?i)passcode:\s*(?P<secret>\S+)")
-        .expect("compiles");
+    let keyed = callers(&[r"(?i)passcode:\s*(?P<secret>\S+)"]);
     let blank = format!("passcode:{}Xy7Qw3Lm9Np2\n", "\n".repeat(8000)).repeat(8);
     let out = by_line(&keyed, &blank);
     assert!(!out.contains("Xy7Qw3Lm9Np2"), "{}", &out[..80]);
@@ -194,9 +198,7 @@ fn a_beginning_inside_a_match_taken_is_not_held_apart() {
         ),
     ];
     for (pattern, text) in cases {
-        let f = ResultFilter::new()
-            .with_pattern("r", pattern)
-            .expect("compiles");
+        let f = callers(&[pattern]);
         agrees_however_cut(&f, text);
     }
 }
@@ -212,12 +214,11 @@ fn an_old_beginning_does_not_hide_a_new_one() {
         std::ffi::OsStr::new("DB_PASSWORD"),
         std::ffi::OsStr::new(value),
     )]);
-    let f = ResultFilter::new()
-        .with_pattern("vault", r"(?s)BEGIN VAULT.*?END VAULT")
-        .expect("compiles")
-        .with_pattern("password", r"password:\s*\n\s*(?P<secret>\S+)")
-        .expect("compiles")
-        .with_known_secrets(&known);
+    let f = callers(&[
+        r"(?s)BEGIN VAULT.*?END VAULT",
+        r"password:\s*\n\s*(?P<secret>\S+)",
+    ])
+    .with_known_secrets(&known);
     let filler = format!("{}\n", "ordinary output, nothing secret in it ".repeat(25));
     // The value's first line ends just before a 64 KiB read ends, and just after.
     for end in [131_071, 131_072] {
@@ -264,9 +265,7 @@ fn an_escape_cut_at_the_end_is_read_as_anything() {
             "BEGIN VAULT\n\\u0051UJDREVG\nEND VAULT\n",
         ),
     ] {
-        let f = ResultFilter::new()
-            .with_pattern("r", pattern)
-            .expect("compiles");
+        let f = callers(&[pattern]);
         agrees_however_cut(&f, text);
     }
 }
@@ -276,20 +275,12 @@ fn an_escape_cut_at_the_end_is_read_as_anything() {
 /// own beginnings cannot be built holds all it may.
 #[test]
 fn each_rule_is_held_on_its_own() {
-    let mut f = ResultFilter::new()
-        .with_pattern(
-            "vault",
-            r"BEGIN VAULT\n(?P<secret>(?:[A-Za-z0-9+/=]+\n)+)END VAULT",
-        )
-        .expect("compiles");
-    for i in 0..6 {
-        f = f
-            .with_pattern(
-                &format!("service{i}"),
-                &format!(r"(?i)service{i}_token\s*[:=]\s*(?P<secret>\w{{20,64}})"),
-            )
-            .expect("compiles");
-    }
+    let services: Vec<String> = (0..6)
+        .map(|i| format!(r"(?i)service{i}_token\s*[:=]\s*(?P<secret>\w{{20,64}})"))
+        .collect();
+    let mut patterns = vec![r"BEGIN VAULT\n(?P<secret>(?:[A-Za-z0-9+/=]+\n)+)END VAULT"];
+    patterns.extend(services.iter().map(String::as_str));
+    let f = callers(&patterns);
     agrees_however_cut(
         &f,
         "head\nBEGIN VAULT\nQUJDREVGR0hJSktMTU5P\nMDEyMzQ1Njc4OQ==\nEND VAULT\ntail\n",
@@ -300,11 +291,10 @@ fn each_rule_is_held_on_its_own() {
 /// a vault block with a `password=` line in it went out in clear).
 #[test]
 fn a_beginning_before_a_match_taken_is_held() {
-    let f = ResultFilter::new()
-        .with_pattern("vault", r"(?s)-----BEGIN VAULT-----.*?-----END VAULT-----")
-        .expect("compiles")
-        .with_pattern("password", r"password=(?P<secret>\S+)")
-        .expect("compiles");
+    let f = callers(&[
+        r"(?s)-----BEGIN VAULT-----.*?-----END VAULT-----",
+        r"password=(?P<secret>\S+)",
+    ]);
     let long = "TOPSECRETLINE42 ".repeat(8);
     for body in ["TOPSECRETLINE42", long.trim_end()] {
         let text =
@@ -312,9 +302,7 @@ fn a_beginning_before_a_match_taken_is_held() {
         assert_eq!(f.redact(&text).0, "[REDACTED]\ndone\n");
         agrees_however_cut(&f, &text);
     }
-    let g = ResultFilter::new()
-        .with_pattern("either", r"(?s)X-BEGIN.*?X-END|Y\w+")
-        .expect("compiles");
+    let g = callers(&[r"(?s)X-BEGIN.*?X-END|Y\w+"]);
     agrees_however_cut(&g, "X-BEGIN\nsecret body\nYabc\nX-END\ndone\n");
 }
 
@@ -337,9 +325,7 @@ fn backslashes_near_the_end_hide_no_beginning() {
             "x\ntoken:\n\\ud83d\\ude00ABCDEFGH\ny\n",
         ),
     ] {
-        let f = ResultFilter::new()
-            .with_pattern("r", pattern)
-            .expect("compiles");
+        let f = callers(&[pattern]);
         assert_eq!(f.redact(text).1, 1, "{text}");
         agrees_however_cut(&f, text);
     }
@@ -366,10 +352,7 @@ fn a_beginning_with_a_match_taken_or_inside_one_after_an_escape_is_held() {
         ),
     ];
     for (patterns, text) in cases {
-        let mut f = ResultFilter::new();
-        for (i, p) in patterns.iter().enumerate() {
-            f = f.with_pattern(&format!("r{i}"), p).expect("compiles");
-        }
+        let f = callers(patterns);
         assert!(!f.redact(text).0.contains("TOPSECRET42"));
         agrees_however_cut(&f, text);
     }
@@ -380,9 +363,7 @@ fn a_beginning_with_a_match_taken_or_inside_one_after_an_escape_is_held() {
 /// third review: nothing came until the command ended).
 #[test]
 fn flush_passes_on_a_block_a_prompt_showed_to_be_no_secret() {
-    let f = ResultFilter::new()
-        .with_pattern("block", r"(?s)BEGIN\n[a-z ]+\nEND")
-        .expect("compiles");
+    let f = callers(&[r"(?s)BEGIN\n[a-z ]+\nEND"]);
     let block = format!("BEGIN\n{}\n", "a".repeat(70));
     let mut s = StreamRedactor::new(&f, None);
     assert_eq!(s.push(block.as_bytes()), "", "held while END may come");

@@ -199,10 +199,7 @@ fn pieces(value: &str) -> Vec<&str> {
     }
     let mut at = 0;
     while at < value.len() {
-        let mut end = (at + PIECE_BYTES).min(value.len());
-        while !value.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = value.floor_char_boundary(at + PIECE_BYTES);
         out.push(&value[at..end]);
         at = end;
     }

@@ -307,10 +307,7 @@ impl ResultFilter {
         // Where a hold may begin, in either text.
         let hold_from = |text: &str| {
             hold.then(|| {
-                from.max(ceil_boundary(
-                    text,
-                    text.len().saturating_sub(stream::MAX_HOLD_BYTES),
-                ))
+                from.max(text.ceil_char_boundary(text.len().saturating_sub(stream::MAX_HOLD_BYTES)))
             })
         };
         let decoded_hold = hold_from(text);
@@ -442,14 +439,6 @@ fn merge(found: Vec<Found>) -> Vec<Found> {
     out
 }
 
-/// `at` moved forward to the next character boundary of `text` (at most its length).
-fn ceil_boundary(text: &str, mut at: usize) -> usize {
-    while at < text.len() && !text.is_char_boundary(at) {
-        at += 1;
-    }
-    at
-}
-
 /// `text` with each span replaced by [`REDACTED`].
 pub(crate) fn replace<'t>(text: &'t str, spans: &[(usize, usize)]) -> Cow<'t, str> {
     if spans.is_empty() {
@@ -492,10 +481,7 @@ pub fn cut(text: &str, max: usize) -> (&str, usize) {
     if text.len() <= max {
         return (text, 0);
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = text.floor_char_boundary(max);
     (&text[..end], text.len() - end)
 }
 
@@ -537,10 +523,7 @@ pub fn drop_partial_tail(text: &str) -> (&str, usize) {
             i + text[i..].chars().next().map_or(0, char::len_utf8)
         })
         .unwrap_or(floor);
-    let mut cut = cut.min(text.len());
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = text.floor_char_boundary(cut);
     (&text[..cut], text.len() - cut)
 }
 

@@ -31,7 +31,8 @@ const REREAD_BYTES: usize = 64;
 /// may still make a secret of it: an unfinished line (up to [`STREAM_HOLD_BYTES`]), a match
 /// that may grow, a block whose closing line has not come (a PEM or base64-wrapped key, a
 /// caller's rule's match that later lines complete), the beginning of a known value of several
-/// lines; each for at most 64 KiB of the text as the rules read it. The concatenated output equals
+/// lines; each for at most 64 KiB of the text as the rules read it. This is the result filter of
+/// spec §11.3 applied to output as it arrives. The concatenated output equals
 /// [`ResultFilter::redact_for`] of the whole stream, whatever the chunk boundaries (bytes that
 /// are not UTF-8 become U+FFFD, as in `String::from_utf8_lossy`).
 #[derive(Debug)]
@@ -45,10 +46,9 @@ pub struct StreamRedactor {
     /// boundary, a line start) as the whole text does.
     pending: String,
     passed: usize,
-    /// Bytes added to `pending` since the last release.
+    /// Bytes added to `pending` since the last release: what a push kept back only to save
+    /// work when not 0 ([`StreamRedactor::flush`]).
     fresh: usize,
-    /// Whether a push kept them back only to save work ([`StreamRedactor::flush`]).
-    kept_back: bool,
     /// Inside a secret whose beginning was passed on redacted because it was held longer than
     /// the limit allows: the rest is replaced until its end.
     inside: Option<Inside>,
@@ -69,7 +69,6 @@ impl StreamRedactor {
             pending: String::new(),
             passed: 0,
             fresh: 0,
-            kept_back: false,
             inside: None,
             redactions: 0,
             #[cfg(test)]
@@ -96,7 +95,6 @@ impl StreamRedactor {
         self.fresh += self.pending.len() - before;
         let line_ended = memchr::memchr(b'\n', &self.pending.as_bytes()[before..]).is_some();
         if !line_ended && self.fresh < RELEASE_BYTES && self.pending.len() > RELEASE_BYTES {
-            self.kept_back = true;
             return String::new();
         }
         // What was held at the last release (an unfinished line, an open block, a match that
@@ -105,7 +103,6 @@ impl StreamRedactor {
         // up to 64 KiB again. [`StreamRedactor::flush`] passes on what this keeps back.
         let held = self.pending.len() - self.fresh;
         if held > REREAD_BYTES && self.fresh < held / 4 {
-            self.kept_back = true;
             return String::new();
         }
         self.release(false)
@@ -120,7 +117,7 @@ impl StreamRedactor {
     /// by `push` (it may still become a secret). Empty, without reading anything, when the
     /// last push kept nothing back.
     pub fn flush(&mut self) -> String {
-        if !self.kept_back {
+        if self.fresh == 0 {
             return String::new();
         }
         self.release(false)
@@ -180,7 +177,6 @@ impl StreamRedactor {
     fn release(&mut self, end: bool) -> String {
         let mut out = String::new();
         self.fresh = 0;
-        self.kept_back = false;
         if let Some(inside) = self.inside {
             // What is held of the secret was never passed on; the context goes with it.
             self.passed = 0;
@@ -200,7 +196,7 @@ impl StreamRedactor {
                 None => {
                     // Still inside: nothing of it may pass.
                     let keep = self.pending.len().saturating_sub(64);
-                    let keep = floor_boundary(&self.pending, keep);
+                    let keep = self.pending.floor_char_boundary(keep);
                     self.pending.drain(..keep);
                     if end {
                         self.pending.clear();
@@ -225,10 +221,7 @@ impl StreamRedactor {
         let mut safe = if end {
             text.len()
         } else {
-            lines.max(floor_boundary(
-                text,
-                text.len().saturating_sub(STREAM_HOLD_BYTES),
-            ))
+            lines.max(text.floor_char_boundary(text.len().saturating_sub(STREAM_HOLD_BYTES)))
         };
         // A match that reaches into the window may still grow: hold it back from where the
         // match begins (its label: passed on alone, the rest would no longer read as a
@@ -296,7 +289,7 @@ impl StreamRedactor {
         let keep = if end || safe == 0 || text.as_bytes()[safe - 1] == b'\\' {
             safe
         } else {
-            floor_boundary(text, safe - 1)
+            text.floor_char_boundary(safe - 1)
         };
         self.pending.drain(..keep);
         self.passed = safe - keep;
@@ -350,11 +343,4 @@ fn find_end_line(text: &str) -> Option<usize> {
     let rest = &text[i + 9..];
     let close = rest.find("-----")?;
     Some(i + 9 + close + 5)
-}
-
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }

@@ -150,7 +150,6 @@ impl Scanner {
                         message: e.to_string(),
                     })?;
                 let hir = regex_automata::util::syntax::parse(pattern).ok();
-                hirs.push(hir.clone());
                 // Only a rule every match of which starts at a line or text start: one with
                 // such an anchor in one alternative (`(?:(?m:^)|[^A-Za-z0-9])AccountKey…`)
                 // may still match after an escape, where its haystack starts anew.
@@ -168,6 +167,8 @@ impl Scanner {
                     .iter()
                     .chain(&["loose"])
                     .any(|g| groups.to_index(PatternID::ZERO, g).is_some());
+                // Kept for the beginnings of the rules' matches (rules without keywords).
+                hirs.push(hir);
                 Ok(Compiled {
                     regex,
                     anchored,
@@ -182,7 +183,6 @@ impl Scanner {
                 name: "keywords".to_owned(),
                 message,
             })?;
-        // Every rule's tree, or none: a rule left out could not be held.
         let unfinished = prefilter
             .is_none()
             .then(|| unfinished::Beginnings::new(hirs));
@@ -200,8 +200,9 @@ impl Scanner {
     /// for it, then right after escapes there. What is before `from` is read as context (a
     /// word boundary, whether `from` starts a line) only.
     ///
-    /// And, when `hold_from` is given (a stream's redactor asking where to hold the text
-    /// from: what begins before it can no longer be held whole, and is not counted), where a
+    /// And, when `hold_from` (at `from` or after) is given (a stream's redactor asking where
+    /// to hold the text from: what begins before it can no longer be held whole, and is not
+    /// counted), where a
     /// multi-line block begins, at `from` or after, that the next line may still
     /// make a secret or lengthen (a stream holds the text from there): the earliest of a block
     /// keyword's ([`Regions::open_block`]), the label of a match of a multi-line rule that
@@ -230,7 +231,7 @@ impl Scanner {
         let (found, grows, taken) = self.search(text, &regions, floor);
         let under_way = match (hold_from, &self.unfinished) {
             (Some(hold_from), Some(beginnings)) => {
-                Self::under_way(text, beginnings, hold_from.max(from), &taken)
+                Self::under_way(text, beginnings, hold_from, &taken)
             }
             _ => None,
         };
@@ -247,8 +248,8 @@ impl Scanner {
     /// begins (`unfinished.rs`), outside the matches `taken` (`label..end`, in order): the
     /// text after a match's start is not searched again, as the whole text's search goes on
     /// after the match, but one that begins before or with a match taken is held (it may be
-    /// found first). Past
-    /// [`UNDER_WAY_TRIES`] beginnings inside matches taken, from the last match's end on.
+    /// found first). Past [`UNDER_WAY_TRIES`] beginnings inside matches taken, all from the
+    /// last such match's end on is held.
     fn under_way(
         text: &str,
         beginnings: &unfinished::Beginnings,

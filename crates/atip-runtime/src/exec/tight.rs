@@ -272,11 +272,7 @@ fn shorten(line: &str, max: usize) -> String {
     if line.len() <= max {
         return line.to_owned();
     }
-    let mut end = max;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &line[..end])
+    format!("{}…", &line[..line.floor_char_boundary(max)])
 }
 
 #[cfg(test)]
